@@ -1,0 +1,35 @@
+// What the dialect-neutral store (src/store.ts) needs from a database, split by concern so
+// each concern has one file per dialect: src/<dialect>/writer.ts, migrations.ts, health.ts.
+// Each implementation calls only generated functions (generated/<dialect>/).
+import type { UpsertInput } from './frame-normalization.js';
+import type { HealthReport, MigrationReport, SubagentContextRow } from './types.js';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface WriterAdapter {
+  /** The live upsert for one frame, autocommitted. Rejects with the driver's error. */
+  upsert(input: UpsertInput, observedAtNs: bigint): Promise<void>;
+  /**
+   * Many frames in ONE transaction, in order, each isolated: entry i is null when frame i's
+   * upsert committed, else its error. If the transaction itself fails every entry is an error.
+   */
+  upsertBatch(batch: readonly { input: UpsertInput; observedAtNs: bigint }[]): Promise<(Error | null)[]>;
+  listBySession(sessionId: string): Promise<SubagentContextRow[]>;
+  listByTurn(sessionId: string, turnId: string): Promise<SubagentContextRow[]>;
+  /** A kandev_meta value verbatim, or null when the key is absent. */
+  readMetaKey(key: string): Promise<string | null>;
+}
+
+/** Context handed to the migration runner and the health check. */
+export interface StoreContext {
+  readonly dialect: DialectName;
+  readonly clock: () => bigint;
+  readonly logger: import('./types.js').Logger;
+}
+
+export interface DialectStore {
+  readonly dialect: DialectName;
+  readonly writer: WriterAdapter;
+  runMigrations(ctx: StoreContext): Promise<MigrationReport>;
+  checkHealth(ctx: StoreContext): Promise<HealthReport>;
+}

@@ -1,0 +1,20 @@
+// Package entry: `subagent-context`.
+export { createSqliteStore } from './sqlite/store.js';
+export { createPostgresStore } from './postgres/store.js';
+export { TERMINAL_TOOL_STATUSES, isTerminalToolStatus, type TerminalToolStatus } from './terminal-tool-status.js';
+export { ACTIVATION_KEYS, type ActivationKeyName } from './activation-keys.js';
+export type {
+  ActivationState,
+  HealthReport,
+  HealthVerdict,
+  Logger,
+  MigrationReport,
+  MigrationStep,
+  RecordOutcome,
+  StoreOptions,
+  SubagentContextRow,
+  SubagentContextStore,
+  SubagentFrame,
+  SubagentTaskPayload,
+  WriterCounters,
+} from './types.js';

@@ -1,0 +1,71 @@
+// Instants as bigint nanoseconds since the Unix epoch, and their three written forms
+// (DESIGN §4): activation keys keep all nine digits; columns take microseconds, truncated.
+const NS_PER_US = 1000n;
+const NS_PER_MS = 1_000_000n;
+const NS_PER_S = 1_000_000_000n;
+
+/** The default wall clock: Date.now() anchored once, advanced by the monotonic hrtime. */
+export function createWallClock(): () => bigint {
+  const anchor = BigInt(Date.now()) * NS_PER_MS - process.hrtime.bigint();
+  return () => anchor + process.hrtime.bigint();
+}
+
+function split(ns: bigint): { date: string; fraction9: string } {
+  const seconds = ns >= 0n ? ns / NS_PER_S : (ns - NS_PER_S + 1n) / NS_PER_S;
+  const fraction = ns - seconds * NS_PER_S;
+  const date = new Date(Number(seconds) * 1000).toISOString().slice(0, 19); // YYYY-MM-DDTHH:MM:SS
+  return { date, fraction9: fraction.toString().padStart(9, '0') };
+}
+
+/** `2026-11-30T04:05:06.123456789Z`: the form every activation key this build writes takes. */
+export function formatKeyInstant(ns: bigint): string {
+  const { date, fraction9 } = split(ns);
+  return `${date}.${fraction9}Z`;
+}
+
+/** `2026-11-30 04:05:06.123456`: UTC, microseconds truncated (PostgreSQL TIMESTAMP input). */
+export function formatMicros(ns: bigint): string {
+  const { date, fraction9 } = split(ns);
+  return `${date.replace('T', ' ')}.${fraction9.slice(0, 6)}`;
+}
+
+/** `2026-11-30 04:05:06.123456+00:00`: the fixed-width form the package writes on SQLite. */
+export function formatSqliteColumn(ns: bigint): string {
+  return `${formatMicros(ns)}+00:00`;
+}
+
+/** `2026-11-30 04:05:06.123456789`: the "utc9" form SQLite comparisons normalize both sides to. */
+export function formatUtc9(ns: bigint): string {
+  const { date, fraction9 } = split(ns);
+  return `${date.replace('T', ' ')}.${fraction9}`;
+}
+
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})?$/;
+
+/**
+ * Parses a stored key or timestamp (RFC3339 with 0–9 fraction digits, `T` or space, `Z` or
+ * any ±HH:MM offset; no offset means UTC) into exact nanoseconds. Returns null when the
+ * text is not such an instant, which includes AC-24f's '' sentinel.
+ */
+export function parseInstant(text: string): bigint | null {
+  const m = INSTANT.exec(text);
+  if (!m) return null;
+  const [, y, mo, d, h, mi, s, frac = '', zone = 'Z'] = m;
+  const ms = Date.UTC(+y, +mo - 1, +d, +h, +mi, +s);
+  if (Number.isNaN(ms)) return null;
+  const check = new Date(ms);
+  if (check.getUTCDate() !== +d || check.getUTCHours() !== +h || check.getUTCMinutes() !== +mi || +s > 59) return null;
+  let ns = BigInt(ms) * NS_PER_MS + BigInt(frac.padEnd(9, '0') || '0');
+  if (zone !== 'Z') {
+    const sign = zone[0] === '-' ? -1n : 1n;
+    const offsetMinutes = BigInt(+zone.slice(1, 3) * 60 + +zone.slice(4, 6));
+    ns -= sign * offsetMinutes * 60n * NS_PER_S;
+  }
+  return ns;
+}
+
+/** Smallest whole microsecond at or after ns: `col >= ceilMicros(key)` iff `col >= key`. */
+export function ceilToMicros(ns: bigint): bigint {
+  const rem = ((ns % NS_PER_US) + NS_PER_US) % NS_PER_US;
+  return rem === 0n ? ns : ns - rem + NS_PER_US;
+}

@@ -1,0 +1,7 @@
+// PLACEHOLDER (issue 5 replaces this).
+import type { StoreContext } from '../dialect.js';
+import type { HealthReport } from '../types.js';
+
+export async function checkSqliteHealth(_ctx: StoreContext): Promise<HealthReport> {
+  throw new Error('checkHealth is not implemented yet');
+}

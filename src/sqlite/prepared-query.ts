@@ -1,0 +1,58 @@
+// Runtime for the typed SQLite functions in generated/sqlite/: the counterpart of
+// @pgtyped/runtime's PreparedQuery. Statements are prepared once per connection and cached;
+// integers come back as bigint (safeIntegers) so int64 metrics survive beyond 2^53.
+import type { Database, Statement } from 'better-sqlite3';
+
+/** What better-sqlite3 can bind: numbers, strings, bigints, buffers and null. */
+export type SqliteBindValue = string | number | bigint | Buffer | null;
+/** A result value whose type SQLite cannot know ahead of time (an expression column). */
+export type SqliteValue = string | number | bigint | Buffer;
+
+const cache = new WeakMap<Database, Map<string, Statement>>();
+
+export class SqlitePreparedQuery<TParams, TResult> {
+  constructor(
+    /** Query name, as in the `@name` annotation. */
+    readonly name: string,
+    /** The statement with `@name` parameters, as sent to SQLite. */
+    readonly sql: string,
+    /** Every parameter the statement names; absent values bind as NULL. */
+    readonly paramNames: readonly string[],
+  ) {}
+
+  /** The cached prepared statement for this connection (benchmarks use it as the ceiling). */
+  statement(db: Database): Statement {
+    let statements = cache.get(db);
+    if (!statements) cache.set(db, (statements = new Map()));
+    let stmt = statements.get(this.name);
+    if (!stmt) {
+      stmt = db.prepare(this.sql);
+      if (stmt.reader) stmt.safeIntegers(true);
+      statements.set(this.name, stmt);
+    }
+    return stmt;
+  }
+
+  private bind(params: TParams): Record<string, unknown> {
+    const source = params as Record<string, unknown>;
+    const bound: Record<string, unknown> = {};
+    for (const name of this.paramNames) bound[name] = source[name] ?? null;
+    return bound;
+  }
+
+  /** Runs a statement that returns rows and returns all of them. */
+  all(params: TParams, db: Database): TResult[] {
+    return this.statement(db).all(this.bind(params)) as TResult[];
+  }
+
+  /** Runs a statement that returns rows and returns the first, if any. */
+  get(params: TParams, db: Database): TResult | undefined {
+    return this.statement(db).get(this.bind(params)) as TResult | undefined;
+  }
+
+  /** Runs a statement for its effect; `changes` counts the rows it wrote. */
+  run(params: TParams, db: Database): { changes: number } {
+    const info = this.statement(db).run(this.bind(params));
+    return { changes: info.changes };
+  }
+}

@@ -1,0 +1,19 @@
+// createSqliteStore: the package's store on a host-owned better-sqlite3 connection.
+import type { Database } from 'better-sqlite3';
+import { createStore } from '../store.js';
+import type { StoreOptions, SubagentContextStore } from '../types.js';
+import { checkSqliteHealth } from './health.js';
+import { runSqliteMigrations } from './migrations.js';
+import { createSqliteWriter } from './writer.js';
+
+export function createSqliteStore(db: Database, options?: StoreOptions): SubagentContextStore {
+  return createStore(
+    {
+      dialect: 'sqlite',
+      writer: createSqliteWriter(db),
+      runMigrations: (ctx) => runSqliteMigrations(db, ctx),
+      checkHealth: (ctx) => checkSqliteHealth(ctx),
+    },
+    options,
+  );
+}

@@ -1,0 +1,130 @@
+// The public types of the package (DESIGN §2). Names here are a contract: keep them.
+
+/** Structured logger; only `warn` is required. Called as (fields, message). */
+export interface Logger {
+  warn(fields: object, msg: string): void;
+  info?(fields: object, msg: string): void;
+  error?(fields: object, msg: string): void;
+  debug?(fields: object, msg: string): void;
+}
+
+export interface StoreOptions {
+  logger?: Logger;
+  /** Wall clock, nanoseconds since the Unix epoch. Every instant the store records comes from it. */
+  clock?: () => bigint;
+}
+
+/** metadata.normalized.subagent_task, with the JSON's snake_case field names. */
+export interface SubagentTaskPayload {
+  description?: string;
+  prompt?: string;
+  subagent_type?: string;
+  status?: string;
+  agent_id?: string;
+  model?: string;
+  child_session_id?: string;
+  duration_ms?: number | bigint;
+  total_tokens?: number | bigint;
+  /** null/absent = not reported; 0 = a reported zero (AC-8). */
+  tool_use_count?: number | bigint | null;
+  is_async?: boolean;
+  result_text?: string;
+  output_file?: string;
+}
+
+/** One observed tool-call frame of a subagent_task. */
+export interface SubagentFrame {
+  sessionId?: string | null;
+  taskId?: string | null;
+  turnId?: string | null;
+  executionId?: string | null;
+  toolCallId?: string | null;
+  parentToolCallId?: string | null;
+  /** ACP tool-call status: decides terminality (AC-11). */
+  toolStatus?: string | null;
+  payload: SubagentTaskPayload;
+}
+
+export type RecordOutcome = 'persisted' | 'skipped_no_identity' | 'failed';
+
+/** AC-26. attempted = skipped_no_identity + persisted + failed, exactly. */
+export interface WriterCounters {
+  attempted: number;
+  persisted: number;
+  skipped_no_identity: number;
+  /** Qualifier: frames that reached the write carrying an unusable metric (AC-9). */
+  anomalous_value: number;
+  failed: number;
+  /** Qualifier: frames written with the 'unknown' execution sentinel (AC-31). */
+  unknown_execution: number;
+}
+
+/** A task_session_subagents row. Timestamps are `YYYY-MM-DDTHH:MM:SS.ffffffZ`. */
+export interface SubagentContextRow {
+  id: string;
+  task_session_id: string;
+  task_id: string;
+  turn_id: string | null;
+  agent_execution_id: string;
+  tool_call_id: string;
+  parent_tool_call_id: string | null;
+  subagent_type: string | null;
+  description: string | null;
+  agent_id: string | null;
+  child_session_id: string | null;
+  model: string | null;
+  agent_status: string | null;
+  tool_status: string | null;
+  is_async: boolean;
+  /** number, or bigint beyond 2^53. */
+  total_tokens: number | bigint | null;
+  tool_use_count: number | bigint | null;
+  duration_ms: number | bigint | null;
+  source: 'live' | 'backfill' | string;
+  observed_at: string;
+  settled_at: string | null;
+  updated_at: string;
+}
+
+export interface MigrationStep {
+  name: string;
+  status: 'applied' | 'skipped' | 'failed';
+  ms: number;
+  error?: string;
+}
+
+export interface MigrationReport {
+  ok: boolean;
+  steps: MigrationStep[];
+}
+
+export type ActivationState = 'activated' | 'capture_only' | 'execution_only' | 'not_activated';
+export type HealthVerdict = 'not_activated' | 'shortfall' | 'nothing_since_activation' | 'healthy';
+
+export interface HealthReport {
+  keys: { capture_since: string | null; backfill_through: string | null; execution_since: string | null };
+  /** AC-24c's four rows. */
+  state: ActivationState;
+  /** null when capture_since is absent: the comparison is not run (AC-28a). */
+  shortfall: number | null;
+  excess: number | null;
+  collisions: number | null;
+  /** Scoped MAX(observed_at) (AC-29). */
+  last_observed_at: string | null;
+  verdict: HealthVerdict;
+}
+
+export interface SubagentContextStore {
+  /** Never rejects: failures are WARN-logged and reported per step. */
+  runMigrations(): Promise<MigrationReport>;
+  /** Never rejects (AC-27). */
+  recordFrame(frame: SubagentFrame): Promise<RecordOutcome>;
+  /** Many frames in one transaction; each frame's outcome is independent. Never rejects. */
+  recordFrames(frames: SubagentFrame[]): Promise<RecordOutcome[]>;
+  /** A snapshot of this store instance's writer counters. */
+  counters(): WriterCounters;
+  checkHealth(): Promise<HealthReport>;
+  /** AC-13 order: observed_at, tool_call_id, agent_execution_id. */
+  listBySession(sessionId: string): Promise<SubagentContextRow[]>;
+  listByTurn(sessionId: string, turnId: string): Promise<SubagentContextRow[]>;
+}

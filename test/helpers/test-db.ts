@@ -1,0 +1,110 @@
+// A real database per test: a temp SQLite file, or a fresh PostgreSQL database on the
+// suite's server. Never a mock. Tests seed and inspect with plain SQL through exec/query;
+// `$1`-style placeholders work on both (rewritten to SQLite's `@p1`).
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { describe, inject } from 'vitest';
+import * as sqliteGenerated from '../../generated/sqlite/index.js';
+import * as postgresGenerated from '../../generated/postgres/index.js';
+import { createPostgresStore, createSqliteStore, type StoreOptions, type SubagentContextStore } from '../../src/index.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+export const DIALECTS: readonly Dialect[] = ['sqlite', 'postgres'];
+export type SchemaLayer = 'host' | 'package' | 'legacy';
+
+export interface TestDb {
+  readonly dialect: Dialect;
+  /** SQLite file path, or PostgreSQL connection string. */
+  readonly location: string;
+  store(options?: StoreOptions): SubagentContextStore;
+  exec(sql: string): Promise<void>;
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  apply(layer: SchemaLayer): Promise<void>;
+  /** The raw driver handle, for the rare test that needs it. */
+  readonly sqlite?: Database.Database;
+  readonly pool?: pg.Pool;
+  close(): Promise<void>;
+}
+
+let dbCounter = 0;
+
+function schemaFor(dialect: Dialect, layer: SchemaLayer) {
+  const g = dialect === 'sqlite' ? sqliteGenerated : postgresGenerated;
+  return layer === 'host' ? g.hostSchema : layer === 'package' ? g.packageSchema : g.legacySchema;
+}
+
+async function openSqlite(): Promise<TestDb> {
+  const dir = mkdtempSync(join(tmpdir(), 'subagent-context-test-'));
+  const file = join(dir, 'store.db');
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('foreign_keys = ON');
+  const self: TestDb = {
+    dialect: 'sqlite',
+    location: file,
+    sqlite: db,
+    store: (options) => createSqliteStore(db, options),
+    exec: async (sql) => void db.exec(sql),
+    query: async <T>(sql: string, params: unknown[] = []) => {
+      const stmt = db.prepare(sql.replace(/\$(\d+)/g, '@p$1'));
+      const bound = Object.fromEntries(params.map((v, i) => [`p${i + 1}`, v]));
+      const args = params.length ? [bound] : [];
+      return (stmt.reader ? stmt.all(...args) : (stmt.run(...args), [])) as T[];
+    },
+    apply: async (layer) => {
+      for (const s of schemaFor('sqlite', layer)) db.exec(s.sql);
+    },
+    close: async () => {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return self;
+}
+
+async function openPostgres(): Promise<TestDb> {
+  const serverUrl = inject('pgUrl');
+  const name = `t_${process.pid}_${Date.now().toString(36)}_${dbCounter++}`;
+  const admin = new pg.Client(serverUrl);
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const pool = new pg.Pool({ connectionString: url.toString(), max: 10 });
+  const self: TestDb = {
+    dialect: 'postgres',
+    location: url.toString(),
+    pool,
+    store: (options) => createPostgresStore(pool, options),
+    exec: async (sql) => void (await pool.query(sql)),
+    query: async <T>(sql: string, params: unknown[] = []) => (await pool.query(sql, params)).rows as T[],
+    apply: async (layer) => {
+      for (const s of schemaFor('postgres', layer)) await pool.query(s.sql);
+    },
+    close: async () => {
+      await pool.end();
+      const a = new pg.Client(serverUrl);
+      await a.connect();
+      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await a.end();
+    },
+  };
+  return self;
+}
+
+/** A fresh database with the host tables, plus `layers` applied in order. */
+export async function openTestDb(dialect: Dialect, ...layers: SchemaLayer[]): Promise<TestDb> {
+  const db = dialect === 'sqlite' ? await openSqlite() : await openPostgres();
+  await db.apply('host');
+  for (const layer of layers) await db.apply(layer);
+  return db;
+}
+
+/** Runs one suite per dialect: every behaviour is tested on both. */
+export function describeBothDialects(name: string, suite: (dialect: Dialect) => void): void {
+  describe.each(DIALECTS)(`${name} [%s]`, suite);
+}

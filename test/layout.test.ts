@@ -1,0 +1,45 @@
+// The shape is SQL-first: src/ sequences generated functions and owns transactions, and
+// holds no SQL beyond transaction control and pragmas. This test is the grep that says so.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+// A string literal that starts like a statement other than transaction control.
+const SQL_LITERAL = /(['"`])\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|ALTER|DROP|WITH|SET(?! LOCAL lock_timeout)|TRUNCATE|DO)\b[^'"`]*\1?/i;
+const ALLOWED = /^(['"`])\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|PRAGMA)\b/i;
+
+describe('layout', () => {
+  it('src/ contains no SQL statements beyond transaction control and pragmas', () => {
+    const offenders: string[] = [];
+    for (const file of files('src')) {
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (line.trim().startsWith('//') || line.trim().startsWith('*')) return;
+          const m = SQL_LITERAL.exec(line);
+          if (m && !ALLOWED.test(m[0])) offenders.push(`${file}:${i + 1}: ${line.trim()}`);
+        });
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('the SQL statement detector recognises SQL (so the check above can fail)', () => {
+    expect(SQL_LITERAL.test(`db.prepare('SELECT 1')`)).toBe(true);
+    expect(SQL_LITERAL.test('pool.query(`INSERT INTO t VALUES (1)`)')).toBe(true);
+    expect(ALLOWED.test(`'BEGIN IMMEDIATE'`)).toBe(true);
+  });
+
+  it('every query exists for both dialects', () => {
+    const sqlite = readdirSync('queries/sqlite').sort();
+    const postgres = readdirSync('queries/postgres').sort();
+    expect(sqlite).toEqual(postgres);
+    expect(sqlite.length).toBeGreaterThan(0);
+  });
+});
