@@ -3,7 +3,7 @@
 // from the committed generated/ (so a .sql edit without regeneration fails `npm test`).
 // Exits non-zero, naming the query, when a statement is invalid on either dialect.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,6 +60,20 @@ async function generate(outRoot: string): Promise<void> {
   }
 }
 
+/** Updates dest to match src file by file (changed files rewritten, stale ones removed), so
+ * a concurrent type check never sees generated/ half-deleted. */
+function syncTree(src: string, dest: string): void {
+  mkdirSync(dest, { recursive: true });
+  const wanted = new Set(readdirSync(src));
+  for (const f of readdirSync(dest)) if (!wanted.has(f)) rmSync(join(dest, f), { recursive: true, force: true });
+  for (const f of wanted) {
+    const from = join(src, f);
+    const to = join(dest, f);
+    if (statSync(from).isDirectory()) syncTree(from, to);
+    else if (!existsSync(to) || readFileSync(to, 'utf8') !== readFileSync(from, 'utf8')) writeFileSync(to, readFileSync(from));
+  }
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { check: { type: 'boolean', default: false } } });
   // Always generate into a temporary folder first, so a failing run leaves generated/ as it was.
@@ -75,8 +89,7 @@ async function main(): Promise<void> {
       console.log('codegen:check: generated/ matches queries/ and schema/');
       return;
     }
-    rmSync(join(root, 'generated'), { recursive: true, force: true });
-    cpSync(tmp, join(root, 'generated'), { recursive: true });
+    syncTree(tmp, join(root, 'generated'));
     console.log(`codegen: wrote generated/sqlite and generated/postgres (${readdirSync(join(tmp, 'sqlite')).length} files each)`);
   } finally {
     rmSync(tmp, { recursive: true, force: true });

@@ -12,7 +12,7 @@ export function createPostgresStore(pool: pg.Pool, options?: StoreOptions): Suba
       dialect: 'postgres',
       writer: createPostgresWriter(pool),
       runMigrations: (ctx) => runPostgresMigrations(pool, ctx),
-      checkHealth: (ctx) => checkPostgresHealth(ctx),
+      checkHealth: (ctx) => checkPostgresHealth(pool, ctx),
     },
     options,
   );

@@ -12,7 +12,7 @@ export function createSqliteStore(db: Database, options?: StoreOptions): Subagen
       dialect: 'sqlite',
       writer: createSqliteWriter(db),
       runMigrations: (ctx) => runSqliteMigrations(db, ctx),
-      checkHealth: (ctx) => checkSqliteHealth(ctx),
+      checkHealth: (ctx) => checkSqliteHealth(db, ctx),
     },
     options,
   );
