@@ -1,7 +1,12 @@
 // Turns one observed frame into the upsert's parameters, applying the spec's column rules
 // in one place so the SQL can read NULL as "absent" (queries/<dialect>/upsert_subagent_context.sql).
 // Frames come from agents over the wire, so nothing here trusts a type: any input, however
-// hostile, yields either a skip or well-formed parameters, never an exception.
+// hostile, yields a skip or well-formed parameters. The rules, as a table, are in
+// docs/live-capture.md; each line below names the criterion it implements.
+//
+// This runs once per frame on the hot path: the normalized frame and its parameter object
+// are the only allocations; no closures, no intermediate objects.
+import { randomUUID } from 'node:crypto';
 
 /** Dialect-neutral upsert parameters; each adapter renders them for its driver. */
 export interface UpsertInput {
@@ -24,89 +29,149 @@ export interface UpsertInput {
   durationMs: bigint | null;
 }
 
-export type NormalizedFrame =
-  | { kind: 'skip' }
-  | { kind: 'write'; input: UpsertInput; anomalous: boolean; unknownExecution: boolean };
+/** The parameters plus the two AC-26 qualifiers the frame earns whatever the write's outcome. */
+export interface NormalizedFrame extends UpsertInput {
+  /** AC-9 (and the wrong-type rule): at least one metric was reported but is not a measurement. */
+  anomalous: boolean;
+  /** AC-31: written with the 'unknown' execution sentinel. */
+  unknownExecution: boolean;
+}
 
 /** AC-31: the one sentinel for "no execution identity". A real id is always a UUID. */
 export const UNKNOWN_EXECUTION = 'unknown';
 
-const INT64_MAX = 9223372036854775807n;
-const INT64_MIN = -9223372036854775808n;
+const INT64_MAX = 2n ** 63n - 1n;
 
-/** Reads an own property only: inherited and prototype keys (`__proto__`) never count. */
+/**
+ * Ids live in btree indexes (the upsert key; task_id and turn_id have their own), and a
+ * PostgreSQL index entry cannot exceed ~2.7 kB while SQLite's can: an id longer than this is
+ * unusable on both dialects alike rather than stored on one and rejected by the other. Real
+ * ids (UUIDs, `toolu_…`) are tens of bytes.
+ */
+export const MAX_ID_BYTES = 512;
+
+/** Marks a reported metric that is not a measurement; never stored. */
+const ANOMALOUS = Symbol('anomalous');
+
+const hasOwn = Object.prototype.hasOwnProperty;
+// ES2024 (Node >= 20); the project's type library is ES2022.
+const isWellFormed = (String.prototype as unknown as { isWellFormed(this: string): boolean }).isWellFormed;
+
+/**
+ * Reads an own property only. Inherited keys never count, so a polluted Object.prototype
+ * (or a `__proto__` key turned into a prototype) cannot fabricate an identity or a value.
+ * A getter that throws propagates: the store counts such a frame `failed` (it cannot be read).
+ */
 function own(obj: unknown, key: string): unknown {
   if (obj === null || typeof obj !== 'object') return undefined;
-  return Object.prototype.hasOwnProperty.call(obj, key) ? (obj as Record<string, unknown>)[key] : undefined;
+  return hasOwn.call(obj, key) ? (obj as Record<string, unknown>)[key] : undefined;
 }
 
 /**
- * Column rule: '' is stored as NULL. A value that is not a string, or that holds a NUL
- * character (which PostgreSQL text cannot store), is treated as not reported, identically on
- * both dialects so the same frames always produce the same rows.
+ * Column rule: '' is stored as NULL (spec, Column-level normalization rules). A value that
+ * is not a string, or that cannot be stored verbatim on both dialects — a NUL character
+ * (PostgreSQL text rejects it) or a lone UTF-16 surrogate (not UTF-8) — is treated as not
+ * reported, identically on both dialects, so the same frames always produce the same rows.
  */
 function text(value: unknown): string | null {
-  return typeof value === 'string' && value !== '' && !value.includes('\u0000') ? value : null;
+  if (typeof value !== 'string' || value === '') return null;
+  return value.indexOf('\u0000') === -1 && isWellFormed.call(value) ? value : null;
 }
 
-type Metric = { value: bigint | null; anomalous: boolean };
+/** An id (indexed) value: a storable text of at most MAX_ID_BYTES UTF-8 bytes, else not reported. */
+function id(value: unknown): string | null {
+  const s = text(value);
+  return s === null || s.length * 3 <= MAX_ID_BYTES || Buffer.byteLength(s, 'utf8') <= MAX_ID_BYTES ? s : null;
+}
 
 /**
- * A metric as reported: an integer within int64 (number or bigint). null/undefined is "not
- * reported". Anything else — negative (AC-9), a string, boolean, object, NaN, ±Infinity, a
- * fraction, beyond int64 — is not a measurement: NULL, and the frame counts anomalous_value.
- * -0 is 0.
+ * A metric as reported. null/undefined is "not reported" (AC-7, AC-7a for tool_use_count).
+ * A reported integer within int64 (a number, or a bigint beyond 2^53) is stored verbatim;
+ * -0 is 0. Anything else reported — negative (AC-9), and by the documented wrong-type rule a
+ * string, boolean, object, NaN, ±Infinity, a fraction or a value beyond int64 — is not a
+ * measurement: stored as "not reported" and the frame counts `anomalous_value`.
  */
-function metric(value: unknown): Metric {
-  if (value === null || value === undefined) return { value: null, anomalous: false };
-  let n: bigint;
-  if (typeof value === 'bigint') n = value;
-  else if (typeof value === 'number' && Number.isInteger(value)) n = BigInt(value);
-  else return { value: null, anomalous: true };
-  if (n < INT64_MIN || n > INT64_MAX || n < 0n) return { value: null, anomalous: true };
-  return { value: n, anomalous: false };
+function metric(value: unknown): bigint | null | typeof ANOMALOUS {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'number') {
+    if (!Number.isInteger(value) || value < 0 || value >= 2 ** 63) return ANOMALOUS;
+    return BigInt(value); // exact: an integral double converts without rounding
+  }
+  if (typeof value === 'bigint') return value < 0n || value > INT64_MAX ? ANOMALOUS : value;
+  return ANOMALOUS;
 }
 
-/** AC-7a: total_tokens and duration_ms are plain int64 on the wire, so 0 means "not reported". */
-function zeroIsAbsent(m: Metric): Metric {
-  return m.value === 0n ? { value: null, anomalous: m.anomalous } : m;
-}
-
-export function normalizeFrame(frame: unknown): NormalizedFrame {
-  // AC-2: exactly these three identities gate the write; the execution id never does.
-  const sessionId = text(own(frame, 'sessionId'));
-  const taskId = text(own(frame, 'taskId'));
-  const toolCallId = text(own(frame, 'toolCallId'));
-  if (sessionId === null || taskId === null || toolCallId === null) return { kind: 'skip' };
+/**
+ * The frame's upsert parameters and qualifiers, or null when AC-2's identity gate rejects it.
+ * Throws only when the frame cannot be read at all (a throwing getter or proxy).
+ */
+export function normalizeFrame(frame: unknown): NormalizedFrame | null {
+  // AC-2: an empty (or unusable) session, task or tool-call id skips the frame before any
+  // metric is examined; the execution id never does (AC-2 clarification, AC-31).
+  const sessionId = id(own(frame, 'sessionId'));
+  if (sessionId === null) return null;
+  const taskId = id(own(frame, 'taskId'));
+  if (taskId === null) return null;
+  const toolCallId = id(own(frame, 'toolCallId'));
+  if (toolCallId === null) return null;
 
   const payload = own(frame, 'payload');
-  const totalTokens = zeroIsAbsent(metric(own(payload, 'total_tokens')));
-  const durationMs = zeroIsAbsent(metric(own(payload, 'duration_ms')));
-  const toolUseCount = metric(own(payload, 'tool_use_count')); // AC-8: a reported 0 stays 0
-  const executionId = text(own(frame, 'executionId'));
+  const totalTokens = metric(own(payload, 'total_tokens'));
+  const durationMs = metric(own(payload, 'duration_ms'));
+  const toolUseCount = metric(own(payload, 'tool_use_count'));
+  const anomalous = totalTokens === ANOMALOUS || durationMs === ANOMALOUS || toolUseCount === ANOMALOUS; // AC-9: once per frame
 
+  const executionId = id(own(frame, 'executionId'));
   return {
-    kind: 'write',
-    anomalous: totalTokens.anomalous || durationMs.anomalous || toolUseCount.anomalous,
+    sessionId,
+    taskId,
+    turnId: id(own(frame, 'turnId')),
+    executionId: executionId ?? UNKNOWN_EXECUTION, // AC-31: never NULL, never ''
+    toolCallId,
+    parentToolCallId: text(own(frame, 'parentToolCallId')), // AC-6
+    subagentType: text(own(payload, 'subagent_type')),
+    description: text(own(payload, 'description')),
+    agentId: text(own(payload, 'agent_id')),
+    childSessionId: text(own(payload, 'child_session_id')),
+    model: text(own(payload, 'model')),
+    agentStatus: text(own(payload, 'status')), // AC-10a: verbatim, never decides terminality
+    toolStatus: text(own(frame, 'toolStatus')), // AC-11: verbatim; the SQL classifies it
+    isAsync: own(payload, 'is_async') === true ? 1 : 0, // sticky in the SQL; only `true` is a positive report
+    // AC-7a: tokens and duration are plain int64 on the wire, so 0 means "not reported";
+    // AC-8: a reported 0 tool count is a measurement.
+    totalTokens: totalTokens === ANOMALOUS || totalTokens === 0n ? null : totalTokens,
+    toolUseCount: toolUseCount === ANOMALOUS ? null : toolUseCount,
+    durationMs: durationMs === ANOMALOUS || durationMs === 0n ? null : durationMs,
+    anomalous,
     unknownExecution: executionId === null || executionId === UNKNOWN_EXECUTION,
-    input: {
-      sessionId,
-      taskId,
-      toolCallId,
-      turnId: text(own(frame, 'turnId')),
-      executionId: executionId ?? UNKNOWN_EXECUTION,
-      parentToolCallId: text(own(frame, 'parentToolCallId')),
-      subagentType: text(own(payload, 'subagent_type')),
-      description: text(own(payload, 'description')),
-      agentId: text(own(payload, 'agent_id')),
-      childSessionId: text(own(payload, 'child_session_id')),
-      model: text(own(payload, 'model')),
-      agentStatus: text(own(payload, 'status')),
-      toolStatus: text(own(frame, 'toolStatus')),
-      isAsync: own(payload, 'is_async') === true ? 1 : 0,
-      totalTokens: totalTokens.value,
-      toolUseCount: toolUseCount.value,
-      durationMs: durationMs.value,
-    },
+  };
+}
+
+/**
+ * The upsert's named parameters for one admitted frame, every one spelled out (one object, no
+ * spread) so both drivers bind it as is. `metric` renders an int64 for the driver (SQLite
+ * binds a bigint, PostgreSQL takes decimal text); `observedAt` is already the dialect's text.
+ */
+export function upsertParameters<M>(input: UpsertInput, observedAt: string, metric: (n: bigint | null) => M) {
+  return {
+    id: randomUUID(), // a new row's id; discarded when the frame merges (id is write-once)
+    sessionId: input.sessionId,
+    taskId: input.taskId,
+    turnId: input.turnId,
+    executionId: input.executionId,
+    toolCallId: input.toolCallId,
+    parentToolCallId: input.parentToolCallId,
+    subagentType: input.subagentType,
+    description: input.description,
+    agentId: input.agentId,
+    childSessionId: input.childSessionId,
+    model: input.model,
+    agentStatus: input.agentStatus,
+    toolStatus: input.toolStatus,
+    isAsync: input.isAsync,
+    totalTokens: metric(input.totalTokens),
+    toolUseCount: metric(input.toolUseCount),
+    durationMs: metric(input.durationMs),
+    observedAt,
   };
 }

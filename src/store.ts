@@ -2,17 +2,31 @@
 // writes, reads, and delegation to the migration runner and health check. It never lets a
 // telemetry failure reach the caller (AC-27): every path that can fail is caught, counted
 // and WARN-logged here.
+//
+// Counting (AC-26), per frame: `attempted` first; then exactly one of `skipped_no_identity`
+// (AC-2, nothing else counted), `persisted` or `failed`. The qualifiers `anomalous_value`
+// and `unknown_execution` are counted for every frame that passes the identity gate,
+// whatever its write's outcome (DESIGN §2).
+import { MAX_COLUMN_INSTANT_NS } from './column-time.js';
 import type { DialectStore, StoreContext } from './dialect.js';
-import { normalizeFrame, type UpsertInput } from './frame-normalization.js';
+import { MAX_ID_BYTES, normalizeFrame, type NormalizedFrame } from './frame-normalization.js';
 import { createWallClock } from './instant.js';
 import { defaultLogger, describeError } from './logger.js';
 import type { RecordOutcome, StoreOptions, SubagentContextStore, SubagentFrame } from './types.js';
 import { createCounters } from './writer-counters.js';
 
-function frameIdentity(frame: unknown): { session_id: unknown; tool_call_id: unknown } {
-  const f = (frame ?? {}) as Record<string, unknown>;
+/** One frame admitted to the write: its parameters and its observation time (one clock read). */
+interface Admitted {
+  input: NormalizedFrame;
+  observedAtNs: bigint;
+}
+
+/** The identity a WARN carries (AC-27), read defensively from a frame that could not be normalized. */
+function rawIdentity(frame: unknown): { session_id: unknown; tool_call_id: unknown } {
+  const loggable = (v: unknown) => (typeof v === 'string' ? v.slice(0, MAX_ID_BYTES) : null);
   try {
-    return { session_id: f.sessionId ?? null, tool_call_id: f.toolCallId ?? null };
+    const f = frame as { sessionId?: unknown; toolCallId?: unknown } | null | undefined;
+    return { session_id: loggable(f?.sessionId), tool_call_id: loggable(f?.toolCallId) };
   } catch {
     return { session_id: null, tool_call_id: null };
   }
@@ -20,87 +34,115 @@ function frameIdentity(frame: unknown): { session_id: unknown; tool_call_id: unk
 
 export function createStore(db: DialectStore, options: StoreOptions = {}): SubagentContextStore {
   const ctx: StoreContext = { dialect: db.dialect, clock: options.clock ?? createWallClock(), logger: options.logger ?? defaultLogger };
+  const { clock, logger } = ctx;
+  const writer = db.writer;
   const counters = createCounters();
 
-  const warnFailed = (frame: unknown, err: unknown) => {
+  /** AC-27: WARN with the session id and tool-call id, count `failed`; never throws. */
+  const fail = (identity: { session_id: unknown; tool_call_id: unknown }, err: unknown): 'failed' => {
+    counters.failed++;
     try {
-      ctx.logger.warn({ dialect: db.dialect, ...frameIdentity(frame), ...describeError(err) }, 'subagent context write failed');
+      logger.warn({ dialect: db.dialect, ...identity, ...describeError(err) }, 'subagent context write failed');
     } catch {
       // a throwing logger must not break the product path either
     }
-  };
-
-  /** Counts the frame in and prepares its write, or returns its final outcome. */
-  const prepare = (frame: unknown): { input: UpsertInput; observedAtNs: bigint } | RecordOutcome => {
-    counters.attempted++;
-    let normalized;
-    let observedAtNs: bigint;
-    try {
-      normalized = normalizeFrame(frame);
-      if (normalized.kind === 'skip') {
-        counters.skipped_no_identity++; // AC-2; nothing else is counted for a skipped frame
-        return 'skipped_no_identity';
-      }
-      observedAtNs = ctx.clock();
-      if (typeof observedAtNs !== 'bigint') throw new TypeError('clock() must return a bigint of nanoseconds');
-    } catch (err) {
-      counters.failed++;
-      warnFailed(frame, err);
-      return 'failed';
-    }
-    if (normalized.anomalous) counters.anomalous_value++;
-    if (normalized.unknownExecution) counters.unknown_execution++;
-    return { input: normalized.input, observedAtNs };
-  };
-
-  const settle = (frame: unknown, err: Error | null): RecordOutcome => {
-    if (err === null) {
-      counters.persisted++;
-      return 'persisted';
-    }
-    counters.failed++;
-    warnFailed(frame, err);
     return 'failed';
+  };
+  const failWrite = (input: NormalizedFrame, err: unknown) => fail({ session_id: input.sessionId, tool_call_id: input.toolCallId }, err);
+
+  /** Every instant the store records comes from the clock (DESIGN §2); a broken clock fails the frame. */
+  const observe = (): bigint => {
+    const ns = clock();
+    if (typeof ns !== 'bigint' || ns < 0n || ns >= MAX_COLUMN_INSTANT_NS) {
+      throw new RangeError(`clock() returned ${String(ns)}: expected bigint nanoseconds between 1970 and 9999`);
+    }
+    return ns;
+  };
+
+  /** Counts a frame in and admits it to the write, or returns its final outcome. */
+  const admit = (frame: unknown): Admitted | RecordOutcome => {
+    counters.attempted++;
+    let input: NormalizedFrame | null;
+    try {
+      input = normalizeFrame(frame);
+    } catch (err) {
+      return fail(rawIdentity(frame), err); // unreadable frame (a throwing getter or proxy)
+    }
+    if (input === null) {
+      counters.skipped_no_identity++; // AC-2, before any metric is examined
+      return 'skipped_no_identity';
+    }
+    if (input.anomalous) counters.anomalous_value++; // AC-9: once per frame
+    if (input.unknownExecution) counters.unknown_execution++; // AC-31
+    try {
+      return { input, observedAtNs: observe() };
+    } catch (err) {
+      return failWrite(input, err);
+    }
   };
 
   return {
     async recordFrame(frame: SubagentFrame) {
-      const prepared = prepare(frame);
-      if (typeof prepared === 'string') return prepared;
+      const admitted = admit(frame);
+      if (typeof admitted === 'string') return admitted;
       try {
-        await db.writer.upsert(prepared.input, prepared.observedAtNs);
-        return settle(frame, null);
+        await writer.upsert(admitted.input, admitted.observedAtNs);
       } catch (err) {
-        return settle(frame, err instanceof Error ? err : new Error(String(err)));
+        return failWrite(admitted.input, err);
       }
+      counters.persisted++;
+      return 'persisted';
     },
 
     async recordFrames(frames: SubagentFrame[]) {
-      const list: unknown[] = Array.isArray(frames) ? frames : [];
-      const outcomes: RecordOutcome[] = new Array(list.length);
-      const pending: { index: number; input: UpsertInput; observedAtNs: bigint }[] = [];
-      list.forEach((frame, index) => {
-        const prepared = prepare(frame);
-        if (typeof prepared === 'string') outcomes[index] = prepared;
-        else pending.push({ index, ...prepared });
-      });
-      if (pending.length === 0) return outcomes;
-      let results: (Error | null)[];
+      let count = 0;
       try {
-        results = await db.writer.upsertBatch(pending);
-      } catch (err) {
-        results = pending.map(() => (err instanceof Error ? err : new Error(String(err))));
+        count = Array.isArray(frames) ? frames.length : 0;
+      } catch {
+        // an unreadable array is an empty batch
       }
-      pending.forEach((p, i) => {
-        outcomes[p.index] = settle(list[p.index], results[i] ?? null);
-      });
+      const outcomes: RecordOutcome[] = new Array(count);
+      const batch: Admitted[] = [];
+      const positions: number[] = [];
+      for (let i = 0; i < count; i++) {
+        let frame: unknown;
+        try {
+          frame = frames[i]; // a hole reads as undefined: skipped, like any frame without identity
+        } catch (err) {
+          counters.attempted++;
+          outcomes[i] = fail({ session_id: null, tool_call_id: null }, err);
+          continue;
+        }
+        const admitted = admit(frame);
+        if (typeof admitted === 'string') outcomes[i] = admitted;
+        else {
+          batch.push(admitted);
+          positions.push(i);
+        }
+      }
+      if (batch.length === 0) return outcomes;
+      let results: readonly (Error | null)[];
+      try {
+        results = await writer.upsertBatch(batch);
+      } catch (err) {
+        results = batch.map(() => (err instanceof Error ? err : new Error(String(err))));
+      }
+      for (let j = 0; j < batch.length; j++) {
+        const err = results[j];
+        if (err === null) {
+          counters.persisted++;
+          outcomes[positions[j]] = 'persisted';
+        } else {
+          outcomes[positions[j]] = failWrite(batch[j].input, err ?? new Error('the batch writer reported no outcome for this frame'));
+        }
+      }
       return outcomes;
     },
 
     counters: () => ({ ...counters }),
     runMigrations: () => db.runMigrations(ctx),
     checkHealth: () => db.checkHealth(ctx),
-    listBySession: (sessionId) => db.writer.listBySession(sessionId),
-    listByTurn: (sessionId, turnId) => db.writer.listByTurn(sessionId, turnId),
+    listBySession: (sessionId) => writer.listBySession(sessionId),
+    listByTurn: (sessionId, turnId) => writer.listByTurn(sessionId, turnId),
   };
 }

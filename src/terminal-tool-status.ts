@@ -1,6 +1,6 @@
 // AC-11: the ACP tool-call statuses that settle a subagent. Exactly six; the list is
 // repeated in the SQL that classifies terminality (the live upsert, the backfill), and
-// test/terminal-tool-status.test.ts pins every copy to this one.
+// test/live-terminal-status-pin.test.ts pins every copy (found by content) to this one.
 export const TERMINAL_TOOL_STATUSES = ['complete', 'completed', 'success', 'error', 'failed', 'cancelled'] as const;
 
 export type TerminalToolStatus = (typeof TERMINAL_TOOL_STATUSES)[number];

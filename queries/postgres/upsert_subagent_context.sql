@@ -16,7 +16,9 @@ INSERT INTO task_session_subagents (
 ) VALUES (
   :id!, :sessionId!, :taskId!, :turnId, :executionId!, :toolCallId!,
   :parentToolCallId, :subagentType, :description, :agentId, :childSessionId, :model,
-  :agentStatus, :toolStatus, :isAsync!, :totalTokens, :toolUseCount, :durationMs,
+  -- Metrics typed BIGINT here rather than inferred from the columns: a named statement keeps
+  -- its parameter types, so one prepared before an INTEGER column was widened stays int64-safe.
+  :agentStatus, :toolStatus, :isAsync!, :totalTokens::bigint, :toolUseCount::bigint, :durationMs::bigint,
   'live',                                                   -- AC-1: a frame that creates the row is live
   :observedAt!::timestamp,
   -- AC-11: settled at the first observation whose ACP tool status is terminal. The six

@@ -1,62 +1,73 @@
 // The PostgreSQL live writer and reads: node-postgres pool, pgtyped functions (generated/postgres).
 // BIGINT parameters travel as decimal text, timestamps as 'YYYY-MM-DD HH:MM:SS.ffffff' UTC
 // text typed TIMESTAMP by the statement, so no result depends on the session TimeZone.
-import { randomUUID } from 'node:crypto';
+//
+// The upsert runs as a named prepared statement (./named-statement.ts), parsed once per pooled
+// connection. (A host behind PgBouncer in transaction mode needs PgBouncer >= 1.21, which
+// tracks protocol-level prepared statements.)
 import type pg from 'pg';
-import { listSubagentContextsBySession, listSubagentContextsByTurn, readMetaKey, upsertSubagentContext } from '../../generated/postgres/index.js';
+import {
+  listSubagentContextsBySession,
+  listSubagentContextsByTurn,
+  readMetaKey,
+  upsertSubagentContext,
+  type IUpsertSubagentContextParams,
+} from '../../generated/postgres/index.js';
+import { createColumnTimeFormatter } from '../column-time.js';
 import type { WriterAdapter } from '../dialect.js';
-import type { UpsertInput } from '../frame-normalization.js';
-import { formatMicros } from '../instant.js';
+import { upsertParameters, type UpsertInput } from '../frame-normalization.js';
 import { toRow } from '../rows.js';
+import { namedStatement } from './named-statement.js';
 import { withTransaction } from './transaction.js';
+
+/** The upsert as a named statement; the name is namespaced so it cannot clash with a host's own. */
+const upsertNamed = namedStatement('subagent_context.upsert_subagent_context', upsertSubagentContext);
 
 const decimal = (n: bigint | null) => (n === null ? null : n.toString());
 
-export function postgresUpsertParams(input: UpsertInput, observedAtNs: bigint) {
-  return {
-    ...input,
-    id: randomUUID(),
-    totalTokens: decimal(input.totalTokens),
-    toolUseCount: decimal(input.toolUseCount),
-    durationMs: decimal(input.durationMs),
-    observedAt: formatMicros(observedAtNs),
-  };
-}
-
 export function createPostgresWriter(pool: pg.Pool): WriterAdapter {
+  const columnTime = createColumnTimeFormatter('');
+
+  const upsertOne = (input: UpsertInput, observedAtNs: bigint, target: pg.Pool | pg.PoolClient) => {
+    const params: Required<IUpsertSubagentContextParams> = upsertParameters(input, columnTime(observedAtNs), decimal);
+    return upsertNamed(params, target);
+  };
+
   return {
     async upsert(input, observedAtNs) {
-      await upsertSubagentContext.run(postgresUpsertParams(input, observedAtNs), pool);
+      await upsertOne(input, observedAtNs, pool);
     },
     async upsertBatch(batch) {
       // Optimistic path: the whole batch in one transaction, one round trip per frame.
       try {
         await withTransaction(pool, async (client) => {
-          for (const { input, observedAtNs } of batch) await upsertSubagentContext.run(postgresUpsertParams(input, observedAtNs), client);
+          for (let i = 0; i < batch.length; i++) await upsertOne(batch[i].input, batch[i].observedAtNs, client);
         });
         return batch.map(() => null);
       } catch {
-        // A frame failed and aborted the transaction: redo with a savepoint per frame, so
-        // each frame commits or fails on its own.
+        // A frame failed and aborted the transaction (or the commit failed): nothing of this
+        // attempt survives, so redo it with a savepoint per frame, where each frame commits
+        // or fails on its own.
       }
-      const results: (Error | null)[] = [];
+      const results: (Error | null)[] = new Array(batch.length);
       try {
         await withTransaction(pool, async (client) => {
-          for (const { input, observedAtNs } of batch) {
-            await client.query('SAVEPOINT frame');
+          for (let i = 0; i < batch.length; i++) {
+            await client.query('SAVEPOINT subagent_context_frame');
             try {
-              await upsertSubagentContext.run(postgresUpsertParams(input, observedAtNs), client);
-              await client.query('RELEASE SAVEPOINT frame');
-              results.push(null);
+              await upsertOne(batch[i].input, batch[i].observedAtNs, client);
+              await client.query('RELEASE SAVEPOINT subagent_context_frame');
+              results[i] = null;
             } catch (err) {
-              await client.query('ROLLBACK TO SAVEPOINT frame');
-              results.push(err as Error);
+              await client.query('ROLLBACK TO SAVEPOINT subagent_context_frame');
+              results[i] = err instanceof Error ? err : new Error(String(err));
             }
           }
         });
         return results;
       } catch (err) {
-        return batch.map(() => err as Error);
+        const failure = err instanceof Error ? err : new Error(String(err));
+        return batch.map(() => failure);
       }
     },
     async listBySession(sessionId) {

@@ -1,45 +1,55 @@
 // The SQLite live writer and reads: better-sqlite3 is synchronous, so each call runs to completion
-// before the promise resolves. Every statement is a generated function (generated/sqlite).
+// before the promise resolves. Every statement is a generated function (generated/sqlite); the
+// upsert is the generated statement, prepared once per connection and bound directly.
 import type { Database } from 'better-sqlite3';
-import { randomUUID } from 'node:crypto';
-import { listSubagentContextsBySession, listSubagentContextsByTurn, readMetaKey, upsertSubagentContext } from '../../generated/sqlite/index.js';
+import {
+  listSubagentContextsBySession,
+  listSubagentContextsByTurn,
+  readMetaKey,
+  upsertSubagentContext,
+  type IUpsertSubagentContextParams,
+} from '../../generated/sqlite/index.js';
+import { createColumnTimeFormatter } from '../column-time.js';
 import type { WriterAdapter } from '../dialect.js';
-import type { UpsertInput } from '../frame-normalization.js';
-import { formatSqliteColumn } from '../instant.js';
+import { upsertParameters, type UpsertInput } from '../frame-normalization.js';
 import { toRow, type RawSubagentRow } from '../rows.js';
 import { withImmediateTransaction } from './transaction.js';
 
-export function sqliteUpsertParams(input: UpsertInput, observedAtNs: bigint) {
-  return { ...input, id: randomUUID(), observedAt: formatSqliteColumn(observedAtNs) };
-}
-
 export function createSqliteWriter(db: Database): WriterAdapter {
-  const upsertOne = (input: UpsertInput, observedAtNs: bigint) => {
-    upsertSubagentContext.run(sqliteUpsertParams(input, observedAtNs), db);
+  // DESIGN §4: the package writes SQLite timestamps fixed-width 'YYYY-MM-DD HH:MM:SS.ffffff+00:00'.
+  const columnTime = createColumnTimeFormatter('+00:00');
+
+  const asIs = (n: bigint | null) => n; // better-sqlite3 binds a bigint as an exact INTEGER
+  const upsertOne = (input: UpsertInput, observedAtNs: bigint): void => {
+    const params: Required<IUpsertSubagentContextParams> = upsertParameters(input, columnTime(observedAtNs), asIs);
+    upsertSubagentContext.statement(db).run(params);
   };
+
   return {
     async upsert(input, observedAtNs) {
       upsertOne(input, observedAtNs);
     },
     async upsertBatch(batch) {
-      const results: (Error | null)[] = [];
+      const results: (Error | null)[] = new Array(batch.length);
       try {
         withImmediateTransaction(db, () => {
-          for (const { input, observedAtNs } of batch) {
+          for (let i = 0; i < batch.length; i++) {
             try {
-              upsertOne(input, observedAtNs);
-              results.push(null);
+              upsertOne(batch[i].input, batch[i].observedAtNs);
+              results[i] = null;
             } catch (err) {
-              // A failing statement is undone alone (ABORT); if SQLite rolled the whole
-              // transaction back instead (I/O error, full disk), nothing in it survives.
+              // A failing statement is undone alone (ABORT) and the others go on. If SQLite
+              // rolled the whole transaction back instead (RAISE(ROLLBACK), I/O error, full
+              // disk), nothing in it survives: every frame fails below.
               if (!db.inTransaction) throw err;
-              results.push(err as Error);
+              results[i] = err instanceof Error ? err : new Error(String(err));
             }
           }
         });
         return results;
       } catch (err) {
-        return batch.map(() => err as Error);
+        const failure = err instanceof Error ? err : new Error(String(err));
+        return batch.map(() => failure);
       }
     },
     async listBySession(sessionId) {
