@@ -1,0 +1,121 @@
+/*
+ * AC-21…AC-23b: the one-time backfill, ONE unbounded INSERT … SELECT with no LIMIT and no
+ * batching (AC-23a); no row ever reaches JavaScript. Every derived value follows the live
+ * path's column rules, so the same subagent reads alike whichever path wrote it.
+ *
+ * Robustness: nothing in a message may abort this statement, or the backfill would fail
+ * on every boot and never activate (AC-24a retries forever). So: metadata that is NULL, '',
+ * 'null', not valid JSON, or valid JSON of the wrong shape is read as '{}' through
+ * subagent_context_is_json (AC-23b's normalizing helper, schema/postgres/004) and such a
+ * message simply does not qualify; every field is read only when its JSON type is right
+ * (jsonb's -> and #> return NULL, never an error, on a scalar or an array); a message whose
+ * session row is gone is skipped rather than failing the insert's foreign key.
+ *
+ * Plan: a cheap text prefilter, strpos(metadata, 'subagent_task'), runs before any JSON
+ * parsing. It is a superset of the JSON predicate for what hosts write: a qualifying
+ * document holds the JSON string "subagent_task" (normalized.kind), whose characters appear
+ * verbatim in the text unless a writer escaped plain ASCII letters or '_' as \uXXXX —
+ * which Go's encoding/json (the host's writer) never does (it escapes only control
+ * characters, <, >, &, U+2028/9 and invalid UTF-8). OFFSET 0 fences the prefiltered
+ * subquery: without it the planner pulls it up and re-evaluates the ::jsonb cast once per
+ * reference to meta below, parsing each document a dozen times (measured 11x slower on a
+ * 200k-message store). A second fence after the field extraction keeps the documents out of
+ * the ranking's sort (which otherwise spilled to disk there).
+ */
+/* @name backfillSubagentContexts */
+WITH candidate AS (
+  SELECT m.id, m.task_session_id, m.task_id, m.turn_id, m.created_at, m.updated_at,
+         CASE WHEN subagent_context_is_json(m.metadata) THEN m.metadata::jsonb ELSE '{}'::jsonb END AS meta
+    FROM task_session_messages AS m
+   WHERE strpos(m.metadata, 'subagent_task') > 0
+  OFFSET 0
+), parsed AS (
+  SELECT c.id, c.task_session_id, c.task_id, c.created_at, c.updated_at,
+         NULLIF(c.turn_id, '') AS turn_id,                                    -- AC-21: the message's own column, '' -> NULL
+         c.meta #> '{normalized,kind}' AS kind,
+         CASE WHEN jsonb_typeof(c.meta -> 'tool_call_id') = 'string'
+              THEN NULLIF(c.meta ->> 'tool_call_id', '') END AS tool_call_id,
+         -- Text columns: only a JSON string counts, and '' is stored as NULL (column rules).
+         CASE WHEN jsonb_typeof(c.meta -> 'parent_tool_call_id') = 'string'
+              THEN NULLIF(c.meta ->> 'parent_tool_call_id', '') END AS parent_tool_call_id,
+         CASE WHEN jsonb_typeof(c.meta #> '{normalized,subagent_task,subagent_type}') = 'string'
+              THEN NULLIF(c.meta #>> '{normalized,subagent_task,subagent_type}', '') END AS subagent_type,
+         CASE WHEN jsonb_typeof(c.meta #> '{normalized,subagent_task,description}') = 'string'
+              THEN NULLIF(c.meta #>> '{normalized,subagent_task,description}', '') END AS description,
+         CASE WHEN jsonb_typeof(c.meta #> '{normalized,subagent_task,agent_id}') = 'string'
+              THEN NULLIF(c.meta #>> '{normalized,subagent_task,agent_id}', '') END AS agent_id,
+         CASE WHEN jsonb_typeof(c.meta #> '{normalized,subagent_task,child_session_id}') = 'string'
+              THEN NULLIF(c.meta #>> '{normalized,subagent_task,child_session_id}', '') END AS child_session_id,
+         CASE WHEN jsonb_typeof(c.meta #> '{normalized,subagent_task,model}') = 'string'
+              THEN NULLIF(c.meta #>> '{normalized,subagent_task,model}', '') END AS model,
+         -- AC-21: agent_status is the CHILD's report under normalized.subagent_task …
+         CASE WHEN jsonb_typeof(c.meta #> '{normalized,subagent_task,status}') = 'string'
+              THEN NULLIF(c.meta #>> '{normalized,subagent_task,status}', '') END AS agent_status,
+         -- … and tool_status the ACP tool-call status at the TOP level; never conflated.
+         CASE WHEN jsonb_typeof(c.meta -> 'status') = 'string'
+              THEN NULLIF(c.meta ->> 'status', '') END AS tool_status,
+         -- Column rules: is_async is 1 only on a positive report (JSON true).
+         CASE WHEN c.meta #> '{normalized,subagent_task,is_async}' = 'true'::jsonb THEN 1 ELSE 0 END AS is_async,
+         -- Metrics (AC-23): only a JSON number written as an integer within int64 is a value
+         -- (the inner CASE casts only digit strings, so no value can raise). Strings,
+         -- fractions, booleans, beyond int64 (1e30) are NULL. AC-7a: total_tokens and
+         -- duration_ms of 0 are "not reported" (NULL); AC-9: a negative is NULL; AC-8:
+         -- tool_use_count 0 stays 0.
+         CASE WHEN jsonb_typeof(c.meta #> '{normalized,subagent_task,total_tokens}') = 'number' THEN
+           CASE WHEN (c.meta #>> '{normalized,subagent_task,total_tokens}') ~ '^[0-9]{1,19}$'
+                 AND (c.meta #>> '{normalized,subagent_task,total_tokens}')::numeric BETWEEN 1 AND 9223372036854775807
+                THEN (c.meta #>> '{normalized,subagent_task,total_tokens}')::bigint END END AS total_tokens,
+         CASE WHEN jsonb_typeof(c.meta #> '{normalized,subagent_task,tool_use_count}') = 'number' THEN
+           CASE WHEN (c.meta #>> '{normalized,subagent_task,tool_use_count}') ~ '^[0-9]{1,19}$'
+                 AND (c.meta #>> '{normalized,subagent_task,tool_use_count}')::numeric BETWEEN 0 AND 9223372036854775807
+                THEN (c.meta #>> '{normalized,subagent_task,tool_use_count}')::bigint END END AS tool_use_count,
+         CASE WHEN jsonb_typeof(c.meta #> '{normalized,subagent_task,duration_ms}') = 'number' THEN
+           CASE WHEN (c.meta #>> '{normalized,subagent_task,duration_ms}') ~ '^[0-9]{1,19}$'
+                 AND (c.meta #>> '{normalized,subagent_task,duration_ms}')::numeric BETWEEN 1 AND 9223372036854775807
+                THEN (c.meta #>> '{normalized,subagent_task,duration_ms}')::bigint END END AS duration_ms
+    FROM candidate AS c
+  OFFSET 0 -- fence: the ranking below sorts these few small columns, never the documents
+), qualifying AS (
+  -- AC-21: normalized.kind is the JSON string 'subagent_task'. AC-21a: session, task and
+  -- JSON tool_call_id all non-empty, else skipped (the live path's AC-2 rule).
+  SELECT p.*
+    FROM parsed AS p
+   WHERE p.kind = '"subagent_task"'::jsonb
+     AND p.task_session_id <> ''
+     AND p.task_id <> ''
+     AND p.tool_call_id IS NOT NULL
+     AND p.created_at IS NOT NULL
+     AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = p.task_session_id)
+), ranked AS (
+  -- AC-21b: one row per (session, tool_call_id), from the message with the newest
+  -- created_at, then the greatest id in byte order (COLLATE "C", as SQLite compares).
+  SELECT q.*,
+         row_number() OVER (PARTITION BY q.task_session_id, q.tool_call_id
+                            ORDER BY q.created_at DESC, q.id COLLATE "C" DESC) AS rn
+    FROM qualifying AS q
+)
+INSERT INTO task_session_subagents (
+  id, task_session_id, task_id, turn_id, agent_execution_id, tool_call_id,
+  parent_tool_call_id, subagent_type, description, agent_id, child_session_id, model,
+  agent_status, tool_status, is_async, total_tokens, tool_use_count, duration_ms,
+  source, observed_at, settled_at, updated_at
+)
+SELECT
+  gen_random_uuid()::text,                        -- a random (version 4) UUID, like the live path's ids
+  r.task_session_id, r.task_id, r.turn_id,
+  'unknown',                                      -- AC-31: messages carry no execution identity
+  r.tool_call_id, r.parent_tool_call_id, r.subagent_type, r.description, r.agent_id,
+  r.child_session_id, r.model, r.agent_status, r.tool_status, r.is_async,
+  r.total_tokens, r.tool_use_count, r.duration_ms,
+  'backfill',                                     -- AC-21, AC-25: provenance
+  r.created_at,                                   -- AC-21: observed_at is the message's created_at
+  -- AC-23a: settled_at from updated_at (created_at when NULL: old rows) only when the
+  -- TOP-LEVEL status is one of AC-11's six terminal values; never from agent_status.
+  CASE WHEN r.tool_status IN ('complete', 'completed', 'success', 'error', 'failed', 'cancelled')
+       THEN COALESCE(r.updated_at, r.created_at) END,
+  COALESCE(r.updated_at, r.created_at)
+  FROM ranked AS r
+ WHERE r.rn = 1
+-- AC-22: a row already on the key (a live row, a pre-amendment row, an earlier backfill)
+-- is left untouched, so a live write always wins and a replay is a no-op.
+ON CONFLICT (task_session_id, agent_execution_id, tool_call_id) DO NOTHING;

@@ -1,0 +1,127 @@
+/*
+ * AC-21…AC-23b: the one-time backfill, ONE unbounded INSERT … SELECT with no LIMIT and no
+ * batching (AC-23a); no row ever reaches JavaScript. Every derived value follows the live
+ * path's column rules, so the same subagent reads alike whichever path wrote it.
+ *
+ * Robustness: nothing in a message may abort this statement, or the backfill would fail
+ * on every boot and never activate (AC-24a retries forever). So: metadata that is NULL, '',
+ * 'null', not valid JSON, or valid JSON of the wrong shape is read as '{}' (AC-23b, DESIGN
+ * §2) and such a message simply does not qualify; every field is read only when its JSON
+ * type is right; a created_at that does not parse is skipped; a message whose session row
+ * is gone (possible only where the host ran with foreign keys off) is skipped rather than
+ * failing the insert's foreign key.
+ *
+ * Plan: the messages table is read once in storage order (NOT INDEXED): otherwise SQLite
+ * satisfies the window's PARTITION BY by walking the host's (task_session_id, created_at)
+ * index over the whole table, a random row access per message. The cheap text prefilter
+ * instr(metadata, 'subagent_task') runs before any JSON parsing. It is a superset of the
+ * JSON predicate for what hosts write: a qualifying document holds the JSON string
+ * "subagent_task" (normalized.kind), whose characters appear verbatim in the text unless a
+ * writer escaped plain ASCII letters or '_' as \uXXXX — which Go's encoding/json (the
+ * host's writer) never does (it escapes only control characters, <, >, &, U+2028/9 and
+ * invalid UTF-8). Only the survivors are parsed, ranked and inserted.
+ */
+/* @name backfillSubagentContexts */
+WITH candidate AS (
+  SELECT m.id, m.task_session_id, m.task_id, m.turn_id, m.created_at, m.updated_at,
+         CASE WHEN json_valid(m.metadata) THEN m.metadata ELSE '{}' END AS meta
+    FROM task_session_messages AS m NOT INDEXED
+   WHERE instr(m.metadata, 'subagent_task') > 0
+), parsed AS (
+  SELECT c.id, c.task_session_id, c.task_id,
+         NULLIF(c.turn_id, '') AS turn_id,                                    -- AC-21: the message's own column, '' -> NULL
+         json_type(c.meta, '$.normalized.kind') AS kind_type,
+         json_extract(c.meta, '$.normalized.kind') AS kind,
+         CASE WHEN json_type(c.meta, '$.tool_call_id') = 'text'
+              THEN NULLIF(json_extract(c.meta, '$.tool_call_id'), '') END AS tool_call_id,
+         -- Text columns: only a JSON string counts, and '' is stored as NULL (column rules).
+         CASE WHEN json_type(c.meta, '$.parent_tool_call_id') = 'text'
+              THEN NULLIF(json_extract(c.meta, '$.parent_tool_call_id'), '') END AS parent_tool_call_id,
+         CASE WHEN json_type(c.meta, '$.normalized.subagent_task.subagent_type') = 'text'
+              THEN NULLIF(json_extract(c.meta, '$.normalized.subagent_task.subagent_type'), '') END AS subagent_type,
+         CASE WHEN json_type(c.meta, '$.normalized.subagent_task.description') = 'text'
+              THEN NULLIF(json_extract(c.meta, '$.normalized.subagent_task.description'), '') END AS description,
+         CASE WHEN json_type(c.meta, '$.normalized.subagent_task.agent_id') = 'text'
+              THEN NULLIF(json_extract(c.meta, '$.normalized.subagent_task.agent_id'), '') END AS agent_id,
+         CASE WHEN json_type(c.meta, '$.normalized.subagent_task.child_session_id') = 'text'
+              THEN NULLIF(json_extract(c.meta, '$.normalized.subagent_task.child_session_id'), '') END AS child_session_id,
+         CASE WHEN json_type(c.meta, '$.normalized.subagent_task.model') = 'text'
+              THEN NULLIF(json_extract(c.meta, '$.normalized.subagent_task.model'), '') END AS model,
+         -- AC-21: agent_status is the CHILD's report under normalized.subagent_task …
+         CASE WHEN json_type(c.meta, '$.normalized.subagent_task.status') = 'text'
+              THEN NULLIF(json_extract(c.meta, '$.normalized.subagent_task.status'), '') END AS agent_status,
+         -- … and tool_status the ACP tool-call status at the TOP level; never conflated.
+         CASE WHEN json_type(c.meta, '$.status') = 'text'
+              THEN NULLIF(json_extract(c.meta, '$.status'), '') END AS tool_status,
+         -- Column rules: is_async is 1 only on a positive report (JSON true).
+         CASE WHEN json_type(c.meta, '$.normalized.subagent_task.is_async') = 'true' THEN 1 ELSE 0 END AS is_async,
+         -- Metrics (AC-23): only a JSON integer literal within int64 is a value; SQLite returns
+         -- an out-of-range integer literal as a REAL, hence the typeof check. Strings,
+         -- fractions, booleans, 1e30 are NULL. AC-7a: total_tokens and duration_ms of 0 are
+         -- "not reported" (NULL); AC-9: a negative is NULL; AC-8: tool_use_count 0 stays 0.
+         CASE WHEN json_type(c.meta, '$.normalized.subagent_task.total_tokens') = 'integer'
+               AND typeof(json_extract(c.meta, '$.normalized.subagent_task.total_tokens')) = 'integer'
+               AND json_extract(c.meta, '$.normalized.subagent_task.total_tokens') > 0
+              THEN json_extract(c.meta, '$.normalized.subagent_task.total_tokens') END AS total_tokens,
+         CASE WHEN json_type(c.meta, '$.normalized.subagent_task.tool_use_count') = 'integer'
+               AND typeof(json_extract(c.meta, '$.normalized.subagent_task.tool_use_count')) = 'integer'
+               AND json_extract(c.meta, '$.normalized.subagent_task.tool_use_count') >= 0
+              THEN json_extract(c.meta, '$.normalized.subagent_task.tool_use_count') END AS tool_use_count,
+         CASE WHEN json_type(c.meta, '$.normalized.subagent_task.duration_ms') = 'integer'
+               AND typeof(json_extract(c.meta, '$.normalized.subagent_task.duration_ms')) = 'integer'
+               AND json_extract(c.meta, '$.normalized.subagent_task.duration_ms') > 0
+              THEN json_extract(c.meta, '$.normalized.subagent_task.duration_ms') END AS duration_ms,
+         -- Host timestamps in any Go-driver form, brought to utc9 (docs/timestamps.md): the
+         -- instant, never the raw text, orders and is written. NULL when unparseable.
+         strftime('%Y-%m-%d %H:%M:%S', substr(c.created_at, 1, 19) || ltrim(substr(c.created_at, 20), '.0123456789')) || '.' || substr(substr(c.created_at, 21, max(length(c.created_at) - 20 - length(ltrim(substr(c.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) AS created_utc9,
+         strftime('%Y-%m-%d %H:%M:%S', substr(c.updated_at, 1, 19) || ltrim(substr(c.updated_at, 20), '.0123456789')) || '.' || substr(substr(c.updated_at, 21, max(length(c.updated_at) - 20 - length(ltrim(substr(c.updated_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) AS updated_utc9
+    FROM candidate AS c
+), qualifying AS (
+  -- AC-21: normalized.kind is the JSON string 'subagent_task'. AC-21a: session, task and
+  -- JSON tool_call_id all non-empty, else skipped (the live path's AC-2 rule).
+  SELECT p.*
+    FROM parsed AS p
+   WHERE p.kind_type = 'text' AND p.kind = 'subagent_task'
+     AND p.task_session_id <> ''
+     AND p.task_id <> ''
+     AND p.tool_call_id IS NOT NULL
+     AND p.created_utc9 IS NOT NULL
+     AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = p.task_session_id)
+), ranked AS (
+  -- AC-21b: one row per (session, tool_call_id), from the message with the newest
+  -- created_at (as an instant), then the greatest id (byte order).
+  SELECT q.*,
+         row_number() OVER (PARTITION BY q.task_session_id, q.tool_call_id
+                            ORDER BY q.created_utc9 DESC, q.id DESC) AS rn
+    FROM qualifying AS q
+)
+INSERT INTO task_session_subagents (
+  id, task_session_id, task_id, turn_id, agent_execution_id, tool_call_id,
+  parent_tool_call_id, subagent_type, description, agent_id, child_session_id, model,
+  agent_status, tool_status, is_async, total_tokens, tool_use_count, duration_ms,
+  source, observed_at, settled_at, updated_at
+)
+SELECT
+  -- A random (version 4) UUID, like the live path's ids; random() & 3 picks the variant
+  -- nibble without abs(), which raises on the one int64 it cannot negate.
+  lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2)
+    || '-' || substr('89ab', 1 + (random() & 3), 1) || substr(lower(hex(randomblob(2))), 2)
+    || '-' || lower(hex(randomblob(6))),
+  r.task_session_id, r.task_id, r.turn_id,
+  'unknown',                                      -- AC-31: messages carry no execution identity
+  r.tool_call_id, r.parent_tool_call_id, r.subagent_type, r.description, r.agent_id,
+  r.child_session_id, r.model, r.agent_status, r.tool_status, r.is_async,
+  r.total_tokens, r.tool_use_count, r.duration_ms,
+  'backfill',                                     -- AC-21, AC-25: provenance
+  -- Written in the package's fixed-width form 'YYYY-MM-DD HH:MM:SS.ffffff+00:00'.
+  substr(r.created_utc9, 1, 26) || '+00:00',      -- AC-21: observed_at is the message's created_at
+  -- AC-23a: settled_at from updated_at (created_at when NULL: old rows) only when the
+  -- TOP-LEVEL status is one of AC-11's six terminal values; never from agent_status.
+  CASE WHEN r.tool_status IN ('complete', 'completed', 'success', 'error', 'failed', 'cancelled')
+       THEN substr(COALESCE(r.updated_utc9, r.created_utc9), 1, 26) || '+00:00' END,
+  substr(COALESCE(r.updated_utc9, r.created_utc9), 1, 26) || '+00:00'
+  FROM ranked AS r
+ WHERE r.rn = 1
+-- AC-22: a row already on the key (a live row, a pre-amendment row, an earlier backfill)
+-- is left untouched, so a live write always wins and a replay is a no-op.
+ON CONFLICT (task_session_id, agent_execution_id, tool_call_id) DO NOTHING;

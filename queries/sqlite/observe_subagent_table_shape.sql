@@ -1,0 +1,40 @@
+/*
+ * The live shape of the package's tables, OBSERVED rather than inferred (AC-33b): the
+ * migration runner decides every shape step from this row, re-read under the migration
+ * lock, and writes subagent_context_execution_since only when AC-33's key-bearing clauses
+ * 1–3 hold here — whether a rebuild fired this pass, an earlier boot did it, or the fresh
+ * DDL created the table already amended.
+ *   clause 1: execution_column_present AND execution_column_not_null
+ *   clause 2: three_column_unique_present — a plain unique index on exactly
+ *             (task_session_id, agent_execution_id, tool_call_id), in that order (the key's
+ *             column order is part of its contract: session leads for AC-13's reads)
+ *   clause 3: NOT two_column_unique_present — no unique index, partial or not, whose column
+ *             set is {task_session_id, tool_call_id} (SQLite backs an inline UNIQUE with
+ *             an automatic index, so pragma_index_list sees constraints and indexes alike)
+ * missing_secondary_indexes counts the names schema/sqlite/003 creates that are absent
+ * (AC-33 clause 4). The last two columns exist for PostgreSQL (int4 metric columns, the
+ * JSON helper) and are constant here: SQLite INTEGER is already 64-bit and SQLite needs
+ * no helper.
+ */
+/* @name observeSubagentTableShape */
+SELECT
+  EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'kandev_meta') AS "kandev_meta_present!",
+  EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_subagents') AS "table_present!",
+  EXISTS (SELECT 1 FROM pragma_table_info('task_session_subagents') AS c
+           WHERE c.name = 'agent_execution_id') AS "execution_column_present!",
+  EXISTS (SELECT 1 FROM pragma_table_info('task_session_subagents') AS c
+           WHERE c.name = 'agent_execution_id' AND c."notnull" = 1) AS "execution_column_not_null!",
+  EXISTS (SELECT 1 FROM pragma_index_list('task_session_subagents') AS il
+           WHERE il."unique" = 1 AND il.partial = 0
+             AND (SELECT group_concat(ii.name, ',' ORDER BY ii.seqno) FROM pragma_index_info(il.name) AS ii)
+                 = 'task_session_id,agent_execution_id,tool_call_id') AS "three_column_unique_present!",
+  EXISTS (SELECT 1 FROM pragma_index_list('task_session_subagents') AS il
+           WHERE il."unique" = 1
+             AND (SELECT group_concat(ii.name, ',' ORDER BY ii.name) FROM pragma_index_info(il.name) AS ii)
+                 = 'task_session_id,tool_call_id') AS "two_column_unique_present!",
+  (SELECT count(*)
+     FROM (SELECT 'idx_subagents_session_id' AS name UNION ALL SELECT 'idx_subagents_task_id'
+           UNION ALL SELECT 'idx_subagents_turn_id' UNION ALL SELECT 'idx_subagents_observed_at') AS wanted
+    WHERE wanted.name NOT IN (SELECT il.name FROM pragma_index_list('task_session_subagents') AS il)) AS "missing_secondary_indexes!",
+  0 AS "narrow_metric_columns!",
+  1 AS "json_helper_present!";

@@ -1,0 +1,13 @@
+-- AC-33 on SQLite, step 1 of the rebuild. The pre-amendment key is an inline table
+-- constraint, which SQLite cannot alter in place, so the table is rebuilt. The runner
+-- (src/sqlite/migrations.ts) applies, inside ONE BEGIN IMMEDIATE transaction and only when
+-- the observed shape lacks agent_execution_id:
+--   1. this script: move the pre-amendment table aside;
+--   2. schema/sqlite/002: create task_session_subagents exactly as a fresh database has it;
+--   3. upgrade/002: copy every row across and drop the old table;
+--   4. schema/sqlite/003: create the secondary indexes, so the index set is a fresh one's.
+-- Any failure rolls the whole transaction back and leaves the pre-amendment table as it was
+-- (AC-33a). The runner turns foreign_keys off around the transaction (SQLite's documented
+-- procedure for rebuilding a table; no table references this one) and legacy_alter_table
+-- on, so this rename does not rewrite a host view's or trigger's references to the new name.
+ALTER TABLE task_session_subagents RENAME TO task_session_subagents_pre_amendment;

@@ -1,0 +1,64 @@
+// The live shape of the package's tables as the observe query reports it
+// (queries/<dialect>/observe_subagent_table_shape.sql), in one dialect-neutral form.
+
+export interface TableShape {
+  kandevMetaPresent: boolean;
+  tablePresent: boolean;
+  executionColumnPresent: boolean;
+  executionColumnNotNull: boolean;
+  threeColumnUniquePresent: boolean;
+  twoColumnUniquePresent: boolean;
+  /** Secondary indexes of the fresh DDL (schema/<dialect>/003) absent from the table. */
+  missingSecondaryIndexes: number;
+  /** PostgreSQL metric columns still declared int2/int4 (DESIGN §3); always 0 on SQLite. */
+  narrowMetricColumns: number;
+  /** PostgreSQL's subagent_context_is_json(text) exists; always true on SQLite. */
+  jsonHelperPresent: boolean;
+}
+
+/**
+ * AC-33b: the key-bearing clauses 1–3 of AC-33's end state — agent_execution_id present and
+ * NOT NULL, the three-column UNIQUE present, no two-column UNIQUE left. Clauses 4 and 5 are
+ * required outcomes but do not gate subagent_context_execution_since.
+ */
+export function executionIdentityShapeHolds(shape: TableShape): boolean {
+  return (
+    shape.tablePresent &&
+    shape.executionColumnPresent &&
+    shape.executionColumnNotNull &&
+    shape.threeColumnUniquePresent &&
+    !shape.twoColumnUniquePresent
+  );
+}
+
+/** Row of the observe query, whichever driver returned it (SQLite: bigint 0/1; PostgreSQL: boolean/number). */
+export type RawTableShape = Record<keyof RawShapeColumns, unknown>;
+interface RawShapeColumns {
+  kandev_meta_present: unknown;
+  table_present: unknown;
+  execution_column_present: unknown;
+  execution_column_not_null: unknown;
+  three_column_unique_present: unknown;
+  two_column_unique_present: unknown;
+  missing_secondary_indexes: unknown;
+  narrow_metric_columns: unknown;
+  json_helper_present: unknown;
+}
+
+const flag = (v: unknown): boolean => v === true || v === 1 || v === 1n;
+const count = (v: unknown): number => Number(v);
+
+export function toTableShape(row: RawTableShape | undefined): TableShape {
+  if (!row) throw new Error('the table-shape probe returned no row');
+  return {
+    kandevMetaPresent: flag(row.kandev_meta_present),
+    tablePresent: flag(row.table_present),
+    executionColumnPresent: flag(row.execution_column_present),
+    executionColumnNotNull: flag(row.execution_column_not_null),
+    threeColumnUniquePresent: flag(row.three_column_unique_present),
+    twoColumnUniquePresent: flag(row.two_column_unique_present),
+    missingSecondaryIndexes: count(row.missing_secondary_indexes),
+    narrowMetricColumns: count(row.narrow_metric_columns),
+    jsonHelperPresent: flag(row.json_helper_present),
+  };
+}

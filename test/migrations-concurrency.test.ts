@@ -1,0 +1,100 @@
+// Concurrent migrators (DESIGN §3–4, AC-24d, AC-33): several processes or pools running
+// runMigrations() on one store at once all succeed, the upgrade and the backfill each happen
+// exactly once, every subagent gets one row, and each activation key is written once.
+import { spawn } from 'node:child_process';
+import pg from 'pg';
+import { afterEach, expect, it } from 'vitest';
+import { ACTIVATION_KEYS, createPostgresStore, type MigrationReport } from '../src/index.js';
+import { insertMessage, insertSession, subagentMetadata } from './helpers/host-rows.js';
+import { endStateFacts, metaKeys, seedPreAmendmentRows, stepStatuses } from './helpers/migration-db.js';
+import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+
+describeBothDialects('runMigrations: concurrent migrators', (dialect) => {
+  let db: TestDb;
+  afterEach(async () => db?.close());
+
+  it(`${dialect === 'postgres' ? 'four pools' : 'two processes'} migrating one pre-amendment store at once: all succeed, each step's work happens once`, async () => {
+    db = await openTestDb(dialect, 'legacy');
+    await insertSession(db, 's1');
+    await insertSession(db, 's2');
+    await seedPreAmendmentRows(db);
+    for (let i = 0; i < 40; i++) {
+      const at = dialect === 'sqlite' ? `2026-08-01 10:00:${String(i).padStart(2, '0')}+00:00` : `2026-08-01 10:00:${String(i).padStart(2, '0')}`;
+      // every fourth tool call appears twice (AC-21b): 40 messages, 30 subagents
+      const toolCallId = `toolu_${i % 4 === 3 ? i - 1 : i}`;
+      await insertMessage(db, { id: `m${i}`, sessionId: i % 4 < 2 ? 's1' : 's2', createdAt: at, metadata: subagentMetadata({ toolCallId, toolStatus: 'completed', subagent: { total_tokens: i + 1 } }) });
+    }
+    // Every kandev_meta write is recorded, so "written once" is counted, not inferred.
+    await db.exec(`CREATE TABLE kandev_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL DEFAULT '')`);
+    await db.exec(`CREATE TABLE meta_writes (key TEXT NOT NULL)`);
+    await db.exec(
+      dialect === 'sqlite'
+        ? `CREATE TRIGGER audit_meta AFTER INSERT ON kandev_meta BEGIN INSERT INTO meta_writes (key) VALUES (NEW.key); END`
+        : `CREATE FUNCTION audit_meta() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN INSERT INTO meta_writes (key) VALUES (NEW.key); RETURN NULL; END $f$;
+           CREATE TRIGGER audit_meta AFTER INSERT ON kandev_meta FOR EACH ROW EXECUTE FUNCTION audit_meta();`,
+    );
+
+    const reports = dialect === 'postgres' ? await migrateFromPools(db, 4) : await migrateFromProcesses(db, 2);
+
+    for (const report of reports) expect(report.ok, JSON.stringify(report)).toBe(true);
+    const applied = (step: string) => reports.filter((r) => stepStatuses(r)[step] === 'applied').length;
+    expect(applied('upgrade_pre_amendment_table')).toBe(1);
+    expect(applied('record_execution_since')).toBe(1);
+    expect(applied('backfill_subagent_contexts')).toBe(1);
+    expect(await endStateFacts(db)).toEqual({ executionColumnNotNull: true, threeColumnUnique: true, twoColumnUnique: false });
+    const perKey = await db.query<{ n: number | string }>(
+      `SELECT count(*) AS n FROM task_session_subagents GROUP BY task_session_id, agent_execution_id, tool_call_id HAVING count(*) > 1`,
+    );
+    expect(perKey).toEqual([]);
+    const backfilled = await db.query<{ n: number | string }>(`SELECT count(*) AS n FROM task_session_subagents WHERE source = 'backfill'`);
+    expect(Number(backfilled[0].n)).toBe(30 + 1); // 30 subagents + the pre-amendment row that was itself backfilled
+    const writes = await db.query<{ key: string }>(`SELECT key FROM meta_writes ORDER BY key`);
+    expect(writes.map((w) => w.key)).toEqual(Object.values(ACTIVATION_KEYS).sort());
+    expect(Object.keys(await metaKeys(db)).sort()).toEqual(Object.values(ACTIVATION_KEYS).sort());
+  });
+});
+
+/** N independent pools (as N host processes would have), all migrating at once. */
+async function migrateFromPools(db: TestDb, n: number): Promise<MigrationReport[]> {
+  const pools = Array.from({ length: n }, () => new pg.Pool({ connectionString: db.location, max: 3 }));
+  try {
+    const warnings: unknown[] = [];
+    const stores = pools.map((pool) => createPostgresStore(pool, { logger: { warn: (fields) => void warnings.push(fields) } }));
+    const reports = await Promise.all(stores.map((s) => s.runMigrations()));
+    expect(warnings).toEqual([]);
+    return reports;
+  } finally {
+    await Promise.all(pools.map((p) => p.end()));
+  }
+}
+
+/** N child processes, each with its own connection to the SQLite file, released together. */
+async function migrateFromProcesses(db: TestDb, n: number): Promise<MigrationReport[]> {
+  const children = Array.from({ length: n }, () =>
+    spawn('node_modules/.bin/tsx', ['test/helpers/migrations-child.ts', db.location], { cwd: process.cwd(), stdio: ['pipe', 'pipe', 'pipe'] }),
+  );
+  try {
+    const outputs = children.map((child) => {
+      let out = '';
+      let err = '';
+      let onReady: () => void;
+      const ready = new Promise<void>((resolve) => (onReady = resolve));
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.startsWith('ready\n')) onReady();
+      });
+      child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+      const done = new Promise<string>((resolve, reject) =>
+        child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`child exited ${code}: ${err}`)))),
+      );
+      return { ready, done, stderr: () => err };
+    });
+    await Promise.all(outputs.map((o) => o.ready));
+    for (const child of children) child.stdin.end('go\n');
+    const texts = await Promise.all(outputs.map((o) => o.done));
+    for (const o of outputs) expect(o.stderr()).toBe(''); // no WARN from either process
+    return texts.map((t) => JSON.parse(t.slice('ready\n'.length)) as MigrationReport);
+  } finally {
+    for (const child of children) if (child.exitCode === null) child.kill();
+  }
+}

@@ -1,0 +1,336 @@
+// runMigrations() and the table's shape (AC-17…AC-20, AC-33…AC-34): fresh, feature-predating
+// and pre-amendment databases end in the same amended shape, rows and timestamps survive
+// the upgrade byte for byte, execution_since follows the OBSERVED shape, and a failed
+// upgrade leaves the pre-amendment table whole and retries.
+import { afterEach, expect, it } from 'vitest';
+import { legacySchema as postgresLegacy } from '../generated/postgres/index.js';
+import { legacySchema as sqliteLegacy } from '../generated/sqlite/index.js';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { ACTIVATION_KEYS, createPostgresStore, createSqliteStore } from '../src/index.js';
+import { steppingClock } from './helpers/clock.js';
+import { insertMessage, insertSession, subagentMetadata } from './helpers/host-rows.js';
+import {
+  columnSet,
+  endStateFacts,
+  indexSet,
+  insertWithoutForeignKeys,
+  metaKeys,
+  rawRows,
+  recordingLogger,
+  seedPreAmendmentRows,
+  stepStatuses,
+  tableExists,
+} from './helpers/migration-db.js';
+import { describeBothDialects, openTestDb, type Dialect, type TestDb } from './helpers/test-db.js';
+
+const sqliteLegacySql = sqliteLegacy.map((s) => s.sql).join('\n');
+const postgresLegacySql = postgresLegacy.map((s) => s.sql).join('\n');
+const KEY_FORM = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z$/;
+
+describeBothDialects('runMigrations: schema', (dialect) => {
+  const open: TestDb[] = [];
+  const db = async (...layers: ('package' | 'legacy')[]) => {
+    const d = await openTestDb(dialect, ...layers);
+    open.push(d);
+    return d;
+  };
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((d) => d.close()));
+  });
+
+  /** What a fresh database looks like after runMigrations(): the reference for clause 4. */
+  const freshShape = async () => {
+    const fresh = await db();
+    expect((await fresh.store({ clock: steppingClock() }).runMigrations()).ok).toBe(true);
+    return { indexes: await indexSet(fresh), columns: await columnSet(fresh) };
+  };
+
+  it('AC-17, AC-33b: a fresh database gets the table, its indexes, execution_since and both backfill keys', async () => {
+    const d = await db();
+    const report = await d.store({ clock: steppingClock() }).runMigrations();
+    expect(report.ok).toBe(true);
+    expect(stepStatuses(report)).toMatchObject({
+      ensure_kandev_meta: 'applied', // the host tables here carry no kandev_meta
+      create_subagent_table: 'applied',
+      upgrade_pre_amendment_table: 'skipped',
+      record_execution_since: 'applied',
+      backfill_subagent_contexts: 'applied',
+    });
+    expect(await endStateFacts(d)).toEqual({ executionColumnNotNull: true, threeColumnUnique: true, twoColumnUnique: false });
+    expect((await indexSet(d)).filter((i) => i.includes('idx_subagents_'))).toHaveLength(4);
+    const keys = await metaKeys(d);
+    expect(keys[ACTIVATION_KEYS.executionSince]).toMatch(KEY_FORM);
+    expect(keys[ACTIVATION_KEYS.captureSince]).toMatch(KEY_FORM);
+    expect(keys[ACTIVATION_KEYS.backfillThrough]).toBe(''); // AC-24f: nothing to recover
+  });
+
+  it('AC-17, AC-18: a database predating the feature keeps its data, gains the feature, and a second run changes nothing', async () => {
+    const d = await db();
+    await insertSession(d, 's1');
+    await insertMessage(d, { id: 'plain', sessionId: 's1', metadata: '{"kind":"text"}', createdAt: hostTs(dialect, '2026-08-01 10:00:00.000001') });
+    await insertMessage(d, {
+      id: 'sub', sessionId: 's1', turnId: 'turn-1', createdAt: hostTs(dialect, '2026-08-01 10:00:01.5'),
+      metadata: subagentMetadata({ toolCallId: 'toolu_1', toolStatus: 'completed', subagent: { status: 'completed', total_tokens: 10 } }),
+    });
+    const messagesBefore = await d.query(`SELECT * FROM task_session_messages ORDER BY id`);
+    const store = d.store({ clock: steppingClock() });
+
+    const first = await store.runMigrations();
+    expect(first.ok).toBe(true);
+    expect(await endStateFacts(d)).toEqual({ executionColumnNotNull: true, threeColumnUnique: true, twoColumnUnique: false });
+    expect(await d.query(`SELECT * FROM task_session_messages ORDER BY id`)).toEqual(messagesBefore);
+    const keys = await metaKeys(d);
+    expect(Object.keys(keys).sort()).toEqual(Object.values(ACTIVATION_KEYS).sort());
+    const rows = await d.query(`SELECT id, tool_call_id, source FROM task_session_subagents`);
+    expect(rows.map((r) => [r.tool_call_id, r.source])).toEqual([['toolu_1', 'backfill']]);
+
+    const schemaAfterFirst = [await indexSet(d), await columnSet(d)];
+    const second = await store.runMigrations();
+    expect(second.ok).toBe(true);
+    expect(second.steps.every((s) => s.status === 'skipped')).toBe(true);
+    expect([await indexSet(d), await columnSet(d)]).toEqual(schemaAfterFirst);
+    expect(await d.query(`SELECT id, tool_call_id, source FROM task_session_subagents`)).toEqual(rows);
+    expect(await metaKeys(d)).toEqual(keys);
+  });
+
+  it('AC-33, AC-34: a pre-amendment table is amended with every row intact, the fresh index set, and the end state after EACH of two runs', async () => {
+    const reference = await freshShape();
+    const d = await db('legacy');
+    await insertSession(d, 's1');
+    await insertSession(d, 's2');
+    await seedPreAmendmentRows(d);
+    // A row whose session is already gone, as a host running without foreign keys leaves one:
+    // the rebuild keeps it too (clause 5: every pre-existing row).
+    await insertWithoutForeignKeys(
+      d,
+      `INSERT INTO task_session_subagents (id, task_session_id, task_id, tool_call_id, source, observed_at, updated_at) VALUES ('row-orphan', 'gone', 'task-gone', 'toolu_o', 'live', $1, $1)`,
+      [hostTs(dialect, '2026-07-01 00:00:00')],
+    );
+    const before = await rawRows(d);
+    expect(await endStateFacts(d)).toEqual({ executionColumnNotNull: false, threeColumnUnique: false, twoColumnUnique: true });
+    const store = d.store({ clock: steppingClock() });
+
+    for (const run of [1, 2]) {
+      const report = await store.runMigrations();
+      expect(report.ok).toBe(true);
+      expect(stepStatuses(report).upgrade_pre_amendment_table).toBe(run === 1 ? 'applied' : 'skipped');
+      expect(before.map((r) => r.id)).toContain(dialect === 'sqlite' ? "'row-orphan'" : 'row-orphan');
+      // The six-part end state, asserted after each run (AC-34), never "unchanged" alone.
+      expect(await endStateFacts(d)).toEqual({ executionColumnNotNull: true, threeColumnUnique: true, twoColumnUnique: false }); // 1–3
+      expect(await indexSet(d)).toEqual(reference.indexes); // 4
+      expect(await rawRows(d)).toEqual(before); // 5: every value, timestamps byte for byte
+      expect((await d.query(`SELECT DISTINCT agent_execution_id AS e FROM task_session_subagents`)).map((r) => r.e)).toEqual(['unknown']); // 5
+      expect((await metaKeys(d))[ACTIVATION_KEYS.executionSince]).toMatch(KEY_FORM); // 6
+      expect(await tableExists(d, 'task_session_subagents_pre_amendment')).toBe(false);
+    }
+    // Beyond clause 4: the columns match a fresh database's (PostgreSQL: metrics widened to BIGINT).
+    expect(await columnSet(d)).toEqual(reference.columns);
+    // The amended table takes the live path's three-column upsert.
+    const outcome = await store.recordFrame({ sessionId: 's1', taskId: 'task-s1', toolCallId: 'toolu_a', executionId: 'exec-1', payload: { model: 'x' } });
+    expect(outcome).toBe('persisted');
+    expect(await d.query(`SELECT count(*) AS n FROM task_session_subagents WHERE tool_call_id = 'toolu_a' AND task_session_id = 's1'`)).toEqual([
+      { n: dialect === 'sqlite' ? 2 : '2' },
+    ]);
+  });
+
+  it('AC-33: the two-column key is found by its columns, whatever its name, form or column order', async () => {
+    const reference = await freshShape();
+    const d = await db();
+    // The pre-amendment table, its key declared instead as a unique index in reverse column
+    // order under a name longer than PostgreSQL's 63-byte identifier limit.
+    const legacy = (dialect === 'sqlite' ? sqliteLegacySql : postgresLegacySql).replace(/,\s*UNIQUE \(task_session_id, tool_call_id\)/, '');
+    expect(legacy).not.toMatch(/^\s+UNIQUE \(/m);
+    await d.exec(legacy);
+    await d.exec(`CREATE UNIQUE INDEX pre_amendment_subagent_identity_key_with_a_name_well_beyond_sixty_three_bytes
+                    ON task_session_subagents (tool_call_id, task_session_id)`);
+    expect((await endStateFacts(d)).twoColumnUnique).toBe(true);
+    const report = await d.store({ clock: steppingClock() }).runMigrations();
+    expect(report.ok).toBe(true);
+    expect(stepStatuses(report).upgrade_pre_amendment_table).toBe('applied');
+    expect(await endStateFacts(d)).toEqual({ executionColumnNotNull: true, threeColumnUnique: true, twoColumnUnique: false });
+    expect(await indexSet(d)).toEqual(reference.indexes);
+  });
+
+  it('AC-33b: a table already amended but without execution_since gets the key with no rebuild and no table creation', async () => {
+    const d = await db('package'); // the state a committed rebuild plus a failed key write leaves
+    await insertSession(d, 's1');
+    await d.query(
+      `INSERT INTO task_session_subagents (id, task_session_id, task_id, agent_execution_id, tool_call_id, observed_at, updated_at)
+       VALUES ('r1', 's1', 'task-s1', '0b7e7d52-6f5e-4c2e-9d0a-2a3c7b1f0e11', 't1', $1, $1)`,
+      [hostTs(dialect, '2026-08-01 10:00:00')],
+    );
+    expect(await metaKeys(d)).toEqual({});
+    const report = await d.store({ clock: steppingClock() }).runMigrations();
+    expect(report.ok).toBe(true);
+    expect(stepStatuses(report)).toMatchObject({
+      create_subagent_table: 'skipped',
+      upgrade_pre_amendment_table: 'skipped',
+      record_execution_since: 'applied',
+    });
+    expect((await metaKeys(d))[ACTIVATION_KEYS.executionSince]).toMatch(KEY_FORM);
+    // and it never re-sentinels a real execution id
+    expect(await d.query(`SELECT agent_execution_id AS e FROM task_session_subagents`)).toEqual([{ e: '0b7e7d52-6f5e-4c2e-9d0a-2a3c7b1f0e11' }]);
+  });
+
+  it('AC-33b self-heal: execution_since lost after a successful run is written again by the next, with no rebuild firing', async () => {
+    const d = await db('legacy');
+    const store = d.store({ clock: steppingClock() });
+    expect(stepStatuses(await store.runMigrations()).upgrade_pre_amendment_table).toBe('applied');
+    const written = (await metaKeys(d))[ACTIVATION_KEYS.executionSince];
+    await d.query(`DELETE FROM kandev_meta WHERE key = $1`, [ACTIVATION_KEYS.executionSince]);
+    const report = await store.runMigrations();
+    expect(report.ok).toBe(true);
+    expect(stepStatuses(report)).toMatchObject({ upgrade_pre_amendment_table: 'skipped', create_subagent_table: 'skipped', record_execution_since: 'applied' });
+    const healed = (await metaKeys(d))[ACTIVATION_KEYS.executionSince];
+    expect(healed).toMatch(KEY_FORM);
+    expect(healed > written).toBe(true); // sampled now, by this run
+  });
+
+  it('AC-33b fourth state: the rebuild commits but the execution_since write fails — the backfill still runs, the next run writes the key', async () => {
+    const d = await db('legacy');
+    await insertSession(d, 's1');
+    await insertMessage(d, { id: 'm1', sessionId: 's1', createdAt: hostTs(dialect, '2026-08-01 10:00:00'), metadata: subagentMetadata({ toolCallId: 't1', subagent: {} }) });
+    await d.exec(`CREATE TABLE kandev_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL DEFAULT '')`);
+    await d.exec(
+      dialect === 'sqlite'
+        ? `CREATE TRIGGER inject_failure BEFORE INSERT ON kandev_meta WHEN NEW.key = '${ACTIVATION_KEYS.executionSince}' BEGIN SELECT RAISE(ABORT, 'injected'); END`
+        : `CREATE FUNCTION inject_failure() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN RAISE EXCEPTION 'injected'; END $f$;
+           CREATE TRIGGER inject_failure BEFORE INSERT ON kandev_meta FOR EACH ROW WHEN (NEW.key = '${ACTIVATION_KEYS.executionSince}') EXECUTE FUNCTION inject_failure();`,
+    );
+    const logger = recordingLogger();
+    const store = d.store({ clock: steppingClock(), logger });
+    const first = await store.runMigrations();
+    expect(stepStatuses(first)).toMatchObject({ upgrade_pre_amendment_table: 'applied', record_execution_since: 'failed', backfill_subagent_contexts: 'applied' });
+    expect(logger.warnings.map((w) => w.fields.step)).toEqual(['record_execution_since']);
+    expect(Object.keys(await metaKeys(d)).sort()).toEqual([ACTIVATION_KEYS.backfillThrough, ACTIVATION_KEYS.captureSince].sort());
+
+    await d.exec(dialect === 'sqlite' ? `DROP TRIGGER inject_failure` : `DROP TRIGGER inject_failure ON kandev_meta`);
+    const second = await store.runMigrations();
+    expect(second.ok).toBe(true);
+    expect(stepStatuses(second)).toMatchObject({ upgrade_pre_amendment_table: 'skipped', record_execution_since: 'applied', backfill_subagent_contexts: 'skipped' });
+    expect((await metaKeys(d))[ACTIVATION_KEYS.executionSince]).toMatch(KEY_FORM);
+  });
+
+  it('AC-33a: a failing upgrade rolls back whole, writes no key, does not abort the pass, and the next run succeeds', async () => {
+    const d = await db('legacy');
+    await insertSession(d, 's1');
+    await insertSession(d, 's2');
+    await seedPreAmendmentRows(d);
+    await insertMessage(d, {
+      id: 'm1', sessionId: 's1', createdAt: hostTs(dialect, '2026-08-01 10:00:00'),
+      metadata: subagentMetadata({ toolCallId: 'toolu_new', subagent: {} }),
+    });
+    const before = await rawRows(d);
+    const indexesBefore = await indexSet(d);
+    await injectUpgradeFailure(d);
+    const logger = recordingLogger();
+    const store = d.store({ clock: steppingClock(), logger });
+
+    const failed = await store.runMigrations(); // resolves: boot is not aborted
+    expect(failed.ok).toBe(false);
+    const upgrade = failed.steps.find((s) => s.name === 'upgrade_pre_amendment_table');
+    expect(upgrade?.status).toBe('failed');
+    expect(upgrade?.error).toMatch(dialect === 'sqlite' ? /already a table named idx_subagents_observed_at/ : /injected/);
+    expect(stepStatuses(failed)).toMatchObject({ record_execution_since: 'skipped', backfill_subagent_contexts: 'skipped' });
+    expect(logger.warnings.map((w) => w.fields.step)).toEqual(['upgrade_pre_amendment_table']); // AC-20
+    expect(logger.warnings[0].msg).toContain('upgrade_pre_amendment_table');
+    // the pre-amendment table is whole: shape, rows, indexes; nothing half-built left behind
+    expect(await endStateFacts(d)).toEqual({ executionColumnNotNull: false, threeColumnUnique: false, twoColumnUnique: true });
+    expect(await rawRows(d)).toEqual(before);
+    expect(await indexSet(d)).toEqual(indexesBefore);
+    expect(await tableExists(d, 'task_session_subagents_pre_amendment')).toBe(false);
+    expect(await metaKeys(d)).toEqual({}); // no execution_since (AC-33a), no backfill keys (AC-33c)
+
+    await removeUpgradeFailure(d);
+    const retried = await store.runMigrations();
+    expect(retried.ok).toBe(true);
+    expect(stepStatuses(retried)).toMatchObject({ upgrade_pre_amendment_table: 'applied', record_execution_since: 'applied', backfill_subagent_contexts: 'applied' });
+    expect(await endStateFacts(d)).toEqual({ executionColumnNotNull: true, threeColumnUnique: true, twoColumnUnique: false });
+    expect(await rawRows(d).then((rows) => rows.length)).toBe(before.length + 1); // + the backfilled message
+    expect(Object.keys(await metaKeys(d)).sort()).toEqual(Object.values(ACTIVATION_KEYS).sort());
+  });
+
+  it('DESIGN §2: runMigrations() never rejects — a dead connection, a throwing clock and a throwing logger are reported, not thrown', async () => {
+    const d = await db();
+    await insertSession(d, 's1');
+    await insertMessage(d, { id: 'm1', sessionId: 's1', createdAt: hostTs(dialect, '2026-08-01 10:00:00'), metadata: subagentMetadata({ toolCallId: 't1', subagent: {} }) });
+    const throwingLogger = { warn: () => { throw new Error('logger down'); } };
+
+    // A clock that fails: the two steps that need an instant fail and roll back; nothing else.
+    const brokenClock = await d.store({ clock: () => { throw new Error('clock down'); }, logger: throwingLogger }).runMigrations();
+    expect(brokenClock.ok).toBe(false);
+    expect(stepStatuses(brokenClock)).toMatchObject({ create_subagent_table: 'applied', record_execution_since: 'failed', backfill_subagent_contexts: 'failed' });
+    expect(await metaKeys(d)).toEqual({});
+    expect(await d.query(`SELECT id FROM task_session_subagents`)).toEqual([]); // the INSERT rolled back with the key writes
+
+    // A connection that is gone: every step fails, and the promise still resolves.
+    const dead = await deadStore(d);
+    const report = await dead.store.runMigrations();
+    await dead.cleanup();
+    expect(report.ok).toBe(false);
+    expect(report.steps.filter((s) => s.status === 'failed').map((s) => s.name)).toEqual(
+      ['ensure_kandev_meta', 'create_subagent_table', ...(dialect === 'postgres' ? ['ensure_json_helpers'] : []), 'upgrade_pre_amendment_table', 'record_execution_since'],
+    );
+    for (const step of report.steps.filter((s) => s.status === 'failed')) expect(step.error).toBeTruthy();
+  });
+
+  it('DESIGN §3: metric values beyond 32 bits survive on a table an earlier build created with INTEGER metrics', async () => {
+    const d = await db('legacy');
+    await insertSession(d, 's1');
+    await insertMessage(d, {
+      id: 'm1', sessionId: 's1', createdAt: hostTs(dialect, '2026-08-01 10:00:00'),
+      metadata: subagentMetadata({ toolCallId: 'toolu_big', toolStatus: 'completed', subagent: { total_tokens: 5_000_000_000, duration_ms: 4_294_967_296, tool_use_count: 2_147_483_648 } }),
+    });
+    const report = await d.store({ clock: steppingClock() }).runMigrations();
+    expect(report.ok).toBe(true);
+    if (dialect === 'postgres') expect(stepStatuses(report).widen_metric_columns).toBe('applied');
+    const [row] = await d.store().listBySession('s1');
+    expect([row.total_tokens, row.duration_ms, row.tool_use_count]).toEqual([5_000_000_000, 4_294_967_296, 2_147_483_648]);
+  });
+});
+
+/** A store whose connection is already closed (SQLite) or whose pool has ended (PostgreSQL). */
+async function deadStore(d: TestDb): Promise<{ store: ReturnType<TestDb['store']>; cleanup: () => Promise<void> }> {
+  if (d.dialect === 'sqlite') {
+    const closed = new Database(d.location);
+    closed.close();
+    return { store: createSqliteStore(closed, { logger: { warn: () => undefined } }), cleanup: async () => undefined };
+  }
+  const pool = new pg.Pool({ connectionString: d.location });
+  await pool.end();
+  return { store: createPostgresStore(pool, { logger: { warn: () => undefined } }), cleanup: async () => undefined };
+}
+
+/** Host timestamp text for a UTC wall time, in the dialect's host form. */
+function hostTs(dialect: Dialect, utc: string): string {
+  return dialect === 'sqlite' ? `${utc}+00:00` : utc;
+}
+
+/**
+ * A real failure at the END of the upgrade, so rolling back has to undo every earlier part:
+ * SQLite — a table squatting on the last index name the rebuild creates (CREATE INDEX IF NOT
+ * EXISTS still refuses a table's name); PostgreSQL — an event trigger that raises as soon as
+ * the three-column key exists, i.e. after the column was added and the old key dropped.
+ */
+async function injectUpgradeFailure(d: TestDb): Promise<void> {
+  if (d.dialect === 'sqlite') {
+    await d.exec(`CREATE TABLE idx_subagents_observed_at (x INTEGER)`);
+    return;
+  }
+  await d.exec(`
+    CREATE FUNCTION inject_upgrade_failure() RETURNS event_trigger LANGUAGE plpgsql AS $f$
+    BEGIN
+      IF EXISTS (SELECT 1 FROM pg_constraint
+                  WHERE conrelid = to_regclass('task_session_subagents')
+                    AND pg_get_constraintdef(oid) = 'UNIQUE (task_session_id, agent_execution_id, tool_call_id)') THEN
+        RAISE EXCEPTION 'injected';
+      END IF;
+    END $f$;
+    CREATE EVENT TRIGGER inject_upgrade_failure ON ddl_command_end WHEN TAG IN ('ALTER TABLE')
+      EXECUTE FUNCTION inject_upgrade_failure();`);
+}
+
+async function removeUpgradeFailure(d: TestDb): Promise<void> {
+  await d.exec(d.dialect === 'sqlite' ? `DROP TABLE idx_subagents_observed_at` : `DROP EVENT TRIGGER inject_upgrade_failure`);
+}
