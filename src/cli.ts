@@ -1,4 +1,9 @@
 #!/usr/bin/env node
-// PLACEHOLDER (issue 5 builds the CLI): `subagent-context migrate|health|demo`.
-process.stderr.write('subagent-context: the CLI is not built yet\n');
-process.exit(2);
+// The `subagent-context` binary: `migrate`, `health` (src/cli/commands.ts), built to
+// dist/src/cli.js. Exit codes: src/cli/exit-codes.ts and docs/health.md.
+import { runCli } from './cli/main.js';
+
+process.exitCode = await runCli(process.argv.slice(2), {
+  out: (text) => void process.stdout.write(text),
+  err: (text) => void process.stderr.write(text),
+});

@@ -54,7 +54,7 @@ export function parseInstant(text: string): bigint | null {
   const ms = Date.UTC(+y, +mo - 1, +d, +h, +mi, +s);
   if (Number.isNaN(ms)) return null;
   const check = new Date(ms);
-  if (check.getUTCDate() !== +d || check.getUTCHours() !== +h || check.getUTCMinutes() !== +mi || +s > 59) return null;
+  if (check.getUTCMonth() !== +mo - 1 || check.getUTCDate() !== +d || check.getUTCHours() !== +h || check.getUTCMinutes() !== +mi || +s > 59) return null;
   let ns = BigInt(ms) * NS_PER_MS + BigInt(frac.padEnd(9, '0') || '0');
   if (zone !== 'Z') {
     const sign = zone[0] === '-' ? -1n : 1n;

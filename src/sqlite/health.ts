@@ -1,8 +1,59 @@
-// PLACEHOLDER (issue 5 replaces this).
+// The health statements on SQLite (queries/sqlite/*_since_capture.sql, read_activation_keys,
+// probe_store_tables), bound per docs/timestamps.md: the window start is the key in the
+// fixed-width "utc9" form, and :sinceFloor, the key's UTC date minus one day, is the bare-column
+// bound that lets idx_messages_created_at and idx_subagents_observed_at serve the window.
 import type { Database } from 'better-sqlite3';
+import {
+  countCollisionsSinceCapture,
+  countExcessSinceCapture,
+  countShortfallSinceCapture,
+  maxObservedAtSinceCapture,
+  probeStoreTables,
+  readActivationKeys,
+} from '../../generated/sqlite/index.js';
+import { ACTIVATION_KEYS } from '../activation-keys.js';
 import type { StoreContext } from '../dialect.js';
+import { checkHealth } from '../health/check-health.js';
+import { STORE_TABLES, toCount, type HealthQueries, type TablePresence } from '../health/queries.js';
+import { formatUtc9 } from '../instant.js';
 import type { HealthReport } from '../types.js';
 
-export async function checkSqliteHealth(_db: Database, _ctx: StoreContext): Promise<HealthReport> {
-  throw new Error('checkHealth is not implemented yet');
+const DAY_NS = 86_400n * 1_000_000_000n;
+
+/** :since and :sinceFloor for a window starting at sinceNs. */
+export function sqliteWindow(sinceNs: bigint): { since: string; sinceFloor: string } {
+  return { since: formatUtc9(sinceNs), sinceFloor: formatUtc9(sinceNs - DAY_NS).slice(0, 10) };
+}
+
+export function sqliteHealthQueries(db: Database): HealthQueries {
+  return {
+    async probeTables() {
+      const row = probeStoreTables.get({}, db);
+      return Object.fromEntries(STORE_TABLES.map((t) => [t, Number(row?.[t] ?? 0) === 1])) as TablePresence;
+    },
+    async readKeys() {
+      const row = readActivationKeys.get(
+        { captureSinceKey: ACTIVATION_KEYS.captureSince, backfillThroughKey: ACTIVATION_KEYS.backfillThrough, executionSinceKey: ACTIVATION_KEYS.executionSince },
+        db,
+      );
+      return { capture_since: row?.capture_since ?? null, backfill_through: row?.backfill_through ?? null, execution_since: row?.execution_since ?? null };
+    },
+    async countShortfall(sinceNs) {
+      return toCount(countShortfallSinceCapture.get(sqliteWindow(sinceNs), db)?.shortfall);
+    },
+    async countExcess(sinceNs) {
+      return toCount(countExcessSinceCapture.get(sqliteWindow(sinceNs), db)?.excess);
+    },
+    async countCollisions(sinceNs) {
+      return toCount(countCollisionsSinceCapture.get(sqliteWindow(sinceNs), db)?.collisions);
+    },
+    async maxObservedAt(sinceNs) {
+      const value = maxObservedAtSinceCapture.get(sqliteWindow(sinceNs), db)?.last_observed_at ?? null;
+      return value === null ? null : String(value);
+    },
+  };
+}
+
+export function checkSqliteHealth(db: Database, ctx: StoreContext): Promise<HealthReport> {
+  return checkHealth(sqliteHealthQueries(db), ctx);
 }

@@ -1,0 +1,35 @@
+/*
+ * AC-28 EXCESS, attributed and never an alarm: distinct (task_session_id, tool_call_id) keys
+ * of rows observed at or after capture_since with no subagent message created at or after
+ * it. Expected > 0 after a failed message write (AC-27) or an activation-boundary straddle
+ * (AC-1a); measured on its own so it can never mask a shortfall (revision 3).
+ *
+ * The message half deliberately carries NO identity filter (revision 4): it subtracts the
+ * widest set of messages that could account for a row.
+ *
+ * `observed EXCEPT messages` written as `DISTINCT observed WHERE NOT EXISTS message`, for
+ * the plan reasons given in count_shortfall_since_capture.sql; `msg` (AC-23b) and the time
+ * comparison (AC-24e, docs/timestamps.md) are exactly as there.
+ */
+/* @name countExcessSinceCapture */
+WITH msg AS (
+  SELECT m.task_session_id, m.created_at,
+         (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'
+                 OR NOT subagent_context_is_json(m.metadata)
+               THEN '{}' ELSE m.metadata END)::jsonb AS meta
+    FROM task_session_messages AS m
+)
+SELECT COUNT(*) AS "excess!" FROM (
+  SELECT DISTINCT s.task_session_id, s.tool_call_id
+    FROM task_session_subagents AS s
+   WHERE s.observed_at >= :since!::timestamp
+     AND s.observed_at >= :sinceFloor!::timestamp
+     AND NOT EXISTS (
+       SELECT 1
+         FROM msg
+        WHERE msg.task_session_id = s.task_session_id
+          AND msg.meta #>> '{tool_call_id}' = s.tool_call_id
+          AND msg.meta #>> '{normalized,kind}' = 'subagent_task'
+          AND msg.created_at >= :since!::timestamp
+          AND msg.created_at >= :sinceFloor!::timestamp)
+) AS excess;

@@ -1,0 +1,51 @@
+/*
+ * AC-28 SHORTFALL, the alarm (AC-29): distinct (task_session_id, tool_call_id) keys of
+ * subagent messages created at or after capture_since that have no task_session_subagents
+ * row observed at or after it. A directed set difference, never netted against the excess
+ * (revision 3), so no banked excess can absorb a missed write: the first miss counts.
+ *
+ * The spec's `expected EXCEPT observed`, written as `DISTINCT expected WHERE NOT EXISTS
+ * observed`: the same set, because no key on either side can be NULL (the identity filter
+ * below, NOT NULL columns). PostgreSQL plans it as an anti-join over two index range scans,
+ * also under a generic plan (test/health-plans.test.ts).
+ *
+ * `msg` is AC-23b's normalization (revision 4): NULL, '', 'null' and any text that is not
+ * valid JSON (subagent_context_is_json, schema/postgres/004_json_helpers.sql) read as
+ * '{}', so one malformed row is a non-match, never an error that would silently disable
+ * the check.
+ *
+ * Time (AC-24e, docs/timestamps.md): :since is the key rounded UP to the next whole
+ * microsecond and bound as a TIMESTAMP, so `col >= :since` holds exactly when the column
+ * value is at or after the key; timestamp against timestamp, so the session TimeZone plays
+ * no part. :sinceFloor is bound to the same instant: it exists so both dialects share one
+ * parameter list (on SQLite it is the index bound), and here it is one more bare-column
+ * range the index serves.
+ */
+/* @name countShortfallSinceCapture */
+WITH msg AS (
+  SELECT m.task_session_id, m.task_id, m.created_at,
+         (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'
+                 OR NOT subagent_context_is_json(m.metadata)
+               THEN '{}' ELSE m.metadata END)::jsonb AS meta
+    FROM task_session_messages AS m
+)
+SELECT COUNT(*) AS "shortfall!" FROM (
+  SELECT DISTINCT msg.task_session_id, msg.meta #>> '{tool_call_id}' AS tool_call_id
+    FROM msg
+   WHERE msg.created_at >= :since!::timestamp
+     AND msg.created_at >= :sinceFloor!::timestamp
+     AND msg.meta #>> '{normalized,kind}' = 'subagent_task'
+     -- AC-2 / AC-21a: the shortfall side excludes exactly what the writer and the backfill
+     -- skip, so a correctly skipped frame is not a permanent false alarm. The excess side
+     -- deliberately does NOT carry this filter (AC-28, revision 4).
+     AND COALESCE(msg.task_session_id, '') <> ''
+     AND COALESCE(msg.task_id, '') <> ''
+     AND COALESCE(msg.meta #>> '{tool_call_id}', '') <> ''
+     AND NOT EXISTS (
+       SELECT 1
+         FROM task_session_subagents AS s
+        WHERE s.task_session_id = msg.task_session_id
+          AND s.tool_call_id = msg.meta #>> '{tool_call_id}'
+          AND s.observed_at >= :since!::timestamp
+          AND s.observed_at >= :sinceFloor!::timestamp)
+) AS shortfall;

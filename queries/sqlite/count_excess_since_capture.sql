@@ -1,0 +1,35 @@
+/*
+ * AC-28 EXCESS, attributed and never an alarm: distinct (task_session_id, tool_call_id) keys
+ * of rows observed at or after capture_since with no subagent message created at or after
+ * it. Expected > 0 after a failed message write (AC-27) or an activation-boundary straddle
+ * (AC-1a); measured on its own so it can never mask a shortfall (revision 3).
+ *
+ * The message half deliberately carries NO identity filter (revision 4): it subtracts the
+ * widest set of messages that could account for a row. Its `IS NOT NULL` term is not one:
+ * a message with no tool_call_id accounts for no row under the spec's EXCEPT either, and
+ * NOT IN needs it, because one NULL in a NOT IN list makes every comparison unknown.
+ *
+ * `observed EXCEPT messages` written as `DISTINCT observed WHERE key NOT IN messages`, for
+ * the plan reasons given in count_shortfall_since_capture.sql; `msg` (AC-23b) and the time
+ * comparison (AC-24e, docs/timestamps.md) are exactly as there.
+ */
+/* @name countExcessSinceCapture */
+WITH msg AS (
+  SELECT m.task_session_id, m.created_at,
+         (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null' OR NOT json_valid(m.metadata)
+               THEN '{}' ELSE m.metadata END) AS meta
+    FROM task_session_messages AS m
+)
+SELECT COUNT(*) AS "excess!" FROM (
+  SELECT DISTINCT s.task_session_id, s.tool_call_id
+    FROM task_session_subagents AS s
+   WHERE s.observed_at >= :sinceFloor!
+     AND (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!
+     AND (s.task_session_id, s.tool_call_id) NOT IN (
+       SELECT msg.task_session_id, CAST(json_extract(msg.meta, '$.tool_call_id') AS TEXT)
+         FROM msg
+        WHERE msg.created_at >= :sinceFloor!
+          AND json_extract(msg.meta, '$.normalized.kind') = 'subagent_task'
+          AND json_extract(msg.meta, '$.tool_call_id') IS NOT NULL
+          AND (strftime('%Y-%m-%d %H:%M:%S', substr(msg.created_at, 1, 19) || ltrim(substr(msg.created_at, 20), '.0123456789')) || '.' || substr(substr(msg.created_at, 21, max(length(msg.created_at) - 20 - length(ltrim(substr(msg.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!)
+) AS excess;

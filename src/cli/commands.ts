@@ -1,0 +1,9 @@
+// The CLI's commands, by name. Adding one is one line here.
+import type { CliCommand } from './command.js';
+import { healthCommand } from './health-command.js';
+import { migrateCommand } from './migrate-command.js';
+
+export const COMMANDS: Readonly<Record<string, CliCommand>> = {
+  migrate: migrateCommand,
+  health: healthCommand,
+};

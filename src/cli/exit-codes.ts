@@ -1,0 +1,24 @@
+// The CLI's exit codes: a contract for whatever wires `subagent-context health` to an alarm
+// (docs/health.md). 1 is deliberately unused: it is what Node itself exits with when it
+// crashes, and a crash must never read as a verdict.
+export const EXIT = {
+  /** health: healthy. migrate: every step applied or skipped. --help. */
+  ok: 0,
+  /** Bad arguments: unknown command or option, missing or conflicting database option. */
+  usage: 2,
+  /** health: a shortfall confirmed by a second evaluation (AC-28, AC-28b): the alarm. */
+  shortfall: 3,
+  /** health: capture_since is absent, the comparison was not run (AC-28a, AC-24c). */
+  notActivated: 4,
+  /** health: no row observed since capture_since (AC-29), never read as healthy. */
+  nothingSinceActivation: 5,
+  /** migrate: at least one step failed (its WARN line says why; the next run retries). */
+  migrationFailed: 6,
+  /** The database cannot answer: missing file, unreachable server, missing tables, an
+   * activation key that is not an instant, a statement that failed. */
+  database: 7,
+  /** A bug in this CLI. */
+  internal: 70,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -1,0 +1,56 @@
+// Human-readable health output: every figure, what it means, and the verdict. `--json`
+// prints the HealthReport itself instead.
+import type { HealthReport } from '../types.js';
+
+function keyLine(name: string, value: string | null, emptyMeaning: string): string {
+  const shown = value === null ? 'absent' : value === '' ? `''  ${emptyMeaning}` : value;
+  return `  ${name.padEnd(18)}${shown}`;
+}
+
+const STATE_MEANING: Record<HealthReport['state'], string> = {
+  activated: 'fully activated',
+  capture_only: 'capture works; Amendment 1 has not applied, so no agent_execution_id is an execution identity (AC-24b)',
+  execution_only: 'the backfill has not succeeded: no coverage boundary, all history is unknown fan-out (AC-24a)',
+  not_activated: 'the feature has not activated here: no absence of a row is evidence of anything',
+};
+
+function verdictLine(report: HealthReport): string {
+  switch (report.verdict) {
+    case 'healthy':
+      return 'healthy: every subagent message since capture_since has its row';
+    case 'shortfall':
+      return `SHORTFALL: ${report.shortfall} subagent${report.shortfall === 1 ? '' : 's'} since capture_since ${report.shortfall === 1 ? 'has' : 'have'} no row (confirmed by a second evaluation): the writer is missing writes`;
+    case 'nothing_since_activation':
+      return 'NOTHING SINCE ACTIVATION: no row has been observed since capture_since (AC-29); this is never read as healthy';
+    case 'not_activated':
+      return 'NOT ACTIVATED: capture_since is absent, so the comparison was not run (AC-28a); the missing key is the signal';
+  }
+}
+
+function figure(name: string, value: number | string | null, meaning: string): string {
+  return `${name.padEnd(20)}${String(value ?? 'not run').padEnd(30)}${meaning}`;
+}
+
+export function formatHealth(report: HealthReport, where: string): string {
+  const notRun = report.shortfall === null;
+  const lines = [
+    `subagent-context health: ${where}`,
+    'activation keys',
+    keyLine('capture_since', report.keys.capture_since, ''),
+    keyLine('backfill_through', report.keys.backfill_through, 'the backfill matched nothing: no earlier history to recover (AC-24f)'),
+    keyLine('execution_since', report.keys.execution_since, ''),
+    `${'state'.padEnd(20)}${report.state}: ${STATE_MEANING[report.state]}`,
+  ];
+  if (notRun) {
+    lines.push(figure('comparison', null, 'capture_since is absent: there is no window to compare (AC-28a)'));
+  } else {
+    lines.push(
+      figure('shortfall', report.shortfall, 'subagent messages with no row: the alarm (AC-28)'),
+      figure('excess', report.excess, 'rows with no subagent message: attributed, never an alarm'),
+      figure('collisions', report.collisions, 'extra rows from a tool_call_id reused across executions (AC-32)'),
+      figure('last observed', report.last_observed_at ?? 'none', 'newest row observed since capture_since (AC-29)'),
+    );
+  }
+  lines.push(`verdict: ${verdictLine(report)}`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,18 @@
+// Human-readable migration output: one line per step, then the result. `--json` prints the
+// MigrationReport itself instead.
+import type { MigrationReport } from '../types.js';
+
+export function formatMigration(report: MigrationReport, where: string): string {
+  const lines = [`subagent-context migrate: ${where}`];
+  for (const step of report.steps) {
+    const error = step.error ? `  ${step.error.replace(/\s*\n\s*/g, ' ')}` : '';
+    lines.push(`  ${step.status.padEnd(8)} ${step.name}  ${Math.round(step.ms * 10) / 10} ms${error}`);
+  }
+  const failed = report.steps.filter((s) => s.status === 'failed').length;
+  lines.push(
+    report.ok
+      ? `result: ok (${report.steps.length} step${report.steps.length === 1 ? '' : 's'})`
+      : `result: FAILED (${failed} of ${report.steps.length} steps failed; the next run retries them)`,
+  );
+  return `${lines.join('\n')}\n`;
+}

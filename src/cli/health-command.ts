@@ -1,0 +1,32 @@
+// `subagent-context health`: runs checkHealth() and exits with the verdict's code, so an
+// operator can wire the exit status to an alarm (docs/health.md).
+import type { HealthVerdict } from '../types.js';
+import type { CliCommand } from './command.js';
+import { DATABASE_OPTIONS, DATABASE_SYNOPSIS, databaseTarget, describeTarget, withDatabase } from './database.js';
+import { EXIT, type ExitCode } from './exit-codes.js';
+import { formatHealth } from './format-health.js';
+
+const VERDICT_EXIT: Record<HealthVerdict, ExitCode> = {
+  healthy: EXIT.ok,
+  shortfall: EXIT.shortfall,
+  not_activated: EXIT.notActivated,
+  nothing_since_activation: EXIT.nothingSinceActivation,
+};
+
+export const healthCommand: CliCommand = {
+  summary: "check the writer's health: shortfall, excess, collisions and the verdict",
+  synopsis: DATABASE_SYNOPSIS,
+  details: [
+    'Opens a SQLite file read-only (never creates one). Exit status: 0 healthy, 3 shortfall,',
+    '4 not activated, 5 nothing since activation, 2 usage error, 7 database error.',
+  ].join('\n'),
+  options: DATABASE_OPTIONS,
+  async run(values, io) {
+    const target = databaseTarget(values as { sqlite?: string; postgres?: string });
+    return withDatabase(target, { readonly: true }, async (db) => {
+      const report = await db.store.checkHealth();
+      io.out(values.json ? `${JSON.stringify(report)}\n` : formatHealth(report, describeTarget(target)));
+      return VERDICT_EXIT[report.verdict];
+    });
+  },
+};

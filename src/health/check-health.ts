@@ -1,0 +1,67 @@
+// checkHealth(), dialect-neutral: AC-24c's state, AC-28's two directions, AC-28a's absent-key
+// branch, AC-28b's confirmation and AC-29's scoped attribution, as one HealthReport.
+import type { StoreContext } from '../dialect.js';
+import { parseInstant } from '../instant.js';
+import type { HealthReport } from '../types.js';
+import { classifyActivationState } from './activation-state.js';
+import { HealthCheckError } from './errors.js';
+import type { HealthQueries, StoreTable } from './queries.js';
+import { decideVerdict } from './verdict.js';
+
+async function requireTables(queries: HealthQueries, tables: readonly StoreTable[], hint: string): Promise<void> {
+  const present = await queries.probeTables();
+  const missing = tables.filter((t) => !present[t]);
+  if (missing.length) throw new HealthCheckError('missing_tables', `missing table${missing.length > 1 ? 's' : ''} ${missing.join(', ')}: ${hint}`);
+}
+
+/**
+ * AC-28b: a non-zero shortfall is evaluated a second time and only the second value is
+ * reported, so a transient skew (a session cascade-deleting mid-statement) that the second
+ * evaluation no longer sees never becomes a 'shortfall' verdict.
+ */
+async function confirmedShortfall(queries: HealthQueries, sinceNs: bigint, ctx: StoreContext): Promise<number> {
+  const first = await queries.countShortfall(sinceNs);
+  if (first === 0) return 0;
+  const second = await queries.countShortfall(sinceNs);
+  if (second === 0) ctx.logger.info?.({ dialect: ctx.dialect, first, second }, 'health: shortfall not confirmed by a second evaluation (AC-28b)');
+  return second;
+}
+
+export async function checkHealth(queries: HealthQueries, ctx: StoreContext): Promise<HealthReport> {
+  await requireTables(queries, ['kandev_meta'], 'the package has never been migrated here (run `subagent-context migrate`)');
+  const keys = await queries.readKeys();
+  const state = classifyActivationState(keys);
+
+  // AC-28a: without capture_since there is no window; the comparison is NOT run and the
+  // missing key is the signal (AC-24c rows three and four).
+  if (keys.capture_since === null) {
+    return { keys, state, shortfall: null, excess: null, collisions: null, last_observed_at: null, verdict: 'not_activated' };
+  }
+
+  // AC-24e: the key is parsed, never compared as text. A value that is not an instant (''
+  // included: AC-24f's sentinel belongs to backfill_through, never to capture_since) cannot
+  // bound a window, and guessing one would either hide a shortfall or invent one.
+  const sinceNs = parseInstant(keys.capture_since);
+  if (sinceNs === null) {
+    throw new HealthCheckError(
+      'invalid_capture_since',
+      `kandev_meta ${JSON.stringify(keys.capture_since)} under subagent_context_capture_since is not an instant, so no health window can be bound`,
+      keys,
+    );
+  }
+  await requireTables(queries, ['task_session_messages', 'task_session_subagents'], 'the health comparison reads both');
+
+  const shortfall = await confirmedShortfall(queries, sinceNs, ctx);
+  const excess = await queries.countExcess(sinceNs);
+  const collisions = await queries.countCollisions(sinceNs);
+  const lastObservedAt = await queries.maxObservedAt(sinceNs);
+  return {
+    keys,
+    state,
+    shortfall,
+    excess,
+    collisions,
+    last_observed_at: lastObservedAt,
+    verdict: decideVerdict({ captureSincePresent: true, confirmedShortfall: shortfall, lastObservedAt }),
+  };
+}

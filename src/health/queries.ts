@@ -1,0 +1,30 @@
+// What the dialect-neutral health check needs from a database: one function per statement
+// in queries/<dialect>/, each binding the window start its own way (docs/timestamps.md).
+// src/sqlite/health.ts and src/postgres/health.ts implement it with generated functions.
+import type { HealthReport } from '../types.js';
+
+export const STORE_TABLES = ['task_sessions', 'task_session_messages', 'kandev_meta', 'task_session_subagents'] as const;
+export type StoreTable = (typeof STORE_TABLES)[number];
+export type TablePresence = Record<StoreTable, boolean>;
+
+export interface HealthQueries {
+  /** Which of the tables the package reads exist. */
+  probeTables(): Promise<TablePresence>;
+  /** The three activation keys verbatim, null when absent. */
+  readKeys(): Promise<HealthReport['keys']>;
+  /** AC-28 SHORTFALL for the window starting at `sinceNs` (nanoseconds since the epoch). */
+  countShortfall(sinceNs: bigint): Promise<number>;
+  /** AC-28 EXCESS for the same window. */
+  countExcess(sinceNs: bigint): Promise<number>;
+  /** AC-28 / AC-32 cross-execution collisions in the window. */
+  countCollisions(sinceNs: bigint): Promise<number>;
+  /** AC-29 scoped MAX(observed_at), 'YYYY-MM-DDTHH:MM:SS.ffffffZ', or null. */
+  maxObservedAt(sinceNs: bigint): Promise<string | null>;
+}
+
+/** A COUNT as the drivers return it (SQLite bigint, PostgreSQL BIGINT text) as a number. */
+export function toCount(value: unknown): number {
+  const n = typeof value === 'bigint' ? Number(value) : typeof value === 'string' ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw new TypeError(`not a count: ${String(value)}`);
+  return n;
+}

@@ -1,0 +1,98 @@
+// AC-28b: a non-zero shortfall is confirmed by a second evaluation before it is a verdict.
+// The transient is made real inside the database: while the FIRST shortfall statement runs,
+// the missing row is committed by a separate write that statement's snapshot cannot see,
+// so the first evaluation reads 1 and the confirmation reads 0. The hook is the per-row
+// JSON-validity function the statement calls: on PostgreSQL a VOLATILE replacement of the
+// package's subagent_context_is_json, on SQLite a connection-level json_valid that writes
+// through a second connection.
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { formatKeyInstant } from '../src/instant.js';
+import { insertSession } from './helpers/host-rows.js';
+import { at, insertSubagentMessage, insertSubagentRow, KEY, SECOND, setKey } from './helpers/health-seed.js';
+import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+
+const T0 = 1_785_000_000_000_000_000n;
+const LATE_ROW = "INSERT INTO task_session_subagents (id, task_session_id, task_id, agent_execution_id, tool_call_id, source, observed_at, updated_at) VALUES ('r-late', 's1', 'task-s1', 'unknown', 'tc-late', 'live', $1, $1)";
+
+describeBothDialects('health: AC-28b confirmation', (dialect) => {
+  let db: TestDb;
+  let second: Database.Database | undefined;
+  beforeEach(async () => {
+    db = await openTestDb(dialect, 'package');
+    await insertSession(db, 's1', 'task-s1');
+    await setKey(db, KEY.captureSince, formatKeyInstant(T0));
+    await setKey(db, KEY.executionSince, formatKeyInstant(T0));
+    await insertSubagentMessage(db, { id: 'm-ok', sessionId: 's1', toolCallId: 'tc-ok', createdAt: at(db, T0 + SECOND) });
+    await insertSubagentRow(db, { id: 'r-ok', sessionId: 's1', toolCallId: 'tc-ok', observedAt: at(db, T0 + SECOND) });
+    // The message whose row arrives while the first shortfall statement is running.
+    await insertSubagentMessage(db, { id: 'm-late', sessionId: 's1', toolCallId: 'tc-late', createdAt: at(db, T0 + 2n * SECOND) });
+  });
+  afterEach(async () => {
+    second?.close();
+    second = undefined;
+    await db.close();
+  });
+
+  /** Arms the database so the next shortfall statement commits r-late mid-statement. */
+  async function armLateWrite(): Promise<void> {
+    const observedAt = at(db, T0 + 2n * SECOND);
+    if (dialect === 'postgres') {
+      await db.exec(`
+        CREATE TABLE injection (armed boolean NOT NULL);
+        INSERT INTO injection VALUES (true);
+        CREATE OR REPLACE FUNCTION subagent_context_is_json(doc text) RETURNS boolean
+        LANGUAGE plpgsql VOLATILE AS $f$
+        BEGIN
+          IF EXISTS (SELECT 1 FROM injection WHERE armed) THEN
+            UPDATE injection SET armed = false;
+            ${LATE_ROW.replace(/\$1/g, `'${observedAt}'`)};
+          END IF;
+          IF doc IS NULL THEN RETURN false; END IF;
+          BEGIN
+            PERFORM doc::jsonb;
+            RETURN true;
+          EXCEPTION WHEN others THEN
+            RETURN false;
+          END;
+        END
+        $f$;`);
+      return;
+    }
+    const writer = new Database(db.location);
+    second = writer;
+    let armed = true;
+    db.sqlite!.function('json_valid', { deterministic: false }, (doc: unknown) => {
+      if (armed) {
+        armed = false;
+        writer.prepare(LATE_ROW.replace('$1, $1', '@at, @at')).run({ at: observedAt });
+      }
+      if (typeof doc !== 'string') return null;
+      try {
+        JSON.parse(doc);
+        return 1;
+      } catch {
+        return 0;
+      }
+    });
+  }
+
+  it('a shortfall that the second evaluation no longer sees is not a shortfall verdict', async () => {
+    await armLateWrite();
+    const info: object[] = [];
+    const store = db.store({ logger: { warn: () => {}, info: (fields) => void info.push(fields) } });
+    const report = await store.checkHealth();
+    expect(report).toMatchObject({ shortfall: 0, excess: 0, verdict: 'healthy', last_observed_at: '2026-07-25T17:20:02.000000Z' });
+    // The first evaluation did see the transient, and it was logged as unconfirmed.
+    expect(info).toEqual([{ dialect, first: 1, second: 0 }]);
+    const [{ n }] = await db.query<{ n: number | bigint | string }>("SELECT COUNT(*) AS n FROM task_session_subagents WHERE id = 'r-late'");
+    expect(Number(n)).toBe(1);
+  });
+
+  it('a shortfall that persists through the second evaluation is the verdict', async () => {
+    const info: object[] = [];
+    const report = await db.store({ logger: { warn: () => {}, info: (fields) => void info.push(fields) } }).checkHealth();
+    expect(report).toMatchObject({ shortfall: 1, verdict: 'shortfall' });
+    expect(info).toEqual([]);
+  });
+});
