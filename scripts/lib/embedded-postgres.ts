@@ -4,7 +4,7 @@
 // We drive initdb/postgres ourselves rather than through the package's class, which would
 // create a system user and cannot bind to port 0.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, chmodSync, chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -75,10 +75,23 @@ function waitForReady(child: ChildProcess, log: string[]): Promise<void> {
   });
 }
 
-export async function startEmbeddedPostgres(options: { fsync?: boolean } = {}): Promise<RunningPostgres> {
+export interface StartOptions {
+  /** false: fsync, synchronous_commit and full_page_writes off (tests, codegen). */
+  fsync?: boolean;
+  /** A directory holding initdb and postgres (e.g. Debian's /usr/lib/postgresql/15/bin)
+   * instead of the npm-embedded binaries. */
+  binDir?: string;
+  /** Keep the cluster in this folder across runs (initialised on first use, never removed):
+   * the benchmarks cache their generated stores in it. */
+  dataDir?: string;
+}
+
+export async function startEmbeddedPostgres(options: StartOptions = {}): Promise<RunningPostgres> {
   const runAs = userInfo().uid === 0 ? NOBODY : undefined;
-  const root = await binariesFor(runAs);
-  const dataParent = mkdtempSync(join(tmpdir(), 'subagent-context-pgdata-'));
+  const root = options.binDir ? dirname(options.binDir) : await binariesFor(runAs);
+  const persistent = options.dataDir !== undefined;
+  const dataParent = persistent ? options.dataDir! : mkdtempSync(join(tmpdir(), 'subagent-context-pgdata-'));
+  if (persistent) mkdirSync(dataParent, { recursive: true });
   chmodSync(dataParent, 0o755);
   const dataDir = join(dataParent, 'data');
   const pwFile = join(dataParent, 'pwfile');
@@ -86,12 +99,14 @@ export async function startEmbeddedPostgres(options: { fsync?: boolean } = {}): 
   if (runAs) chownSync(dataParent, runAs.uid, runAs.gid), chownSync(pwFile, runAs.uid, runAs.gid);
   const env = { ...process.env, LC_ALL: 'C', LANG: 'C' };
 
-  const init = spawnSync(
-    join(root, 'bin', 'initdb'),
-    [`--pgdata=${dataDir}`, '--auth=password', '--username=postgres', `--pwfile=${pwFile}`, '--encoding=UTF8', '--locale=C', '--no-sync'],
-    { ...runAs, env, encoding: 'utf8' },
-  );
-  if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+    const init = spawnSync(
+      join(root, 'bin', 'initdb'),
+      [`--pgdata=${dataDir}`, '--auth=password', '--username=postgres', `--pwfile=${pwFile}`, '--encoding=UTF8', '--locale=C', '--no-sync'],
+      { ...runAs, env, encoding: 'utf8' },
+    );
+    if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
+  }
 
   const port = await freePort();
   const flags = ['-D', dataDir, '-p', String(port), '-h', '127.0.0.1', '-k', dataParent, '-c', 'max_connections=200'];
@@ -111,7 +126,7 @@ export async function startEmbeddedPostgres(options: { fsync?: boolean } = {}): 
       child.once('exit', () => resolve());
       child.kill('SIGINT'); // fast shutdown
     });
-    rmSync(dataParent, { recursive: true, force: true });
+    if (!persistent) rmSync(dataParent, { recursive: true, force: true });
   };
   process.once('exit', () => {
     if (!stopped && child.exitCode === null) child.kill('SIGKILL');
