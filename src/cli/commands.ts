@@ -1,9 +1,11 @@
 // The CLI's commands, by name. Adding one is one line here.
 import type { CliCommand } from './command.js';
+import { demoCommand } from './demo-command.js';
 import { healthCommand } from './health-command.js';
 import { migrateCommand } from './migrate-command.js';
 
 export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   migrate: migrateCommand,
   health: healthCommand,
+  demo: demoCommand,
 };

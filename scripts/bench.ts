@@ -1,0 +1,106 @@
+// `npm run bench [-- options]`: the package's throughput and cost, each figure a ratio
+// against a ceiling measured in the same run on the same data (BENCHMARKS.md explains the
+// method). Sections: live (recordFrame vs the raw prepared upsert), batch (recordFrames vs
+// autocommit), backfill / replay / health (on cached synthetic stores, one child process per
+// store). A full run writes BENCHMARKS.md; --quick uses small stores and few runs, for
+// checking the harness, and prints only (add --write to record it anyway).
+//
+//   --quick                 small stores, few runs
+//   --section a,b           any of live,batch,backfill,replay,health (default: all)
+//   --dialect d             sqlite or postgres (default: both)
+//   --runs n                runs per measurement (default 5; quick 2)
+//   --generate-only         build the cached stores and stop
+//   --write / --no-write    write BENCHMARKS.md or not (default: write unless --quick)
+import { mkdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { startEmbeddedPostgres, type RunningPostgres } from './lib/embedded-postgres.js';
+import type { StoreProfileName } from './lib/synthetic-store.js';
+import { postgresBatch, sqliteBatch } from './bench/batch-section.js';
+import { renderFindings, renderResultsBlock, writeResultsBlock } from './bench/benchmarks-md.js';
+import type { Finding } from './bench/findings.js';
+import { postgresLive, sqliteLive } from './bench/live-writer-section.js';
+import { describeMachine } from './bench/machine.js';
+import { prepareStores, storeSections } from './bench/store-sections.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const SECTIONS = ['live', 'batch', 'backfill', 'replay', 'health'] as const;
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    section: { type: 'string' },
+    dialect: { type: 'string' },
+    runs: { type: 'string' },
+    'generate-only': { type: 'boolean', default: false },
+    write: { type: 'boolean' },
+    'no-write': { type: 'boolean', default: false },
+  },
+});
+
+const quick = values.quick!;
+const sections = new Set(values.section ? values.section.split(',') : SECTIONS);
+for (const s of sections) if (!(SECTIONS as readonly string[]).includes(s)) throw new Error(`unknown section ${s}; choose from ${SECTIONS.join(', ')}`);
+const dialects = (values.dialect ? [values.dialect] : ['sqlite', 'postgres']) as ('sqlite' | 'postgres')[];
+const runs = Number(values.runs ?? (quick ? 2 : 5));
+const write = values['no-write'] ? false : values.write ?? !quick;
+const cacheDir = join(root, '.bench-cache');
+const profiles: StoreProfileName[] = quick ? ['reference-quick', 'sparse-quick', 'dense-quick'] : ['reference', 'sparse-1m', 'dense-1m'];
+/** Frames per live run: SQLite at NORMAL is fast; FULL and PostgreSQL (fsync on) are fsync-bound. */
+const frames = quick ? { normal: 1_200, full: 300, postgres: 300 } : { normal: 20_000, full: 3_000, postgres: 4_000 };
+
+async function main(): Promise<void> {
+  const startedAt = new Date();
+  const loadBefore = loadavg();
+  mkdirSync(cacheDir, { recursive: true });
+  let server: RunningPostgres | undefined;
+  if (dialects.includes('postgres')) server = await startEmbeddedPostgres({ dataDir: join(cacheDir, 'pg') }); // fsync on
+  const findings: Finding[] = [];
+  const storeOptions = { cacheDir, profiles, dialects, server, runs, sections };
+  try {
+    if (values['generate-only']) {
+      await prepareStores(storeOptions);
+      return;
+    }
+    const liveDir = join(cacheDir, 'live');
+    const step = async (label: string, fn: () => Promise<Finding | Finding[]>) => {
+      process.stderr.write(`bench: ${label} …\n`);
+      const result = await fn();
+      findings.push(...(Array.isArray(result) ? result : [result]));
+    };
+    if (sections.has('live')) {
+      if (dialects.includes('sqlite')) {
+        await step('live writer, SQLite NORMAL', () => sqliteLive(liveDir, 'NORMAL', frames.normal, runs));
+        await step('live writer, SQLite FULL', () => sqliteLive(liveDir, 'FULL', frames.full, runs));
+      }
+      if (server) {
+        await step('live writer, PostgreSQL 1 connection', () => postgresLive(server!, 1, frames.postgres, runs));
+        await step('live writer, PostgreSQL 8 connections', () => postgresLive(server!, 8, frames.postgres, runs));
+      }
+    }
+    if (sections.has('batch')) {
+      if (dialects.includes('sqlite')) await step('batch, SQLite NORMAL', () => sqliteBatch(liveDir, 'NORMAL', frames.normal, runs));
+      if (server) await step('batch, PostgreSQL', () => postgresBatch(server!, frames.postgres * 2, runs));
+    }
+    if (['backfill', 'replay', 'health'].some((s) => sections.has(s))) findings.push(...(await storeSections(storeOptions)));
+  } finally {
+    await server?.stop();
+  }
+  if (values['generate-only']) return;
+
+  const seconds = (Date.now() - startedAt.getTime()) / 1000;
+  const machine = describeMachine(cacheDir, server?.version, loadBefore);
+  process.stdout.write(`\n${machine.lines.join('\n')}\n\n${renderFindings(findings)}\n`);
+  if (write) {
+    const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+    writeResultsBlock(join(root, 'BENCHMARKS.md'), renderResultsBlock({ mode: quick ? 'quick mode: small stores, few runs — not representative' : 'full run', command, startedAt, seconds, machine: machine.lines, findings }));
+    process.stderr.write('bench: wrote BENCHMARKS.md\n');
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

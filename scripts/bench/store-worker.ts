@@ -1,0 +1,219 @@
+// Child process: measures ONE cached synthetic store on one dialect, so its peak RSS is that
+// store's alone. Prints one JSON line (StoreMeasurement) on stdout.
+//   backfill: runMigrations() on the un-upgraded store, vs SELECT sum(length(metadata)) on the
+//             same store (the physical floor of any one-pass backfill), alternating, warm cache.
+//   replay:   runMigrations() again on the activated store.
+//   health:   checkHealth() with capture_since at the 99th percentile of created_at (the last 1%)
+//             vs at the first message (a full window), same store, alternating.
+// Between backfill runs the store is reset to its generated state (the package's tables and
+// any index it added are dropped).
+import Database from 'better-sqlite3';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { formatKeyInstant, parseInstant } from '../../src/instant.js';
+import { createPostgresStore, createSqliteStore, type SubagentContextStore } from '../../src/index.js';
+import { readPostgresManifest, resetPostgresStore, resetSqliteStore, type StoreManifest } from '../lib/synthetic-store.js';
+import { msSince } from './stats.js';
+
+export interface StoreMeasurement {
+  profile: string;
+  dialect: 'sqlite' | 'postgres';
+  messages: number;
+  subagentMessages: number;
+  backfill?: { runMs: number[]; floorMs: number[]; ok: boolean; rows: number; failedSteps: string[] };
+  replay?: { ms: number[] };
+  health?: { recentMs: number[]; fullMs: number[]; recentVerdict: string; fullVerdict: string };
+  /** This process's peak resident set during the measurements (KiB). */
+  peakRssKb: number;
+  /** Its resident set when the measurements began (the runtime and loaded code), KiB. */
+  baselineRssKb: number;
+  /** PostgreSQL: the largest peak resident set among the store's server backends (KiB). */
+  serverPeakRssKb?: number;
+}
+
+interface Target {
+  floor(): Promise<void>;
+  reset(): Promise<void>;
+  store(): SubagentContextStore;
+  count(): Promise<number>;
+  /** created_at of the message at `fraction` of the store (0 = first), as stored text. */
+  createdAtAt(fraction: number): Promise<string>;
+  setCaptureSince(value: string): Promise<void>;
+  serverPeakRssKb(): Promise<number | undefined>;
+  close(): Promise<void>;
+}
+
+const CAPTURE_SINCE = 'subagent_context_capture_since';
+const noopLogger = { warn: () => {} };
+
+function sqliteTarget(file: string, manifest: StoreManifest): Target {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  const floor = db.prepare('SELECT sum(length(metadata)) AS bytes FROM task_session_messages');
+  return {
+    floor: async () => void floor.get(),
+    reset: async () => resetSqliteStore(db, manifest),
+    store: () => createSqliteStore(db, { logger: noopLogger }),
+    count: async () => (db.prepare('SELECT COUNT(*) AS n FROM task_session_subagents').get() as { n: number }).n,
+    createdAtAt: async (fraction) =>
+      (db.prepare('SELECT created_at FROM task_session_messages ORDER BY created_at LIMIT 1 OFFSET ?').get(Math.floor(fraction * (manifest.profile.messages - 1))) as { created_at: string }).created_at,
+    setCaptureSince: async (value) => void db.prepare('UPDATE kandev_meta SET value = ? WHERE key = ?').run(value, CAPTURE_SINCE),
+    serverPeakRssKb: async () => undefined,
+    close: async () => void db.close(),
+  };
+}
+
+async function postgresTarget(url: string, manifest: StoreManifest): Promise<Target> {
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  const admin = new pg.Client(url);
+  await admin.connect();
+  // The backfill's INSERT … SELECT cannot use parallel workers, so the floor does not either.
+  await admin.query('SET max_parallel_workers_per_gather = 0');
+  const adminPid = (await admin.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
+  return {
+    floor: async () => void (await admin.query('SELECT sum(length(metadata)) AS bytes FROM task_session_messages')),
+    reset: () => resetPostgresStore(admin, manifest),
+    store: () => createPostgresStore(pool, { logger: noopLogger }),
+    count: async () => Number((await admin.query('SELECT COUNT(*) AS n FROM task_session_subagents')).rows[0].n),
+    createdAtAt: async (fraction) =>
+      (await admin.query('SELECT created_at::text AS at FROM task_session_messages ORDER BY created_at LIMIT 1 OFFSET $1', [Math.floor(fraction * (manifest.profile.messages - 1))])).rows[0].at as string,
+    setCaptureSince: async (value) => void (await admin.query('UPDATE kandev_meta SET value = $1 WHERE key = $2', [value, CAPTURE_SINCE])),
+    serverPeakRssKb: async () => {
+      const pids = (await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> $1', [adminPid])).rows.map((r: { pid: number }) => r.pid);
+      const peaks = pids.flatMap((pid) => {
+        try {
+          const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+          return m ? [Number(m[1])] : [];
+        } catch {
+          return [];
+        }
+      });
+      return peaks.length ? Math.max(...peaks) : undefined;
+    },
+    close: async () => {
+      await pool.end();
+      await admin.end();
+    },
+  };
+}
+
+/**
+ * Linux keeps a resettable high-water mark of the resident set: writing 5 to clear_refs
+ * resets VmHWM to the current RSS, so the peak read at the end covers the measurements only,
+ * not the TypeScript loader's start-up. Elsewhere, the whole process's maxRSS stands in.
+ */
+function procStatusKb(field: 'VmHWM' | 'VmRSS'): number | null {
+  try {
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync('/proc/self/status', 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+function resetPeakRss(): number {
+  try {
+    writeFileSync('/proc/self/clear_refs', '5');
+  } catch {
+    // not Linux, or not permitted: the peak then includes start-up
+  }
+  return procStatusKb('VmRSS') ?? process.memoryUsage.rss() / 1024;
+}
+
+const peakRssKb = () => procStatusKb('VmHWM') ?? process.resourceUsage().maxRSS;
+
+async function timeMs(fn: () => Promise<unknown>): Promise<number> {
+  const start = process.hrtime.bigint();
+  await fn();
+  return msSince(start);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      dialect: { type: 'string' },
+      location: { type: 'string' },
+      runs: { type: 'string', default: '3' },
+      sections: { type: 'string', default: 'backfill,replay,health' },
+    },
+  });
+  const dialect = values.dialect === 'postgres' ? 'postgres' : 'sqlite';
+  const location = values.location!;
+  const runs = Number(values.runs);
+  const sections = new Set(values.sections!.split(','));
+  const manifest = dialect === 'sqlite' ? readSqliteManifestRw(location) : await readPostgresManifest(location);
+  if (!manifest) throw new Error(`${location} is not a generated benchmark store`);
+  const target = dialect === 'sqlite' ? sqliteTarget(location, manifest) : await postgresTarget(location, manifest);
+  const out: StoreMeasurement = { profile: manifest.profile.name, dialect, messages: manifest.profile.messages, subagentMessages: manifest.profile.subagentMessages, peakRssKb: 0, baselineRssKb: 0 };
+  try {
+    await target.reset();
+    await target.floor(); // warm the cache once, for both paths alike
+    out.baselineRssKb = resetPeakRss();
+    if (sections.has('backfill')) {
+      const b = { runMs: [] as number[], floorMs: [] as number[], ok: true, rows: 0, failedSteps: [] as string[] };
+      for (let r = 0; r < runs; r++) {
+        const measureFloor = async () => b.floorMs.push(await timeMs(() => target.floor()));
+        if (r % 2 === 1) await measureFloor();
+        await target.reset();
+        const store = target.store();
+        let report!: Awaited<ReturnType<SubagentContextStore['runMigrations']>>;
+        b.runMs.push(await timeMs(async () => (report = await store.runMigrations())));
+        b.ok &&= report.ok;
+        b.failedSteps.push(...report.steps.filter((s) => s.status === 'failed').map((s) => `${s.name}: ${s.error ?? ''}`));
+        b.rows = await target.count();
+        if (r % 2 === 0) await measureFloor();
+      }
+      out.backfill = b;
+    } else {
+      await target.reset();
+      await target.store().runMigrations();
+    }
+    if (sections.has('replay')) {
+      const store = target.store();
+      const ms: number[] = [];
+      for (let r = 0; r < Math.max(5, runs); r++) ms.push(await timeMs(() => store.runMigrations()));
+      out.replay = { ms };
+    }
+    if (sections.has('health')) {
+      const key = (text: string) => formatKeyInstant(parseInstant(text)!);
+      const recent = key(await target.createdAtAt(0.99));
+      const start = key(await target.createdAtAt(0));
+      const h = { recentMs: [] as number[], fullMs: [] as number[], recentVerdict: '', fullVerdict: '' };
+      const store = target.store();
+      for (let r = 0; r < Math.max(3, runs); r++) {
+        for (const which of r % 2 === 0 ? (['recent', 'full'] as const) : (['full', 'recent'] as const)) {
+          await target.setCaptureSince(which === 'recent' ? recent : start);
+          let verdict = '';
+          const ms = await timeMs(async () => (verdict = (await store.checkHealth()).verdict));
+          if (which === 'recent') h.recentMs.push(ms), (h.recentVerdict = verdict);
+          else h.fullMs.push(ms), (h.fullVerdict = verdict);
+        }
+      }
+      out.health = h;
+    }
+    out.serverPeakRssKb = await target.serverPeakRssKb();
+    await target.reset(); // leave the cached store as generated
+  } finally {
+    await target.close();
+  }
+  out.peakRssKb = peakRssKb();
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+}
+
+function readSqliteManifestRw(file: string): StoreManifest | null {
+  const db = new Database(file, { fileMustExist: true });
+  try {
+    const row = db.prepare(`SELECT value FROM bench_store_manifest WHERE key = 'manifest'`).get() as { value: string } | undefined;
+    return row ? (JSON.parse(row.value) as StoreManifest) : null;
+  } finally {
+    db.close();
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`store-worker: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

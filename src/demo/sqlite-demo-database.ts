@@ -1,0 +1,119 @@
+// The demo on the embedded default: a SQLite file, left behind for the user to query.
+// A file the demo made is marked with PRAGMA application_id, so a re-run replaces its own
+// earlier file and refuses any other database that already holds host tables.
+import Database from 'better-sqlite3';
+import { existsSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
+import {
+  demoActivationKeys,
+  demoContextsPerCard,
+  demoExistingTables,
+  demoFanOutHistogram,
+  demoInsertMessage,
+  demoInsertSession,
+  demoProvenanceSplit,
+  demoSettledSubagentTokens,
+  demoUpdateMessageMetadata,
+  hostSchema,
+} from '../../generated/sqlite/index.js';
+import { createSqliteStore } from '../index.js';
+import { formatMicros } from '../instant.js';
+import { withImmediateTransaction } from '../sqlite/transaction.js';
+import type { DemoMessage } from './demo-history.js';
+import { DemoRefusal, printableStatement, shellQuoted, toNullableNumber, toNumber, type DemoDatabase } from './demo-database.js';
+
+/** 'SCDM' — marks a SQLite file as made by this demo. */
+const DEMO_APPLICATION_ID = 0x5343444d;
+
+/**
+ * The Go driver's text form the host stores on SQLite: `2026-08-03 15:32:20.184467+00:00`,
+ * trailing fraction zeros trimmed (DESIGN §4), so the package reads the real thing.
+ */
+export function goDriverTimestamp(ns: bigint): string {
+  return `${formatMicros(ns).replace(/\.?0+$/, '')}+00:00`;
+}
+
+function removeDatabaseFiles(file: string): void {
+  for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${file}${suffix}`, { force: true });
+}
+
+/** Opens (or replaces) the demo's SQLite file; throws DemoRefusal for a database it did not make. */
+function openDemoFile(file: string): Database.Database {
+  if (existsSync(file)) {
+    const existing = new Database(file, { fileMustExist: true });
+    const madeByDemo = existing.pragma('application_id', { simple: true }) === DEMO_APPLICATION_ID;
+    const tables = demoExistingTables.all({}, existing);
+    existing.close();
+    if (!madeByDemo && tables.length > 0) {
+      throw new DemoRefusal(`${file} already holds ${tables.map((t) => t.name).join(', ')} and was not made by the demo; choose another file`);
+    }
+    removeDatabaseFiles(file);
+  }
+  const db = new Database(file);
+  db.pragma(`application_id = ${DEMO_APPLICATION_ID}`);
+  db.pragma('journal_mode = WAL'); // as a host would run it
+  db.pragma('foreign_keys = ON');
+  return db;
+}
+
+export function openSqliteDemoDatabase(path: string): DemoDatabase {
+  const file = resolve(path);
+  const db = openDemoFile(file);
+  const messageParams = (m: DemoMessage) => ({
+    id: m.id,
+    sessionId: m.sessionId,
+    taskId: m.taskId,
+    turnId: m.turnId,
+    authorType: m.authorType,
+    content: m.content,
+    type: m.type,
+    metadata: m.metadata,
+    createdAt: goDriverTimestamp(m.createdAtNs),
+    updatedAt: m.updatedAtNs === null ? null : goDriverTimestamp(m.updatedAtNs),
+  });
+  return {
+    dialect: 'sqlite',
+    where: `SQLite file ${file}`,
+    store: (options) => createSqliteStore(db, options),
+    async createHostTables() {
+      for (const script of hostSchema) db.exec(script.sql);
+    },
+    async insertHistory(sessions, messages) {
+      withImmediateTransaction(db, () => {
+        for (const s of sessions) {
+          const at = goDriverTimestamp(s.createdAtNs);
+          demoInsertSession.run({ id: s.id, taskId: s.taskId, state: 'COMPLETED', createdAt: at, updatedAt: at }, db);
+        }
+        for (const m of messages) demoInsertMessage.run(messageParams(m), db);
+      });
+    },
+    async insertMessage(message) {
+      demoInsertMessage.run(messageParams(message), db);
+    },
+    async updateMessageMetadata(id, metadata, updatedAtNs) {
+      demoUpdateMessageMetadata.run({ id, metadata, updatedAt: goDriverTimestamp(updatedAtNs) }, db);
+    },
+    async readFigures() {
+      return {
+        fanOut: demoFanOutHistogram.all({}, db).map((r) => ({ fanOut: toNumber(r.fan_out), turns: toNumber(r.turns), backfilledTurns: toNumber(r.backfilled_turns) })),
+        cards: demoContextsPerCard.all({}, db).map((r) => ({ taskId: r.task_id, sessions: toNumber(r.sessions), subagentContexts: toNumber(r.subagent_contexts) })),
+        settled: demoSettledSubagentTokens.all({}, db).map((r) => ({ agentStatus: r.agent_status, totalTokens: toNullableNumber(r.total_tokens), source: r.source })),
+        provenance: demoProvenanceSplit.all({}, db).map((r) => ({
+          source: r.source,
+          rows: toNumber(r.rows),
+          realExecution: toNumber(r.real_execution),
+          settled: toNumber(r.settled),
+          measured: toNumber(r.measured),
+        })),
+        keys: demoActivationKeys.all({}, db).map((r) => ({ key: r.key, value: r.value })),
+      };
+    },
+    queryExamples() {
+      const run = (sql: string) => `sqlite3 -header -column ${shellQuoted(file)} ${shellQuoted(printableStatement(sql))}`;
+      return [run(demoFanOutHistogram.sql), run(demoProvenanceSplit.sql), run(demoActivationKeys.sql)];
+    },
+    async close() {
+      db.close();
+    },
+  };
+}
