@@ -11,17 +11,27 @@
  * existing session); test/migrations-backfill.test.ts checks the two agree.
  * Written as RFC3339 with nine fraction digits and Z (DESIGN §4): the utc9 form of
  * docs/timestamps.md with 'T' and 'Z'. MAX over utc9 is instant order (fixed width, UTC).
+ *
+ * Cost: this must not be a second full scan next to the backfill's own (it doubled the
+ * one-time backfill on large stores). The stored created_at text sorts like the instant
+ * except across different UTC offsets, which shift a row's local date by less than a day.
+ * So: `l` walks the host's created_at index backwards to the qualifying message whose STORED
+ * text sorts last, reading only the newest messages; no message whose instant is later than
+ * that one's can have a stored date earlier than the day before its UTC date; and the exact
+ * MAX over utc9 is taken on that index range alone. Without an index on created_at the
+ * statement is still correct (a scan).
  */
 /* @name readBackfillThrough */
 WITH candidate AS (
-  -- Storage order (NOT INDEXED) and a text prefilter before any JSON parsing: see
-  -- backfill_subagent_contexts.sql for why instr(...,'subagent_task') is a superset.
-  SELECT m.task_session_id, m.task_id, m.created_at,
-         CASE WHEN json_valid(m.metadata) THEN m.metadata ELSE '{}' END AS meta
-    FROM task_session_messages AS m NOT INDEXED
-   WHERE instr(m.metadata, 'subagent_task') > 0
+  -- The text prefilter before any JSON parsing: see backfill_subagent_contexts.sql for why
+  -- instr(..., 'subagent_task') is a superset of the JSON predicate.
+  SELECT n.created_at, n.task_session_id, n.task_id,
+         CASE WHEN json_valid(n.metadata) THEN n.metadata ELSE '{}' END AS meta
+    FROM task_session_messages AS n
+   WHERE instr(n.metadata, 'subagent_task') > 0
 ), qualifying AS (
-  SELECT strftime('%Y-%m-%d %H:%M:%S', substr(c.created_at, 1, 19) || ltrim(substr(c.created_at, 20), '.0123456789')) || '.' || substr(substr(c.created_at, 21, max(length(c.created_at) - 20 - length(ltrim(substr(c.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) AS created_utc9
+  SELECT c.created_at,
+         strftime('%Y-%m-%d %H:%M:%S', substr(c.created_at, 1, 19) || ltrim(substr(c.created_at, 20), '.0123456789')) || '.' || substr(substr(c.created_at, 21, max(length(c.created_at) - 20 - length(ltrim(substr(c.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) AS created_utc9
     FROM candidate AS c
    WHERE json_type(c.meta, '$.normalized.kind') = 'text'
      AND json_extract(c.meta, '$.normalized.kind') = 'subagent_task'
@@ -33,4 +43,7 @@ WITH candidate AS (
 )
 SELECT COALESCE(replace(max(q.created_utc9), ' ', 'T') || 'Z', '') AS "backfill_through!"
   FROM qualifying AS q
- WHERE q.created_utc9 IS NOT NULL;
+ WHERE q.created_utc9 IS NOT NULL
+   -- The raw-latest qualifying message's UTC date minus one day bounds every later instant.
+   AND q.created_at >= (SELECT date(l.created_utc9, '-1 day') FROM qualifying AS l
+                         WHERE l.created_utc9 IS NOT NULL ORDER BY l.created_at DESC LIMIT 1);

@@ -1,0 +1,258 @@
+// Crash safety (issue 7): runMigrations() runs in a child process against a large store and
+// is SIGKILLed at a seeded random moment during the backfill, or during the legacy rebuild.
+// After every kill the database must satisfy the invariants below, and a clean run must then
+// succeed and complete the work. A kill only counts toward the quota when the database shows
+// it landed before that phase committed (keys absent / table still pre-amendment).
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { ACTIVATION_KEYS } from '../../src/index.js';
+import { prng } from '../helpers/prng.js';
+import { describeBothDialects, type Dialect } from '../helpers/test-db.js';
+import { crashStoreSeed, type Phase } from './crash-store-seed.js';
+
+const KILLS_PER_PHASE = Number(process.env.SUBAGENT_CONTEXT_CRASH_KILLS ?? 20);
+const SEED = 0xc0ffee;
+const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'migrate-child.mjs');
+
+/** One connection to a store copy, for inspecting it between runs. */
+interface Probe {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  close(): Promise<void>;
+}
+
+interface StoreCopies {
+  /** Makes a fresh copy of the phase's template and returns its location. */
+  fresh(): Promise<string>;
+  probe(location: string): Promise<Probe>;
+  drop(location: string): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+async function sqliteCopies(phase: Phase): Promise<StoreCopies> {
+  const dir = mkdtempSync(join(tmpdir(), 'subagent-context-crash-'));
+  const template = join(dir, 'template.db');
+  const db = new Database(template);
+  db.pragma('journal_mode = WAL');
+  db.exec(crashStoreSeed('sqlite', phase));
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.close();
+  let n = 0;
+  return {
+    async fresh() {
+      const file = join(dir, `copy-${n++}.db`);
+      copyFileSync(template, file);
+      return file;
+    },
+    async probe(file) {
+      const conn = new Database(file);
+      return {
+        query: async <T>(sql: string, params: unknown[] = []) => {
+          const stmt = conn.prepare(sql.replace(/\$(\d+)/g, '?'));
+          return stmt.all(...params) as T[];
+        },
+        close: async () => void conn.close(),
+      };
+    },
+    async drop(file) {
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+    },
+    async dispose() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function postgresCopies(phase: Phase): Promise<StoreCopies> {
+  const serverUrl = inject('pgUrl');
+  const urlFor = (name: string) => {
+    const u = new URL(serverUrl);
+    u.pathname = `/${name}`;
+    return u.toString();
+  };
+  const admin = new pg.Client(serverUrl);
+  await admin.connect();
+  const template = `crash_tpl_${phase}_${process.pid}`;
+  await admin.query(`DROP DATABASE IF EXISTS ${template}`);
+  await admin.query(`CREATE DATABASE ${template}`);
+  const seeder = new pg.Client(urlFor(template));
+  await seeder.connect();
+  await seeder.query(crashStoreSeed('postgres', phase));
+  await seeder.end();
+  let n = 0;
+  return {
+    async fresh() {
+      const name = `crash_${phase}_${process.pid}_${n++}`;
+      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+      return urlFor(name);
+    },
+    async probe(url) {
+      const conn = new pg.Client(url);
+      conn.on('error', () => {}); // a dropped database ends the session; the test reads no more
+      await conn.connect();
+      return { query: async <T>(sql: string, params: unknown[] = []) => (await conn.query(sql, params)).rows as T[], close: () => conn.end() };
+    },
+    async drop(url) {
+      await admin.query(`DROP DATABASE IF EXISTS ${new URL(url).pathname.slice(1)} WITH (FORCE)`);
+    },
+    async dispose() {
+      await admin.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+/** Runs the child; kills it `delayMs` after it printed `start`. Resolves how it ended. */
+function runChild(dialect: Dialect, location: string, delayMs: number | null): Promise<{ killed: boolean; ms: number; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CHILD, dialect, location], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let started = 0;
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (!started && stdout.includes('start\n')) {
+        started = performance.now();
+        if (delayMs !== null) setTimeout(() => child.kill('SIGKILL'), delayMs);
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      const ms = started ? performance.now() - started : 0;
+      if (signal === 'SIGKILL') resolve({ killed: true, ms, stdout });
+      else if (code === 0) resolve({ killed: false, ms, stdout });
+      else reject(new Error(`child exited with ${code}: ${stderr}`));
+    });
+  });
+}
+
+async function tableNames(p: Probe, dialect: Dialect): Promise<string[]> {
+  const rows =
+    dialect === 'sqlite'
+      ? await p.query<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'task_session_subagents%'")
+      : await p.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'task_session_subagents%'");
+  return rows.map((r) => r.name).sort();
+}
+
+async function hasExecutionColumn(p: Probe, dialect: Dialect): Promise<boolean> {
+  const rows =
+    dialect === 'sqlite'
+      ? await p.query("SELECT 1 FROM pragma_table_info('task_session_subagents') WHERE name = 'agent_execution_id'")
+      : await p.query("SELECT 1 FROM information_schema.columns WHERE table_name = 'task_session_subagents' AND column_name = 'agent_execution_id'");
+  return rows.length === 1;
+}
+
+async function keys(p: Probe, dialect: Dialect): Promise<Record<string, string>> {
+  // A kill before ensure_kandev_meta leaves a pre-amendment store without the host table.
+  const exists =
+    dialect === 'sqlite'
+      ? await p.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kandev_meta'")
+      : await p.query("SELECT 1 FROM pg_tables WHERE schemaname = 'public' AND tablename = 'kandev_meta'");
+  if (exists.length === 0) return {};
+  const rows = await p.query<{ key: string; value: string }>('SELECT key, value FROM kandev_meta');
+  return Object.fromEntries(rows.map((r) => [r.key, r.value]));
+}
+
+/** Every legacy row's original values, as text, keyed by id. */
+async function legacySnapshot(p: Probe, dialect: Dialect): Promise<string[]> {
+  const cast = (c: string) => (dialect === 'postgres' ? `${c}::text` : `CAST(${c} AS TEXT)`);
+  const cols = ['id', 'task_session_id', 'task_id', 'turn_id', 'tool_call_id', 'model', 'agent_status', 'tool_status', 'is_async', 'total_tokens', 'tool_use_count', 'duration_ms', 'source', 'observed_at', 'settled_at', 'updated_at'];
+  const rows = await p.query<Record<string, string | null>>(
+    `SELECT ${cols.map((c) => `${cast(c)} AS ${c}`).join(', ')} FROM task_session_subagents WHERE tool_call_id LIKE 'legacy_%' ORDER BY id`,
+  );
+  return rows.map((r) => JSON.stringify(cols.map((c) => r[c])));
+}
+
+async function count(p: Probe, sql: string): Promise<number> {
+  const [row] = await p.query<{ n: number | string }>(sql);
+  return Number(row.n);
+}
+
+/** The invariants that must hold after ANY kill, and after every clean run. */
+async function assertInvariants(p: Probe, dialect: Dialect, phase: Phase, legacy: string[], expectedBackfill: number): Promise<Record<string, string>> {
+  expect(await tableNames(p, dialect)).toEqual(['task_session_subagents']); // no missing or half-rebuilt table
+  const k = await keys(p, dialect);
+  // No partial key pair (AC-24d) ...
+  expect(ACTIVATION_KEYS.captureSince in k).toBe(ACTIVATION_KEYS.backfillThrough in k);
+  // ... and no key without its rows.
+  const backfilled = await count(p, "SELECT COUNT(*) AS n FROM task_session_subagents WHERE source = 'backfill'");
+  expect(backfilled).toBe(ACTIVATION_KEYS.captureSince in k ? expectedBackfill : 0);
+  // execution_since only over the amended shape (AC-33b).
+  if (ACTIVATION_KEYS.executionSince in k) expect(await hasExecutionColumn(p, dialect)).toBe(true);
+  // Exactly one row per key.
+  const key = (await hasExecutionColumn(p, dialect)) ? 'task_session_id, agent_execution_id, tool_call_id' : 'task_session_id, tool_call_id';
+  expect(await count(p, `SELECT COUNT(*) AS n FROM (SELECT ${key} FROM task_session_subagents GROUP BY ${key} HAVING COUNT(*) > 1) AS d`)).toBe(0);
+  // Every legacy row present with its original values.
+  if (phase === 'legacy_rebuild') expect(await legacySnapshot(p, dialect)).toEqual(legacy);
+  return k;
+}
+
+describeBothDialects('crash safety', (dialect) => {
+  const copies = new Map<Phase, StoreCopies>();
+  beforeAll(async () => {
+    for (const phase of ['backfill', 'legacy_rebuild'] as const) copies.set(phase, dialect === 'sqlite' ? await sqliteCopies(phase) : await postgresCopies(phase));
+  }, 300_000);
+  afterAll(async () => {
+    for (const c of copies.values()) await c.dispose();
+  });
+
+  for (const phase of ['backfill', 'legacy_rebuild'] as const) {
+    it(`survives ${KILLS_PER_PHASE} SIGKILLs during the ${phase}`, async () => {
+      const c = copies.get(phase)!;
+      const r = prng(SEED + (phase === 'backfill' ? 1 : 2) + (dialect === 'sqlite' ? 10 : 20));
+      // Calibrate: the original legacy rows, the expected backfill, and how long a pass takes.
+      const calibration = await c.fresh();
+      let probe = await c.probe(calibration);
+      const legacy = phase === 'legacy_rebuild' ? await legacySnapshot(probe, dialect) : [];
+      await probe.close();
+      const clean = await runChild(dialect, calibration, null);
+      probe = await c.probe(calibration);
+      const expectedBackfill = await count(probe, "SELECT COUNT(*) AS n FROM task_session_subagents WHERE source = 'backfill'");
+      expect(expectedBackfill).toBeGreaterThan(100);
+      await probe.close();
+      await c.drop(calibration);
+
+      let landed = 0;
+      let attempts = 0;
+      let finishedFirst = 0;
+      while (landed < KILLS_PER_PHASE) {
+        expect(attempts++, 'kills keep missing the phase').toBeLessThan(KILLS_PER_PHASE * 4);
+        const location = await c.fresh();
+        let open: Probe | null = null;
+        try {
+          const outcome = await runChild(dialect, location, r.next() * clean.ms);
+          open = probe = await c.probe(location);
+          const k = await assertInvariants(probe, dialect, phase, legacy, expectedBackfill);
+          const interrupted = phase === 'backfill' ? !(ACTIVATION_KEYS.captureSince in k) : !(await hasExecutionColumn(probe, dialect));
+          await probe.close();
+          open = null;
+          if (outcome.killed && interrupted) landed++;
+          if (!outcome.killed) finishedFirst++;
+          // A clean run afterwards must succeed and finish the job.
+          const after = await runChild(dialect, location, null);
+          expect(JSON.parse(after.stdout.split('\n')[1]).ok).toBe(true);
+          open = probe = await c.probe(location);
+          const k2 = await assertInvariants(probe, dialect, phase, legacy, expectedBackfill);
+          expect(Object.keys(k2).sort()).toEqual(Object.values(ACTIVATION_KEYS).sort());
+          expect(await hasExecutionColumn(probe, dialect)).toBe(true);
+          await probe.close();
+          open = null;
+        } finally {
+          await open?.close().catch(() => {});
+          await c.drop(location);
+        }
+      }
+      expect(landed).toBe(KILLS_PER_PHASE);
+      console.log(
+        `[crash-safety] ${dialect} ${phase}: ${landed} SIGKILLs landed before the phase committed, in ${attempts} runs ` +
+          `(${finishedFirst} finished before their kill); a clean pass took ${clean.ms.toFixed(0)} ms; invariants held after every run`,
+      );
+    }, 900_000);
+  }
+});
