@@ -54,7 +54,7 @@ async function sqliteHost(dir: string): Promise<Host> {
   return {
     store,
     writeMessage: async (id, sid, tcid, at) => void insert.run(id, sid, `task-${sid.slice(1)}`, 'turn', metadata(tcid), `${formatMicros(at)}+00:00`),
-    close: async () => db.close(),
+    close: async () => void db.close(),
   };
 }
 
