@@ -80,14 +80,18 @@ async function soak(dialect: 'sqlite' | 'postgres', host: Host): Promise<boolean
   let ok = true;
   const started = performance.now();
   for (let i = 1; i <= FRAMES; i++) {
-    // Keep ~64 subagents in flight; a new one gets its message row first, as the host writes it.
+    // Keep ~64 subagents in flight. A new subagent is recognised on a frame: the host writes
+    // its message row and records that frame together, so the first frame goes to the new
+    // subagent; later frames go to mixed, out-of-order keys among those in flight.
+    let at: number;
     if (open.length < 64 || i % 5 === 0) {
       const n = nextSubagent++;
       const sub = { sessionId: `s${n % 50}`, toolCallId: `toolu_${n}`, exec: `exec-${n % 3}`, frames: 0 };
       await host.writeMessage(`m${n}`, sub.sessionId, sub.toolCallId, clock());
-      open.push(sub);
+      at = open.push(sub) - 1;
+    } else {
+      at = (i * 2654435761) % open.length;
     }
-    const at = (i * 2654435761) % open.length; // mixed keys, out of order
     const sub = open[at];
     sub.frames++;
     const last = sub.frames >= 4;
@@ -104,6 +108,7 @@ async function soak(dialect: 'sqlite' | 'postgres', host: Host): Promise<boolean
     if (last) open.splice(at, 1);
     if (i % EVERY === 0) {
       const health = await host.store.checkHealth();
+      (globalThis as { gc?: () => void }).gc?.(); // npm run soak exposes gc: sample live memory, not garbage
       const mem = process.memoryUsage();
       samples.push({ frames: i, heapMb: mem.heapUsed / 2 ** 20, rssMb: mem.rss / 2 ** 20 });
       if (health.shortfall !== 0 || health.verdict !== 'healthy') {

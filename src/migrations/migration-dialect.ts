@@ -5,6 +5,8 @@
 // none of it. Each resolves to whether it changed anything, or rejects with the driver's
 // error after rolling back.
 
+import type { TableShape } from './table-shape.js';
+
 export type AppliedOrSkipped = 'applied' | 'skipped';
 
 export interface NamedStep {
@@ -40,4 +42,8 @@ export interface MigrationDialect {
    * writes, each ON CONFLICT DO NOTHING (AC-24d).
    */
   backfill(sampleCaptureSince: () => string): Promise<AppliedOrSkipped>;
+  /** The shape this pass would observe, read once without the migration lock. */
+  observeShape(): Promise<TableShape>;
+  /** Whether a kandev_meta key is present (kandev_meta itself must exist). */
+  keyPresent(key: string): Promise<boolean>;
 }

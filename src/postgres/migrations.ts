@@ -62,6 +62,8 @@ async function keyPresent(db: Queryable, key: string): Promise<boolean> {
 
 export function createPostgresMigrationDialect(pool: pg.Pool): MigrationDialect {
   return {
+    observeShape: () => observe(pool),
+    keyPresent: (key) => keyPresent(pool, key),
     ensureKandevMeta: () =>
       locked(pool, async (client) => {
         if ((await observe(client)).kandevMetaPresent) return 'skipped';

@@ -90,6 +90,9 @@ export function createSqliteMigrationDialect(db: Database): MigrationDialect {
         return 'applied';
       }),
 
+    observeShape: async () => observe(),
+    keyPresent: async (key) => keyPresent(key),
+
     helperSteps: [],
 
     endStateSteps: [
