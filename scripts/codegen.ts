@@ -15,7 +15,9 @@ import { startEmbeddedPostgres } from './lib/embedded-postgres.js';
 import { assertDialectParity, CodegenError, DIALECTS, parseDialect, type ParsedQuery } from './lib/query-files.js';
 import { renderSchemaModule } from './lib/schema-files.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+// The project whose schema/ and queries/ are compiled; SUBAGENT_CONTEXT_CODEGEN_ROOT lets the
+// codegen tests run it on a copy holding a deliberately broken query.
+const root = process.env.SUBAGENT_CONTEXT_CODEGEN_ROOT ?? resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 function renderIndex(queries: readonly ParsedQuery[]): string {
   return [

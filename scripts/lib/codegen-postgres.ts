@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { CodegenError, type ParsedQuery } from './query-files.js';
 import { schemaScripts } from './schema-files.js';
@@ -23,7 +24,7 @@ export async function applyPostgresSchema(url: string, root: string): Promise<vo
 }
 
 export function generatePostgres(root: string, url: string, queries: readonly ParsedQuery[], outDir: string): void {
-  const cli = join(root, 'node_modules', '@pgtyped', 'cli', 'lib', 'index.js');
+  const cli = fileURLToPath(new URL('../../node_modules/@pgtyped/cli/lib/index.js', import.meta.url));
   const work = mkdtempSync(join(tmpdir(), 'pgtyped-'));
   try {
     const config = {
