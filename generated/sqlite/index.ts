@@ -22,5 +22,6 @@ export * from './read_activation_keys.queries.js';
 export * from './read_backfill_through.queries.js';
 export * from './read_meta_key.queries.js';
 export * from './upsert_subagent_context.queries.js';
+export * from './upsert_subagent_contexts_batch.queries.js';
 export * from './write_meta_key_once.queries.js';
 export * from './schema.js';

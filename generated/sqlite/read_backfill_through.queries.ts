@@ -13,12 +13,12 @@ export interface IReadBackfillThroughResult {
  * Query generated from SQL:
  * ```
  * WITH candidate AS (
- *   -- The text prefilter before any JSON parsing: see backfill_subagent_contexts.sql for why
- *   -- instr(..., 'subagent_task') is a superset of the JSON predicate.
+ *   -- The text prefilter before any JSON parsing, the same as backfill_subagent_contexts.sql's
+ *   -- (see there why instr(..., '_task') is a superset of the JSON predicate, and cheap).
  *   SELECT n.created_at, n.task_session_id, n.task_id,
  *          CASE WHEN json_valid(n.metadata) THEN n.metadata ELSE '{}' END AS meta
  *     FROM task_session_messages AS n
- *    WHERE instr(n.metadata, 'subagent_task') > 0
+ *    WHERE instr(n.metadata, '_task') > 0
  * ), qualifying AS (
  *   SELECT c.created_at,
  *          strftime('%Y-%m-%d %H:%M:%S', substr(c.created_at, 1, 19) || ltrim(substr(c.created_at, 20), '.0123456789')) || '.' || substr(substr(c.created_at, 21, max(length(c.created_at) - 20 - length(ltrim(substr(c.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) AS created_utc9
@@ -41,6 +41,6 @@ export interface IReadBackfillThroughResult {
  */
 export const readBackfillThrough = new SqlitePreparedQuery<IReadBackfillThroughParams, IReadBackfillThroughResult>(
   "readBackfillThrough",
-  "WITH candidate AS (\n  -- The text prefilter before any JSON parsing: see backfill_subagent_contexts.sql for why\n  -- instr(..., 'subagent_task') is a superset of the JSON predicate.\n  SELECT n.created_at, n.task_session_id, n.task_id,\n         CASE WHEN json_valid(n.metadata) THEN n.metadata ELSE '{}' END AS meta\n    FROM task_session_messages AS n\n   WHERE instr(n.metadata, 'subagent_task') > 0\n), qualifying AS (\n  SELECT c.created_at,\n         strftime('%Y-%m-%d %H:%M:%S', substr(c.created_at, 1, 19) || ltrim(substr(c.created_at, 20), '.0123456789')) || '.' || substr(substr(c.created_at, 21, max(length(c.created_at) - 20 - length(ltrim(substr(c.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) AS created_utc9\n    FROM candidate AS c\n   WHERE json_type(c.meta, '$.normalized.kind') = 'text'\n     AND json_extract(c.meta, '$.normalized.kind') = 'subagent_task'\n     AND c.task_session_id <> ''\n     AND c.task_id <> ''\n     AND json_type(c.meta, '$.tool_call_id') = 'text'\n     AND json_extract(c.meta, '$.tool_call_id') <> ''\n     AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = c.task_session_id)\n)\nSELECT COALESCE(replace(max(q.created_utc9), ' ', 'T') || 'Z', '') AS \"backfill_through\"\n  FROM qualifying AS q\n WHERE q.created_utc9 IS NOT NULL\n   -- The raw-latest qualifying message's UTC date minus one day bounds every later instant.\n   AND q.created_at >= (SELECT date(l.created_utc9, '-1 day') FROM qualifying AS l\n                         WHERE l.created_utc9 IS NOT NULL ORDER BY l.created_at DESC LIMIT 1)",
+  "WITH candidate AS (\n  -- The text prefilter before any JSON parsing, the same as backfill_subagent_contexts.sql's\n  -- (see there why instr(..., '_task') is a superset of the JSON predicate, and cheap).\n  SELECT n.created_at, n.task_session_id, n.task_id,\n         CASE WHEN json_valid(n.metadata) THEN n.metadata ELSE '{}' END AS meta\n    FROM task_session_messages AS n\n   WHERE instr(n.metadata, '_task') > 0\n), qualifying AS (\n  SELECT c.created_at,\n         strftime('%Y-%m-%d %H:%M:%S', substr(c.created_at, 1, 19) || ltrim(substr(c.created_at, 20), '.0123456789')) || '.' || substr(substr(c.created_at, 21, max(length(c.created_at) - 20 - length(ltrim(substr(c.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) AS created_utc9\n    FROM candidate AS c\n   WHERE json_type(c.meta, '$.normalized.kind') = 'text'\n     AND json_extract(c.meta, '$.normalized.kind') = 'subagent_task'\n     AND c.task_session_id <> ''\n     AND c.task_id <> ''\n     AND json_type(c.meta, '$.tool_call_id') = 'text'\n     AND json_extract(c.meta, '$.tool_call_id') <> ''\n     AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = c.task_session_id)\n)\nSELECT COALESCE(replace(max(q.created_utc9), ' ', 'T') || 'Z', '') AS \"backfill_through\"\n  FROM qualifying AS q\n WHERE q.created_utc9 IS NOT NULL\n   -- The raw-latest qualifying message's UTC date minus one day bounds every later instant.\n   AND q.created_at >= (SELECT date(l.created_utc9, '-1 day') FROM qualifying AS l\n                         WHERE l.created_utc9 IS NOT NULL ORDER BY l.created_at DESC LIMIT 1)",
   [],
 );

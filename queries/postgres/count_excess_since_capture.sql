@@ -10,11 +10,16 @@
  * `observed EXCEPT messages` written as `DISTINCT observed WHERE NOT EXISTS message`, for
  * the plan reasons given in count_shortfall_since_capture.sql; `msg` (AC-23b) and the time
  * comparison (AC-24e, docs/timestamps.md) are exactly as there.
+ * Cost: a message whose text does not contain 'subagent_task' cannot qualify (see
+ * backfill_subagent_contexts.sql for why the text match is a superset of the JSON
+ * predicate), so it is mapped to '{}' before any JSON is validated or parsed: only the
+ * window's few subagent messages reach the parser (and PostgreSQL 15's PL/pgSQL validator).
  */
 /* @name countExcessSinceCapture */
 WITH msg AS (
   SELECT m.task_session_id, m.created_at,
          (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'
+                 OR strpos(m.metadata, 'subagent_task') = 0
                  OR NOT subagent_context_is_json(m.metadata)
                THEN '{}' ELSE m.metadata END)::jsonb AS meta
     FROM task_session_messages AS m

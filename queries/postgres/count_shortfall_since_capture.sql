@@ -20,11 +20,16 @@
  * no part. :sinceFloor is bound to the same instant: it exists so both dialects share one
  * parameter list (on SQLite it is the index bound), and here it is one more bare-column
  * range the index serves.
+ * Cost: a message whose text does not contain 'subagent_task' cannot qualify (see
+ * backfill_subagent_contexts.sql for why the text match is a superset of the JSON
+ * predicate), so it is mapped to '{}' before any JSON is validated or parsed: only the
+ * window's few subagent messages reach the parser (and PostgreSQL 15's PL/pgSQL validator).
  */
 /* @name countShortfallSinceCapture */
 WITH msg AS (
   SELECT m.task_session_id, m.task_id, m.created_at,
          (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'
+                 OR strpos(m.metadata, 'subagent_task') = 0
                  OR NOT subagent_context_is_json(m.metadata)
                THEN '{}' ELSE m.metadata END)::jsonb AS meta
     FROM task_session_messages AS m

@@ -21,11 +21,16 @@
  * excludes a row the exact comparison admits. The exact comparison is written last so it
  * runs only on rows the cheaper terms kept. tool_call_id is compared as text, as
  * PostgreSQL's #>> yields it.
+ * Cost: a message whose text does not contain '_task' cannot qualify (see
+ * backfill_subagent_contexts.sql for why the text match is a superset of the JSON
+ * predicate), so it is mapped to '{}' before any JSON is validated or parsed: only the
+ * window's few subagent messages reach the parser.
  */
 /* @name countShortfallSinceCapture */
 WITH msg AS (
   SELECT m.task_session_id, m.task_id, m.created_at,
-         (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null' OR NOT json_valid(m.metadata)
+         (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'
+                 OR instr(m.metadata, '_task') = 0 OR NOT json_valid(m.metadata)
                THEN '{}' ELSE m.metadata END) AS meta
     FROM task_session_messages AS m
 )

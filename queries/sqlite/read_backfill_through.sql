@@ -23,12 +23,12 @@
  */
 /* @name readBackfillThrough */
 WITH candidate AS (
-  -- The text prefilter before any JSON parsing: see backfill_subagent_contexts.sql for why
-  -- instr(..., 'subagent_task') is a superset of the JSON predicate.
+  -- The text prefilter before any JSON parsing, the same as backfill_subagent_contexts.sql's
+  -- (see there why instr(..., '_task') is a superset of the JSON predicate, and cheap).
   SELECT n.created_at, n.task_session_id, n.task_id,
          CASE WHEN json_valid(n.metadata) THEN n.metadata ELSE '{}' END AS meta
     FROM task_session_messages AS n
-   WHERE instr(n.metadata, 'subagent_task') > 0
+   WHERE instr(n.metadata, '_task') > 0
 ), qualifying AS (
   SELECT c.created_at,
          strftime('%Y-%m-%d %H:%M:%S', substr(c.created_at, 1, 19) || ltrim(substr(c.created_at, 20), '.0123456789')) || '.' || substr(substr(c.created_at, 21, max(length(c.created_at) - 20 - length(ltrim(substr(c.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) AS created_utc9

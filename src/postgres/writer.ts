@@ -11,8 +11,10 @@ import {
   listSubagentContextsByTurn,
   readMetaKey,
   upsertSubagentContext,
+  upsertSubagentContextsBatch,
   type IUpsertSubagentContextParams,
 } from '../../generated/postgres/index.js';
+import { batchRounds, roundParameter } from '../batch-rounds.js';
 import { createColumnTimeFormatter } from '../column-time.js';
 import type { WriterAdapter } from '../dialect.js';
 import { upsertParameters, type UpsertInput } from '../frame-normalization.js';
@@ -22,6 +24,7 @@ import { withTransaction } from './transaction.js';
 
 /** The upsert as a named statement; the name is namespaced so it cannot clash with a host's own. */
 const upsertNamed = namedStatement('subagent_context.upsert_subagent_context', upsertSubagentContext);
+const upsertBatchNamed = namedStatement('subagent_context.upsert_subagent_contexts_batch', upsertSubagentContextsBatch);
 
 const decimal = (n: bigint | null) => (n === null ? null : n.toString());
 
@@ -38,10 +41,11 @@ export function createPostgresWriter(pool: pg.Pool): WriterAdapter {
       await upsertOne(input, observedAtNs, pool);
     },
     async upsertBatch(batch) {
-      // Optimistic path: the whole batch in one transaction, one round trip per frame.
+      // Optimistic path: the whole batch in one transaction, one statement per round
+      // (src/batch-rounds.ts), so a burst costs a few round trips instead of one per frame.
       try {
         await withTransaction(pool, async (client) => {
-          for (let i = 0; i < batch.length; i++) await upsertOne(batch[i].input, batch[i].observedAtNs, client);
+          for (const round of batchRounds(batch)) await upsertBatchNamed({ frames: roundParameter(round, columnTime) }, client);
         });
         return batch.map(() => null);
       } catch {

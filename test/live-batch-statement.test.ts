@@ -1,0 +1,85 @@
+// upsert_subagent_contexts_batch.sql carries upsert_subagent_context.sql's conflict clause
+// rule for rule. PostgreSQL's recordFrames sends bursts through it; SQLite's runs the single
+// upsert per frame in one transaction (in-process statements cost microseconds: measured
+// 2.4x faster than one JSON statement), so on SQLite this test is what keeps the twin honest.
+// Seeded random sequences are applied frame by frame through the single upsert on one
+// database and as rounds of the batch statement on another: the rows must be identical
+// apart from their generated ids.
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import * as sqliteGenerated from '../generated/sqlite/index.js';
+import * as postgresGenerated from '../generated/postgres/index.js';
+import { batchRounds, roundParameter, type PendingFrame } from '../src/batch-rounds.js';
+import { createColumnTimeFormatter } from '../src/column-time.js';
+import { normalizeFrame, upsertParameters } from '../src/frame-normalization.js';
+import { insertSession } from './helpers/host-rows.js';
+import { randomChunks, randomClock, randomSequence } from './helpers/live-random-frames.js';
+import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+
+const SEEDS = Array.from({ length: 24 }, (_, i) => 101 + i);
+
+describeBothDialects('batch statement equivalence', (dialect) => {
+  let single: TestDb;
+  let batched: TestDb;
+  beforeEach(async () => {
+    single = await openTestDb(dialect, 'package');
+    batched = await openTestDb(dialect, 'package');
+    for (const db of [single, batched]) await insertSession(db, 's1', 'task-1');
+  });
+  afterEach(async () => {
+    await single.close();
+    await batched.close();
+  });
+
+  async function applyRounds(frames: PendingFrame[]): Promise<number> {
+    const columnTime = createColumnTimeFormatter(dialect === 'sqlite' ? '+00:00' : '');
+    const rounds = batchRounds(frames);
+    for (const round of rounds) {
+      const params = { frames: roundParameter(round, columnTime) };
+      if (dialect === 'sqlite') sqliteGenerated.upsertSubagentContextsBatch.run(params, batched.sqlite as Database.Database);
+      else await postgresGenerated.upsertSubagentContextsBatch.run(params, batched.pool!);
+    }
+    return rounds.length;
+  }
+
+  it('applies seeded sequences exactly as the single upsert does, frame by frame', async () => {
+    const columnTime = createColumnTimeFormatter(dialect === 'sqlite' ? '+00:00' : '');
+    let multiRoundBursts = 0;
+    let frameCount = 0;
+    for (const seed of SEEDS) {
+      const { frames } = randomSequence(seed, 's1', 's-missing');
+      const clock = randomClock(seed);
+      const pending: PendingFrame[] = [];
+      for (const f of frames) {
+        let input;
+        try {
+          input = normalizeFrame(f);
+        } catch {
+          continue; // an unreadable frame never reaches SQL on either path
+        }
+        if (input === null || input.sessionId !== 's1') continue; // skipped, or no host session row
+        pending.push({ input, observedAtNs: clock() });
+      }
+      frameCount += pending.length;
+      // Frame by frame through the single upsert, with each frame's own instant.
+      for (const { input, observedAtNs } of pending) {
+        if (dialect === 'sqlite') {
+          sqliteGenerated.upsertSubagentContext.run(upsertParameters(input, columnTime(observedAtNs), (n) => n), single.sqlite as Database.Database);
+        } else {
+          await postgresGenerated.upsertSubagentContext.run(upsertParameters(input, columnTime(observedAtNs), (n) => (n === null ? null : n.toString())), single.pool!);
+        }
+      }
+      // The same frames as bursts, each burst as rounds of the batch statement.
+      for (const chunk of randomChunks(seed, pending, 12)) {
+        if (chunk.length > 0 && (await applyRounds(chunk)) > 1) multiRoundBursts++;
+      }
+    }
+    expect(frameCount).toBeGreaterThan(200);
+    expect(multiRoundBursts).toBeGreaterThan(5); // bursts with a key repeated: several rounds
+    const strip = (rows: Record<string, unknown>[]) => rows.map(({ id: _id, ...rest }) => rest);
+    const a = strip((await single.store().listBySession('s1')) as unknown as Record<string, unknown>[]);
+    const b = strip((await batched.store().listBySession('s1')) as unknown as Record<string, unknown>[]);
+    expect(a.length).toBeGreaterThan(5);
+    expect(b).toEqual(a);
+  });
+});
