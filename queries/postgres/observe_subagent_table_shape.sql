@@ -14,7 +14,8 @@
  * missing_secondary_indexes counts the names schema/postgres/003 creates that are absent
  * on the table (AC-33 clause 4); narrow_metric_columns counts metric columns an earlier
  * host build declared INTEGER (int4), which DESIGN §3 widens to BIGINT; json_helper_present
- * says whether schema/postgres/004's subagent_context_is_json(text) exists.
+ * says whether schema/postgres/004's subagent_context_is_json(text) exists in its current
+ * definition (its comment carries the version; an older one is replaced).
  * Names resolve through search_path, exactly as the host's unqualified statements do.
  */
 /* @name observeSubagentTableShape */
@@ -53,4 +54,5 @@ SELECT
   (SELECT count(*)::int FROM pg_attribute AS a JOIN rel ON a.attrelid = rel.oid
     WHERE a.attname IN ('total_tokens', 'tool_use_count', 'duration_ms') AND NOT a.attisdropped
       AND a.atttypid IN ('int2'::regtype, 'int4'::regtype)) AS "narrow_metric_columns!",
-  to_regprocedure('subagent_context_is_json(text)') IS NOT NULL AS "json_helper_present!";
+  COALESCE(obj_description(to_regprocedure('subagent_context_is_json(text)'), 'pg_proc')
+             = 'subagent-context json helper v2', false) AS "json_helper_present!";

@@ -7,8 +7,11 @@
 -- (a hard error, not a soft one), and one such row would otherwise fail the backfill on
 -- every boot. The block costs a subtransaction per call, which is why every statement calls
 -- this only for rows that passed a cheap text prefilter (the few subagent messages).
+-- PARALLEL RESTRICTED, not SAFE: a parallel worker cannot start the subtransaction the
+-- exception block needs ("cannot start subtransactions during a parallel operation").
+-- The comment is the definition's version: the migration replaces any other definition.
 CREATE OR REPLACE FUNCTION subagent_context_is_json(doc text) RETURNS boolean
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+LANGUAGE plpgsql IMMUTABLE PARALLEL RESTRICTED
 AS $fn$
 BEGIN
   IF doc IS NULL THEN
@@ -20,3 +23,5 @@ EXCEPTION WHEN others THEN
   RETURN false;
 END
 $fn$;
+
+COMMENT ON FUNCTION subagent_context_is_json(text) IS 'subagent-context json helper v2';

@@ -9,7 +9,8 @@ import type { Dialect } from '../helpers/test-db.js';
 
 export type Phase = 'backfill' | 'legacy_rebuild';
 
-const MESSAGES = Number(process.env.SUBAGENT_CONTEXT_CRASH_MESSAGES ?? 30_000);
+// The rebuild store holds few messages, so a pass is mostly the rebuild and most kills land in it.
+const MESSAGES = (phase: Phase) => Number(process.env.SUBAGENT_CONTEXT_CRASH_MESSAGES ?? (phase === 'backfill' ? 30_000 : 4_000));
 const LEGACY_ROWS = Number(process.env.SUBAGENT_CONTEXT_CRASH_LEGACY_ROWS ?? 25_000);
 const SESSIONS = 200;
 
@@ -25,7 +26,7 @@ WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ${SESSI
 INSERT INTO task_sessions (id, task_id, created_at, updated_at)
 SELECT 's' || i, 'task-' || (i / 4), '2026-07-01 00:00:00.5+00:00', '2026-07-01 00:00:00.5+00:00' FROM n;
 
-WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ${MESSAGES - 1})
+WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ${MESSAGES(phase) - 1})
 INSERT INTO task_session_messages (id, task_session_id, task_id, turn_id, content, type, metadata, created_at, updated_at)
 SELECT printf('m%08d', i), 's' || (i % ${SESSIONS}), 'task-' || ((i % ${SESSIONS}) / 4), 'turn-' || (i / 7),
        printf('message %d with some ordinary text content to give rows a realistic width', i), 'message',
@@ -76,7 +77,7 @@ SELECT 'm' || lpad(i::text, 8, '0'), 's' || (i % ${SESSIONS}), 'task-' || ((i % 
             ELSE jsonb_build_object('kind', 'text', 'text', 'hello ' || i)::text END,
        timestamp '2026-07-25 17:20:00' + (i / 10) * interval '1 second' + ((i * 7919) % 1000000) * interval '1 microsecond',
        NULL
-  FROM generate_series(0, ${MESSAGES - 1}) AS i;
+  FROM generate_series(0, ${MESSAGES(phase) - 1}) AS i;
 ${
   phase === 'legacy_rebuild'
     ? `INSERT INTO task_session_subagents (id, task_session_id, task_id, turn_id, tool_call_id, model, agent_status, tool_status,
