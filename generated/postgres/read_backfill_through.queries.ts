@@ -16,29 +16,29 @@ export interface IReadBackfillThroughQuery {
   result: IReadBackfillThroughResult;
 }
 
-const readBackfillThroughIR: any = {"usedParamSet":{},"params":[],"statement":"WITH candidate AS (\n  -- A text prefilter before any JSON parsing, fenced by OFFSET 0 so each metadata\n  -- document is parsed once: see backfill_subagent_contexts.sql for why it is a superset.\n  SELECT m.task_session_id, m.task_id, m.created_at,\n         CASE WHEN subagent_context_is_json(m.metadata) THEN m.metadata::jsonb ELSE '{}'::jsonb END AS meta\n    FROM task_session_messages AS m\n   WHERE strpos(m.metadata, 'subagent_task') > 0\n  OFFSET 0\n)\nSELECT COALESCE(to_char(max(c.created_at), 'YYYY-MM-DD\"T\"HH24:MI:SS.US') || '000Z', '') AS \"backfill_through!\"\n  FROM candidate AS c\n WHERE c.meta #> '{normalized,kind}' = '\"subagent_task\"'::jsonb\n   AND c.task_session_id <> ''\n   AND c.task_id <> ''\n   AND jsonb_typeof(c.meta -> 'tool_call_id') = 'string'\n   AND c.meta ->> 'tool_call_id' <> ''\n   AND c.created_at IS NOT NULL\n   AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = c.task_session_id)"};
+const readBackfillThroughIR: any = {"usedParamSet":{},"params":[],"statement":"SELECT COALESCE((\n  SELECT to_char(m.created_at, 'YYYY-MM-DD\"T\"HH24:MI:SS.US') || '000Z'\n    FROM task_session_messages AS m\n   CROSS JOIN LATERAL (\n     SELECT CASE WHEN subagent_context_is_json(m.metadata) THEN m.metadata::jsonb ELSE '{}'::jsonb END AS meta\n   ) AS d\n   WHERE strpos(m.metadata, 'subagent_task') > 0\n     AND d.meta #> '{normalized,kind}' = '\"subagent_task\"'::jsonb\n     AND m.task_session_id <> ''\n     AND m.task_id <> ''\n     AND jsonb_typeof(d.meta -> 'tool_call_id') = 'string'\n     AND d.meta ->> 'tool_call_id' <> ''\n     AND m.created_at IS NOT NULL\n     -- A message whose session row is gone (a host that ran with foreign keys off) is skipped.\n     AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = m.task_session_id)\n   ORDER BY m.created_at DESC\n   LIMIT 1\n), '') AS \"backfill_through!\""};
 
 /**
  * Query generated from SQL:
  * ```
- * WITH candidate AS (
- *   -- A text prefilter before any JSON parsing, fenced by OFFSET 0 so each metadata
- *   -- document is parsed once: see backfill_subagent_contexts.sql for why it is a superset.
- *   SELECT m.task_session_id, m.task_id, m.created_at,
- *          CASE WHEN subagent_context_is_json(m.metadata) THEN m.metadata::jsonb ELSE '{}'::jsonb END AS meta
+ * SELECT COALESCE((
+ *   SELECT to_char(m.created_at, 'YYYY-MM-DD"T"HH24:MI:SS.US') || '000Z'
  *     FROM task_session_messages AS m
+ *    CROSS JOIN LATERAL (
+ *      SELECT CASE WHEN subagent_context_is_json(m.metadata) THEN m.metadata::jsonb ELSE '{}'::jsonb END AS meta
+ *    ) AS d
  *    WHERE strpos(m.metadata, 'subagent_task') > 0
- *   OFFSET 0
- * )
- * SELECT COALESCE(to_char(max(c.created_at), 'YYYY-MM-DD"T"HH24:MI:SS.US') || '000Z', '') AS "backfill_through!"
- *   FROM candidate AS c
- *  WHERE c.meta #> '{normalized,kind}' = '"subagent_task"'::jsonb
- *    AND c.task_session_id <> ''
- *    AND c.task_id <> ''
- *    AND jsonb_typeof(c.meta -> 'tool_call_id') = 'string'
- *    AND c.meta ->> 'tool_call_id' <> ''
- *    AND c.created_at IS NOT NULL
- *    AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = c.task_session_id)
+ *      AND d.meta #> '{normalized,kind}' = '"subagent_task"'::jsonb
+ *      AND m.task_session_id <> ''
+ *      AND m.task_id <> ''
+ *      AND jsonb_typeof(d.meta -> 'tool_call_id') = 'string'
+ *      AND d.meta ->> 'tool_call_id' <> ''
+ *      AND m.created_at IS NOT NULL
+ *      -- A message whose session row is gone (a host that ran with foreign keys off) is skipped.
+ *      AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = m.task_session_id)
+ *    ORDER BY m.created_at DESC
+ *    LIMIT 1
+ * ), '') AS "backfill_through!"
  * ```
  */
 export const readBackfillThrough = new PreparedQuery<IReadBackfillThroughParams,IReadBackfillThroughResult>(readBackfillThroughIR);

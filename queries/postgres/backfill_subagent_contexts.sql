@@ -28,6 +28,12 @@ WITH candidate AS (
          CASE WHEN subagent_context_is_json(m.metadata) THEN m.metadata::jsonb ELSE '{}'::jsonb END AS meta
     FROM task_session_messages AS m
    WHERE strpos(m.metadata, 'subagent_task') > 0
+     -- A message whose session row is gone (a host that ran with foreign keys off) is
+     -- skipped. Checked here, inside the fence, where the planner sees the scan's real size
+     -- and joins task_sessions by hash or index: checked outside it, against the fenced
+     -- subquery's tiny row estimate, it chose a nested loop over every session × every
+     -- candidate (51 s on the dense 1M-message store).
+     AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = m.task_session_id)
   OFFSET 0
 ), parsed AS (
   SELECT c.id, c.task_session_id, c.task_id, c.created_at, c.updated_at,
@@ -85,7 +91,6 @@ WITH candidate AS (
      AND p.task_id <> ''
      AND p.tool_call_id IS NOT NULL
      AND p.created_at IS NOT NULL
-     AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = p.task_session_id)
 ), ranked AS (
   -- AC-21b: one row per (session, tool_call_id), from the message with the newest
   -- created_at, then the greatest id in byte order (COLLATE "C", as SQLite compares).

@@ -13,23 +13,30 @@
  * Written as RFC3339 with nine fraction digits and Z (DESIGN §4): created_at is a
  * microsecond TIMESTAMP holding UTC, so the last three digits are zeros; to_char of a
  * timestamp without time zone does not depend on the session TimeZone.
+ *
+ * Cost: MAX(created_at) over the qualifying messages is the first qualifying message in
+ * created_at order from the newest, so the host's created_at index is walked backwards and
+ * the walk stops at that message: it reads the newest messages only, never the whole table
+ * (the backfill's own INSERT is the one full scan). Each message's document is validated
+ * and parsed once (the LATERAL), and only when its text can qualify.
  */
+
 /* @name readBackfillThrough */
-WITH candidate AS (
-  -- A text prefilter before any JSON parsing, fenced by OFFSET 0 so each metadata
-  -- document is parsed once: see backfill_subagent_contexts.sql for why it is a superset.
-  SELECT m.task_session_id, m.task_id, m.created_at,
-         CASE WHEN subagent_context_is_json(m.metadata) THEN m.metadata::jsonb ELSE '{}'::jsonb END AS meta
+SELECT COALESCE((
+  SELECT to_char(m.created_at, 'YYYY-MM-DD"T"HH24:MI:SS.US') || '000Z'
     FROM task_session_messages AS m
+   CROSS JOIN LATERAL (
+     SELECT CASE WHEN subagent_context_is_json(m.metadata) THEN m.metadata::jsonb ELSE '{}'::jsonb END AS meta
+   ) AS d
    WHERE strpos(m.metadata, 'subagent_task') > 0
-  OFFSET 0
-)
-SELECT COALESCE(to_char(max(c.created_at), 'YYYY-MM-DD"T"HH24:MI:SS.US') || '000Z', '') AS "backfill_through!"
-  FROM candidate AS c
- WHERE c.meta #> '{normalized,kind}' = '"subagent_task"'::jsonb
-   AND c.task_session_id <> ''
-   AND c.task_id <> ''
-   AND jsonb_typeof(c.meta -> 'tool_call_id') = 'string'
-   AND c.meta ->> 'tool_call_id' <> ''
-   AND c.created_at IS NOT NULL
-   AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = c.task_session_id);
+     AND d.meta #> '{normalized,kind}' = '"subagent_task"'::jsonb
+     AND m.task_session_id <> ''
+     AND m.task_id <> ''
+     AND jsonb_typeof(d.meta -> 'tool_call_id') = 'string'
+     AND d.meta ->> 'tool_call_id' <> ''
+     AND m.created_at IS NOT NULL
+     -- A message whose session row is gone (a host that ran with foreign keys off) is skipped.
+     AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = m.task_session_id)
+   ORDER BY m.created_at DESC
+   LIMIT 1
+), '') AS "backfill_through!";
