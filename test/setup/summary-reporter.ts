@@ -1,5 +1,7 @@
 // Prints one plain closing line, `tests: N passed, N failed, N skipped`, that any CI log
-// reader can parse, after vitest's own summary.
+// reader can parse, after vitest's own summary. A filtered run (`npm run test:pg15` selects
+// the PostgreSQL suites) sets SUBAGENT_CONTEXT_TEST_LABEL and reports the tests its filter
+// left out as such, on a line of their own, rather than as skipped.
 import type { Reporter, TestModule } from 'vitest/node';
 
 export default class SummaryReporter implements Reporter {
@@ -16,6 +18,11 @@ export default class SummaryReporter implements Reporter {
       }
       if (module.state() === 'failed' && module.children.size === 0) failed++; // a file that failed to load
     }
-    process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
+    const label = process.env.SUBAGENT_CONTEXT_TEST_LABEL;
+    if (label) {
+      process.stdout.write(`\n(${skipped} tests outside the ${label} filter were not run)\n${label}: ${passed} passed, ${failed} failed\n`);
+    } else {
+      process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
+    }
   }
 }
