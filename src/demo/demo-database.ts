@@ -50,3 +50,19 @@ export function printableStatement(sql: string): string {
 
 export const toNumber = (value: unknown): number => (value === null || value === undefined ? 0 : Number(value));
 export const toNullableNumber = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
+/** demo_insert_message's parameters for one message; `timestamp` renders the dialect's host form. */
+export function demoMessageParams(m: DemoMessage, timestamp: (ns: bigint) => string) {
+  return {
+    id: m.id,
+    sessionId: m.sessionId,
+    taskId: m.taskId,
+    turnId: m.turnId,
+    authorType: m.authorType,
+    content: m.content,
+    type: m.type,
+    metadata: m.metadata,
+    createdAt: timestamp(m.createdAtNs),
+    updatedAt: m.updatedAtNs === null ? null : timestamp(m.updatedAtNs),
+  };
+}

@@ -18,7 +18,7 @@ import { createPostgresStore } from '../index.js';
 import { formatMicros } from '../instant.js';
 import { withTransaction } from '../postgres/transaction.js';
 import type { DemoMessage } from './demo-history.js';
-import { DemoRefusal, printableStatement, shellQuoted, toNullableNumber, toNumber, type DemoDatabase } from './demo-database.js';
+import { DemoRefusal, printableStatement, shellQuoted, toNullableNumber, toNumber, type DemoDatabase, demoMessageParams } from './demo-database.js';
 
 /** The URL without its password, for printing. */
 function redacted(url: string): string {
@@ -48,18 +48,7 @@ export async function openPostgresDemoDatabase(url: string): Promise<DemoDatabas
     await pool.end();
     throw err;
   }
-  const messageParams = (m: DemoMessage) => ({
-    id: m.id,
-    sessionId: m.sessionId,
-    taskId: m.taskId,
-    turnId: m.turnId,
-    authorType: m.authorType,
-    content: m.content,
-    type: m.type,
-    metadata: m.metadata,
-    createdAt: formatMicros(m.createdAtNs),
-    updatedAt: m.updatedAtNs === null ? null : formatMicros(m.updatedAtNs),
-  });
+  const messageParams = (m: DemoMessage) => demoMessageParams(m, formatMicros);
   return {
     dialect: 'postgres',
     where: `PostgreSQL ${redacted(url)}`,

@@ -20,7 +20,7 @@ import { createSqliteStore } from '../index.js';
 import { formatMicros } from '../instant.js';
 import { withImmediateTransaction } from '../sqlite/transaction.js';
 import type { DemoMessage } from './demo-history.js';
-import { DemoRefusal, printableStatement, shellQuoted, toNullableNumber, toNumber, type DemoDatabase } from './demo-database.js';
+import { DemoRefusal, printableStatement, shellQuoted, toNullableNumber, toNumber, type DemoDatabase, demoMessageParams } from './demo-database.js';
 
 /** 'SCDM' — marks a SQLite file as made by this demo. */
 const DEMO_APPLICATION_ID = 0x5343444d;
@@ -59,18 +59,7 @@ function openDemoFile(file: string): Database.Database {
 export function openSqliteDemoDatabase(path: string): DemoDatabase {
   const file = resolve(path);
   const db = openDemoFile(file);
-  const messageParams = (m: DemoMessage) => ({
-    id: m.id,
-    sessionId: m.sessionId,
-    taskId: m.taskId,
-    turnId: m.turnId,
-    authorType: m.authorType,
-    content: m.content,
-    type: m.type,
-    metadata: m.metadata,
-    createdAt: goDriverTimestamp(m.createdAtNs),
-    updatedAt: m.updatedAtNs === null ? null : goDriverTimestamp(m.updatedAtNs),
-  });
+  const messageParams = (m: DemoMessage) => demoMessageParams(m, goDriverTimestamp);
   return {
     dialect: 'sqlite',
     where: `SQLite file ${file}`,
