@@ -35,9 +35,6 @@ export interface DemoDatabase extends DemoHost {
 /** The demo refuses to write into a database it did not create. */
 export class DemoRefusal extends Error {}
 
-/** Tables the demo creates; a database already holding any of them is not the demo's. */
-export const DEMO_TABLES = ['task_sessions', 'task_session_messages', 'task_session_subagents', 'kandev_meta'] as const;
-
 /** Text quoted for a POSIX shell. */
 export function shellQuoted(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
