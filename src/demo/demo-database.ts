@@ -1,9 +1,12 @@
 // What the demo needs from a database, one implementation per dialect
-// (sqlite-demo-database.ts, postgres-demo-database.ts). Each calls only the generated
-// demo_* query functions: the demo stands in for the host when it writes host rows, and
-// reads its report figures with the same kind of typed, reviewed SQL as the package.
+// (sqlite-demo-database.ts, postgres-demo-database.ts). Each calls only the demo's own
+// generated statements (queries/<dialect>/demo/ → generated/<dialect>/demo/, not part of the
+// package's index): the demo stands in for the host when it writes host rows, and reads its
+// report figures with the same kind of typed, reviewed SQL as the package.
+import { SubagentContextError } from '../errors.js';
 import type { StoreOptions, SubagentContextStore } from '../index.js';
-import type { DemoMessage, DemoSession } from './demo-history.js';
+import type { DemoSession } from './demo-history.js';
+import type { HostMessage } from './host-rows.js';
 import type { DemoHost } from './live-stream.js';
 
 export interface DemoFigures {
@@ -25,18 +28,21 @@ export interface DemoDatabase extends DemoHost {
   /** Creates the host tables as the host ships them (schema/host). */
   createHostTables(): Promise<void>;
   /** Seeds the whole history in one transaction. */
-  insertHistory(sessions: readonly DemoSession[], messages: readonly DemoMessage[]): Promise<void>;
+  insertHistory(sessions: readonly DemoSession[], messages: readonly HostMessage[]): Promise<void>;
   readFigures(): Promise<DemoFigures>;
   /** Shell commands that re-run some of the report's queries against the demo's database. */
   queryExamples(): string[];
   close(): Promise<void>;
 }
 
-/** The demo refuses to write into a database it did not create. */
-export class DemoRefusal extends Error {}
+/** The demo refuses to write into a database it did not create (the CLI exits 2 on it). */
+export class DemoRefusal extends SubagentContextError {
+  override name = 'DemoRefusal';
 
-/** Tables the demo creates; a database already holding any of them is not the demo's. */
-export const DEMO_TABLES = ['task_sessions', 'task_session_messages', 'task_session_subagents', 'kandev_meta'] as const;
+  constructor(message: string) {
+    super('demo_refused', message);
+  }
+}
 
 /** Text quoted for a POSIX shell. */
 export function shellQuoted(text: string): string {
@@ -52,7 +58,7 @@ export const toNumber = (value: unknown): number => (value === null || value ===
 export const toNullableNumber = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
 /** demo_insert_message's parameters for one message; `timestamp` renders the dialect's host form. */
-export function demoMessageParams(m: DemoMessage, timestamp: (ns: bigint) => string) {
+export function demoMessageParams(m: HostMessage, timestamp: (ns: bigint) => string) {
   return {
     id: m.id,
     sessionId: m.sessionId,
