@@ -5,7 +5,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     reporters: ['default', './test/setup/summary-reporter.ts'],
     globalSetup: ['test/setup/postgres-server.ts'],
-    // Two cores: one worker per core; each test file gets its own PostgreSQL database.
+    // Two cores: one worker per core. One PostgreSQL server serves the whole run; each test
+    // opens a database of its own on it (test/helpers/test-db.ts: a new database per
+    // openTestDb() call, made in beforeEach; a few suites seed one once and share it).
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 60_000,

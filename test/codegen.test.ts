@@ -1,33 +1,22 @@
 // Codegen fails loudly: an invalid query on either dialect, or dialects that disagree, make
-// `npm run codegen` exit non-zero naming the query (pgtyped alone would exit 0). And the
-// generated SQLite code is typed from the schema: no `any`, nullability as declared.
+// `npm run codegen` exit non-zero naming the query (pgtyped alone would exit 0), in the
+// product's queries and the demo's (queries/<dialect>/demo/) alike. The generated SQLite code
+// is typed from the schema: no `any`, nullability as declared. The product's index exports
+// only product statements; the demo's statements have an index of their own.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createDatabase, type CreatedDatabase } from '../scripts/lib/postgres-database.js';
 
 let work: string;
-let pgUrl: string;
-const dbName = `codegen_${process.pid}`;
+let database: CreatedDatabase;
 
 beforeAll(async () => {
-  const admin = new pg.Client(inject('pgUrl'));
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${dbName}`);
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  await admin.end();
-  const u = new URL(inject('pgUrl'));
-  u.pathname = `/${dbName}`;
-  pgUrl = u.toString();
+  database = await createDatabase(inject('pgUrl'), `codegen_${process.pid}`, { replaceExisting: true });
 });
-afterAll(async () => {
-  const admin = new pg.Client(inject('pgUrl'));
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await admin.end();
-});
+afterAll(() => database.drop());
 
 /** Runs codegen on a copy of schema/ and queries/ after `edit` changed it. */
 function codegenWith(edit: (root: string) => void): { status: number | null; output: string } {
@@ -37,7 +26,7 @@ function codegenWith(edit: (root: string) => void): { status: number | null; out
     edit(work);
     const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/codegen.ts'], {
       encoding: 'utf8',
-      env: { ...process.env, SUBAGENT_CONTEXT_CODEGEN_ROOT: work, SUBAGENT_CONTEXT_CODEGEN_PG_URL: pgUrl },
+      env: { ...process.env, SUBAGENT_CONTEXT_CODEGEN_ROOT: work, SUBAGENT_CONTEXT_CODEGEN_PG_URL: database.url },
     });
     return { status: run.status, output: `${run.stdout}${run.stderr}` };
   } finally {
@@ -50,6 +39,22 @@ const breakQuery = (root: string, dialect: string) =>
     join(root, 'queries', dialect, 'read_meta_key.sql'),
     readFileSync(join(root, 'queries', dialect, 'read_meta_key.sql'), 'utf8').replace('m.value', 'm.no_such_column'),
   );
+
+const DEMO_QUERY = join('demo', 'demo_activation_keys.sql');
+const breakDemoQuery = (root: string, dialect: string) => {
+  const f = join(root, 'queries', dialect, DEMO_QUERY);
+  const text = readFileSync(f, 'utf8');
+  expect(text).toContain('m.value'); // the edit below must change the statement
+  writeFileSync(f, text.replace('m.value', 'm.no_such_column'));
+};
+
+/** The modules an index re-exports, by file base. */
+const indexed = (file: string) => [...readFileSync(file, 'utf8').matchAll(/from '\.\/(\w+)\.queries\.js'/g)].map((m) => m[1]);
+const sqlFiles = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .map((f) => f.replace(/\.sql$/, ''))
+    .sort();
 
 describe('codegen', () => {
   it('regenerates cleanly from an unmodified copy (the control case)', () => {
@@ -80,11 +85,68 @@ describe('codegen', () => {
     expect(run.output).toMatch(/dialects disagree[\s\S]*read_meta_key\.sql: parameters/);
   }, 60_000);
 
+  it('exits non-zero naming the demo query when it is invalid on SQLite only', () => {
+    const run = codegenWith((root) => breakDemoQuery(root, 'sqlite'));
+    expect(run.status).not.toBe(0);
+    expect(run.output).toMatch(/queries\/sqlite\/demo\/demo_activation_keys\.sql \(demoActivationKeys\)/);
+  }, 60_000);
+
+  it('exits non-zero naming the demo query when it is invalid on PostgreSQL only', () => {
+    const run = codegenWith((root) => breakDemoQuery(root, 'postgres'));
+    expect(run.status).not.toBe(0);
+    expect(run.output).toMatch(/queries\/postgres\/demo\/demo_activation_keys\.sql \(demoActivationKeys\)/);
+  }, 60_000);
+
+  it('exits non-zero when a demo query exists in one dialect only, or outside its group', () => {
+    const missing = codegenWith((root) => rmSync(join(root, 'queries', 'postgres', DEMO_QUERY)));
+    expect(missing.status).not.toBe(0);
+    expect(missing.output).toMatch(/dialects disagree[\s\S]*demo\/demo_activation_keys\.sql exists only in queries\/sqlite/);
+    // The same file moved out of demo/ in one dialect: same name, different group.
+    const moved = codegenWith((root) => renameSync(join(root, 'queries', 'postgres', DEMO_QUERY), join(root, 'queries', 'postgres', 'demo_activation_keys.sql')));
+    expect(moved.status).not.toBe(0);
+    expect(moved.output).toMatch(/demo\/demo_activation_keys\.sql exists only in queries\/sqlite/);
+  }, 60_000);
+
+  it('exits non-zero on a query folder that is no group (pgtyped would compile it, no index would export it)', () => {
+    const run = codegenWith((root) => {
+      for (const d of ['sqlite', 'postgres']) {
+        mkdirSync(join(root, 'queries', d, 'extra'));
+        renameSync(join(root, 'queries', d, DEMO_QUERY), join(root, 'queries', d, 'extra', 'demo_activation_keys.sql'));
+      }
+    });
+    expect(run.status).not.toBe(0);
+    expect(run.output).toMatch(/queries\/sqlite\/extra: not a query group/);
+  }, 60_000);
+
+  it('exits non-zero when two groups use one query name', () => {
+    const run = codegenWith((root) => {
+      for (const d of ['sqlite', 'postgres']) {
+        const f = join(root, 'queries', d, DEMO_QUERY);
+        writeFileSync(f, readFileSync(f, 'utf8').replace('@name demoActivationKeys', '@name readActivationKeys'));
+      }
+    });
+    expect(run.status).not.toBe(0);
+    expect(run.output).toMatch(/query name readActivationKeys in both queries\/sqlite\/read_activation_keys\.sql and queries\/sqlite\/demo\/demo_activation_keys\.sql/);
+  }, 60_000);
+
+  it("the product's index exports exactly the product statements; the demo's index exactly the demo's", () => {
+    for (const d of ['sqlite', 'postgres']) {
+      const product = sqlFiles(join('queries', d));
+      const demo = sqlFiles(join('queries', d, 'demo'));
+      expect(demo.length, d).toBeGreaterThan(0);
+      expect(product.filter((f) => f.startsWith('demo_')), d).toEqual([]);
+      expect(indexed(join('generated', d, 'index.ts')).sort(), d).toEqual(product);
+      expect(indexed(join('generated', d, 'demo', 'index.ts')).sort(), d).toEqual(demo);
+    }
+  });
+
   it('generates SQLite code without `any`, with nullability from the schema', () => {
     // `any` in a type position (comments and embedded SQL may say "any" in prose).
     const anyType = /(:\s*any\b|\bas any\b|<any\b|\bany\[\]|\bany\s*[|>,)])/;
     expect(readFileSync('generated/postgres/read_meta_key.queries.ts', 'utf8')).toMatch(anyType); // pgtyped's does: the check can fire
-    for (const f of readdirSync('generated/sqlite')) expect(readFileSync(join('generated/sqlite', f), 'utf8'), f).not.toMatch(anyType);
+    const sqliteModules = readdirSync('generated/sqlite', { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    expect(sqliteModules).toContain(join('demo', 'demo_activation_keys.queries.ts'));
+    for (const f of sqliteModules) expect(readFileSync(join('generated/sqlite', f), 'utf8'), f).not.toMatch(anyType);
     const list = readFileSync('generated/sqlite/list_subagent_contexts_by_session.queries.ts', 'utf8');
     expect(list).toMatch(/\n  task_id: string;\n/); // NOT NULL column
     expect(list).toMatch(/\n  turn_id: string \| null;\n/); // nullable column

@@ -2,19 +2,22 @@
 // printed is re-derived here from the tables with the test's own SQL (or, for the health
 // comparison, from the raw rows in JavaScript) and compared. The seeded history is also
 // checked against the spec's "Sampled input shapes" through what the backfill recovered.
+// The demo runs as `subagent-context demo` through the CLI's dispatcher (in process), so its
+// exit codes, output stream and error stream are the CLI's.
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import pg from 'pg';
 import { afterAll, afterEach, beforeAll, expect, inject, it } from 'vitest';
-import { runDemo } from '../src/demo/index.js';
+import { createDatabase } from '../scripts/lib/postgres-database.js';
+import { runCli } from '../src/cli/main.js';
+import { EXIT } from '../src/cli/exit-codes.js';
 import { parseInstant } from '../src/instant.js';
 import { describeBothDialects, type Dialect } from './helpers/test-db.js';
 
 interface DemoTarget {
-  options: { sqlite?: string; postgres?: string };
+  /** The demo's database option: ['--sqlite', FILE] or ['--postgres', URL]. */
+  args: string[];
   query<T = Record<string, unknown>>(sql: string): Promise<T[]>;
   /** SQL text of a timestamp column, comparable with parseInstant on both dialects. */
   timeText(column: string): string;
@@ -23,25 +26,6 @@ interface DemoTarget {
 
 let counter = 0;
 
-async function emptyPostgresDatabase(): Promise<string> {
-  const serverUrl = inject('pgUrl');
-  const name = `demo_${process.pid}_${Date.now().toString(36)}_${counter++}`;
-  const admin = new pg.Client(serverUrl);
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function dropPostgresDatabase(url: string): Promise<void> {
-  const admin = new pg.Client(inject('pgUrl'));
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${new URL(url).pathname.slice(1)} WITH (FORCE)`);
-  await admin.end();
-}
-
 async function demoTarget(dialect: Dialect): Promise<DemoTarget> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'subagent-context-demo-test-'));
@@ -49,7 +33,7 @@ async function demoTarget(dialect: Dialect): Promise<DemoTarget> {
     let db: Database.Database | undefined;
     const open = () => (db ??= new Database(file));
     return {
-      options: { sqlite: file },
+      args: ['--sqlite', file],
       query: async <T>(sql: string) => {
         const stmt = open().prepare(sql);
         return (stmt.reader ? stmt.all() : (stmt.run(), [])) as T[];
@@ -61,29 +45,22 @@ async function demoTarget(dialect: Dialect): Promise<DemoTarget> {
       },
     };
   }
-  const url = await emptyPostgresDatabase();
-  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  const database = await createDatabase(inject('pgUrl'), `demo_${process.pid}_${Date.now().toString(36)}_${counter++}`);
+  const pool = database.pool({ max: 2 });
   return {
-    options: { postgres: url },
+    args: ['--postgres', database.url],
     query: async <T>(sql: string) => (await pool.query(sql)).rows as T[],
     timeText: (column) => `${column}::text`,
-    close: async () => {
-      await pool.end();
-      await dropPostgresDatabase(url);
-    },
+    close: () => database.drop(),
   };
 }
 
-async function captureDemo(options: DemoTarget['options']): Promise<{ code: number; text: string }> {
+/** `subagent-context demo ARGS`: the exit code, stdout (the report) and stderr (errors). */
+async function captureDemo(args: readonly string[]): Promise<{ code: number; text: string; errors: string }> {
   let text = '';
-  const out = new Writable({
-    write(chunk, _encoding, done) {
-      text += String(chunk);
-      done();
-    },
-  });
-  const code = await runDemo({ ...options, out });
-  return { code, text };
+  let errors = '';
+  const code = await runCli(['demo', ...args], { out: (t) => void (text += t), err: (t) => void (errors += t) });
+  return { code, text, errors };
 }
 
 const num = (s: string) => Number(s.replace(/,/g, ''));
@@ -110,19 +87,20 @@ const toCounts = (rows: { k: unknown; n: unknown }[]) => Object.fromEntries(rows
 
 describeBothDialects('demo', (dialect) => {
   let target: DemoTarget;
-  let run: { code: number; text: string };
+  let run: { code: number; text: string; errors: string };
 
   // One demo run per dialect; every test below only reads what it printed and wrote.
   beforeAll(async () => {
     target = await demoTarget(dialect);
-    run = await captureDemo(target.options);
+    run = await captureDemo(target.args);
   });
   afterAll(async () => target.close());
 
   it('succeeds: the upgrade applied and the health check reads healthy', () => {
     expect(run.text).toMatch(/ok: true/);
     expect(printed(run.text, /state (\w+) · verdict (\w+)/).slice(1)).toEqual(['activated', 'healthy']);
-    expect(run.code).toBe(0);
+    expect(run.errors).toBe('');
+    expect(run.code).toBe(EXIT.ok);
   });
 
   it("backfills the spec's sampled population (Sampled input shapes)", async () => {
@@ -265,9 +243,9 @@ describeBothDialects('demo safety and determinism', (dialect) => {
 
   it('prints the same report on every run', async () => {
     const first = await open();
-    const a = await captureDemo(first.options);
+    const a = await captureDemo(first.args);
     // SQLite: the same file again (the demo replaces its own file); PostgreSQL: a second empty database.
-    const b = await captureDemo(dialect === 'sqlite' ? first.options : (await open()).options);
+    const b = await captureDemo(dialect === 'sqlite' ? first.args : (await open()).args);
     expect(stable(b.text)).toEqual(stable(a.text));
     expect(a.text).toContain('Fan-out per turn');
   });
@@ -275,15 +253,40 @@ describeBothDialects('demo safety and determinism', (dialect) => {
   it('refuses a database it did not make, and leaves it untouched', async () => {
     const t = await open();
     if (dialect === 'sqlite') {
-      const db = new Database(t.options.sqlite!);
+      const db = new Database(t.args[1]);
       db.exec(`CREATE TABLE task_sessions (id TEXT PRIMARY KEY, task_id TEXT NOT NULL); INSERT INTO task_sessions VALUES ('real', 'card')`);
       db.close();
     } else {
       await t.query(`CREATE TABLE task_sessions (id TEXT PRIMARY KEY, task_id TEXT NOT NULL); INSERT INTO task_sessions VALUES ('real', 'card')`);
     }
-    const result = await captureDemo(t.options);
-    expect(result.code).toBe(2);
-    expect(result.text).toMatch(/refusing to run: .*task_sessions/);
+    const result = await captureDemo(t.args);
+    // Through the CLI's error path: one line on stderr, nothing on stdout, the usage exit code.
+    expect(result.code).toBe(EXIT.usage);
+    expect(result.text).toBe('');
+    expect(result.errors).toMatch(/^subagent-context: refusing to run: .*task_sessions.*\n$/);
+    expect(result.errors.split('\n')).toHaveLength(2);
     expect(await t.query(`SELECT id FROM task_sessions`)).toEqual([{ id: 'real' }]);
+  });
+
+  it("checks its arguments with the CLI's own checks, before touching any database", async () => {
+    const t = await open();
+    const scratch = mkdtempSync(join(tmpdir(), 'subagent-context-demo-args-'));
+    try {
+      const otherFile = join(scratch, 'other.db');
+      const other = dialect === 'sqlite' ? ['--postgres', 'postgres://127.0.0.1:1/none'] : ['--sqlite', otherFile];
+      const both = await captureDemo([...t.args, ...other]);
+      expect(both.code).toBe(EXIT.usage);
+      expect(both.errors).toMatch(/^subagent-context: give either --sqlite or --postgres, not both\n$/);
+      const badUrl = await captureDemo(['--postgres', 'mysql://x/y']);
+      expect(badUrl.code).toBe(EXIT.usage);
+      expect(badUrl.errors).toMatch(/--postgres needs a postgres:\/\/ or postgresql:\/\/ URL/);
+      expect([both.text, badUrl.text]).toEqual(['', '']);
+      // Nothing was written: no demo table in the target, no file created.
+      expect(existsSync(otherFile)).toBe(false);
+      if (dialect === 'postgres') expect(await t.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public'`)).toEqual([]);
+      else expect(existsSync(t.args[1])).toBe(false);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
   });
 });

@@ -4,11 +4,11 @@
 import Database from 'better-sqlite3';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { hostSchema as postgresHostSchema } from '../../generated/postgres/index.js';
 import { hostSchema as sqliteHostSchema } from '../../generated/sqlite/index.js';
 import { createPostgresStore, createSqliteStore } from '../../src/index.js';
 import type { RunningPostgres } from '../lib/embedded-postgres.js';
+import { createDatabase } from '../lib/postgres-database.js';
 import type { LiveWorkload } from './live-workload.js';
 
 const SESSION_AT = '2026-08-12 13:00:00.000000';
@@ -54,14 +54,8 @@ export interface PostgresLiveDb {
 }
 
 export async function openPostgresLiveDb(server: RunningPostgres, w: LiveWorkload): Promise<PostgresLiveDb> {
-  const name = 'bench_live';
-  const admin = new pg.Client(server.url);
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = server.urlFor(name);
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  const database = await createDatabase(server.url, 'bench_live', { replaceExisting: true });
+  const pool = database.pool({ max: 1 });
   for (const s of postgresHostSchema) await pool.query(s.sql);
   await pool.query(
     `INSERT INTO task_sessions (id, task_id, state, created_at, updated_at)
@@ -71,15 +65,9 @@ export async function openPostgresLiveDb(server: RunningPostgres, w: LiveWorkloa
   const report = await createPostgresStore(pool).runMigrations();
   if (!report.ok) throw new Error(`runMigrations failed on the live benchmark database: ${JSON.stringify(report.steps)}`);
   return {
-    url,
+    url: database.url,
     clear: async () => void (await pool.query('TRUNCATE task_session_subagents')),
     rowCount: async () => Number((await pool.query('SELECT COUNT(*) AS n FROM task_session_subagents')).rows[0].n),
-    drop: async () => {
-      await pool.end();
-      const a = new pg.Client(server.url);
-      await a.connect();
-      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await a.end();
-    },
+    drop: () => database.drop(),
   };
 }

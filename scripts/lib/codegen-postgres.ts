@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { CodegenError, type ParsedQuery } from './query-files.js';
+import { CodegenError, modulePath, type ParsedQuery } from './query-files.js';
 import { schemaScripts } from './schema-files.js';
 
 export async function applyPostgresSchema(url: string, root: string): Promise<void> {
@@ -27,8 +27,11 @@ export function generatePostgres(root: string, url: string, queries: readonly Pa
   const cli = fileURLToPath(new URL('../../node_modules/@pgtyped/cli/lib/index.js', import.meta.url));
   const work = mkdtempSync(join(tmpdir(), 'pgtyped-'));
   try {
+    // pgtyped globs srcDir recursively (`<srcDir>/**/*.sql`), so one run compiles every
+    // group; the template mirrors each file's folder under queries/postgres into outDir
+    // (queries/postgres/demo/x.sql → <outDir>/demo/x.queries.ts). `dir` is relative to cwd.
     const config = {
-      transforms: [{ mode: 'sql', include: '*.sql', emitTemplate: `${outDir}/{{name}}.queries.ts` }],
+      transforms: [{ mode: 'sql', include: '*.sql', emitTemplate: `{{ dir | replace("queries/postgres", ${JSON.stringify(outDir)}) }}/{{name}}.queries.ts` }],
       srcDir: './queries/postgres/',
       failOnError: true,
       dbUrl: url,
@@ -40,7 +43,7 @@ export function generatePostgres(root: string, url: string, queries: readonly Pa
     if (run.status !== 0) problems.push(`pgtyped exited with status ${run.status}`);
     if (/error|invalid|failed/i.test(output)) problems.push(output.trim());
     for (const q of queries) {
-      const file = join(outDir, `${q.fileBase}.queries.ts`);
+      const file = join(outDir, modulePath(q));
       if (!existsSync(file)) {
         problems.push(`${q.file} (${q.name}): pgtyped produced no module`);
         continue;

@@ -7,6 +7,19 @@ import { basename, join } from 'node:path';
 export type Dialect = 'sqlite' | 'postgres';
 export const DIALECTS: readonly Dialect[] = ['sqlite', 'postgres'];
 
+/**
+ * The statement groups, each generated with its own index: the product's statements
+ * (queries/<dialect>/*.sql → generated/<dialect>/index.ts, what the package runs and exports)
+ * and the demo's (queries/<dialect>/demo/*.sql → generated/<dialect>/demo/index.ts, which
+ * only src/demo imports). `folder` is the subfolder under queries/<dialect>/ and
+ * generated/<dialect>/ alike ('' for the product).
+ */
+export const QUERY_GROUPS = [
+  { name: 'product', folder: '' },
+  { name: 'demo', folder: 'demo' },
+] as const;
+export type QueryGroup = (typeof QUERY_GROUPS)[number];
+
 export interface ParsedParam {
   readonly name: string;
   readonly required: boolean;
@@ -16,6 +29,7 @@ export interface ParsedParam {
 
 export interface ParsedQuery {
   readonly file: string; // path relative to the repository root
+  readonly group: QueryGroup;
   readonly fileBase: string; // e.g. upsert_subagent_context
   readonly name: string; // e.g. upsertSubagentContext
   readonly params: readonly ParsedParam[];
@@ -26,16 +40,31 @@ export interface ParsedQuery {
 
 export class CodegenError extends Error {}
 
-export function listQueryFiles(root: string, dialect: Dialect): string[] {
-  const dir = join(root, 'queries', dialect);
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.sql'))
+/** The group's .sql files, relative to the root. A subfolder that is no group fails: its
+ * statements would be compiled by pgtyped (which globs recursively) yet exported nowhere. */
+export function listQueryFiles(root: string, dialect: Dialect, group: QueryGroup): string[] {
+  const rel = join('queries', dialect, group.folder);
+  const entries = readdirSync(join(root, rel), { withFileTypes: true });
+  if (group.folder === '') {
+    const strays = entries.filter((e) => e.isDirectory() && !QUERY_GROUPS.some((g) => g.folder === e.name));
+    if (strays.length) throw new CodegenError(`${strays.map((e) => join(rel, e.name)).join(', ')}: not a query group (${QUERY_GROUPS.map((g) => g.folder || '.').join(', ')})`);
+  } else if (entries.some((e) => e.isDirectory())) {
+    throw new CodegenError(`${rel}: query groups do not nest`);
+  }
+  return entries
+    .filter((e) => e.isFile() && e.name.endsWith('.sql'))
+    .map((e) => e.name)
     .sort()
-    .map((f) => join('queries', dialect, f));
+    .map((f) => join(rel, f));
+}
+
+/** Where a group's generated modules go, relative to generated/<dialect>/. */
+export function modulePath(q: Pick<ParsedQuery, 'group' | 'fileBase'>): string {
+  return join(q.group.folder, `${q.fileBase}.queries.ts`);
 }
 
 /** Parses one query file; a file must hold exactly one named statement. */
-export function parseQueryFile(root: string, file: string): ParsedQuery {
+export function parseQueryFile(root: string, file: string, group: QueryGroup): ParsedQuery {
   const text = readFileSync(join(root, file), 'utf8');
   const { queries, events } = parseSQLFile(text);
   const problems = events.map((e) => `line ${e.location?.line ?? '?'}: ${e.message.text}`);
@@ -56,17 +85,28 @@ export function parseQueryFile(root: string, file: string): ParsedQuery {
     }),
   }));
   statement = statement.trimEnd();
-  return { file, fileBase: basename(file, '.sql'), name: q.name, params, statement, statementStart };
+  return { file, group, fileBase: basename(file, '.sql'), name: q.name, params, statement, statementStart };
 }
 
+/** Every group's statements for a dialect. Query names are unique across groups: the SQLite
+ * runtime caches prepared statements by name, and one name must mean one statement. */
 export function parseDialect(root: string, dialect: Dialect): ParsedQuery[] {
-  return listQueryFiles(root, dialect).map((f) => parseQueryFile(root, f));
+  const queries = QUERY_GROUPS.flatMap((g) => listQueryFiles(root, dialect, g).map((f) => parseQueryFile(root, f, g)));
+  const seen = new Map<string, string>();
+  const duplicates: string[] = [];
+  for (const q of queries) {
+    const other = seen.get(q.name);
+    if (other) duplicates.push(`query name ${q.name} in both ${other} and ${q.file}`);
+    seen.set(q.name, q.file);
+  }
+  if (duplicates.length) throw new CodegenError(duplicates.join('\n'));
+  return queries;
 }
 
-/** Both dialects must offer the same files, query names and parameter names. */
+/** Both dialects must offer the same files (in the same group), query names and parameter names. */
 export function assertDialectParity(sqlite: readonly ParsedQuery[], postgres: readonly ParsedQuery[]): void {
   const errors: string[] = [];
-  const byFile = (qs: readonly ParsedQuery[]) => new Map(qs.map((q) => [q.fileBase, q]));
+  const byFile = (qs: readonly ParsedQuery[]) => new Map(qs.map((q) => [join(q.group.folder, q.fileBase), q]));
   const a = byFile(sqlite);
   const b = byFile(postgres);
   for (const f of new Set([...a.keys(), ...b.keys()])) {

@@ -15,8 +15,10 @@ import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { hostSchema as postgresHostSchema } from '../../generated/postgres/index.js';
 import { hostSchema as sqliteHostSchema } from '../../generated/sqlite/index.js';
+import { goDriverTimestamp, type HostMessage, type HostSession } from '../../src/demo/host-rows.js';
 import { seededRandom, type SeededRandom } from '../../src/demo/seeded-random.js';
 import { formatMicros } from '../../src/instant.js';
+import { createDatabase, dropDatabase } from './postgres-database.js';
 
 /** Bump when the generated content changes: cached stores of another version are rebuilt. */
 export const GENERATOR_VERSION = 'synthetic-store-v2';
@@ -53,24 +55,6 @@ export type StoreProfileName = keyof typeof STORE_PROFILES;
 const END_OF_HISTORY_NS = BigInt(Date.UTC(2026, 7, 12, 13, 30, 0)) * 1_000_000n;
 const NS_PER_DAY = 86_400_000_000_000n;
 
-export interface SyntheticMessage {
-  id: string;
-  sessionId: string;
-  taskId: string;
-  turnId: string;
-  authorType: 'user' | 'agent';
-  type: 'message' | 'tool_call';
-  content: string;
-  metadata: string | null;
-  createdAtNs: bigint;
-  updatedAtNs: bigint | null;
-}
-
-export interface SyntheticSession {
-  id: string;
-  taskId: string;
-  createdAtNs: bigint;
-}
 
 // ---------------------------------------------------------------- content
 
@@ -97,7 +81,7 @@ const MODELS = ['claude-opus-5[1m]', 'claude-sonnet-5', 'claude-haiku-4-5'];
 const TOOL_KINDS = ['read_file', 'search', 'shell', 'edit', 'read_file', 'shell'];
 
 /** Deterministic sessions and messages for a profile, in created_at order. */
-export function* syntheticHistory(p: StoreProfile): Generator<{ session?: SyntheticSession; message?: SyntheticMessage }> {
+export function* syntheticHistory(p: StoreProfile): Generator<{ session?: HostSession; message?: HostMessage }> {
   const rng = seededRandom(p.seed * 7919 + 17);
   const text = textPool(rng);
   const slice = (min: number, max: number) => {
@@ -109,7 +93,7 @@ export function* syntheticHistory(p: StoreProfile): Generator<{ session?: Synthe
   const step = (END_OF_HISTORY_NS - start) / BigInt(p.messages);
   const perSession = p.messages / p.sessions;
 
-  const sessions: (SyntheticSession & { messages: number })[] = [];
+  const sessions: (HostSession & { messages: number })[] = [];
   let subagentIndex = 0;
   let nextSubagentAt = Math.floor(rng.next() * (p.messages / p.subagentMessages));
 
@@ -136,7 +120,7 @@ export function* syntheticHistory(p: StoreProfile): Generator<{ session?: Synthe
       continue;
     }
     const roll = rng.next();
-    let message: SyntheticMessage;
+    let message: HostMessage;
     if (roll < 0.12) {
       message = { ...base, authorType: 'user', type: 'message', content: slice(80, 1200), metadata: null };
     } else if (roll < 0.4) {
@@ -200,11 +184,6 @@ export function progressBar(label: string, total: number): { update(done: number
 // ---------------------------------------------------------------- writers
 
 const BATCH = 2_000;
-
-/** The Go driver's text form of a host timestamp on SQLite, trailing fraction zeros trimmed. */
-function goDriverTimestamp(ns: bigint): string {
-  return `${formatMicros(ns).replace(/\.?0+$/, '')}+00:00`;
-}
 
 export interface StoreManifest {
   generator: string;
@@ -295,10 +274,9 @@ export async function ensurePostgresStore(adminUrl: string, urlFor: (database: s
   try {
     const exists = (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1;
     if (exists && (await readPostgresManifest(urlFor(name)))?.generator === GENERATOR_VERSION) return urlFor(name);
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.query(`DROP DATABASE IF EXISTS ${name}_partial WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${name}_partial`);
-    await fillPostgresStore(urlFor(`${name}_partial`), p);
+    await dropDatabase(adminUrl, name);
+    const partial = await createDatabase(adminUrl, `${name}_partial`, { replaceExisting: true });
+    await fillPostgresStore(partial.url, p);
     await admin.query(`ALTER DATABASE ${name}_partial RENAME TO ${name}`);
     return urlFor(name);
   } finally {
@@ -313,8 +291,8 @@ async function fillPostgresStore(url: string, p: StoreProfile): Promise<void> {
     await client.query('SET synchronous_commit = off'); // generation only
     for (const s of postgresHostSchema) await client.query(s.sql);
     const bar = progressBar(`postgres ${p.name}`, p.messages);
-    let sessions: SyntheticSession[] = [];
-    let messages: SyntheticMessage[] = [];
+    let sessions: HostSession[] = [];
+    let messages: HostMessage[] = [];
     let done = 0;
     const flush = async () => {
       if (sessions.length) {

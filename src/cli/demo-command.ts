@@ -1,19 +1,40 @@
 // `subagent-context demo`: the package's main job end to end on a database of its own: by
-// default a new SQLite file (the embedded default), or an empty PostgreSQL database.
+// default a new SQLite file (the embedded default), or an empty PostgreSQL database. Like
+// the other commands it takes its database through databaseTarget() (the same argument
+// checks), prints through the CLI's output stream, and fails through the CLI's error path
+// (one line on stderr, an exit code from exit-codes.ts).
 import type { CliCommand } from './command.js';
+import { databaseError, toCliError, usageError } from './cli-error.js';
+import { databaseTarget, type DatabaseTarget } from './database.js';
 import { EXIT } from './exit-codes.js';
+
+/** Where the demo writes when given no database. */
+export const DEFAULT_DEMO_SQLITE_FILE = 'subagent-context-demo.db';
 
 export const demoCommand: CliCommand = {
   summary: 'seed a sample host history, migrate and backfill it, stream live frames, print the report',
   synopsis: '[--sqlite FILE | --postgres URL]',
   details:
-    'Creates FILE (default ./subagent-context-demo.db) or uses an EMPTY PostgreSQL database; never writes into a ' +
-    'database it did not create. Exit status: 0 ok, 2 refused or usage error, 7 the demo did not complete healthy.',
+    `Creates FILE (default ./${DEFAULT_DEMO_SQLITE_FILE}) or uses an EMPTY PostgreSQL database; never writes into a ` +
+    'database it did not create. Exit status: 0 ok, 2 usage error or a database the demo refuses, 7 database error ' +
+    'or the demo did not end healthy.',
   options: { sqlite: { type: 'string' }, postgres: { type: 'string' } },
-  async run(values) {
+  async run(values, io) {
+    const given = values.sqlite !== undefined || values.postgres !== undefined;
+    const target: DatabaseTarget = given ? databaseTarget(values as { sqlite?: string; postgres?: string }) : { dialect: 'sqlite', file: DEFAULT_DEMO_SQLITE_FILE };
     // Loaded on demand, like the drivers: --help and usage errors stay fast.
-    const { runDemo } = await import('../demo/index.js');
-    const code = await runDemo({ sqlite: values.sqlite as string | undefined, postgres: values.postgres as string | undefined, out: process.stdout });
-    return code === 0 ? EXIT.ok : code === 2 ? EXIT.usage : EXIT.database;
+    const { DemoRefusal, openDemoDatabase, runDemo } = await import('../demo/index.js');
+    let database: Awaited<ReturnType<typeof openDemoDatabase>>;
+    try {
+      database = await openDemoDatabase(target);
+    } catch (err) {
+      // A database the demo did not make is the wrong argument, not a broken database.
+      throw err instanceof DemoRefusal ? usageError(`refusing to run: ${err.message}`) : toCliError(err, true);
+    }
+    const outcome = await runDemo(database, io.out);
+    if (!outcome.migrationOk) throw databaseError('the demo did not end healthy: the upgrade failed (see the migration report above)');
+    if ('error' in outcome.health) throw databaseError(`the demo did not end healthy: the health check failed: ${outcome.health.error}`);
+    if (outcome.health.verdict !== 'healthy') throw databaseError(`the demo did not end healthy: verdict ${outcome.health.verdict}`);
+    return EXIT.ok;
   },
 };

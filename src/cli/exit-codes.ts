@@ -2,9 +2,10 @@
 // (docs/health.md). 1 is deliberately unused: it is what Node itself exits with when it
 // crashes, and a crash must never read as a verdict.
 export const EXIT = {
-  /** health: healthy. migrate: every step applied or skipped. --help. */
+  /** health: healthy. migrate: every step applied or skipped. demo: upgrade ok and healthy. --help. */
   ok: 0,
-  /** Bad arguments: unknown command or option, missing or conflicting database option. */
+  /** Bad arguments: unknown command or option, missing or conflicting database option;
+   * demo: a database the demo did not create (it refuses to write there). */
   usage: 2,
   /** health: a shortfall confirmed by a second evaluation (AC-28, AC-28b): the alarm. */
   shortfall: 3,
@@ -15,7 +16,8 @@ export const EXIT = {
   /** migrate: at least one step failed (its WARN line says why; the next run retries). */
   migrationFailed: 6,
   /** The database cannot answer: missing file, unreachable server, missing tables, an
-   * activation key that is not an instant, a statement that failed. */
+   * activation key that is not an instant, a statement that failed. demo: the demo did not
+   * end healthy (its upgrade failed or its health check is not healthy). */
   database: 7,
   /** A bug in this CLI. */
   internal: 70,

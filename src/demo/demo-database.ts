@@ -1,10 +1,12 @@
 // What the demo needs from a database, one implementation per dialect
-// (sqlite-demo-database.ts, postgres-demo-database.ts). Each calls only the generated
-// demo_* query functions: the demo stands in for the host when it writes host rows, and
-// reads its report figures with the same kind of typed, reviewed SQL as the package.
+// (sqlite-demo-database.ts, postgres-demo-database.ts). Each calls only the demo's own
+// generated statements (queries/<dialect>/demo/ → generated/<dialect>/demo/, not part of the
+// package's index): the demo stands in for the host when it writes host rows, and reads its
+// report figures with the same kind of typed, reviewed SQL as the package.
 import { SubagentContextError } from '../errors.js';
 import type { StoreOptions, SubagentContextStore } from '../index.js';
-import type { DemoMessage, DemoSession } from './demo-history.js';
+import type { DemoSession } from './demo-history.js';
+import type { HostMessage } from './host-rows.js';
 import type { DemoHost } from './live-stream.js';
 
 export interface DemoFigures {
@@ -26,16 +28,17 @@ export interface DemoDatabase extends DemoHost {
   /** Creates the host tables as the host ships them (schema/host). */
   createHostTables(): Promise<void>;
   /** Seeds the whole history in one transaction. */
-  insertHistory(sessions: readonly DemoSession[], messages: readonly DemoMessage[]): Promise<void>;
+  insertHistory(sessions: readonly DemoSession[], messages: readonly HostMessage[]): Promise<void>;
   readFigures(): Promise<DemoFigures>;
   /** Shell commands that re-run some of the report's queries against the demo's database. */
   queryExamples(): string[];
   close(): Promise<void>;
 }
 
-/** The demo refuses to write into a database it did not create. */
+/** The demo refuses to write into a database it did not create (the CLI exits 2 on it). */
 export class DemoRefusal extends SubagentContextError {
-  override readonly name = 'DemoRefusal';
+  override name = 'DemoRefusal';
+
   constructor(message: string) {
     super('demo_refused', message);
   }
@@ -55,7 +58,7 @@ export const toNumber = (value: unknown): number => (value === null || value ===
 export const toNullableNumber = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
 /** demo_insert_message's parameters for one message; `timestamp` renders the dialect's host form. */
-export function demoMessageParams(m: DemoMessage, timestamp: (ns: bigint) => string) {
+export function demoMessageParams(m: HostMessage, timestamp: (ns: bigint) => string) {
   return {
     id: m.id,
     sessionId: m.sessionId,

@@ -4,34 +4,19 @@
 // presence of the sampled table, fan-out 1→65, 2→12, 3→42, 4→5, 5→2, 8→1 turns, one nested
 // subagent, three without subagent_type — surrounded by ordinary chat and tool-call messages
 // and a few malformed metadata rows. Pure data: nothing here touches a database.
+import type { HostMessage, HostSession } from './host-rows.js';
 import { seededRandom, type SeededRandom } from './seeded-random.js';
 
-export interface DemoSession {
-  id: string;
-  taskId: string;
+/** A session, and which agent ran it (the live stream picks Claude sessions). */
+export interface DemoSession extends HostSession {
   agent: 'claude' | 'opencode';
-  createdAtNs: bigint;
-}
-
-/** One task_session_messages row as the host's message writer would store it. */
-export interface DemoMessage {
-  id: string;
-  sessionId: string;
-  taskId: string;
-  turnId: string | null;
-  authorType: 'user' | 'agent';
-  type: 'message' | 'tool_call';
-  content: string;
-  metadata: string | null;
-  createdAtNs: bigint;
-  updatedAtNs: bigint | null;
 }
 
 export type SampledStatus = 'async_launched' | 'completed' | 'started' | 'absent';
 
 export interface DemoHistory {
   sessions: DemoSession[];
-  messages: DemoMessage[];
+  messages: HostMessage[];
   /** Sessions with at least one subagent launch, in id order. */
   fannedOutSessionIds: string[];
   /** What was built in, for the population summary the demo prints. */
@@ -175,7 +160,7 @@ export function buildDemoHistory(seed = 20260812): DemoHistory {
   let completedSeen = 0;
 
   const sessions: DemoSession[] = [];
-  const messages: DemoMessage[] = [];
+  const messages: HostMessage[] = [];
   let messageNo = 0;
   const nextMessageId = () => `msg-${String(++messageNo).padStart(4, '0')}`;
   // Legacy rows the host wrote with no usable metadata; each lands on the first ordinary
@@ -202,7 +187,7 @@ export function buildDemoHistory(seed = 20260812): DemoHistory {
     ]);
     turns.forEach((turn, t) => {
       const turnId = `${sessionId}-turn-${pad(t + 1)}`;
-      const push = (m: Omit<DemoMessage, 'id' | 'sessionId' | 'taskId' | 'turnId'>, launch = false) => {
+      const push = (m: Omit<HostMessage, 'id' | 'sessionId' | 'taskId' | 'turnId'>, launch = false) => {
         const id = nextMessageId();
         let metadata = m.metadata;
         if (launch) subagentMessages++;
@@ -297,7 +282,7 @@ export function buildDemoHistory(seed = 20260812): DemoHistory {
  * Maps relative times affinely onto real instants so the first and last subagent launch fall
  * exactly on the spec's observed window, truncated to microseconds like the host's column.
  */
-function mapOntoSampledWindow(messages: DemoMessage[], sessions: DemoSession[], launches: bigint[]): void {
+function mapOntoSampledWindow(messages: HostMessage[], sessions: DemoSession[], launches: bigint[]): void {
   const lo = launches.reduce((a, b) => (b < a ? b : a));
   const hi = launches.reduce((a, b) => (b > a ? b : a));
   const from = FIRST_SUBAGENT_AT;

@@ -1,2 +1,3 @@
-// The demo's entry point, for the CLI's `subagent-context demo`.
-export { DEFAULT_DEMO_SQLITE_FILE, runDemo, type DemoOptions } from './run-demo.js';
+// The demo's entry point, for the CLI's `subagent-context demo` (src/cli/demo-command.ts).
+export { DemoRefusal } from './demo-database.js';
+export { openDemoDatabase, runDemo, type DemoOutcome } from './run-demo.js';

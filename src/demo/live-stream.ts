@@ -7,12 +7,12 @@
 // subagent launch produces, exactly as the host's message writer would, so the health
 // check has an independent expected count to compare against.
 import type { SubagentContextStore, SubagentFrame, SubagentTaskPayload } from '../index.js';
-import type { DemoMessage } from './demo-history.js';
+import type { HostMessage } from './host-rows.js';
 import type { SimulatedClock } from './simulated-clock.js';
 
 /** What the demo needs from the host side of its database. */
 export interface DemoHost {
-  insertMessage(message: DemoMessage): Promise<void>;
+  insertMessage(message: HostMessage): Promise<void>;
   updateMessageMetadata(id: string, metadata: string, updatedAtNs: bigint): Promise<void>;
 }
 

@@ -12,13 +12,13 @@ import {
   demoProvenanceSplit,
   demoSettledSubagentTokens,
   demoUpdateMessageMetadata,
-  hostSchema,
-} from '../../generated/postgres/index.js';
+} from '../../generated/postgres/demo/index.js';
+import { hostSchema } from '../../generated/postgres/index.js';
 import { createPostgresStore } from '../index.js';
 import { formatMicros } from '../instant.js';
 import { withTransaction } from '../postgres/transaction.js';
-import type { DemoMessage } from './demo-history.js';
 import { DemoRefusal, printableStatement, shellQuoted, toNullableNumber, toNumber, type DemoDatabase, demoMessageParams } from './demo-database.js';
+import type { HostMessage } from './host-rows.js';
 
 /** The URL without its password, for printing. */
 function redacted(url: string): string {
@@ -39,6 +39,7 @@ function statementOf(query: unknown): string | null {
 
 export async function openPostgresDemoDatabase(url: string): Promise<DemoDatabase> {
   const pool = new pg.Pool({ connectionString: url, max: 4 });
+  pool.on('error', () => {}); // an idle client's socket error surfaces on the next query instead (as in src/cli/database.ts)
   try {
     const tables = await demoExistingTables.run(undefined, pool);
     if (tables.length > 0) {
@@ -48,7 +49,7 @@ export async function openPostgresDemoDatabase(url: string): Promise<DemoDatabas
     await pool.end();
     throw err;
   }
-  const messageParams = (m: DemoMessage) => demoMessageParams(m, formatMicros);
+  const messageParams = (m: HostMessage) => demoMessageParams(m, formatMicros);
   return {
     dialect: 'postgres',
     where: `PostgreSQL ${redacted(url)}`,

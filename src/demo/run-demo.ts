@@ -4,10 +4,11 @@
 // orchestrator would, then prints the migration report, the keys, the counters, the
 // health report and the measurements the feature exists for. Deterministic (seeded data,
 // simulated clock); only the step timings vary between runs.
+import type { DatabaseTarget } from '../cli/database.js';
+import { toError } from '../errors.js';
 import { formatKeyInstant } from '../instant.js';
 import type { HealthReport, Logger } from '../index.js';
 import type { DemoDatabase } from './demo-database.js';
-import { DemoRefusal } from './demo-database.js';
 import { buildDemoHistory } from './demo-history.js';
 import { renderDemoReport } from './demo-report.js';
 import { streamLiveFrames } from './live-stream.js';
@@ -15,39 +16,28 @@ import { openPostgresDemoDatabase } from './postgres-demo-database.js';
 import { DEMO_UPGRADE_AT_NS, simulatedClock } from './simulated-clock.js';
 import { openSqliteDemoDatabase } from './sqlite-demo-database.js';
 
-export interface DemoOptions {
-  /** SQLite file to create (the default when neither is given: DEFAULT_DEMO_SQLITE_FILE). */
-  sqlite?: string;
-  /** PostgreSQL URL of an empty database. */
-  postgres?: string;
-  out: NodeJS.WritableStream;
+/**
+ * Opens the demo's database: a SQLite file it creates (or replaces, when the demo made it),
+ * or an empty PostgreSQL database. Throws DemoRefusal for a database the demo did not make,
+ * and the driver's error when the database cannot be opened.
+ */
+export async function openDemoDatabase(target: DatabaseTarget): Promise<DemoDatabase> {
+  return target.dialect === 'postgres' ? openPostgresDemoDatabase(target.url) : openSqliteDemoDatabase(target.file);
 }
 
-export const DEFAULT_DEMO_SQLITE_FILE = 'subagent-context-demo.db';
+/** How the demo ended: the CLI turns anything but a clean upgrade and a healthy verdict into its exit code. */
+export interface DemoOutcome {
+  migrationOk: boolean;
+  /** checkHealth()'s report, or what it rejected with. */
+  health: HealthReport | { error: string };
+}
 
 /**
- * Runs the demo and prints its report to `out`. Resolves to an exit code: 0 when the
- * upgrade succeeded and the health check reads healthy, 1 when either did not or the database
- * could not be opened, 2 when the demo refused the database (it never writes into a
- * database it did not create) or was given both --sqlite and --postgres.
+ * Runs the demo on an opened database, writes its report through `out` (the CLI's output
+ * stream), and closes the database. Rejects only when the database fails underneath it.
  */
-export async function runDemo(options: DemoOptions): Promise<number> {
-  const write = (text: string) => options.out.write(text.endsWith('\n') ? text : `${text}\n`);
-  if (options.sqlite && options.postgres) {
-    write('subagent-context demo: give either --sqlite FILE or --postgres URL, not both');
-    return 2;
-  }
-  let database: DemoDatabase;
-  try {
-    database = options.postgres ? await openPostgresDemoDatabase(options.postgres) : openSqliteDemoDatabase(options.sqlite ?? DEFAULT_DEMO_SQLITE_FILE);
-  } catch (err) {
-    if (err instanceof DemoRefusal) {
-      write(`subagent-context demo: refusing to run: ${err.message}`);
-      return 2;
-    }
-    write(`subagent-context demo: cannot open the database: ${err instanceof Error ? err.message : String(err)}`);
-    return 1;
-  }
+export async function runDemo(database: DemoDatabase, out: (text: string) => void): Promise<DemoOutcome> {
+  const write = (text: string) => out(text.endsWith('\n') ? text : `${text}\n`);
   const started = process.hrtime.bigint();
   try {
     const history = buildDemoHistory();
@@ -74,7 +64,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     try {
       health = await store.checkHealth();
     } catch (err) {
-      health = { error: err instanceof Error ? err.message : String(err) };
+      health = { error: toError(err).message };
     }
     const figures = await database.readFigures();
     const reusedRows = (await store.listBySession(live.reused.sessionId)).filter((r) => r.tool_call_id === live.reused.toolCallId);
@@ -97,8 +87,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     if (warnings.length) write(`WARN lines the store logged:\n${warnings.map((w) => `   ${w}`).join('\n')}\n`);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     write(`done in ${seconds.toFixed(1)} s`);
-    const healthy = !('error' in health) && health.verdict === 'healthy';
-    return migration.ok && healthy ? 0 : 1;
+    return { migrationOk: migration.ok, health };
   } finally {
     await database.close();
   }

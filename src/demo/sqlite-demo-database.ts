@@ -14,24 +14,15 @@ import {
   demoProvenanceSplit,
   demoSettledSubagentTokens,
   demoUpdateMessageMetadata,
-  hostSchema,
-} from '../../generated/sqlite/index.js';
+} from '../../generated/sqlite/demo/index.js';
+import { hostSchema } from '../../generated/sqlite/index.js';
 import { createSqliteStore } from '../index.js';
-import { formatMicros } from '../instant.js';
 import { withImmediateTransaction } from '../sqlite/transaction.js';
-import type { DemoMessage } from './demo-history.js';
 import { DemoRefusal, printableStatement, shellQuoted, toNullableNumber, toNumber, type DemoDatabase, demoMessageParams } from './demo-database.js';
+import { goDriverTimestamp, type HostMessage } from './host-rows.js';
 
 /** 'SCDM' — marks a SQLite file as made by this demo. */
 const DEMO_APPLICATION_ID = 0x5343444d;
-
-/**
- * The Go driver's text form the host stores on SQLite: `2026-08-03 15:32:20.184467+00:00`,
- * trailing fraction zeros trimmed (DESIGN §4), so the package reads the real thing.
- */
-export function goDriverTimestamp(ns: bigint): string {
-  return `${formatMicros(ns).replace(/\.?0+$/, '')}+00:00`;
-}
 
 function removeDatabaseFiles(file: string): void {
   for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${file}${suffix}`, { force: true });
@@ -59,7 +50,7 @@ function openDemoFile(file: string): Database.Database {
 export function openSqliteDemoDatabase(path: string): DemoDatabase {
   const file = resolve(path);
   const db = openDemoFile(file);
-  const messageParams = (m: DemoMessage) => demoMessageParams(m, goDriverTimestamp);
+  const messageParams = (m: HostMessage) => demoMessageParams(m, goDriverTimestamp);
   return {
     dialect: 'sqlite',
     where: `SQLite file ${file}`,

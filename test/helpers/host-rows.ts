@@ -1,11 +1,15 @@
 // Seeds host rows (task_sessions, task_session_messages) the way the host writes them.
 // The package never writes these tables; tests and the demo stand in for the host.
-import { formatMicros } from '../../src/instant.js';
+import { formatMicros, formatSqliteColumn } from '../../src/instant.js';
 import type { TestDb } from './test-db.js';
 
-/** Host timestamp text for a dialect: Go-driver form on SQLite, UTC TIMESTAMP text on PostgreSQL. */
+/**
+ * Host timestamp text for a dialect: on SQLite the fixed-width `…ffffff+00:00` form (one the
+ * Go driver also writes whenever the last microsecond digit is non-zero; the trimmed forms
+ * are src/demo/host-rows.ts's goDriverTimestamp), UTC TIMESTAMP text on PostgreSQL.
+ */
 export function hostTimestamp(db: TestDb, ns: bigint): string {
-  return db.dialect === 'sqlite' ? `${formatMicros(ns)}+00:00` : formatMicros(ns);
+  return db.dialect === 'sqlite' ? formatSqliteColumn(ns) : formatMicros(ns);
 }
 
 export async function insertSession(db: TestDb, id: string, taskId = `task-${id}`, atNs = 1_785_000_000_000_000_000n): Promise<void> {

@@ -1,14 +1,17 @@
-// A real database per test: a temp SQLite file, or a fresh PostgreSQL database on the
-// suite's server. Never a mock. Tests seed and inspect with plain SQL through exec/query;
-// `$1`-style placeholders work on both (rewritten to SQLite's `@p1`).
+// A real database per openTestDb() call: a temp SQLite file, or a fresh PostgreSQL database on
+// the run's server (scripts/lib/postgres-database.ts). Suites call it per test (beforeEach),
+// so each test starts from an empty database; a few seed one once per describe (beforeAll)
+// and share it across their tests. Never a mock. Tests seed and inspect with plain SQL
+// through exec/query; `$1`-style placeholders work on both (rewritten to SQLite's `@p1`).
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 import { describe, inject } from 'vitest';
 import * as sqliteGenerated from '../../generated/sqlite/index.js';
 import * as postgresGenerated from '../../generated/postgres/index.js';
+import { createDatabase } from '../../scripts/lib/postgres-database.js';
 import { createPostgresStore, createSqliteStore, type StoreOptions, type SubagentContextStore } from '../../src/index.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -66,18 +69,11 @@ async function openSqlite(): Promise<TestDb> {
 }
 
 async function openPostgres(): Promise<TestDb> {
-  const serverUrl = inject('pgUrl');
-  const name = `t_${process.pid}_${Date.now().toString(36)}_${dbCounter++}`;
-  const admin = new pg.Client(serverUrl);
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const pool = new pg.Pool({ connectionString: url.toString(), max: 10 });
+  const database = await createDatabase(inject('pgUrl'), `t_${process.pid}_${Date.now().toString(36)}_${dbCounter++}`);
+  const pool = database.pool({ max: 10 });
   const self: TestDb = {
     dialect: 'postgres',
-    location: url.toString(),
+    location: database.url,
     pool,
     store: (options) => createPostgresStore(pool, options),
     exec: async (sql) => void (await pool.query(sql)),
@@ -85,13 +81,7 @@ async function openPostgres(): Promise<TestDb> {
     apply: async (layer) => {
       for (const s of schemaFor('postgres', layer)) await pool.query(s.sql);
     },
-    close: async () => {
-      await pool.end();
-      const a = new pg.Client(serverUrl);
-      await a.connect();
-      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await a.end();
-    },
+    close: () => database.drop(),
   };
   return self;
 }

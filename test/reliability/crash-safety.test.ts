@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { createDatabase, databaseName, dropDatabase } from '../../scripts/lib/postgres-database.js';
 import { ACTIVATION_KEYS } from '../../src/index.js';
 import { prng } from '../helpers/prng.js';
 import { describeBothDialects, type Dialect } from '../helpers/test-db.js';
@@ -72,26 +73,16 @@ async function sqliteCopies(phase: Phase): Promise<StoreCopies> {
 
 async function postgresCopies(phase: Phase): Promise<StoreCopies> {
   const serverUrl = inject('pgUrl');
-  const urlFor = (name: string) => {
-    const u = new URL(serverUrl);
-    u.pathname = `/${name}`;
-    return u.toString();
-  };
-  const admin = new pg.Client(serverUrl);
-  await admin.connect();
-  const template = `crash_tpl_${phase}_${process.pid}`;
-  await admin.query(`DROP DATABASE IF EXISTS ${template}`);
-  await admin.query(`CREATE DATABASE ${template}`);
-  const seeder = new pg.Client(urlFor(template));
+  const template = await createDatabase(serverUrl, `crash_tpl_${phase}_${process.pid}`, { replaceExisting: true });
+  // A client, not template.pool(): CREATE DATABASE … TEMPLATE needs the template idle.
+  const seeder = new pg.Client(template.url);
   await seeder.connect();
   await seeder.query(crashStoreSeed('postgres', phase));
   await seeder.end();
   let n = 0;
   return {
     async fresh() {
-      const name = `crash_${phase}_${process.pid}_${n++}`;
-      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
-      return urlFor(name);
+      return (await createDatabase(serverUrl, `crash_${phase}_${process.pid}_${n++}`, { template: template.name })).url;
     },
     async probe(url) {
       const conn = new pg.Client(url);
@@ -100,11 +91,10 @@ async function postgresCopies(phase: Phase): Promise<StoreCopies> {
       return { query: async <T>(sql: string, params: unknown[] = []) => (await conn.query(sql, params)).rows as T[], close: () => conn.end() };
     },
     async drop(url) {
-      await admin.query(`DROP DATABASE IF EXISTS ${new URL(url).pathname.slice(1)} WITH (FORCE)`);
+      await dropDatabase(serverUrl, databaseName(url));
     },
     async dispose() {
-      await admin.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
-      await admin.end();
+      await template.drop();
     },
   };
 }
