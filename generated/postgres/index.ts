@@ -11,6 +11,7 @@ export * from './observe_subagent_table_shape.queries.js';
 export * from './probe_store_tables.queries.js';
 export * from './read_activation_keys.queries.js';
 export * from './read_backfill_through.queries.js';
+export * from './read_database_version.queries.js';
 export * from './read_meta_key.queries.js';
 export * from './upsert_subagent_context.queries.js';
 export * from './upsert_subagent_contexts_batch.queries.js';

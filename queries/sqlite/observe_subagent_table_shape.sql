@@ -7,10 +7,16 @@
  *   clause 1: execution_column_present AND execution_column_not_null
  *   clause 2: three_column_unique_present — a plain unique index on exactly
  *             (task_session_id, agent_execution_id, tool_call_id), in that order (the key's
- *             column order is part of its contract: session leads for AC-13's reads)
+ *             column order is part of its contract: session leads for AC-13's reads): three
+ *             key columns, each at its position (pragma_index_info's seqno); an expression
+ *             column counts as a column, so an expression index is not the key (as
+ *             PostgreSQL's twin requires indexprs IS NULL)
  *   clause 3: NOT two_column_unique_present — no unique index, partial or not, whose column
  *             set is {task_session_id, tool_call_id} (SQLite backs an inline UNIQUE with
- *             an automatic index, so pragma_index_list sees constraints and indexes alike)
+ *             an automatic index, so pragma_index_list sees constraints and indexes alike);
+ *             named columns only, as PostgreSQL's twin reads them
+ * Both are counted per index rather than compared as group_concat(... ORDER BY ...) text, which
+ * needs SQLite 3.44; this file needs nothing newer than the package's 3.38 minimum.
  * missing_secondary_indexes counts the names schema/sqlite/003 creates that are absent
  * (AC-33 clause 4). The last two columns exist for PostgreSQL (int4 metric columns, the
  * JSON helper) and are constant here: SQLite INTEGER is already 64-bit and SQLite needs
@@ -26,12 +32,17 @@ SELECT
            WHERE c.name = 'agent_execution_id' AND c."notnull" = 1) AS "execution_column_not_null!",
   EXISTS (SELECT 1 FROM pragma_index_list('task_session_subagents') AS il
            WHERE il."unique" = 1 AND il.partial = 0
-             AND (SELECT group_concat(ii.name, ',' ORDER BY ii.seqno) FROM pragma_index_info(il.name) AS ii)
-                 = 'task_session_id,agent_execution_id,tool_call_id') AS "three_column_unique_present!",
+             AND (SELECT count(*) = 3
+                         AND sum(ii.seqno = 0 AND ii.name = 'task_session_id') = 1
+                         AND sum(ii.seqno = 1 AND ii.name = 'agent_execution_id') = 1
+                         AND sum(ii.seqno = 2 AND ii.name = 'tool_call_id') = 1
+                    FROM pragma_index_info(il.name) AS ii)) AS "three_column_unique_present!",
   EXISTS (SELECT 1 FROM pragma_index_list('task_session_subagents') AS il
            WHERE il."unique" = 1
-             AND (SELECT group_concat(ii.name, ',' ORDER BY ii.name) FROM pragma_index_info(il.name) AS ii)
-                 = 'task_session_id,tool_call_id') AS "two_column_unique_present!",
+             AND (SELECT count(ii.name) = 2
+                         AND sum(ii.name = 'task_session_id') = 1
+                         AND sum(ii.name = 'tool_call_id') = 1
+                    FROM pragma_index_info(il.name) AS ii)) AS "two_column_unique_present!",
   (SELECT count(*)
      FROM (SELECT 'idx_subagents_session_id' AS name UNION ALL SELECT 'idx_subagents_task_id'
            UNION ALL SELECT 'idx_subagents_turn_id' UNION ALL SELECT 'idx_subagents_observed_at') AS wanted

@@ -3,7 +3,7 @@
 // failing step cannot abort the pass (AC-33a: boot never aborts).
 import { describeError } from '../logger.js';
 import type { Logger, MigrationStep } from '../types.js';
-import type { AppliedOrSkipped } from './migration-dialect.js';
+import type { AppliedOrSkipped } from './migration-database.js';
 
 /** A step that did not run because what it needs does not hold; `reason` is reported. */
 export interface NotRun {

@@ -2,6 +2,7 @@
 // a user-facing contract (docs/migrations.md lists them): an operator greps a WARN for them
 // and a host may branch on MigrationReport.steps. Keep them stable.
 export const MIGRATION_STEP = {
+  checkDatabaseVersion: 'check_database_version', // reported only when it fails: the engine is too old
   ensureKandevMeta: 'ensure_kandev_meta',
   createSubagentTable: 'create_subagent_table',
   upgradePreAmendmentTable: 'upgrade_pre_amendment_table',

@@ -62,14 +62,3 @@ export function toTableShape(row: RawTableShape | undefined): TableShape {
     jsonHelperPresent: flag(row.json_helper_present),
   };
 }
-
-/** Every step of a pass would skip on this shape: nothing to create, upgrade, widen or index. */
-export function shapeIsComplete(shape: TableShape): boolean {
-  return (
-    shape.kandevMetaPresent &&
-    executionIdentityShapeHolds(shape) &&
-    shape.missingSecondaryIndexes === 0 &&
-    shape.narrowMetricColumns === 0 &&
-    shape.jsonHelperPresent
-  );
-}

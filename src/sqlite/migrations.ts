@@ -1,24 +1,25 @@
-// runMigrations() on SQLite: the dialect steps the neutral pass (src/migrations/) sequences.
-// Every step is one BEGIN IMMEDIATE transaction — the database's single write lock is the
-// migration lock, so two processes migrating at once take turns and each re-reads the shape
-// and the keys under it — and runs only generated statements and schema scripts.
+// runMigrations() on SQLite: the primitives and the schema steps the neutral pass
+// (src/migrations/) sequences. Every locked body is one BEGIN IMMEDIATE transaction — the
+// database's single write lock is the migration lock, so two processes migrating at once take
+// turns and each re-reads the shape and the keys under it — run synchronously from start to
+// finish (src/migrations/flow.ts), and runs only generated statements and schema scripts.
 import type { Database } from 'better-sqlite3';
 import {
   backfillSubagentContexts,
   observeSubagentTableShape,
   packageSchema,
   readBackfillThrough,
+  readDatabaseVersion,
   readMetaKey,
   upgradeSchema,
   writeMetaKeyOnce,
-  type SchemaScript,
 } from '../../generated/sqlite/index.js';
-import { ACTIVATION_KEYS } from '../activation-keys.js';
 import type { StoreContext } from '../dialect.js';
+import { runSync } from '../migrations/flow.js';
+import type { MigrationDatabase, MigrationPrimitives, SchemaScript } from '../migrations/migration-database.js';
 import { runMigrationPass } from '../migrations/migration-pass.js';
-import type { AppliedOrSkipped, MigrationDialect } from '../migrations/migration-dialect.js';
 import { MIGRATION_STEP } from '../migrations/step-names.js';
-import { executionIdentityShapeHolds, toTableShape, type TableShape } from '../migrations/table-shape.js';
+import { executionIdentityShapeHolds, toTableShape } from '../migrations/table-shape.js';
 import type { MigrationReport } from '../types.js';
 import { withImmediateTransaction } from './transaction.js';
 
@@ -28,98 +29,78 @@ import { withImmediateTransaction } from './transaction.js';
  */
 const MIN_BUSY_TIMEOUT_MS = 5000;
 
+/** `->>` (upsert_subagent_contexts_batch.sql) is the newest feature any statement or script uses. */
+const MINIMUM_VERSION = { number: 3_038_000, text: '3.38.0', reason: 'its statements use the ->> JSON operator, new in SQLite 3.38.0' };
+
 function script(list: readonly SchemaScript[], name: string): SchemaScript {
   const found = list.find((s) => s.name === name);
   if (!found) throw new Error(`schema script ${name} is missing from generated/sqlite/schema.ts`);
   return found;
 }
 
-export function createSqliteMigrationDialect(db: Database): MigrationDialect {
-  const observe = (): TableShape => toTableShape(observeSubagentTableShape.get({}, db));
-  const apply = (...names: [readonly SchemaScript[], string][]) => {
-    for (const [list, name] of names) db.exec(script(list, name).sql);
-  };
-  const locked = (fn: () => AppliedOrSkipped): Promise<AppliedOrSkipped> => Promise.resolve(withImmediateTransaction(db, fn));
-  const keyPresent = (key: string) => readMetaKey.get({ key }, db) !== undefined;
+const KANDEV_META = script(packageSchema, 'kandev_meta');
+const SUBAGENT_TABLE = script(packageSchema, 'task_session_subagents');
+const SUBAGENT_INDEXES = script(packageSchema, 'task_session_subagents_indexes');
+const SET_ASIDE_PRE_AMENDMENT_TABLE = script(upgradeSchema, 'set_aside_pre_amendment_table');
+const COPY_PRE_AMENDMENT_ROWS = script(upgradeSchema, 'copy_pre_amendment_rows');
 
+function sqliteSteps(db: Database): MigrationDatabase['steps'] {
   return {
-    ensureKandevMeta: () =>
-      locked(() => {
-        if (observe().kandevMetaPresent) return 'skipped';
-        apply([packageSchema, 'kandev_meta']);
-        return 'applied';
-      }),
-
-    createSubagentTable: () =>
-      locked(() => {
-        if (observe().tablePresent) return 'skipped';
-        apply([packageSchema, 'task_session_subagents'], [packageSchema, 'task_session_subagents_indexes']);
-        return 'applied';
-      }),
-
-    async upgradePreAmendmentTable() {
-      const seen = observe();
-      if (!seen.tablePresent || executionIdentityShapeHolds(seen)) return 'skipped';
-      return withRebuildPragmas(db, () =>
-        withImmediateTransaction(db, (): AppliedOrSkipped => {
-          const shape = observe(); // under the write lock: another process may have done it
-          if (!shape.tablePresent || executionIdentityShapeHolds(shape)) return 'skipped';
-          if (shape.executionColumnPresent) {
-            // The rebuild copies the pre-amendment column list with the 'unknown' sentinel;
-            // on any other shape it would overwrite real execution ids, so it refuses.
-            throw new Error('task_session_subagents has agent_execution_id but not the AC-33 key set: unrecognised shape, left as it is');
-          }
-          apply(
-            [upgradeSchema, 'set_aside_pre_amendment_table'],
-            [packageSchema, 'task_session_subagents'],
-            [upgradeSchema, 'copy_pre_amendment_rows'],
-            [packageSchema, 'task_session_subagents_indexes'],
-          );
-          if (!executionIdentityShapeHolds(observe())) throw new Error('the rebuild ran but the AC-33 end state does not hold; rolled back');
-          return 'applied';
-        }),
-      );
-    },
-
-    observeExecutionIdentityShape: async () => executionIdentityShapeHolds(observe()),
-
-    writeKeyOnce: (key, sample) =>
-      locked(() => {
-        if (keyPresent(key)) return 'skipped'; // AC-24 point 5: a present key is never rewritten
-        writeMetaKeyOnce.run({ key, value: sample() }, db);
-        return 'applied';
-      }),
-
-    observeShape: async () => observe(),
-    keyPresent: async (key) => keyPresent(key),
-
-    helperSteps: [],
-
-    endStateSteps: [
+    beforeEndState: [
+      { name: MIGRATION_STEP.ensureKandevMeta, needed: (s) => !s.kandevMetaPresent, scripts: [KANDEV_META] },
+      { name: MIGRATION_STEP.createSubagentTable, needed: (s) => !s.tablePresent, scripts: [SUBAGENT_TABLE, SUBAGENT_INDEXES] },
       {
-        name: MIGRATION_STEP.ensureSubagentIndexes,
-        run: () =>
-          locked(() => {
-            if (observe().missingSecondaryIndexes === 0) return 'skipped';
-            apply([packageSchema, 'task_session_subagents_indexes']);
-            return 'applied';
-          }),
+        // AC-33: the two-column key is an inline table constraint SQLite cannot alter, so the
+        // table is rebuilt from the fresh DDL (schema/sqlite/upgrade/001 says how).
+        name: MIGRATION_STEP.upgradePreAmendmentTable,
+        needed: (s) => s.tablePresent && !executionIdentityShapeHolds(s),
+        // The copy writes the 'unknown' sentinel into every row; on a table that already has
+        // the column it would overwrite real execution ids, so that shape is refused.
+        refusal: (s) =>
+          s.executionColumnPresent
+            ? 'task_session_subagents has agent_execution_id but not the AC-33 key set: unrecognised shape, left as it is'
+            : undefined,
+        scripts: [SET_ASIDE_PRE_AMENDMENT_TABLE, SUBAGENT_TABLE, COPY_PRE_AMENDMENT_ROWS, SUBAGENT_INDEXES],
+        verify: true,
+        around: (transaction) => withRebuildPragmas(db, transaction),
       },
     ],
+    onceEndStateHolds: [
+      { name: MIGRATION_STEP.ensureSubagentIndexes, needed: (s) => s.missingSecondaryIndexes !== 0, scripts: [SUBAGENT_INDEXES] },
+    ],
+  };
+}
 
-    backfill: (sampleCaptureSince) =>
-      locked(() => {
-        // AC-24d: the guard is BOTH keys, re-read under the write lock; a partial pair re-runs
-        // (the INSERT is then a no-op, the present key stays as it is, the missing one appears).
-        if (keyPresent(ACTIVATION_KEYS.captureSince) && keyPresent(ACTIVATION_KEYS.backfillThrough)) return 'skipped';
-        const through = readBackfillThrough.get({}, db)?.backfill_through; // AC-24d: before the INSERT
-        if (typeof through !== 'string') throw new Error('readBackfillThrough returned no value');
-        backfillSubagentContexts.run({}, db);
-        const captureSince = sampleCaptureSince(); // AC-24 point 4: after the INSERT completed
-        writeMetaKeyOnce.run({ key: ACTIVATION_KEYS.backfillThrough, value: through }, db);
-        writeMetaKeyOnce.run({ key: ACTIVATION_KEYS.captureSince, value: captureSince }, db);
-        return 'applied';
-      }),
+function sqlitePrimitives(db: Database): MigrationPrimitives {
+  return {
+    observeShape: () => toTableShape(observeSubagentTableShape.get({}, db)),
+    keyPresent: (key) => readMetaKey.get({ key }, db) !== undefined,
+    writeKeyOnce: (key, value) => void writeMetaKeyOnce.run({ key, value }, db),
+    readBackfillThrough: () => {
+      const through = readBackfillThrough.get({}, db)?.backfill_through;
+      if (typeof through !== 'string') throw new Error('readBackfillThrough returned no value');
+      return through;
+    },
+    insertBackfillRows: () => void backfillSubagentContexts.run({}, db),
+    applySchema: (s) => void db.exec(s.sql),
+    readVersion: () => {
+      const row = readDatabaseVersion.get({}, db);
+      if (!row) throw new Error('readDatabaseVersion returned no row');
+      return { number: Number(row.version_number), text: String(row.version) };
+    },
+  };
+}
+
+/** Internal: `minimumVersion` exists for the tests of the too-old path. */
+export function createSqliteMigrationDatabase(db: Database, options: { minimumVersion?: MigrationDatabase['minimumVersion'] } = {}): MigrationDatabase {
+  const primitives = sqlitePrimitives(db);
+  return {
+    engine: 'SQLite',
+    minimumVersion: options.minimumVersion ?? MINIMUM_VERSION,
+    steps: sqliteSteps(db),
+    // async only for the signature: the body runs to COMMIT before the promise is returned.
+    locked: async (body) => withImmediateTransaction(db, () => runSync(body(primitives))),
+    unlocked: async (body) => runSync(body(primitives)),
   };
 }
 
@@ -130,20 +111,27 @@ export function createSqliteMigrationDialect(db: Database): MigrationDialect {
  * so renaming the old table aside does not repoint a host view or trigger at it. Both are
  * restored to the connection's own settings afterwards, whatever happens.
  */
-function withRebuildPragmas<T>(db: Database, fn: () => T): T {
+function withRebuildPragmas<T>(db: Database, transaction: () => Promise<T>): Promise<T> {
   const foreignKeys = db.pragma('foreign_keys', { simple: true });
   const legacyAlterTable = db.pragma('legacy_alter_table', { simple: true });
   db.pragma('foreign_keys = OFF');
   db.pragma('legacy_alter_table = ON');
   try {
-    return fn();
+    // Not awaited: `locked` has run the transaction to COMMIT or ROLLBACK before it returns,
+    // so the settings are restored with no gap in which other code could use the connection.
+    return transaction();
   } finally {
     db.pragma(`foreign_keys = ${Number(foreignKeys) ? 'ON' : 'OFF'}`);
     db.pragma(`legacy_alter_table = ${Number(legacyAlterTable) ? 'ON' : 'OFF'}`);
   }
 }
 
-export async function runSqliteMigrations(db: Database, ctx: StoreContext): Promise<MigrationReport> {
+/** Internal: `options` exists for the tests of the too-old path; the store passes none. */
+export async function runSqliteMigrations(
+  db: Database,
+  ctx: StoreContext,
+  options?: Parameters<typeof createSqliteMigrationDatabase>[1],
+): Promise<MigrationReport> {
   let restoreBusyTimeout: number | null = null;
   try {
     const current = Number(db.pragma('busy_timeout', { simple: true }));
@@ -155,7 +143,7 @@ export async function runSqliteMigrations(db: Database, ctx: StoreContext): Prom
     // an unusable connection: every step fails below and reports why
   }
   try {
-    return await runMigrationPass(createSqliteMigrationDialect(db), ctx);
+    return await runMigrationPass(createSqliteMigrationDatabase(db, options), ctx);
   } finally {
     if (restoreBusyTimeout !== null) {
       try {

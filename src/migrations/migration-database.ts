@@ -1,0 +1,92 @@
+// What the dialect-neutral migration pass (./migration-pass.ts) needs from a database: a few
+// primitives, a way to run a body of them in one transaction under the migration lock, and
+// the dialect's schema steps declared as data. Everything about ORDER — which step runs when,
+// what gates it, the AC-24 backfill sequence — is neutral code; a dialect says only how.
+import type { MigrationStepName } from './step-names.js';
+import type { Flow, MaybePromise } from './flow.js';
+import type { TableShape } from './table-shape.js';
+
+export type AppliedOrSkipped = 'applied' | 'skipped';
+
+/** One DDL script from generated/<dialect>/schema.ts, applied whole. */
+export interface SchemaScript {
+  readonly name: string;
+  readonly sql: string;
+}
+
+/** A database version in the engine's own integer encoding, and as it names itself. */
+export interface DatabaseVersion {
+  readonly number: number;
+  readonly text: string;
+}
+
+/**
+ * The statements a migration body can run, each one generated statement or schema script.
+ * SQLite's return plain values and PostgreSQL's promises (see ./flow.ts); errors are the
+ * driver's, thrown or rejected as they come.
+ */
+export interface MigrationPrimitives {
+  /** The live shape (queries/<dialect>/observe_subagent_table_shape.sql). */
+  observeShape(): MaybePromise<TableShape>;
+  /** Whether a kandev_meta key is present (kandev_meta itself must exist). */
+  keyPresent(key: string): MaybePromise<boolean>;
+  /** INSERT … ON CONFLICT DO NOTHING: a key already present is never rewritten (AC-24 point 5). */
+  writeKeyOnce(key: string, value: string): MaybePromise<void>;
+  /** AC-24 point 1: the newest qualifying created_at as a key value, or '' (AC-24f). */
+  readBackfillThrough(): MaybePromise<string>;
+  /** AC-21…AC-23b: the one INSERT … SELECT of queries/<dialect>/backfill_subagent_contexts.sql. */
+  insertBackfillRows(): MaybePromise<void>;
+  applySchema(script: SchemaScript): MaybePromise<void>;
+  readVersion(): MaybePromise<DatabaseVersion>;
+}
+
+/**
+ * One schema step as data. The pass runs it in its own transaction under the migration lock:
+ * re-observe the shape, skip unless `needed`, fail on a `refusal`, apply `scripts` in order,
+ * and with `verify` re-observe before COMMIT. The replay fast path asks the same `needed` of
+ * a lock-free observation, so a step cannot be forgotten there.
+ */
+export interface SchemaStep {
+  readonly name: MigrationStepName;
+  /** Whether the observed shape needs this step (false: reported `skipped`). */
+  needed(shape: TableShape): boolean;
+  /** A reason to refuse a shape the scripts would damage: the step fails, nothing is applied. */
+  refusal?(shape: TableShape): string | undefined;
+  readonly scripts: readonly SchemaScript[];
+  /** Re-observe after the scripts and roll back unless the step is no longer needed (AC-33a). */
+  readonly verify?: boolean;
+  /**
+   * Wraps the step's whole transaction, for connection settings that cannot change inside one
+   * (SQLite's table rebuild). Such a step is first checked lock-free, so a database that does
+   * not need it never has the connection's settings touched.
+   */
+  around?<T>(transaction: () => Promise<T>): Promise<T>;
+}
+
+/**
+ * A dialect's schema steps, in the order they run. The pass places record_execution_since
+ * between the two lists and the backfill after them (AC-33c), so a dialect cannot put a step
+ * that needs the end state before the observation that establishes it.
+ */
+export interface DialectSteps {
+  /** Run whatever the table's shape: creation, helpers, the AC-33 upgrade. */
+  readonly beforeEndState: readonly SchemaStep[];
+  /** Run only when record_execution_since observed AC-33's end state (AC-33a, AC-33c). */
+  readonly onceEndStateHolds: readonly SchemaStep[];
+}
+
+export interface MigrationDatabase {
+  /** 'SQLite' or 'PostgreSQL', as the version message names the engine. */
+  readonly engine: string;
+  /** The oldest version this package's statements run on, and why (the message says it). */
+  readonly minimumVersion: DatabaseVersion & { readonly reason: string };
+  readonly steps: DialectSteps;
+  /**
+   * Runs `body` as ONE transaction holding the migration lock (SQLite: BEGIN IMMEDIATE, the
+   * database's write lock; PostgreSQL: an advisory transaction lock with a bounded wait):
+   * COMMIT when it returns, ROLLBACK and reject when it throws.
+   */
+  locked<T>(body: (db: MigrationPrimitives) => Flow<T>): Promise<T>;
+  /** Runs `body` on the connection without a transaction or the lock (lock-free reads). */
+  unlocked<T>(body: (db: MigrationPrimitives) => Flow<T>): Promise<T>;
+}

@@ -1,0 +1,193 @@
+// The AC-24 backfill order, written once in src/migrations/backfill-step.ts, observed through
+// each real database in one run: backfill_through is read BEFORE the INSERT, capture_since is
+// sampled AFTER the INSERT completed, then backfill_through and capture_since are written, all
+// inside the one transaction that inserted the rows. (test/migrations-activation.test.ts proves
+// each property on its own, and the all-or-nothing of the pair under injected failures.)
+//
+// How each fact is seen, without mocks:
+//   - order: database triggers log every backfilled row and every key write as it happens, and
+//     the clock logs its own reads into the same sequence;
+//   - read before the INSERT: the INSERT's first row makes a trigger add a newer qualifying
+//     message in the same transaction; a high-water mark read after the INSERT would name it;
+//   - one transaction: SQLite — at each logged moment another connection is asked how many
+//     backfilled rows are committed (none while the transaction that inserted them is open);
+//     PostgreSQL — each logged row carries txid_current(), and the clock's read asks another
+//     session the same question.
+import { execFileSync } from 'node:child_process';
+import Database from 'better-sqlite3';
+import { afterEach, expect, it } from 'vitest';
+import { ACTIVATION_KEYS } from '../src/index.js';
+import { formatKeyInstant } from '../src/instant.js';
+import { steppingClock } from './helpers/clock.js';
+import { insertMessage, insertSession, subagentMetadata } from './helpers/host-rows.js';
+import { metaKeys } from './helpers/migration-db.js';
+import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+
+const { captureSince, backfillThrough } = ACTIVATION_KEYS;
+
+interface OrderEvent {
+  /** 'insert' (one backfilled row), `key <name>` (a kandev_meta insert), 'clock' (a clock read), 'host microtask'. */
+  what: string;
+  /** Inside the still-open transaction that inserted the backfilled rows. */
+  inBackfillTransaction: boolean;
+  /** For 'clock': the instant it returned. */
+  ns?: bigint;
+}
+
+interface OrderLog {
+  /** The clock the store is given: each read is logged in sequence with the database's events. */
+  clock: () => bigint;
+  events(): Promise<OrderEvent[]>;
+  close(): void;
+}
+
+describeBothDialects('runMigrations: the AC-24 backfill order', (dialect) => {
+  let db: TestDb;
+  let log: OrderLog | undefined;
+  afterEach(async () => {
+    log?.close();
+    await db?.close();
+  });
+
+  const ts = (utc: string) => (dialect === 'sqlite' ? `${utc}+00:00` : utc);
+
+  it('backfill_through read → INSERT → capture_since sampled → backfill_through written → capture_since written, in one transaction', async () => {
+    db = await openTestDb(dialect, 'package');
+    await insertSession(db, 's1');
+    const sub = (toolCallId: string) => subagentMetadata({ toolCallId, toolStatus: 'completed', subagent: { status: 'completed' } });
+    await insertMessage(db, { id: 'm1', sessionId: 's1', createdAt: ts('2026-08-01 10:00:00.000001'), metadata: sub('toolu_1') });
+    await insertMessage(db, { id: 'm2', sessionId: 's1', createdAt: ts('2026-08-01 10:00:02.5'), metadata: sub('toolu_2') });
+    await insertMessage(db, { id: 'm3', sessionId: 's1', createdAt: ts('2026-08-01 09:59:59'), metadata: sub('toolu_3') });
+    await createLateMessageTrigger(db, ts('2026-08-02 00:00:00'));
+    log = dialect === 'sqlite' ? await sqliteOrderLog(db) : await postgresOrderLog(db);
+
+    expect((await db.store({ clock: log.clock }).runMigrations()).ok).toBe(true);
+
+    const events = await log.events();
+    const start = events.findIndex((e) => e.what === 'insert');
+    const backfill = events.slice(start).filter((e) => e.what !== 'host microtask');
+    expect(backfill.map((e) => e.what)).toEqual(['insert', 'insert', 'insert', 'clock', `key ${backfillThrough}`, `key ${captureSince}`]);
+    expect(backfill.map((e) => e.inBackfillTransaction)).toEqual([true, true, true, true, true, true]);
+
+    const keys = await metaKeys(db);
+    expect(keys[captureSince]).toBe(formatKeyInstant(backfill[3].ns!)); // the read logged between the INSERT and the writes
+    // Read before the INSERT: the late message exists, yet the mark is the newest message before it.
+    expect(await db.query(`SELECT id FROM task_session_messages WHERE id = 'late'`)).toHaveLength(1);
+    expect(keys[backfillThrough]).toBe('2026-08-01T10:00:02.500000000Z');
+    expect(await db.query(`SELECT tool_call_id FROM task_session_subagents WHERE source = 'backfill' ORDER BY tool_call_id`)).toEqual([
+      { tool_call_id: 'toolu_1' },
+      { tool_call_id: 'toolu_2' },
+      { tool_call_id: 'toolu_3' },
+    ]);
+
+    if (dialect === 'sqlite') {
+      // SQLite only (better-sqlite3 cannot hold a transaction across an await): a microtask the
+      // first backfilled row queued — as a host's pending promise would — runs after COMMIT,
+      // never inside the transaction, so the body really ran without yielding.
+      const microtask = events.findIndex((e) => e.what === 'host microtask');
+      expect(microtask).toBeGreaterThan(events.findIndex((e) => e.what === `key ${captureSince}`));
+      expect(events[microtask].inBackfillTransaction).toBe(false);
+    }
+  });
+});
+
+/** On the backfill's first row, inserts one more qualifying message, newer than all others. */
+async function createLateMessageTrigger(db: TestDb, createdAt: string): Promise<void> {
+  const metadata = JSON.stringify({ tool_call_id: 'toolu_late', status: 'completed', normalized: { kind: 'subagent_task', subagent_task: {} } });
+  if (db.dialect === 'sqlite') {
+    await db.exec(`CREATE TRIGGER late_message BEFORE INSERT ON task_session_subagents WHEN NEW.source = 'backfill'
+      BEGIN INSERT OR IGNORE INTO task_session_messages (id, task_session_id, task_id, metadata, created_at)
+            VALUES ('late', 's1', 'task-s1', '${metadata}', '${createdAt}'); END`);
+    return;
+  }
+  await db.exec(`
+    CREATE FUNCTION late_message() RETURNS trigger LANGUAGE plpgsql AS $f$
+    BEGIN
+      INSERT INTO task_session_messages (id, task_session_id, task_id, metadata, created_at)
+      VALUES ('late', 's1', 'task-s1', '${metadata}', '${createdAt}') ON CONFLICT DO NOTHING;
+      RETURN NEW;
+    END $f$;
+    CREATE TRIGGER late_message BEFORE INSERT ON task_session_subagents FOR EACH ROW WHEN (NEW.source = 'backfill')
+      EXECUTE FUNCTION late_message();`);
+}
+
+/**
+ * SQLite: triggers call a JavaScript function on the store's own connection, which logs the
+ * event and asks a second connection (WAL: it sees only committed data) how many backfilled
+ * rows are committed. Rows inserted but none committed = inside the inserting transaction.
+ */
+async function sqliteOrderLog(db: TestDb): Promise<OrderLog> {
+  const reader = new Database(db.location, { readonly: true });
+  const committed = () =>
+    Number((reader.prepare(`SELECT count(*) AS n FROM task_session_subagents WHERE source = 'backfill'`).get() as { n: number }).n);
+  const events: OrderEvent[] = [];
+  let inserted = 0;
+  const note = (what: string, ns?: bigint) => {
+    if (what === 'insert' && inserted++ === 0) queueMicrotask(() => note('host microtask'));
+    events.push({ what, ns, inBackfillTransaction: inserted > 0 && committed() === 0 });
+  };
+  db.sqlite!.function('note_order', (what: unknown) => {
+    note(String(what));
+    return null;
+  });
+  await db.exec(`
+    CREATE TRIGGER order_row AFTER INSERT ON task_session_subagents WHEN NEW.source = 'backfill' BEGIN SELECT note_order('insert'); END;
+    CREATE TRIGGER order_key AFTER INSERT ON kandev_meta BEGIN SELECT note_order('key ' || NEW.key); END;`);
+  const base = steppingClock();
+  return {
+    clock: () => {
+      const ns = base();
+      note('clock', ns);
+      return ns;
+    },
+    events: async () => events,
+    close: () => reader.close(),
+  };
+}
+
+/**
+ * PostgreSQL: triggers append to a log table whose bigserial orders the events and whose
+ * default records txid_current(); the sequence is not transactional, so a clock read can see
+ * from another session how far the uncommitted log has got, and how many backfilled rows are
+ * committed. The clock reads synchronously, so it asks from a child process.
+ */
+async function postgresOrderLog(db: TestDb): Promise<OrderLog> {
+  await db.exec(`
+    CREATE TABLE order_log (seq bigserial PRIMARY KEY, what text NOT NULL, tx bigint NOT NULL DEFAULT txid_current());
+    CREATE FUNCTION log_row() RETURNS trigger LANGUAGE plpgsql AS $f$
+    BEGIN INSERT INTO order_log (what) VALUES ('insert'); RETURN NULL; END $f$;
+    CREATE FUNCTION log_key() RETURNS trigger LANGUAGE plpgsql AS $f$
+    BEGIN INSERT INTO order_log (what) VALUES ('key ' || NEW.key); RETURN NULL; END $f$;
+    CREATE TRIGGER order_row AFTER INSERT ON task_session_subagents FOR EACH ROW WHEN (NEW.source = 'backfill') EXECUTE FUNCTION log_row();
+    CREATE TRIGGER order_key AFTER INSERT ON kandev_meta FOR EACH ROW EXECUTE FUNCTION log_key();`);
+  const script = `const pg = require('pg'); const c = new pg.Client(process.argv[1]);
+    c.connect().then(() => c.query(\`SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS after,
+        (SELECT count(*) FROM task_session_subagents WHERE source = 'backfill') AS committed FROM order_log_seq_seq\`))
+     .then((r) => { process.stdout.write(JSON.stringify(r.rows[0])); return c.end(); })`;
+  const reads: { ns: bigint; after: number; committed: number }[] = [];
+  const base = steppingClock();
+  return {
+    clock: () => {
+      const ns = base();
+      const seen = JSON.parse(execFileSync(process.execPath, ['-e', script, db.location], { cwd: process.cwd(), encoding: 'utf8' }));
+      reads.push({ ns, after: Number(seen.after), committed: Number(seen.committed) });
+      return ns;
+    },
+    events: async () => {
+      const rows = await db.query<{ seq: string; what: string; tx: string }>(`SELECT seq, what, tx FROM order_log ORDER BY seq`);
+      const firstInsert = rows.find((r) => r.what === 'insert');
+      const events: OrderEvent[] = [];
+      const readsAfter = (seq: number) =>
+        reads
+          .filter((r) => r.after === seq)
+          .map((r) => ({ what: 'clock', ns: r.ns, inBackfillTransaction: !!firstInsert && r.after >= Number(firstInsert.seq) && r.committed === 0 }));
+      events.push(...readsAfter(0));
+      for (const r of rows) {
+        events.push({ what: r.what, inBackfillTransaction: r.tx === firstInsert?.tx });
+        events.push(...readsAfter(Number(r.seq)));
+      }
+      return events;
+    },
+    close: () => undefined,
+  };
+}
