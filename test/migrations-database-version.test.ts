@@ -82,7 +82,7 @@ describeBothDialects('runMigrations: database version check', (dialect) => {
     const engine = dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL';
     expect(check).toMatchObject({ name: 'check_database_version', status: 'failed' });
     expect(check.error).toBe(
-      `${engine} ${real.text} is older than NEXT, the minimum this package needs (injected by the test); no migration step ran (DATABASE_TOO_OLD)`,
+      `${engine} ${real.text} is older than NEXT, the minimum this package needs (injected by the test); no migration step ran (database_too_old)`,
     );
     // Every step is still named, none ran: the same names as a normal pass, all skipped.
     const normal = await openTestDb(dialect);
@@ -90,7 +90,7 @@ describeBothDialects('runMigrations: database version check', (dialect) => {
     await normal.close();
     expect(rest.map((s) => s.name)).toEqual(names);
     expect(rest.every((s) => s.status === 'skipped' && s.error === 'not run: check_database_version failed')).toBe(true);
-    expect(logger.warnings.map((w) => [w.fields.step, w.fields.code])).toEqual([['check_database_version', 'DATABASE_TOO_OLD']]);
+    expect(logger.warnings.map((w) => [w.fields.step, w.fields.code])).toEqual([['check_database_version', 'database_too_old']]);
     expect(await tableExists(db, 'kandev_meta')).toBe(false);
     expect(await tableExists(db, 'task_session_subagents')).toBe(false);
 

@@ -16,7 +16,7 @@ export async function databaseTooOld(db: MigrationDatabase): Promise<SubagentCon
   const minimum = db.minimumVersion;
   if (actual.number >= minimum.number) return null;
   return new SubagentContextError(
-    'DATABASE_TOO_OLD',
+    'database_too_old',
     `${db.engine} ${actual.text} is older than ${minimum.text}, the minimum this package needs (${minimum.reason}); no migration step ran`,
   );
 }

@@ -29,7 +29,7 @@ export function runSync<T>(flow: Flow<T>): T {
   while (!next.done) {
     if (next.value instanceof Promise) {
       throw new SubagentContextError(
-        'MIGRATION_PRIMITIVE_NOT_SYNCHRONOUS',
+        'migration_primitive_not_synchronous',
         'a synchronous migration transaction was handed a promise; its primitives must return plain values',
       );
     }
