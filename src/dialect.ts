@@ -2,6 +2,7 @@
 // each concern has one file per dialect: src/<dialect>/writer.ts, migrations.ts, health.ts.
 // Each implementation calls only generated functions (generated/<dialect>/).
 import type { UpsertInput } from './frame-normalization.js';
+import type { ReportOptions, SubagentContextReport } from './report/types.js';
 import type { HealthReport, MigrationReport, SubagentContextRow } from './types.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -32,4 +33,5 @@ export interface DialectStore {
   readonly writer: WriterAdapter;
   runMigrations(ctx: StoreContext): Promise<MigrationReport>;
   checkHealth(ctx: StoreContext): Promise<HealthReport>;
+  report(ctx: StoreContext, options: ReportOptions | undefined): Promise<SubagentContextReport>;
 }

@@ -142,6 +142,7 @@ export function createStore(db: DialectStore, options: StoreOptions = {}): Subag
     counters: () => ({ ...counters }),
     runMigrations: () => db.runMigrations(ctx),
     checkHealth: () => db.checkHealth(ctx),
+    report: (options) => db.report(ctx, options),
     listBySession: (sessionId) => writer.listBySession(sessionId),
     listByTurn: (sessionId, turnId) => writer.listByTurn(sessionId, turnId),
   };

@@ -4,6 +4,7 @@ import { createStore } from '../store.js';
 import type { StoreOptions, SubagentContextStore } from '../types.js';
 import { checkPostgresHealth } from './health.js';
 import { runPostgresMigrations } from './migrations.js';
+import { postgresReport } from './report.js';
 import { createPostgresWriter } from './writer.js';
 
 export function createPostgresStore(pool: pg.Pool, options?: StoreOptions): SubagentContextStore {
@@ -13,6 +14,7 @@ export function createPostgresStore(pool: pg.Pool, options?: StoreOptions): Suba
       writer: createPostgresWriter(pool),
       runMigrations: (ctx) => runPostgresMigrations(pool, ctx),
       checkHealth: (ctx) => checkPostgresHealth(pool, ctx),
+      report: (ctx, options) => postgresReport(pool, ctx, options),
     },
     options,
   );

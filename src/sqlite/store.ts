@@ -4,6 +4,7 @@ import { createStore } from '../store.js';
 import type { StoreOptions, SubagentContextStore } from '../types.js';
 import { checkSqliteHealth } from './health.js';
 import { runSqliteMigrations } from './migrations.js';
+import { sqliteReport } from './report.js';
 import { createSqliteWriter } from './writer.js';
 
 export function createSqliteStore(db: Database, options?: StoreOptions): SubagentContextStore {
@@ -13,6 +14,7 @@ export function createSqliteStore(db: Database, options?: StoreOptions): Subagen
       writer: createSqliteWriter(db),
       runMigrations: (ctx) => runSqliteMigrations(db, ctx),
       checkHealth: (ctx) => checkSqliteHealth(db, ctx),
+      report: (ctx, options) => sqliteReport(db, ctx, options),
     },
     options,
   );
