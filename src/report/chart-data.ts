@@ -9,6 +9,8 @@ export interface Bar {
   value: number;
   /** A short annotation printed after the value, e.g. "12 measured, 3 unmeasured". */
   note?: string;
+  /** This bar's own colour in the HTML page (else the chart's). */
+  fill?: string;
 }
 
 /** Up to this many subagents per turn the fan-out axis is contiguous (missing k shown as 0). */

@@ -171,8 +171,8 @@ function provenancePanel(r: SubagentContextReport): string {
     xLabel: 'subagent rows in the window',
     yLabel: '',
     bars: [
-      { label: 'live', value: p.live },
-      { label: 'backfill', value: p.backfill },
+      { label: 'live', value: p.live, fill: COLOR.live },
+      { label: 'backfill', value: p.backfill, fill: COLOR.backfill },
     ],
     fill: COLOR.live,
     format: formatInt,

@@ -37,17 +37,19 @@ function emptyFigure(spec: ChartSpec): string {
 export function verticalBarChart(spec: ChartSpec): string {
   if (spec.bars.every((b) => b.value === 0)) return emptyFigure(spec);
   const W = 560;
-  const H = 300;
   const m = { top: 24, right: 16, bottom: 58, left: 64 };
   const plotW = W - m.left - m.right;
+  const slot = plotW / spec.bars.length;
+  // Labels wider than their slot are turned; the axis title then moves below them.
+  const rotate = spec.bars.some((b) => b.label.length * 7 > slot);
+  if (rotate) m.bottom += 6 * Math.max(...spec.bars.map((b) => b.label.length));
+  const H = 242 + m.bottom;
   const plotH = H - m.top - m.bottom;
   const max = Math.max(...spec.bars.map((b) => b.value));
   const step = niceStep(max, 4);
   const top = Math.ceil(max / step) * step;
   const y = (v: number) => m.top + plotH - (v / top) * plotH;
-  const slot = plotW / spec.bars.length;
   const barW = Math.max(2, Math.min(56, slot * 0.72));
-  const rotate = spec.bars.some((b) => b.label.length * 7 > slot);
 
   const grid: string[] = [];
   for (let v = 0; v <= top + step / 2; v += step) {
@@ -66,7 +68,7 @@ export function verticalBarChart(spec: ChartSpec): string {
     const h = Math.max(1.5, (b.value / top) * plotH);
     const x = cx - barW / 2;
     return [
-      `<rect class="bar" data-label="${escapeHtml(b.label)}" data-value="${b.value}" x="${x.toFixed(1)}" y="${(m.top + plotH - h).toFixed(1)}" width="${barW.toFixed(1)}" height="${h.toFixed(1)}" rx="2" fill="${spec.fill}"><title>${escapeHtml(`${b.label}: ${spec.format(b.value)}`)}</title></rect>`,
+      `<rect class="bar" data-label="${escapeHtml(b.label)}" data-value="${b.value}" x="${x.toFixed(1)}" y="${(m.top + plotH - h).toFixed(1)}" width="${barW.toFixed(1)}" height="${h.toFixed(1)}" rx="2" fill="${b.fill ?? spec.fill}"><title>${escapeHtml(`${b.label}: ${spec.format(b.value)}`)}</title></rect>`,
       `<text class="value" x="${cx.toFixed(1)}" y="${(m.top + plotH - h - 5).toFixed(1)}" text-anchor="middle">${escapeHtml(spec.format(b.value))}</text>`,
       label,
     ].join('');
@@ -100,7 +102,7 @@ export function horizontalBarChart(spec: ChartSpec): string {
     const bar =
       w === 0
         ? ''
-        : `<rect class="bar" data-label="${escapeHtml(b.label)}" data-value="${b.value}" x="${m.left}" y="${yTop + 6}" width="${w.toFixed(1)}" height="${rowH - 12}" rx="2" fill="${spec.fill}"><title>${escapeHtml(`${b.label}: ${spec.format(b.value)}${b.note ? ` (${b.note})` : ''}`)}</title></rect>`;
+        : `<rect class="bar" data-label="${escapeHtml(b.label)}" data-value="${b.value}" x="${m.left}" y="${yTop + 6}" width="${w.toFixed(1)}" height="${rowH - 12}" rx="2" fill="${b.fill ?? spec.fill}"><title>${escapeHtml(`${b.label}: ${spec.format(b.value)}${b.note ? ` (${b.note})` : ''}`)}</title></rect>`;
     const value = `<text class="value" x="${(m.left + w + 6).toFixed(1)}" y="${yTop + 19}">${escapeHtml(spec.format(b.value))}</text>`;
     return label + bar + value;
   });
