@@ -27,27 +27,31 @@ export interface IReportCardsQuery {
   result: IReportCardsResult;
 }
 
-const reportCardsIR: any = {"usedParamSet":{"since":true,"until":true,"sinceFloor":true,"untilCeil":true,"taskIds":true},"params":[{"name":"since","required":true,"transform":{"type":"scalar"},"locs":[{"a":472,"b":478},{"a":828,"b":834}]},{"name":"until","required":true,"transform":{"type":"scalar"},"locs":[{"a":511,"b":517},{"a":866,"b":872}]},{"name":"sinceFloor","required":true,"transform":{"type":"scalar"},"locs":[{"a":577,"b":588},{"a":931,"b":942}]},{"name":"untilCeil","required":true,"transform":{"type":"scalar"},"locs":[{"a":621,"b":631},{"a":974,"b":984}]},{"name":"taskIds","required":false,"transform":{"type":"scalar"},"locs":[{"a":1064,"b":1071},{"a":1137,"b":1144}]}],"statement":"SELECT COUNT(DISTINCT a.task_id)::text AS \"tasks!\",\n       COUNT(*)::text AS \"sessions!\",\n       COUNT(DISTINCT CASE WHEN a.has_subagents THEN a.task_id END)::text AS \"tasks_with_subagents!\",\n       COUNT(CASE WHEN a.has_subagents THEN 1 END)::text AS \"sessions_with_subagents!\"\n  FROM (SELECT t.task_id,\n               EXISTS (SELECT 1 FROM task_session_subagents AS s\n                        WHERE s.task_session_id = t.id\n                          AND s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp\n                          AND s.observed_at >= :sinceFloor!::timestamp AND s.observed_at < :untilCeil!::timestamp) AS has_subagents,\n               EXISTS (SELECT 1 FROM task_session_messages AS m\n                        WHERE m.task_session_id = t.id\n                          AND m.created_at >= :since!::timestamp AND m.created_at < :until!::timestamp\n                          AND m.created_at >= :sinceFloor!::timestamp AND m.created_at < :untilCeil!::timestamp) AS has_messages\n          FROM task_sessions AS t\n         WHERE (:taskIds::text IS NULL OR t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb)))) AS a\n WHERE a.has_subagents OR a.has_messages"};
+const reportCardsIR: any = {"usedParamSet":{"since":true,"until":true,"sinceFloor":true,"untilCeil":true,"taskIds":true},"params":[{"name":"since","required":true,"transform":{"type":"scalar"},"locs":[{"a":227,"b":233},{"a":582,"b":588}]},{"name":"until","required":true,"transform":{"type":"scalar"},"locs":[{"a":266,"b":272},{"a":620,"b":626}]},{"name":"sinceFloor","required":true,"transform":{"type":"scalar"},"locs":[{"a":332,"b":343},{"a":685,"b":696}]},{"name":"untilCeil","required":true,"transform":{"type":"scalar"},"locs":[{"a":376,"b":386},{"a":728,"b":738}]},{"name":"taskIds","required":false,"transform":{"type":"scalar"},"locs":[{"a":836,"b":843},{"a":909,"b":916}]}],"statement":"WITH active AS MATERIALIZED (\n  SELECT t.task_id,\n         (CASE WHEN EXISTS (SELECT 1 FROM task_session_subagents AS s\n                             WHERE s.task_session_id = t.id\n                          AND s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp\n                          AND s.observed_at >= :sinceFloor!::timestamp AND s.observed_at < :untilCeil!::timestamp) THEN 2\n               WHEN EXISTS (SELECT 1 FROM task_session_messages AS m\n                             WHERE m.task_session_id = t.id\n                          AND m.created_at >= :since!::timestamp AND m.created_at < :until!::timestamp\n                          AND m.created_at >= :sinceFloor!::timestamp AND m.created_at < :untilCeil!::timestamp) THEN 1\n               ELSE 0 END) AS activity\n    FROM task_sessions AS t\n   WHERE (:taskIds::text IS NULL OR t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb)))\n)\nSELECT COUNT(DISTINCT act.task_id)::text AS \"tasks!\",\n       COUNT(*)::text AS \"sessions!\",\n       COUNT(DISTINCT CASE WHEN act.activity = 2 THEN act.task_id END)::text AS \"tasks_with_subagents!\",\n       COUNT(CASE WHEN act.activity = 2 THEN 1 END)::text AS \"sessions_with_subagents!\"\n  FROM active AS act\n WHERE act.activity > 0"};
 
 /**
  * Query generated from SQL:
  * ```
- * SELECT COUNT(DISTINCT a.task_id)::text AS "tasks!",
- *        COUNT(*)::text AS "sessions!",
- *        COUNT(DISTINCT CASE WHEN a.has_subagents THEN a.task_id END)::text AS "tasks_with_subagents!",
- *        COUNT(CASE WHEN a.has_subagents THEN 1 END)::text AS "sessions_with_subagents!"
- *   FROM (SELECT t.task_id,
- *                EXISTS (SELECT 1 FROM task_session_subagents AS s
- *                         WHERE s.task_session_id = t.id
+ * WITH active AS MATERIALIZED (
+ *   SELECT t.task_id,
+ *          (CASE WHEN EXISTS (SELECT 1 FROM task_session_subagents AS s
+ *                              WHERE s.task_session_id = t.id
  *                           AND s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp
- *                           AND s.observed_at >= :sinceFloor!::timestamp AND s.observed_at < :untilCeil!::timestamp) AS has_subagents,
- *                EXISTS (SELECT 1 FROM task_session_messages AS m
- *                         WHERE m.task_session_id = t.id
+ *                           AND s.observed_at >= :sinceFloor!::timestamp AND s.observed_at < :untilCeil!::timestamp) THEN 2
+ *                WHEN EXISTS (SELECT 1 FROM task_session_messages AS m
+ *                              WHERE m.task_session_id = t.id
  *                           AND m.created_at >= :since!::timestamp AND m.created_at < :until!::timestamp
- *                           AND m.created_at >= :sinceFloor!::timestamp AND m.created_at < :untilCeil!::timestamp) AS has_messages
- *           FROM task_sessions AS t
- *          WHERE (:taskIds::text IS NULL OR t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb)))) AS a
- *  WHERE a.has_subagents OR a.has_messages
+ *                           AND m.created_at >= :sinceFloor!::timestamp AND m.created_at < :untilCeil!::timestamp) THEN 1
+ *                ELSE 0 END) AS activity
+ *     FROM task_sessions AS t
+ *    WHERE (:taskIds::text IS NULL OR t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb)))
+ * )
+ * SELECT COUNT(DISTINCT act.task_id)::text AS "tasks!",
+ *        COUNT(*)::text AS "sessions!",
+ *        COUNT(DISTINCT CASE WHEN act.activity = 2 THEN act.task_id END)::text AS "tasks_with_subagents!",
+ *        COUNT(CASE WHEN act.activity = 2 THEN 1 END)::text AS "sessions_with_subagents!"
+ *   FROM active AS act
+ *  WHERE act.activity > 0
  * ```
  */
 export const reportCards = new PreparedQuery<IReportCardsParams,IReportCardsResult>(reportCardsIR);

@@ -21,28 +21,32 @@ export interface IReportCardsResult {
 /**
  * Query generated from SQL:
  * ```
- * SELECT COUNT(DISTINCT a.task_id) AS "tasks!",
- *        COUNT(*) AS "sessions!",
- *        COUNT(DISTINCT CASE WHEN a.has_subagents THEN a.task_id END) AS "tasks_with_subagents!",
- *        COUNT(CASE WHEN a.has_subagents THEN 1 END) AS "sessions_with_subagents!"
- *   FROM (SELECT t.task_id,
- *                EXISTS (SELECT 1 FROM task_session_subagents AS s
- *                         WHERE s.task_session_id = t.id
+ * WITH active AS MATERIALIZED (
+ *   SELECT t.task_id,
+ *          (CASE WHEN EXISTS (SELECT 1 FROM task_session_subagents AS s
+ *                              WHERE s.task_session_id = t.id
  *                           AND s.observed_at >= :sinceFloor! AND s.observed_at < :untilCeil!
  *                           AND (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!
- *                           AND (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < :until!) AS has_subagents,
- *                EXISTS (SELECT 1 FROM task_session_messages AS m
- *                         WHERE m.task_session_id = t.id
+ *                           AND (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < :until!) THEN 2
+ *                WHEN EXISTS (SELECT 1 FROM task_session_messages AS m
+ *                              WHERE m.task_session_id = t.id
  *                           AND m.created_at >= :sinceFloor! AND m.created_at < :untilCeil!
  *                           AND (strftime('%Y-%m-%d %H:%M:%S', substr(m.created_at, 1, 19) || ltrim(substr(m.created_at, 20), '.0123456789')) || '.' || substr(substr(m.created_at, 21, max(length(m.created_at) - 20 - length(ltrim(substr(m.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!
- *                           AND (strftime('%Y-%m-%d %H:%M:%S', substr(m.created_at, 1, 19) || ltrim(substr(m.created_at, 20), '.0123456789')) || '.' || substr(substr(m.created_at, 21, max(length(m.created_at) - 20 - length(ltrim(substr(m.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < :until!) AS has_messages
- *           FROM task_sessions AS t
- *          WHERE (:taskIds IS NULL OR t.task_id IN (SELECT j.value FROM json_each(:taskIds) AS j))) AS a
- *  WHERE a.has_subagents OR a.has_messages
+ *                           AND (strftime('%Y-%m-%d %H:%M:%S', substr(m.created_at, 1, 19) || ltrim(substr(m.created_at, 20), '.0123456789')) || '.' || substr(substr(m.created_at, 21, max(length(m.created_at) - 20 - length(ltrim(substr(m.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < :until!) THEN 1
+ *                ELSE 0 END) AS activity
+ *     FROM task_sessions AS t
+ *    WHERE (:taskIds IS NULL OR t.task_id IN (SELECT j.value FROM json_each(:taskIds) AS j))
+ * )
+ * SELECT COUNT(DISTINCT act.task_id) AS "tasks!",
+ *        COUNT(*) AS "sessions!",
+ *        COUNT(DISTINCT CASE WHEN act.activity = 2 THEN act.task_id END) AS "tasks_with_subagents!",
+ *        COUNT(CASE WHEN act.activity = 2 THEN 1 END) AS "sessions_with_subagents!"
+ *   FROM active AS act
+ *  WHERE act.activity > 0
  * ```
  */
 export const reportCards = new SqlitePreparedQuery<IReportCardsParams, IReportCardsResult>(
   "reportCards",
-  "SELECT COUNT(DISTINCT a.task_id) AS \"tasks\",\n       COUNT(*) AS \"sessions\",\n       COUNT(DISTINCT CASE WHEN a.has_subagents THEN a.task_id END) AS \"tasks_with_subagents\",\n       COUNT(CASE WHEN a.has_subagents THEN 1 END) AS \"sessions_with_subagents\"\n  FROM (SELECT t.task_id,\n               EXISTS (SELECT 1 FROM task_session_subagents AS s\n                        WHERE s.task_session_id = t.id\n                          AND s.observed_at >= @sinceFloor AND s.observed_at < @untilCeil\n                          AND (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= @since\n                          AND (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < @until) AS has_subagents,\n               EXISTS (SELECT 1 FROM task_session_messages AS m\n                        WHERE m.task_session_id = t.id\n                          AND m.created_at >= @sinceFloor AND m.created_at < @untilCeil\n                          AND (strftime('%Y-%m-%d %H:%M:%S', substr(m.created_at, 1, 19) || ltrim(substr(m.created_at, 20), '.0123456789')) || '.' || substr(substr(m.created_at, 21, max(length(m.created_at) - 20 - length(ltrim(substr(m.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= @since\n                          AND (strftime('%Y-%m-%d %H:%M:%S', substr(m.created_at, 1, 19) || ltrim(substr(m.created_at, 20), '.0123456789')) || '.' || substr(substr(m.created_at, 21, max(length(m.created_at) - 20 - length(ltrim(substr(m.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < @until) AS has_messages\n          FROM task_sessions AS t\n         WHERE (@taskIds IS NULL OR t.task_id IN (SELECT j.value FROM json_each(@taskIds) AS j))) AS a\n WHERE a.has_subagents OR a.has_messages",
+  "WITH active AS MATERIALIZED (\n  SELECT t.task_id,\n         (CASE WHEN EXISTS (SELECT 1 FROM task_session_subagents AS s\n                             WHERE s.task_session_id = t.id\n                          AND s.observed_at >= @sinceFloor AND s.observed_at < @untilCeil\n                          AND (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= @since\n                          AND (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < @until) THEN 2\n               WHEN EXISTS (SELECT 1 FROM task_session_messages AS m\n                             WHERE m.task_session_id = t.id\n                          AND m.created_at >= @sinceFloor AND m.created_at < @untilCeil\n                          AND (strftime('%Y-%m-%d %H:%M:%S', substr(m.created_at, 1, 19) || ltrim(substr(m.created_at, 20), '.0123456789')) || '.' || substr(substr(m.created_at, 21, max(length(m.created_at) - 20 - length(ltrim(substr(m.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= @since\n                          AND (strftime('%Y-%m-%d %H:%M:%S', substr(m.created_at, 1, 19) || ltrim(substr(m.created_at, 20), '.0123456789')) || '.' || substr(substr(m.created_at, 21, max(length(m.created_at) - 20 - length(ltrim(substr(m.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < @until) THEN 1\n               ELSE 0 END) AS activity\n    FROM task_sessions AS t\n   WHERE (@taskIds IS NULL OR t.task_id IN (SELECT j.value FROM json_each(@taskIds) AS j))\n)\nSELECT COUNT(DISTINCT act.task_id) AS \"tasks\",\n       COUNT(*) AS \"sessions\",\n       COUNT(DISTINCT CASE WHEN act.activity = 2 THEN act.task_id END) AS \"tasks_with_subagents\",\n       COUNT(CASE WHEN act.activity = 2 THEN 1 END) AS \"sessions_with_subagents\"\n  FROM active AS act\n WHERE act.activity > 0",
   ["sinceFloor","untilCeil","since","until","taskIds"],
 );

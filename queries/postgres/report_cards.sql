@@ -10,23 +10,29 @@
  * sessions whose task is listed; NULL admits every task.
  * Window (AC-24e, docs/timestamps.md): the same exact timestamp comparison on created_at and
  * observed_at as report_row_counts.sql, independent of the session TimeZone. Each session is
- * one probe of idx_messages_session_created (task_session_id, created_at) and one of
- * idx_subagents_session_id: no scan of either table.
+ * one probe of idx_subagents_session_id and, only when it has no subagent row in the window,
+ * one of idx_messages_session_created (task_session_id, created_at): no scan of either
+ * table. The per-session activity is MATERIALIZED (one small row per session) so each probe
+ * runs once, not once per use.
  */
 /* @name reportCards */
-SELECT COUNT(DISTINCT a.task_id)::text AS "tasks!",
-       COUNT(*)::text AS "sessions!",
-       COUNT(DISTINCT CASE WHEN a.has_subagents THEN a.task_id END)::text AS "tasks_with_subagents!",
-       COUNT(CASE WHEN a.has_subagents THEN 1 END)::text AS "sessions_with_subagents!"
-  FROM (SELECT t.task_id,
-               EXISTS (SELECT 1 FROM task_session_subagents AS s
-                        WHERE s.task_session_id = t.id
+WITH active AS MATERIALIZED (
+  SELECT t.task_id,
+         (CASE WHEN EXISTS (SELECT 1 FROM task_session_subagents AS s
+                             WHERE s.task_session_id = t.id
                           AND s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp
-                          AND s.observed_at >= :sinceFloor!::timestamp AND s.observed_at < :untilCeil!::timestamp) AS has_subagents,
-               EXISTS (SELECT 1 FROM task_session_messages AS m
-                        WHERE m.task_session_id = t.id
+                          AND s.observed_at >= :sinceFloor!::timestamp AND s.observed_at < :untilCeil!::timestamp) THEN 2
+               WHEN EXISTS (SELECT 1 FROM task_session_messages AS m
+                             WHERE m.task_session_id = t.id
                           AND m.created_at >= :since!::timestamp AND m.created_at < :until!::timestamp
-                          AND m.created_at >= :sinceFloor!::timestamp AND m.created_at < :untilCeil!::timestamp) AS has_messages
-          FROM task_sessions AS t
-         WHERE (:taskIds::text IS NULL OR t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb)))) AS a
- WHERE a.has_subagents OR a.has_messages;
+                          AND m.created_at >= :sinceFloor!::timestamp AND m.created_at < :untilCeil!::timestamp) THEN 1
+               ELSE 0 END) AS activity
+    FROM task_sessions AS t
+   WHERE (:taskIds::text IS NULL OR t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb)))
+)
+SELECT COUNT(DISTINCT act.task_id)::text AS "tasks!",
+       COUNT(*)::text AS "sessions!",
+       COUNT(DISTINCT CASE WHEN act.activity = 2 THEN act.task_id END)::text AS "tasks_with_subagents!",
+       COUNT(CASE WHEN act.activity = 2 THEN 1 END)::text AS "sessions_with_subagents!"
+  FROM active AS act
+ WHERE act.activity > 0;

@@ -42,7 +42,7 @@ export function verticalBarChart(spec: ChartSpec): string {
   const slot = plotW / spec.bars.length;
   // Labels wider than their slot are turned; the axis title then moves below them.
   const rotate = spec.bars.some((b) => b.label.length * 7 > slot);
-  if (rotate) m.bottom += 6 * Math.max(...spec.bars.map((b) => b.label.length));
+  if (rotate) m.bottom += 4.5 * Math.max(...spec.bars.map((b) => b.label.length));
   const H = 242 + m.bottom;
   const plotH = H - m.top - m.bottom;
   const max = Math.max(...spec.bars.map((b) => b.value));
