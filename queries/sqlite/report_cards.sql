@@ -21,13 +21,13 @@ WITH active AS MATERIALIZED (
          (CASE WHEN EXISTS (SELECT 1 FROM task_session_subagents AS s
                              WHERE s.task_session_id = t.id
                           AND s.observed_at >= :sinceFloor! AND s.observed_at < :untilCeil!
-                          AND (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!
-                          AND (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < :until!) THEN 2
+                          AND (:since! = '' OR (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!)
+                          AND (:until! = '~' OR (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < :until!)) THEN 2
                WHEN EXISTS (SELECT 1 FROM task_session_messages AS m
                              WHERE m.task_session_id = t.id
                           AND m.created_at >= :sinceFloor! AND m.created_at < :untilCeil!
-                          AND (strftime('%Y-%m-%d %H:%M:%S', substr(m.created_at, 1, 19) || ltrim(substr(m.created_at, 20), '.0123456789')) || '.' || substr(substr(m.created_at, 21, max(length(m.created_at) - 20 - length(ltrim(substr(m.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!
-                          AND (strftime('%Y-%m-%d %H:%M:%S', substr(m.created_at, 1, 19) || ltrim(substr(m.created_at, 20), '.0123456789')) || '.' || substr(substr(m.created_at, 21, max(length(m.created_at) - 20 - length(ltrim(substr(m.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < :until!) THEN 1
+                          AND (:since! = '' OR (strftime('%Y-%m-%d %H:%M:%S', substr(m.created_at, 1, 19) || ltrim(substr(m.created_at, 20), '.0123456789')) || '.' || substr(substr(m.created_at, 21, max(length(m.created_at) - 20 - length(ltrim(substr(m.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!)
+                          AND (:until! = '~' OR (strftime('%Y-%m-%d %H:%M:%S', substr(m.created_at, 1, 19) || ltrim(substr(m.created_at, 20), '.0123456789')) || '.' || substr(substr(m.created_at, 21, max(length(m.created_at) - 20 - length(ltrim(substr(m.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < :until!)) THEN 1
                ELSE 0 END) AS activity
     FROM task_sessions AS t
    WHERE (:taskIds IS NULL OR t.task_id IN (SELECT j.value FROM json_each(:taskIds) AS j))

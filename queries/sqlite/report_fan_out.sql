@@ -29,13 +29,15 @@ WITH touched AS (
    WHERE s.observed_at >= :sinceFloor! AND s.observed_at < :untilCeil!
      AND s.turn_id IS NOT NULL
      AND (:taskIds IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT j.value FROM json_each(:taskIds) AS j)))
-     AND (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!
-     AND (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < :until!
+     AND (:since! = '' OR (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!)
+     AND (:until! = '~' OR (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < :until!)
 ),
 per_turn AS (
   SELECT COUNT(*) AS subagents,
-         MIN((strftime('%Y-%m-%d %H:%M:%S', substr(a.observed_at, 1, 19) || ltrim(substr(a.observed_at, 20), '.0123456789')) || '.' || substr(substr(a.observed_at, 21, max(length(a.observed_at) - 20 - length(ltrim(substr(a.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9))) AS first_at,
-         MAX((strftime('%Y-%m-%d %H:%M:%S', substr(a.observed_at, 1, 19) || ltrim(substr(a.observed_at, 20), '.0123456789')) || '.' || substr(substr(a.observed_at, 21, max(length(a.observed_at) - 20 - length(ltrim(substr(a.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9))) AS last_at
+         -- Each instant only when something compares it: no era without :knownFrom and no
+         -- cut without a window bound.
+         MIN(CASE WHEN :since! = '' AND :knownFrom IS NULL THEN NULL ELSE (strftime('%Y-%m-%d %H:%M:%S', substr(a.observed_at, 1, 19) || ltrim(substr(a.observed_at, 20), '.0123456789')) || '.' || substr(substr(a.observed_at, 21, max(length(a.observed_at) - 20 - length(ltrim(substr(a.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) END) AS first_at,
+         MAX(CASE WHEN :until! = '~' THEN NULL ELSE (strftime('%Y-%m-%d %H:%M:%S', substr(a.observed_at, 1, 19) || ltrim(substr(a.observed_at, 20), '.0123456789')) || '.' || substr(substr(a.observed_at, 21, max(length(a.observed_at) - 20 - length(ltrim(substr(a.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) END) AS last_at
     FROM touched AS w
     JOIN task_session_subagents AS a ON a.turn_id = w.turn_id AND a.task_session_id = w.task_session_id
    GROUP BY w.task_session_id, w.turn_id

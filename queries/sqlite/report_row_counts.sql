@@ -20,7 +20,8 @@
  * bounds in that form (no julianday, no raw text). :sinceFloor and :untilCeil (the UTC dates
  * one day before :since and two days after :until) bound the bare column so
  * idx_subagents_observed_at serves the window; they never exclude a row the exact comparison
- * admits. Without a window the bounds are '' and '~', between which every stored form lies.
+ * admits. Without a window the bounds are '' and '~', between which every stored form lies,
+ * and the exact comparison is skipped (`:since = ''`, `:until = '~'`): it could exclude nothing.
  * :captureSince and :executionSince are keys in the same utc9 form, or NULL.
  * Scope (spec § Permissions): :taskIds, a JSON array, admits only rows of sessions whose
  * task (task_sessions.task_id, the session's own task) is listed; NULL admits every task.
@@ -40,4 +41,4 @@ SELECT COUNT(*) AS "rows!",
           FROM task_session_subagents AS s
          WHERE s.observed_at >= :sinceFloor! AND s.observed_at < :untilCeil!
            AND (:taskIds IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT j.value FROM json_each(:taskIds) AS j)))) AS w
- WHERE w.at >= :since! AND w.at < :until!;
+ WHERE (:since! = '' OR w.at >= :since!) AND (:until! = '~' OR w.at < :until!);
