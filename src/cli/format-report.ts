@@ -50,7 +50,9 @@ function fanOutSection(r: SubagentContextReport): string[] {
     'Fan-out: subagents per turn',
     `  ${knownTitle}`,
     ...(f.known_from === null ? [] : chart(fanOutBars(f.known), turns, 'no turn with subagents')),
-    '  unknown fan-out: turns that began before the boundary; their counts are lower bounds, never zeros',
+    f.known_from === null
+      ? '  unknown fan-out: every turn (no boundary may be published); counts are lower bounds, never zeros'
+      : '  unknown fan-out: turns that began before the boundary; their counts are lower bounds, never zeros',
     ...chart(fanOutBars(f.unknown), turns, 'no turn with subagents'),
     `  rows without a turn: ${formatInt(f.rows_without_turn)} · turns continuing past until: ${formatInt(f.turns_past_until)} · turns begun before since: ${formatInt(f.turns_before_since)}`,
   ];

@@ -82,7 +82,7 @@ function fanOutPanel(r: SubagentContextReport): string {
   });
   const unknown = verticalBarChart({
     id: 'fan-out-unknown',
-    title: 'Unknown fan-out (turns that began before the boundary: lower bounds)',
+    title: f.known_from === null ? 'Unknown fan-out (no boundary: every count is a lower bound)' : 'Unknown fan-out (turns that began before the boundary: lower bounds)',
     xLabel: 'subagent rows in the turn (at least)',
     yLabel: 'turns',
     bars: fanOutBars(f.unknown),
