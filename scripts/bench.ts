@@ -6,7 +6,9 @@
 // checking the harness, and prints only (add --write to record it anyway).
 //
 //   --quick                 small stores, few runs
-//   --section a,b           any of live,batch,backfill,replay,health (default: all)
+//   --section a,b           any of live,batch,backfill,replay,health,report (default: all)
+//   --profiles a,b          synthetic stores to measure (default: reference,sparse-1m,dense-1m;
+//                           quick: the -quick three), e.g. dense-quick,dense-1m for report memory
 //   --dialect d             sqlite or postgres (default: both)
 //   --runs n                runs per measurement (default 5; quick 2)
 //   --generate-only         build the cached stores and stop
@@ -17,7 +19,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startEmbeddedPostgres, type RunningPostgres } from './lib/embedded-postgres.js';
-import type { StoreProfileName } from './lib/synthetic-store.js';
+import { STORE_PROFILES, type StoreProfileName } from './lib/synthetic-store.js';
 import { postgresBatch, sqliteBatch } from './bench/batch-section.js';
 import { renderFindings, renderResultsBlock, writeResultsBlock } from './bench/benchmarks-md.js';
 import type { Finding } from './bench/findings.js';
@@ -26,12 +28,13 @@ import { describeMachine } from './bench/machine.js';
 import { prepareStores, storeSections } from './bench/store-sections.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SECTIONS = ['live', 'batch', 'backfill', 'replay', 'health'] as const;
+const SECTIONS = ['live', 'batch', 'backfill', 'replay', 'health', 'report'] as const;
 
 const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     section: { type: 'string' },
+    profiles: { type: 'string' },
     dialect: { type: 'string' },
     runs: { type: 'string' },
     'generate-only': { type: 'boolean', default: false },
@@ -47,7 +50,14 @@ const dialects = (values.dialect ? [values.dialect] : ['sqlite', 'postgres']) as
 const runs = Number(values.runs ?? (quick ? 2 : 5));
 const write = values['no-write'] ? false : values.write ?? !quick;
 const cacheDir = join(root, '.bench-cache');
-const profiles: StoreProfileName[] = quick ? ['reference-quick', 'sparse-quick', 'dense-quick'] : ['reference', 'sparse-1m', 'dense-1m'];
+const profiles: StoreProfileName[] = values.profiles
+  ? values.profiles.split(',').map((p) => {
+      if (!Object.hasOwn(STORE_PROFILES, p)) throw new Error(`unknown profile ${p}; choose from ${Object.keys(STORE_PROFILES).join(', ')}`);
+      return p as StoreProfileName;
+    })
+  : quick
+    ? ['reference-quick', 'sparse-quick', 'dense-quick']
+    : ['reference', 'sparse-1m', 'dense-1m'];
 /** Frames per live run: SQLite at NORMAL is fast; FULL and PostgreSQL (fsync on) are fsync-bound. */
 const frames = quick ? { normal: 1_200, full: 300, postgres: 300 } : { normal: 20_000, full: 3_000, postgres: 4_000 };
 
@@ -84,7 +94,7 @@ async function main(): Promise<void> {
       if (dialects.includes('sqlite')) await step('batch, SQLite NORMAL', () => sqliteBatch(liveDir, 'NORMAL', frames.normal, runs));
       if (server) await step('batch, PostgreSQL', () => postgresBatch(server!, frames.postgres * 2, runs));
     }
-    if (['backfill', 'replay', 'health'].some((s) => sections.has(s))) findings.push(...(await storeSections(storeOptions)));
+    if (['backfill', 'replay', 'health', 'report'].some((s) => sections.has(s))) findings.push(...(await storeSections(storeOptions)));
   } finally {
     await server?.stop();
   }

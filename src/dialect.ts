@@ -3,6 +3,7 @@
 // reader.ts (the reads a host calls), migrations.ts, health.ts. Each implementation calls
 // only generated functions (generated/<dialect>/).
 import type { UpsertInput } from './frame-normalization.js';
+import type { ReportOptions, SubagentContextReport } from './report/types.js';
 import type { HealthReport, Logger, MigrationReport, SubagentContextRow } from './types.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -38,4 +39,5 @@ export interface DialectStore {
   readonly reader: ReaderAdapter;
   runMigrations(ctx: StoreContext): Promise<MigrationReport>;
   checkHealth(ctx: StoreContext): Promise<HealthReport>;
+  report(ctx: StoreContext, options: ReportOptions | undefined): Promise<SubagentContextReport>;
 }

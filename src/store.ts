@@ -144,6 +144,7 @@ export function createStore(db: DialectStore, options: StoreOptions = {}): Subag
     counters: () => ({ ...counters }),
     runMigrations: () => db.runMigrations(ctx),
     checkHealth: () => db.checkHealth(ctx),
+    report: (options) => db.report(ctx, options),
     listBySession: (sessionId) => reader.listBySession(sessionId),
     listByTurn: (sessionId, turnId) => reader.listByTurn(sessionId, turnId),
   };

@@ -1,4 +1,5 @@
 // The public types of the package (DESIGN §2). Names here are a contract: keep them.
+import type { ReportOptions, SubagentContextReport } from './report/types.js';
 
 /** Structured logger; only `warn` is required. Called as (fields, message). */
 export interface Logger {
@@ -124,6 +125,8 @@ export interface SubagentContextStore {
   /** A snapshot of this store instance's writer counters. */
   counters(): WriterCounters;
   checkHealth(): Promise<HealthReport>;
+  /** The AC-25 reader (DESIGN §9): rows with since <= observed_at < until, optionally scoped to tasks. */
+  report(options?: ReportOptions): Promise<SubagentContextReport>;
   /** AC-13 order: observed_at, tool_call_id, agent_execution_id. */
   listBySession(sessionId: string): Promise<SubagentContextRow[]>;
   listByTurn(sessionId: string, turnId: string): Promise<SubagentContextRow[]>;

@@ -9,7 +9,7 @@ export interface Target {
 }
 
 export interface Finding {
-  section: 'live writer' | 'batch' | 'backfill' | 'health' | 'replay';
+  section: 'live writer' | 'batch' | 'backfill' | 'health' | 'replay' | 'report';
   dialect: 'sqlite' | 'postgres';
   config: string;
   measured: string;

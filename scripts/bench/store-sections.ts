@@ -1,4 +1,4 @@
-// Backfill, replay and health on the synthetic stores: generates (or reuses) each cached
+// Backfill, replay, health and report on the synthetic stores: generates (or reuses) each cached
 // store, measures it in its own child process (store-worker.ts) so peak RSS is per store, and
 // turns the measurements into findings.
 import { spawn } from 'node:child_process';
@@ -32,6 +32,30 @@ function runWorker(args: string[]): Promise<StoreMeasurement> {
   });
 }
 
+/** report() vs the bare reads it replaces (issue 13: ≤ 3×). */
+function reportFindings(dialect: 'sqlite' | 'postgres', storeText: string, r: NonNullable<StoreMeasurement['report']>): Finding[] {
+  const make = (label: string, reportMs: number[], subagentsMs: number[], messagesMs: number[], messages: number): Finding => {
+    const run = median(reportMs);
+    const sub = median(subagentsMs);
+    const bare = sub + median(messagesMs);
+    return {
+      section: 'report',
+      dialect,
+      config: storeText,
+      measured: `report(), ${label}: ${fmtMs(run)} (${fmtInt(r.rows)} rows)`,
+      ceiling: `bare read of every task_session_subagents row + the window's ${fmtInt(messages)} messages: ${fmtMs(bare)}`,
+      figure: run / bare,
+      figureText: fmtRatio(run / bare),
+      target: { kind: 'at-most', value: 3, text: '≤ 3×' },
+      detail: `vs the subagent rows' bare read alone (${fmtMs(sub)}): ${fmtRatio(run / sub)}; report() peak RSS ${mb(r.peakRssKb)}, heap ${mb(r.heapUsedKb)}; ${runsText(reportMs.length)}`,
+    };
+  };
+  return [
+    make('since in the last 1%', r.recentMs, r.recentSubagentsMs, r.recentMessagesMs, r.recentMessages),
+    make('all history', r.fullMs, r.fullSubagentsMs, r.fullMessagesMs, r.fullMessages),
+  ];
+}
+
 export interface StoreSectionOptions {
   cacheDir: string;
   profiles: StoreProfileName[];
@@ -56,10 +80,11 @@ export async function prepareStores(o: StoreSectionOptions): Promise<Map<string,
 
 export async function storeSections(o: StoreSectionOptions): Promise<Finding[]> {
   const locations = await prepareStores(o);
-  const wanted = ['backfill', 'replay', 'health'].filter((s) => o.sections.has(s));
+  const wanted = ['backfill', 'replay', 'health', 'report'].filter((s) => o.sections.has(s));
   const findings: Finding[] = [];
   for (const dialect of o.dialects) {
     const rss: { profile: string; kb: number; serverKb?: number }[] = [];
+    const reportRss: { profile: string; kb: number; messages: number }[] = [];
     for (const name of o.profiles) {
       const isMillion = shape(name) !== 'reference';
       const sections = wanted.filter((s) => s !== 'health' || isMillion);
@@ -98,6 +123,10 @@ export async function storeSections(o: StoreSectionOptions): Promise<Finding[]> 
           detail: runsText(m.replay.ms.length),
         });
       }
+      if (m.report) {
+        findings.push(...reportFindings(dialect, storeText, m.report));
+        reportRss.push({ profile: name, kb: m.report.peakRssKb, messages: m.messages });
+      }
       if (m.health) {
         const recent = median(m.health.recentMs);
         const full = median(m.health.fullMs);
@@ -113,6 +142,21 @@ export async function storeSections(o: StoreSectionOptions): Promise<Finding[]> 
           detail: `${runsText(m.health.recentMs.length)} each`,
         });
       }
+    }
+    if (reportRss.length > 1) {
+      const kbs = reportRss.map((r) => r.kb);
+      const growth = Math.max(...kbs) / Math.min(...kbs);
+      findings.push({
+        section: 'report',
+        dialect,
+        config: 'report() peak RSS as the store grows',
+        measured: reportRss.map((r) => `${r.profile} ${mb(r.kb)}`).join(' · '),
+        ceiling: 'smallest store',
+        figure: growth,
+        figureText: fmtRatio(growth),
+        target: { kind: 'at-most', value: 1.5, text: 'flat (≤ 1.5×)' },
+        detail: 'the measuring process over report() calls alone (Linux VmHWM reset before them)',
+      });
     }
     if (rss.length > 1) {
       const kbs = rss.map((r) => r.kb);

@@ -5,6 +5,7 @@
 //   replay:   runMigrations() again on the activated store.
 //   health:   checkHealth() with capture_since at the 99th percentile of created_at (the last 1%)
 //             vs at the first message (a full window), same store, alternating.
+//   report:   store.report() vs bare reads of the same rows (./report-measure.ts).
 // Between backfill runs the store is reset to its generated state (the package's tables and
 // any index it added are dropped).
 import Database from 'better-sqlite3';
@@ -14,6 +15,7 @@ import pg from 'pg';
 import { formatKeyInstant, parseInstant } from '../../src/instant.js';
 import { createPostgresStore, createSqliteStore, type SubagentContextStore } from '../../src/index.js';
 import { readPostgresManifest, resetPostgresStore, resetSqliteStore, type StoreManifest } from '../lib/synthetic-store.js';
+import { measureReport, type ReportMeasurement, type ReportTarget } from './report-measure.js';
 import { msSince } from './stats.js';
 
 export interface StoreMeasurement {
@@ -24,6 +26,7 @@ export interface StoreMeasurement {
   backfill?: { runMs: number[]; floorMs: number[]; ok: boolean; rows: number; failedSteps: string[] };
   replay?: { ms: number[] };
   health?: { recentMs: number[]; fullMs: number[]; recentVerdict: string; fullVerdict: string };
+  report?: ReportMeasurement;
   /** This process's peak resident set during the measurements (KiB). */
   peakRssKb: number;
   /** Its resident set when the measurements began (the runtime and loaded code), KiB. */
@@ -32,7 +35,7 @@ export interface StoreMeasurement {
   serverPeakRssKb?: number;
 }
 
-interface Target {
+interface Target extends ReportTarget {
   floor(): Promise<void>;
   reset(): Promise<void>;
   store(): SubagentContextStore;
@@ -58,6 +61,13 @@ function sqliteTarget(file: string, manifest: StoreManifest): Target {
     reset: async () => resetSqliteStore(db, manifest),
     store: () => createSqliteStore(db, { logger: noopLogger }),
     count: async () => (db.prepare('SELECT COUNT(*) AS n FROM task_session_subagents').get() as { n: number }).n,
+    bareSubagents: async () => db.prepare('SELECT * FROM task_session_subagents').all().length,
+    bareMessages: async (since) => {
+      let n = 0;
+      const rows = since === null ? db.prepare('SELECT * FROM task_session_messages').iterate() : db.prepare('SELECT * FROM task_session_messages WHERE created_at >= ?').iterate(since);
+      for (const _row of rows) n++;
+      return n;
+    },
     createdAtAt: async (fraction) =>
       (db.prepare('SELECT created_at FROM task_session_messages ORDER BY created_at LIMIT 1 OFFSET ?').get(Math.floor(fraction * (manifest.profile.messages - 1))) as { created_at: string }).created_at,
     setCaptureSince: async (value) => void db.prepare('UPDATE kandev_meta SET value = ? WHERE key = ?').run(value, CAPTURE_SINCE),
@@ -78,6 +88,24 @@ async function postgresTarget(url: string, manifest: StoreManifest): Promise<Tar
     reset: () => resetPostgresStore(admin, manifest),
     store: () => createPostgresStore(pool, { logger: noopLogger }),
     count: async () => Number((await admin.query('SELECT COUNT(*) AS n FROM task_session_subagents')).rows[0].n),
+    bareSubagents: async () => (await admin.query('SELECT * FROM task_session_subagents')).rows.length,
+    // A server-side cursor, so the bare read streams like SQLite's iterate().
+    bareMessages: async (since) => {
+      let n = 0;
+      await admin.query('BEGIN');
+      try {
+        const where = since === null ? '' : ` WHERE created_at >= '${since.replace(/'/g, "''")}'::timestamp`;
+        await admin.query(`DECLARE bare CURSOR FOR SELECT * FROM task_session_messages${where}`);
+        for (;;) {
+          const batch = (await admin.query('FETCH 10000 FROM bare')).rows.length;
+          n += batch;
+          if (batch === 0) break;
+        }
+      } finally {
+        await admin.query('COMMIT');
+      }
+      return n;
+    },
     createdAtAt: async (fraction) =>
       (await admin.query('SELECT created_at::text AS at FROM task_session_messages ORDER BY created_at LIMIT 1 OFFSET $1', [Math.floor(fraction * (manifest.profile.messages - 1))])).rows[0].at as string,
     setCaptureSince: async (value) => void (await admin.query('UPDATE kandev_meta SET value = $1 WHERE key = $2', [value, CAPTURE_SINCE])),
@@ -137,7 +165,7 @@ async function main(): Promise<void> {
       dialect: { type: 'string' },
       location: { type: 'string' },
       runs: { type: 'string', default: '3' },
-      sections: { type: 'string', default: 'backfill,replay,health' },
+      sections: { type: 'string', default: 'backfill,replay,health,report' },
     },
   });
   const dialect = values.dialect === 'postgres' ? 'postgres' : 'sqlite';
@@ -193,6 +221,9 @@ async function main(): Promise<void> {
         }
       }
       out.health = h;
+    }
+    if (sections.has('report')) {
+      out.report = await measureReport(target, target.store(), runs, { reset: () => void resetPeakRss(), peakKb: peakRssKb });
     }
     out.serverPeakRssKb = await target.serverPeakRssKb();
     await target.reset(); // leave the cached store as generated

@@ -3,9 +3,11 @@ import type { CliCommand } from './command.js';
 import { demoCommand } from './demo-command.js';
 import { healthCommand } from './health-command.js';
 import { migrateCommand } from './migrate-command.js';
+import { reportCommand } from './report-command.js';
 
 export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   migrate: migrateCommand,
   health: healthCommand,
   demo: demoCommand,
+  report: reportCommand,
 };

@@ -5,6 +5,7 @@ import type { StoreOptions, SubagentContextStore } from '../types.js';
 import { checkPostgresHealth } from './health.js';
 import { runPostgresMigrations } from './migrations.js';
 import { createPostgresReader } from './reader.js';
+import { postgresReport } from './report.js';
 import { createPostgresWriter } from './writer.js';
 
 export function createPostgresStore(pool: pg.Pool, options?: StoreOptions): SubagentContextStore {
@@ -15,6 +16,7 @@ export function createPostgresStore(pool: pg.Pool, options?: StoreOptions): Suba
       reader: createPostgresReader(pool),
       runMigrations: (ctx) => runPostgresMigrations(pool, ctx),
       checkHealth: (ctx) => checkPostgresHealth(pool, ctx),
+      report: (ctx, options) => postgresReport(pool, ctx, options),
     },
     options,
   );

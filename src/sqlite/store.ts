@@ -5,6 +5,7 @@ import type { StoreOptions, SubagentContextStore } from '../types.js';
 import { checkSqliteHealth } from './health.js';
 import { runSqliteMigrations } from './migrations.js';
 import { createSqliteReader } from './reader.js';
+import { sqliteReport } from './report.js';
 import { createSqliteWriter } from './writer.js';
 
 export function createSqliteStore(db: Database, options?: StoreOptions): SubagentContextStore {
@@ -15,6 +16,7 @@ export function createSqliteStore(db: Database, options?: StoreOptions): Subagen
       reader: createSqliteReader(db),
       runMigrations: (ctx) => runSqliteMigrations(db, ctx),
       checkHealth: (ctx) => checkSqliteHealth(db, ctx),
+      report: (ctx, options) => sqliteReport(db, ctx, options),
     },
     options,
   );

@@ -1,0 +1,21 @@
+/*
+ * REPORT — the distribution of total_tokens over the window's settled, measured subagents,
+ * in 1-2-5 buckets: `digits` is the number of decimal digits of the value and `lead` its
+ * bucket within that decade (1: leading digit 1, 2: leading digit 2–4, 5: leading digit
+ * 5–9), so a bucket is [lead, next lead) x 10^(digits-1), computed on the integer's text
+ * with no floating point. Only reported values count: NULL (not reported, AC-7) is never a
+ * 0 in this histogram; the caller reports those rows as unmeasured.
+ *
+ * Window and scope exactly as report_row_counts.sql (AC-24e, spec § Permissions).
+ */
+/* @name reportTokenDistribution */
+SELECT length(s.total_tokens::text)::text AS "digits!",
+       (CASE substr(s.total_tokens::text, 1, 1) WHEN '1' THEN 1 WHEN '2' THEN 2 WHEN '3' THEN 2 WHEN '4' THEN 2 ELSE 5 END)::text AS "lead!",
+       COUNT(*)::text AS "subagents!"
+  FROM task_session_subagents AS s
+ WHERE s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp
+   AND s.observed_at >= :sinceFloor!::timestamp AND s.observed_at < :untilCeil!::timestamp
+   AND s.settled_at IS NOT NULL
+   AND s.total_tokens > 0
+   AND (:taskIds::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb))))
+ GROUP BY 1, 2;

@@ -1,0 +1,40 @@
+/*
+ * REPORT — cards: the "sessions per card" correction (spec § Why: sessions per card read
+ * 1.0 while turns fanned out to three reviewers). Counts the sessions active in the window
+ * (a message created in it, or a subagent row observed in it) and their tasks (cards), and
+ * of those how many had a subagent row in the window. The caller puts the window's subagent
+ * contexts beside them, so a card's contexts are its sessions plus its subagents.
+ *
+ * A session's task is task_sessions.task_id, the session's own task (the message row's
+ * task_id may be ''). Scope (spec § Permissions): :taskIds, a JSON array, admits only
+ * sessions whose task is listed; NULL admits every task.
+ * Window (AC-24e, docs/timestamps.md): the same exact utc9 comparison on created_at and
+ * observed_at as report_row_counts.sql. Each session is one probe of idx_subagents_session_id
+ * and, only when it has no subagent row in the window, one of idx_messages_session_created
+ * (task_session_id, created_at), its bare-column range bounded by :sinceFloor/:untilCeil: no
+ * scan of either table. The per-session activity is MATERIALIZED (one small row per
+ * session) so each probe runs once, not once per use.
+ */
+/* @name reportCards */
+WITH active AS MATERIALIZED (
+  SELECT t.task_id,
+         (CASE WHEN EXISTS (SELECT 1 FROM task_session_subagents AS s
+                             WHERE s.task_session_id = t.id
+                          AND s.observed_at >= :sinceFloor! AND s.observed_at < :untilCeil!
+                          AND (:since! = '' OR (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!)
+                          AND (:until! = '~' OR (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < :until!)) THEN 2
+               WHEN EXISTS (SELECT 1 FROM task_session_messages AS m
+                             WHERE m.task_session_id = t.id
+                          AND m.created_at >= :sinceFloor! AND m.created_at < :untilCeil!
+                          AND (:since! = '' OR (strftime('%Y-%m-%d %H:%M:%S', substr(m.created_at, 1, 19) || ltrim(substr(m.created_at, 20), '.0123456789')) || '.' || substr(substr(m.created_at, 21, max(length(m.created_at) - 20 - length(ltrim(substr(m.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!)
+                          AND (:until! = '~' OR (strftime('%Y-%m-%d %H:%M:%S', substr(m.created_at, 1, 19) || ltrim(substr(m.created_at, 20), '.0123456789')) || '.' || substr(substr(m.created_at, 21, max(length(m.created_at) - 20 - length(ltrim(substr(m.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < :until!)) THEN 1
+               ELSE 0 END) AS activity
+    FROM task_sessions AS t
+   WHERE (:taskIds IS NULL OR t.task_id IN (SELECT j.value FROM json_each(:taskIds) AS j))
+)
+SELECT COUNT(DISTINCT act.task_id) AS "tasks!",
+       COUNT(*) AS "sessions!",
+       COUNT(DISTINCT CASE WHEN act.activity = 2 THEN act.task_id END) AS "tasks_with_subagents!",
+       COUNT(CASE WHEN act.activity = 2 THEN 1 END) AS "sessions_with_subagents!"
+  FROM active AS act
+ WHERE act.activity > 0;

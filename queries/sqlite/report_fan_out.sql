@@ -1,0 +1,53 @@
+/*
+ * REPORT — fan-out: how many turns spawned exactly k subagents (spec § Why), one row per
+ * (era, k). A turn is (task_session_id, turn_id); rows without a turn_id belong to no turn
+ * and are left out. Its fan-out is its number of rows: two rows that differ only in
+ * agent_execution_id are two real invocations that reused an id (spec § Data model).
+ *
+ * Turns are taken whole. A turn is in this window when its FIRST row is (so consecutive
+ * windows never count a turn twice), and every row of the turn counts, including rows
+ * observed at or after :until; `past_until` counts such turns. A turn that has rows in the
+ * window but began before :since is reported once, as era 'before_since', for the caller to
+ * count; it belongs to the earlier window.
+ *
+ * Era (AC-25, AC-24f, AC-24c): a turn is 'known' when its first row was observed at or
+ * after :knownFrom, the instant from which fan-out is known (subagent_context_backfill_through,
+ * or capture_since when backfill_through is the '' sentinel; the caller decides and passes
+ * NULL when no boundary may be published). Otherwise it is 'unknown': its activity predates
+ * the boundary, so its count is what survived, a lower bound and never a zero. Equality
+ * lands on the known side (AC-24 point 3). Rows before a key are still counted: the keys
+ * bound completeness, never validity (AC-25 revision 2).
+ *
+ * Window and scope exactly as report_row_counts.sql (AC-24e, spec § Permissions): the
+ * window's rows come through idx_subagents_observed_at, each touched turn's rows through
+ * idx_subagents_turn_id, and every comparison is on the utc9 form.
+ */
+/* @name reportFanOut */
+WITH touched AS (
+  SELECT DISTINCT s.task_session_id, s.turn_id
+    FROM task_session_subagents AS s
+   WHERE s.observed_at >= :sinceFloor! AND s.observed_at < :untilCeil!
+     AND s.turn_id IS NOT NULL
+     AND (:taskIds IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT j.value FROM json_each(:taskIds) AS j)))
+     AND (:since! = '' OR (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!)
+     AND (:until! = '~' OR (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < :until!)
+),
+per_turn AS (
+  SELECT COUNT(*) AS subagents,
+         -- Each instant only when something compares it: no era without :knownFrom and no
+         -- cut without a window bound.
+         MIN(CASE WHEN :since! = '' AND :knownFrom IS NULL THEN NULL ELSE (strftime('%Y-%m-%d %H:%M:%S', substr(a.observed_at, 1, 19) || ltrim(substr(a.observed_at, 20), '.0123456789')) || '.' || substr(substr(a.observed_at, 21, max(length(a.observed_at) - 20 - length(ltrim(substr(a.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) END) AS first_at,
+         MAX(CASE WHEN :until! = '~' THEN NULL ELSE (strftime('%Y-%m-%d %H:%M:%S', substr(a.observed_at, 1, 19) || ltrim(substr(a.observed_at, 20), '.0123456789')) || '.' || substr(substr(a.observed_at, 21, max(length(a.observed_at) - 20 - length(ltrim(substr(a.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) END) AS last_at
+    FROM touched AS w
+    JOIN task_session_subagents AS a ON a.turn_id = w.turn_id AND a.task_session_id = w.task_session_id
+   GROUP BY w.task_session_id, w.turn_id
+)
+SELECT CASE WHEN p.first_at < :since! THEN 'before_since'
+            WHEN p.first_at >= :knownFrom THEN 'known'
+            ELSE 'unknown' END AS "era!",
+       p.subagents AS "subagents!",
+       COUNT(*) AS "turns!",
+       COUNT(CASE WHEN p.last_at >= :until! THEN 1 END) AS "past_until!"
+  FROM per_turn AS p
+ GROUP BY 1, 2
+ ORDER BY 1, 2;

@@ -1,0 +1,37 @@
+/*
+ * REPORT — token usage of the window's subagent rows, grouped three ways: by source (the
+ * provenance split AC-25 requires before live and backfilled figures are read side by side),
+ * by subagent_type and by model. One row per (dimension, value); value NULL is "not reported".
+ * `settled` counts rows whose launching tool call reached a terminal status (AC-11); of
+ * those, `measured` reported total_tokens and `total_tokens` sums them. A settled row with
+ * total_tokens NULL did not report usage (AC-7, AC-7a): the caller counts it as unmeasured,
+ * never as 0, so no mean is ever diluted by it. Unsettled rows are outside the token figures.
+ * TOTAL() is exact for every sum below 2^53 and, unlike SUM(), never fails on int64 overflow.
+ *
+ * Window and scope exactly as report_row_counts.sql (AC-24e, spec § Permissions).
+ * NOT MATERIALIZED: each branch rescans the window through idx_subagents_observed_at rather
+ * than holding the window's rows in a temporary table, so memory stays flat as it grows.
+ */
+/* @name reportTokens */
+WITH w AS NOT MATERIALIZED (
+  SELECT s.source, s.subagent_type, s.model, s.settled_at, s.total_tokens
+    FROM task_session_subagents AS s
+   WHERE s.observed_at >= :sinceFloor! AND s.observed_at < :untilCeil!
+     AND (:taskIds IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT j.value FROM json_each(:taskIds) AS j)))
+     AND (:since! = '' OR (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!)
+     AND (:until! = '~' OR (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < :until!)
+)
+SELECT 'source' AS "dimension!", w.source AS "value?", COUNT(*) AS "rows!", COUNT(w.settled_at) AS "settled!",
+       COUNT(CASE WHEN w.settled_at IS NOT NULL THEN w.total_tokens END) AS "measured!",
+       TOTAL(CASE WHEN w.settled_at IS NOT NULL THEN w.total_tokens END) AS "total_tokens!"
+  FROM w GROUP BY w.source
+UNION ALL
+SELECT 'subagent_type', w.subagent_type, COUNT(*), COUNT(w.settled_at),
+       COUNT(CASE WHEN w.settled_at IS NOT NULL THEN w.total_tokens END),
+       TOTAL(CASE WHEN w.settled_at IS NOT NULL THEN w.total_tokens END)
+  FROM w GROUP BY w.subagent_type
+UNION ALL
+SELECT 'model', w.model, COUNT(*), COUNT(w.settled_at),
+       COUNT(CASE WHEN w.settled_at IS NOT NULL THEN w.total_tokens END),
+       TOTAL(CASE WHEN w.settled_at IS NOT NULL THEN w.total_tokens END)
+  FROM w GROUP BY w.model;

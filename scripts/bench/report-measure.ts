@@ -1,0 +1,82 @@
+// The report section of the store worker: store.report() against the bare reads it stands
+// in for, on the same activated store, alternating which goes first (issue 13):
+//   recent:  report({ since }) with since at the 99th percentile of created_at (the last 1%),
+//            vs a bare full read of task_session_subagents plus the window's messages;
+//   full:    report() over all history, vs a bare full read of task_session_subagents plus
+//            every message (streamed, so the ceiling's memory does not grow with the store).
+// The bare reads fetch every column of every row into JavaScript and do nothing else. The
+// report's own peak resident set is taken over report() calls alone (Linux high-water mark
+// reset before them), with the JS heap after each call.
+import type { SubagentContextStore } from '../../src/index.js';
+import { formatKeyInstant, parseInstant } from '../../src/instant.js';
+import { msSince } from './stats.js';
+
+export interface ReportTarget {
+  /** Every row of task_session_subagents, every column, into JS; returns the row count. */
+  bareSubagents(): Promise<number>;
+  /** Every message with created_at >= the given stored text (all when null), streamed; returns the count. */
+  bareMessages(sinceCreatedAt: string | null): Promise<number>;
+  createdAtAt(fraction: number): Promise<string>;
+}
+
+export interface ReportMeasurement {
+  recentMs: number[];
+  recentSubagentsMs: number[];
+  recentMessagesMs: number[];
+  recentMessages: number;
+  fullMs: number[];
+  fullSubagentsMs: number[];
+  fullMessagesMs: number[];
+  fullMessages: number;
+  rows: number;
+  /** Peak resident set over report() calls alone (KiB), and the JS heap after them. */
+  peakRssKb: number;
+  heapUsedKb: number;
+}
+
+async function timeMs<T>(fn: () => Promise<T>): Promise<[number, T]> {
+  const start = process.hrtime.bigint();
+  const value = await fn();
+  return [msSince(start), value];
+}
+
+export async function measureReport(target: ReportTarget, store: SubagentContextStore, runs: number, memory: { reset(): void; peakKb(): number }): Promise<ReportMeasurement> {
+  const sinceText = await target.createdAtAt(0.99);
+  const since = formatKeyInstant(parseInstant(sinceText)!);
+  const m: ReportMeasurement = {
+    recentMs: [], recentSubagentsMs: [], recentMessagesMs: [], recentMessages: 0,
+    fullMs: [], fullSubagentsMs: [], fullMessagesMs: [], fullMessages: 0,
+    rows: 0, peakRssKb: 0, heapUsedKb: 0,
+  };
+  // Memory first, over report() alone.
+  memory.reset();
+  for (let r = 0; r < 2; r++) {
+    m.rows = (await store.report()).provenance.rows;
+    await store.report({ since });
+  }
+  m.peakRssKb = memory.peakKb();
+  m.heapUsedKb = process.memoryUsage().heapUsed / 1024;
+
+  for (let r = 0; r < Math.max(3, runs); r++) {
+    const steps: (() => Promise<void>)[] = [
+      async () => void m.recentMs.push((await timeMs(() => store.report({ since })))[0]),
+      async () => {
+        m.recentSubagentsMs.push((await timeMs(() => target.bareSubagents()))[0]);
+        const [ms, n] = await timeMs(() => target.bareMessages(sinceText));
+        m.recentMessagesMs.push(ms);
+        m.recentMessages = n;
+      },
+      async () => void m.fullMs.push((await timeMs(() => store.report()))[0]),
+      async () => {
+        m.fullSubagentsMs.push((await timeMs(() => target.bareSubagents()))[0]);
+        const [ms, n] = await timeMs(() => target.bareMessages(null));
+        m.fullMessagesMs.push(ms);
+        m.fullMessages = n;
+      },
+    ];
+    // Alternate: even runs report first, odd runs the bare reads first.
+    const order = r % 2 === 0 ? [0, 1, 2, 3] : [1, 0, 3, 2];
+    for (const i of order) await steps[i]();
+  }
+  return m;
+}

@@ -1,0 +1,65 @@
+// `subagent-context report`: store.report() on a database opened read-only, printed for a
+// person (Unicode bar charts), as JSON (--json), and/or written as one self-contained HTML
+// page (--html FILE). docs/report.md says what each figure counts.
+import { writeFileSync } from 'node:fs';
+import { SubagentContextError } from '../errors.js';
+import { renderReportHtml } from '../report/html-page.js';
+import type { ReportOptions } from '../report/types.js';
+import { CliError, databaseError, usageError } from './cli-error.js';
+import type { CliCommand } from './command.js';
+import { DATABASE_OPTIONS, databaseTarget, describeTarget, withDatabase } from './database.js';
+import { EXIT } from './exit-codes.js';
+import { formatReport } from './format-report.js';
+
+/** A report() rejection caused by the arguments is a usage error; any other is the database's. */
+function toCommandError(err: unknown): unknown {
+  if (!(err instanceof SubagentContextError)) return err;
+  if (err.code === 'invalid_report_window' || err.code === 'invalid_report_options' || err.code === 'invalid_report_scope') return usageError(err.message);
+  return databaseError(err.message);
+}
+
+export const reportCommand: CliCommand = {
+  summary: 'measure fan-out, cards, tokens and executions, with the AC-25 caveats (charts, JSON or HTML)',
+  synopsis: '(--sqlite FILE | --postgres URL) [--since T] [--until T] [--task ID]... [--json] [--html FILE]',
+  details: [
+    'Counts subagent rows observed at or after --since and before --until (RFC3339 instants,',
+    'e.g. 2026-08-01T00:00:00Z). --task ID (repeatable) scopes every figure to those tasks.',
+    '--json prints the report as JSON; --html FILE also writes one self-contained page with',
+    'charts (no network, no scripts). Opens a SQLite file read-only (never creates one).',
+    'Exit status: 0 report produced, 2 usage error, 7 database error.',
+  ].join('\n'),
+  options: {
+    ...DATABASE_OPTIONS,
+    since: { type: 'string' },
+    until: { type: 'string' },
+    task: { type: 'string', multiple: true },
+    html: { type: 'string' },
+  },
+  async run(values, io) {
+    const target = databaseTarget(values as { sqlite?: string; postgres?: string });
+    if (values.html === '') throw usageError('--html needs a file path');
+    const options: ReportOptions = {};
+    if (typeof values.since === 'string') options.since = values.since;
+    if (typeof values.until === 'string') options.until = values.until;
+    if (Array.isArray(values.task)) options.taskIds = values.task.map(String);
+    const where = describeTarget(target);
+    return withDatabase(target, { readonly: true }, async (db) => {
+      let report;
+      try {
+        report = await db.store.report(options);
+      } catch (err) {
+        throw toCommandError(err);
+      }
+      if (typeof values.html === 'string') {
+        try {
+          writeFileSync(values.html, renderReportHtml(report, where));
+        } catch (err) {
+          throw new CliError(EXIT.usage, `cannot write --html ${values.html}: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
+      io.out(values.json ? `${JSON.stringify(report)}\n` : formatReport(report, where));
+      if (typeof values.html === 'string' && !values.json) io.out(`wrote ${values.html}\n`);
+      return EXIT.ok;
+    });
+  },
+};

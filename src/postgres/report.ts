@@ -1,0 +1,99 @@
+// The report statements on PostgreSQL (queries/postgres/report_*.sql), bound per
+// docs/timestamps.md: every instant rounded UP to the next whole microsecond and sent as
+// TIMESTAMP text with no offset, so `col >= bound` and `col < bound` are exact for
+// microsecond columns and no result depends on the session TimeZone. Without a bound the
+// window is '-infinity' … 'infinity'. :sinceFloor/:untilCeil carry the same instants as
+// :since/:until (they are SQLite's index bounds; the statements share one parameter list).
+// All statements run on one connection in one REPEATABLE READ, READ ONLY transaction, so
+// every figure comes from the same snapshot (and a hot standby can serve it).
+import type pg from 'pg';
+import {
+  readActivationKeys,
+  reportCards,
+  reportFanOut,
+  reportRowCounts,
+  reportTokenDistribution,
+  reportTokens,
+} from '../../generated/postgres/index.js';
+import { ACTIVATION_KEYS } from '../activation-keys.js';
+import type { StoreContext } from '../dialect.js';
+import { ceilToMicros, formatMicros } from '../instant.js';
+import { buildReport } from '../report/build-report.js';
+import type { ReportBounds, ReportReader } from '../report/queries.js';
+import { toCardCounts, toFanOutRow, toRowCounts, toTokenBucketRow, toTokenGroupRow } from '../report/raw-rows.js';
+import type { ReportOptions, SubagentContextReport } from '../report/types.js';
+import { postgresHealthQueries } from './health.js';
+
+/** The parameters every report statement shares. */
+export function postgresReportParams(b: ReportBounds) {
+  const bound = (ns: bigint | null) => (ns === null ? null : formatMicros(ceilToMicros(ns)));
+  const since = bound(b.sinceNs) ?? '-infinity';
+  const until = bound(b.untilNs) ?? 'infinity';
+  return {
+    since,
+    sinceFloor: since,
+    until,
+    untilCeil: until,
+    taskIds: b.taskIds === null ? null : JSON.stringify(b.taskIds),
+    knownFrom: bound(b.knownFromNs),
+    captureSince: bound(b.captureSinceNs),
+    executionSince: bound(b.executionSinceNs),
+  };
+}
+
+/** One snapshot on one pooled client; the client is destroyed if the transaction cannot end cleanly. */
+async function inReadSnapshot<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    try {
+      await client.query('ROLLBACK');
+    } catch {
+      broken = true;
+    }
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}
+
+export function postgresReportReader(pool: pg.Pool): ReportReader {
+  const health = postgresHealthQueries(pool);
+  return {
+    probeTables: () => health.probeTables(),
+    read: (plan) =>
+      inReadSnapshot(pool, async (client) => {
+        const [k] = await readActivationKeys.run(
+          { captureSinceKey: ACTIVATION_KEYS.captureSince, backfillThroughKey: ACTIVATION_KEYS.backfillThrough, executionSinceKey: ACTIVATION_KEYS.executionSince },
+          client,
+        );
+        const keys = { capture_since: k?.capture_since ?? null, backfill_through: k?.backfill_through ?? null, execution_since: k?.execution_since ?? null };
+        const bounds = plan(keys);
+        const p = postgresReportParams(bounds);
+        // Sequential on purpose: one client runs one statement at a time.
+        const [counts] = await reportRowCounts.run(p, client);
+        const tokens = await reportTokens.run(p, client);
+        const distribution = await reportTokenDistribution.run(p, client);
+        const fanOut = await reportFanOut.run(p, client);
+        const [cards] = await reportCards.run(p, client);
+        return {
+          keys,
+          bounds,
+          rowCounts: toRowCounts(counts),
+          tokens: tokens.map(toTokenGroupRow),
+          distribution: distribution.map(toTokenBucketRow),
+          fanOut: fanOut.map(toFanOutRow),
+          cards: toCardCounts(cards),
+        };
+      }),
+  };
+}
+
+export function postgresReport(pool: pg.Pool, ctx: StoreContext, options: ReportOptions | undefined): Promise<SubagentContextReport> {
+  return buildReport(postgresReportReader(pool), ctx, options);
+}

@@ -1,0 +1,58 @@
+// Result rows of the report statements -> the neutral RawReport parts. Both dialects'
+// statements return the same column names (SQLite as bigint or number, PostgreSQL as text,
+// never through a host type parser), so one conversion serves both.
+import { toDimension, toEra, toLead, toNumber, type CardCounts, type FanOutRow, type RowCounts, type TokenBucketRow, type TokenGroupRow } from './queries.js';
+
+type Row = Record<string, unknown>;
+
+/** Generated result interfaces carry no index signature, so rows are taken as plain objects. */
+function single(row: object | undefined, statement: string): Row {
+  if (!row) throw new Error(`report: ${statement} returned no row`);
+  return row as Row;
+}
+
+export function toRowCounts(row: object | undefined): RowCounts {
+  const c = single(row, 'reportRowCounts');
+  const n = (column: string) => toNumber(c[column], column);
+  return {
+    rows: n('rows'),
+    live: n('live'),
+    backfill: n('backfill'),
+    liveBeforeCaptureSince: n('live_before_capture_since'),
+    rowsWithoutTurn: n('rows_without_turn'),
+    identifiedRows: n('identified_rows'),
+    distinctExecutions: n('distinct_executions'),
+    unknownRows: n('unknown_rows'),
+    unknownBackfillRows: n('unknown_backfill_rows'),
+    unknownLiveRowsSinceExecutionSince: n('unknown_live_rows_since_execution_since'),
+  };
+}
+
+export function toCardCounts(row: object | undefined): CardCounts {
+  const c = single(row, 'reportCards');
+  const n = (column: string) => toNumber(c[column], column);
+  return { tasks: n('tasks'), sessions: n('sessions'), tasksWithSubagents: n('tasks_with_subagents'), sessionsWithSubagents: n('sessions_with_subagents') };
+}
+
+export function toTokenGroupRow(row: object): TokenGroupRow {
+  const r = row as Row;
+  if (r.value !== null && typeof r.value !== 'string') throw new TypeError(`report: token group value is not text: ${String(r.value)}`);
+  return {
+    dimension: toDimension(r.dimension),
+    value: r.value,
+    rows: toNumber(r.rows, 'rows'),
+    settled: toNumber(r.settled, 'settled'),
+    measured: toNumber(r.measured, 'measured'),
+    totalTokens: toNumber(r.total_tokens, 'total_tokens'),
+  };
+}
+
+export function toTokenBucketRow(row: object): TokenBucketRow {
+  const r = row as Row;
+  return { digits: toNumber(r.digits, 'digits'), lead: toLead(r.lead), subagents: toNumber(r.subagents, 'subagents') };
+}
+
+export function toFanOutRow(row: object): FanOutRow {
+  const r = row as Row;
+  return { era: toEra(r.era), subagents: toNumber(r.subagents, 'subagents'), turns: toNumber(r.turns, 'turns'), pastUntil: toNumber(r.past_until, 'past_until') };
+}

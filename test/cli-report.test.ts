@@ -1,0 +1,103 @@
+// `subagent-context report`, the real binary against a real SQLite file and PostgreSQL
+// database: the human view (caveats first, Unicode bar charts), --json (identical to
+// store.report()), --html (one self-contained page), the window and --task options, and the
+// exit codes of bad arguments and an unmigrated store.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { assertBuilt, databaseArgs, oneLineError, runCliBinary } from './helpers/cli.js';
+import { seedReportFixture } from './helpers/report-fixture.js';
+import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+
+beforeAll(assertBuilt);
+
+describeBothDialects('cli: report', (dialect) => {
+  let db: TestDb;
+  let dir: string;
+  beforeAll(async () => {
+    db = await openTestDb(dialect, 'package');
+    await seedReportFixture(db);
+    dir = mkdtempSync(join(tmpdir(), 'subagent-context-report-'));
+  });
+  afterAll(async () => {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const report = (...extra: string[]) => runCliBinary(['report', ...databaseArgs(db), ...extra]);
+
+  it('human view: caveats first, then a bar per fan-out bucket and token bucket', async () => {
+    const run = await report();
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const expected = await db.store().report();
+    const out = run.stdout;
+    expect(out).toMatch(/^subagent-context report: /);
+    expect(out.indexOf('Read these first (AC-25)')).toBeLessThan(out.indexOf('Fan-out: subagents per turn'));
+    for (const c of expected.caveats) expect(out).toContain(`  • ${c}`);
+    // One drawn bar per known bucket: "k │███ n turns".
+    for (const b of expected.fan_out.known) {
+      expect(out).toMatch(new RegExp(`^\\s+${b.subagents} │[█▏▎▍▌▋▊▉]+ ${b.turns} turns?$`, 'm'));
+    }
+    for (const b of expected.tokens.distribution.filter((x) => x.subagents > 0)) {
+      expect(out).toMatch(new RegExp(`│[█▏▎▍▌▋▊▉]+ ${b.subagents} subagents?$`, 'm'));
+    }
+    expect(out).toMatch(/^\s+contexts per card │█+/m);
+    expect(out).toMatch(new RegExp(`distinct executions: ${expected.executions.distinct}$`, 'm'));
+  });
+
+  it('--json prints exactly store.report(); --since/--until/--task reach it', async () => {
+    const all = await report('--json');
+    expect(all.code).toBe(0);
+    expect(JSON.parse(all.stdout)).toEqual(await db.store().report());
+    const args = ['--since', '2026-03-01T12:00:00Z', '--until', '2026-03-01T20:00:00+02:00', '--task', 'T1', '--task', 'T2'];
+    const scoped = await report(...args, '--json');
+    expect(scoped.code).toBe(0);
+    const expected = await db.store().report({ since: '2026-03-01T12:00:00Z', until: '2026-03-01T20:00:00+02:00', taskIds: ['T1', 'T2'] });
+    expect(JSON.parse(scoped.stdout)).toEqual(expected);
+    expect(expected.provenance.rows).toBeGreaterThan(0);
+    expect(expected.provenance.rows).toBeLessThan((await db.store().report()).provenance.rows);
+  });
+
+  it('--html writes one self-contained page: inline SVG, no script, nothing fetched', async () => {
+    const file = join(dir, `report-${dialect}.html`);
+    const run = await report('--html', file);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`wrote ${file}`);
+    const html = readFileSync(file, 'utf8');
+    expect(html).toMatch(/^<!DOCTYPE html>/);
+    expect(html).toContain("Content-Security-Policy\" content=\"default-src 'none'");
+    expect(html).not.toMatch(/<script|<link|<img|<iframe|url\(|@import|https?:\/\/(?!www\.w3\.org\/2000\/svg)/i);
+    const expected = await db.store().report();
+    const chart = (id: string) => html.slice(html.indexOf(`data-chart="${id}"`), html.indexOf('</figure>', html.indexOf(`data-chart="${id}"`)));
+    expect(chart('fan-out-known').match(/<rect class="bar"/g)).toHaveLength(expected.fan_out.known.length);
+    expect(chart('fan-out-unknown').match(/<rect class="bar"/g)).toHaveLength(expected.fan_out.unknown.length);
+    expect(chart('token-distribution').match(/<rect class="bar"/g)).toHaveLength(expected.tokens.distribution.filter((b) => b.subagents > 0).length);
+    for (const c of expected.caveats) expect(html).toContain(c.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;'));
+  });
+
+  it('bad arguments exit 2 with one line; an unmigrated store exits 7', async () => {
+    const since = await report('--since', 'yesterday');
+    expect(since.code).toBe(2);
+    expect(oneLineError(since)).toMatch(/^subagent-context: since "yesterday" is not an RFC3339 instant/);
+    const order = await report('--since', '2026-03-02T00:00:00Z', '--until', '2026-03-01T00:00:00Z');
+    expect(order.code).toBe(2);
+    expect(oneLineError(order)).toMatch(/must be before until/);
+    const task = await report('--task', '');
+    expect(task.code).toBe(2);
+    expect(oneLineError(task)).toMatch(/taskIds\[0\] must be a non-empty string/);
+    const html = await report('--html', '');
+    expect(html.code).toBe(2);
+    const unknown = await report('--sinse', 'x');
+    expect(unknown.code).toBe(2);
+
+    const bare = await openTestDb(dialect); // host tables only
+    try {
+      const run = await runCliBinary(['report', ...databaseArgs(bare)]);
+      expect(run.code).toBe(7);
+      expect(oneLineError(run)).toMatch(/missing tables kandev_meta, task_session_subagents/);
+    } finally {
+      await bare.close();
+    }
+  });
+});

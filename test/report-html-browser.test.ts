@@ -1,0 +1,157 @@
+// The --html page in a real browser: Debian's chromium, headless, driven by playwright-core
+// (which never downloads a browser of its own). For a real store on each dialect the page
+// written by the built CLI is opened from disk with every network request refused and
+// counted, screenshotted, and checked: one <rect class="bar"> per non-empty bucket of each
+// histogram, each with a non-zero rendered size and heights in the order of the values, and
+// pixels of each chart's bar colour inside that chart's region of the decoded screenshot.
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { PNG } from 'pngjs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { SubagentContextReport } from '../src/index.js';
+import { assertBuilt, databaseArgs, runCliBinary } from './helpers/cli.js';
+import { seedReportFixture } from './helpers/report-fixture.js';
+import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+// The fills src/report/html-page.ts gives each chart's bars.
+const FILL: Record<string, [number, number, number]> = {
+  'fan-out-known': [0x0f, 0x76, 0x6e],
+  'fan-out-unknown': [0xc2, 0x41, 0x0c],
+  'token-distribution': [0x43, 0x38, 0xca],
+  'tokens-by-subagent-type': [0x43, 0x38, 0xca],
+};
+
+beforeAll(assertBuilt);
+
+interface BarBox {
+  value: number;
+  width: number;
+  height: number;
+}
+
+async function barsOf(page: Page, chart: string): Promise<BarBox[]> {
+  return page.$$eval(`figure[data-chart="${chart}"] rect.bar`, (rects) =>
+    rects.map((r) => {
+      const box = r.getBoundingClientRect();
+      return { value: Number(r.getAttribute('data-value')), width: box.width, height: box.height };
+    }),
+  );
+}
+
+/** Pixels within `tolerance` of `rgb` inside the chart's bounding box of the screenshot. */
+function colouredPixels(png: PNG, box: { x: number; y: number; width: number; height: number }, rgb: [number, number, number], tolerance = 12): number {
+  let count = 0;
+  for (let y = Math.max(0, Math.floor(box.y)); y < Math.min(png.height, Math.ceil(box.y + box.height)); y++) {
+    for (let x = Math.max(0, Math.floor(box.x)); x < Math.min(png.width, Math.ceil(box.x + box.width)); x++) {
+      const i = (y * png.width + x) * 4;
+      if (Math.abs(png.data[i] - rgb[0]) <= tolerance && Math.abs(png.data[i + 1] - rgb[1]) <= tolerance && Math.abs(png.data[i + 2] - rgb[2]) <= tolerance) count++;
+    }
+  }
+  return count;
+}
+
+describeBothDialects('report: the HTML page renders its charts in chromium', (dialect) => {
+  let db: TestDb;
+  let dir: string;
+  let context: BrowserContext;
+  beforeAll(async () => {
+    db = await openTestDb(dialect, 'package');
+    await seedReportFixture(db);
+    dir = mkdtempSync(join(tmpdir(), 'subagent-context-browser-'));
+    context = await chromium.launchPersistentContext(join(dir, 'profile'), {
+      executablePath: CHROMIUM,
+      args: ARGS,
+      headless: true,
+      viewport: { width: 1280, height: 900 },
+      deviceScaleFactor: 1,
+      offline: true,
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await context?.close();
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('every histogram bucket is one visible bar, and each chart region holds its bar colour', async () => {
+    const file = join(dir, 'report.html');
+    const run = await runCliBinary(['report', ...databaseArgs(db), '--html', file]);
+    expect(run.code, run.stderr).toBe(0);
+    const report: SubagentContextReport = await db.store().report();
+    expect(report.fan_out.known.length).toBeGreaterThan(2);
+    expect(report.fan_out.unknown.length).toBeGreaterThan(1);
+
+    const page = await context.newPage();
+    const fetched: string[] = [];
+    page.on('request', (r) => {
+      if (!r.url().startsWith('file://')) fetched.push(r.url());
+    });
+    await page.route(/^(?!file:)/, (route) => route.abort());
+    await page.goto(`file://${file}`, { waitUntil: 'load' });
+    const shot = join(dir, `report-${dialect}.png`);
+    await page.screenshot({ path: shot, fullPage: true });
+    expect(fetched).toEqual([]);
+    expect(await page.$$('script')).toHaveLength(0);
+
+    const expectations: [string, { value: number }[]][] = [
+      ['fan-out-known', report.fan_out.known.map((b) => ({ value: b.turns }))],
+      ['fan-out-unknown', report.fan_out.unknown.map((b) => ({ value: b.turns }))],
+      ['token-distribution', report.tokens.distribution.filter((b) => b.subagents > 0).map((b) => ({ value: b.subagents }))],
+    ];
+    for (const [chart, buckets] of expectations) {
+      const bars = await barsOf(page, chart);
+      expect(bars.map((b) => b.value), chart).toEqual(buckets.map((b) => b.value));
+      for (const b of bars) {
+        expect(b.width, chart).toBeGreaterThan(1);
+        expect(b.height, chart).toBeGreaterThan(1);
+      }
+      // Taller bar, larger value: heights are in the order of the values.
+      const byValue = [...bars].sort((a, b) => a.value - b.value);
+      for (let i = 1; i < byValue.length; i++) if (byValue[i].value > byValue[i - 1].value) expect(byValue[i].height, chart).toBeGreaterThan(byValue[i - 1].height);
+    }
+
+    const png = PNG.sync.read(readFileSync(shot));
+    for (const [chart, rgb] of Object.entries(FILL)) {
+      const box = await page.$eval(`figure[data-chart="${chart}"] svg`, (svg) => {
+        const r = svg.getBoundingClientRect();
+        return { x: r.x + window.scrollX, y: r.y + window.scrollY, width: r.width, height: r.height };
+      });
+      expect(box.width * box.height, chart).toBeGreaterThan(10_000);
+      // A drawn bar is at least a few hundred pixels of its colour; a blank region has none.
+      expect(colouredPixels(png, box, rgb), chart).toBeGreaterThan(300);
+    }
+    // The caveats box is on screen before the first chart.
+    const caveatsY = await page.$eval('#caveats', (el) => el.getBoundingClientRect().y);
+    const chartY = await page.$eval('figure[data-chart="fan-out-known"]', (el) => el.getBoundingClientRect().y);
+    expect(caveatsY).toBeLessThan(chartY);
+    expect(await page.$$eval('#caveats li', (li) => li.length)).toBe(report.caveats.length);
+    // SUBAGENT_CONTEXT_SCREENSHOT_DIR keeps the screenshot for a person to look at.
+    const keep = process.env.SUBAGENT_CONTEXT_SCREENSHOT_DIR;
+    if (keep) copyFileSync(shot, join(keep, `report-${dialect}.png`));
+    await page.close();
+  }, 120_000);
+
+  it('a store with no rows renders placeholders, not empty axes', async () => {
+    const empty = await openTestDb(dialect, 'package');
+    try {
+      const file = join(dir, 'empty.html');
+      const run = await runCliBinary(['report', ...databaseArgs(empty), '--html', file]);
+      expect(run.code, run.stderr).toBe(0);
+      const page = await context.newPage();
+      await page.goto(`file://${file}`, { waitUntil: 'load' });
+      expect(await page.$$('rect.bar')).toHaveLength(0);
+      for (const chart of ['fan-out-known', 'fan-out-unknown', 'token-distribution']) {
+        const text = await page.$eval(`figure[data-chart="${chart}"] p.empty`, (p) => (p as HTMLElement).innerText);
+        expect(text.length, chart).toBeGreaterThan(10);
+      }
+      expect(await page.$eval('.state', (el) => el.textContent)).toBe('not_activated');
+      await page.close();
+    } finally {
+      await empty.close();
+    }
+  }, 120_000);
+});
