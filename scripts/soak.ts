@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
+import { poolFor } from './lib/postgres-database.js';
 import * as sqliteGenerated from '../generated/sqlite/index.js';
 import * as postgresGenerated from '../generated/postgres/index.js';
 import { createPostgresStore, createSqliteStore, type SubagentContextStore, type SubagentFrame } from '../src/index.js';
@@ -59,7 +59,7 @@ async function sqliteHost(dir: string): Promise<Host> {
 }
 
 async function postgresHost(url: string): Promise<Host> {
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  const pool = poolFor({ connectionString: url, max: 4 });
   for (const s of postgresGenerated.hostSchema) await pool.query(s.sql);
   for (let s = 0; s < 50; s++) await pool.query("INSERT INTO task_sessions (id, task_id, created_at, updated_at) VALUES ($1, $2, now(), now())", [`s${s}`, `task-${s}`]);
   const store = createPostgresStore(pool, { clock });

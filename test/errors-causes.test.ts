@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import pg from 'pg';
+import { poolFor } from '../scripts/lib/postgres-database.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliError, toCliError, usageError } from '../src/cli/cli-error.js';
 import { EXIT } from '../src/cli/exit-codes.js';
@@ -64,7 +64,7 @@ describeBothDialects('errors: the driver error stays on cause', (dialect) => {
     } else {
       const url = new URL(db.location);
       url.pathname = '/no_such_database_for_errors';
-      const pool = new pg.Pool({ connectionString: url.toString(), max: 1 });
+      const pool = poolFor({ connectionString: url.toString(), max: 1 });
       try {
         await pool.query('SELECT 1');
       } catch (err) {

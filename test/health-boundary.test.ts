@@ -4,7 +4,7 @@
 // is identical under session TimeZone UTC, America/Los_Angeles and Pacific/Kiritimati; on
 // SQLite it holds for every stored form the Go driver produces (trimmed fractions, no
 // fraction, nanosecond digits, ±HH:MM offsets, RFC3339 T/Z).
-import pg from 'pg';
+import { poolFor } from '../scripts/lib/postgres-database.js';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createPostgresStore } from '../src/index.js';
 import { formatKeyInstant, formatMicros, formatUtc9 } from '../src/instant.js';
@@ -117,7 +117,7 @@ describeBothDialects('health: one-microsecond boundary', (dialect) => {
     it('PostgreSQL: identical results under session TimeZone UTC, America/Los_Angeles and Pacific/Kiritimati', async () => {
       const results: Record<string, HealthReport[]> = {};
       for (const zone of ['UTC', 'America/Los_Angeles', 'Pacific/Kiritimati']) {
-        const pool = new pg.Pool({ connectionString: db.location, max: 2, options: `-c TimeZone=${zone}` });
+        const pool = poolFor({ connectionString: db.location, max: 2, options: `-c TimeZone=${zone}` });
         try {
           const [{ TimeZone: setting }] = (await pool.query('SHOW TimeZone')).rows as { TimeZone: string }[];
           expect(setting).toBe(zone);

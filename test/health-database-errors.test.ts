@@ -4,7 +4,7 @@
 // failure here is a real one (a host table missing a column the statements read, a database
 // that does not exist, a file another connection holds an exclusive lock on); no mocks.
 import Database from 'better-sqlite3';
-import pg from 'pg';
+import { poolFor } from '../scripts/lib/postgres-database.js';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createPostgresStore, createSqliteStore, HealthCheckError, SubagentContextError } from '../src/index.js';
 import { formatKeyInstant } from '../src/instant.js';
@@ -77,7 +77,7 @@ describeBothDialects('health: driver failures', (dialect) => {
     it('a database that does not exist: database_error, SQLSTATE 3D000 on cause', async () => {
       const url = new URL(db.location);
       url.pathname = '/no_such_database_for_health';
-      const pool = new pg.Pool({ connectionString: url.toString(), max: 1 });
+      const pool = poolFor({ connectionString: url.toString(), max: 1 });
       try {
         const err = await rejection(createPostgresStore(pool).checkHealth());
         expectDatabaseError(err, '3D000');

@@ -126,36 +126,41 @@ describe('live concurrency [sqlite]', () => {
 
   it('two processes, one connection each, writing the same keys at once with a busy timeout: nothing lost', async () => {
     const rng = prng(17);
+    const FRAMES = 200;
+    const ROUND = 10; // frames each writer records per round; both write each round at once
     const jobs = ['A', 'B'].map((p) =>
-      Array.from({ length: 200 }, (_, i) => contentionFrame(rng, `${p}${i}`, i % 2 === 0 ? 'toolu_hot' : `toolu_${i % 20}`)),
+      Array.from({ length: FRAMES }, (_, i) => contentionFrame(rng, `${p}${i}`, i % 2 === 0 ? 'toolu_hot' : `toolu_${i % 20}`)),
     );
     const script = fileURLToPath(new URL('./helpers/live-sqlite-writer-process.ts', import.meta.url));
     const children = jobs.map(() => fork(script, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+    // A writer that fails exits non-zero: its pending reply rejects instead of hanging. (It exits
+    // 0 only after its last reply.)
+    const failures = children.map(
+      (c, i) => new Promise<never>((_, reject) => c.once('exit', (code) => code !== 0 && reject(new Error(`writer ${i} exited early (${code})`)))),
+    );
+    failures.forEach((f) => f.catch(() => {})); // observed through the races below
+    const reply = <T>(i: number) => Promise.race([new Promise<T>((resolve) => children[i].once('message', resolve as never)), failures[i]]);
     try {
-      const ready = children.map((c, i) => {
-        c.send({ file: db.location, frames: jobs[i], busyTimeoutMs: 20_000, pauseMs: 1 });
-        return new Promise((resolve, reject) => {
-          c.once('message', resolve);
-          c.once('exit', (code) => reject(new Error(`writer ${i} exited early (${code})`)));
-        });
-      });
-      await Promise.all(ready);
-      const results = children.map(
-        (c) => new Promise<{ outcomes: string[]; counters: Record<string, number>; warns: unknown[] }>((resolve) => c.once('message', resolve as never)),
+      await Promise.all(children.map((c, i) => (c.send({ file: db.location, frames: jobs[i], busyTimeoutMs: 20_000, pauseMs: 1 }), reply(i))));
+      for (let from = 0; from < FRAMES; from += ROUND) {
+        await Promise.all(children.map((c, i) => (c.send({ from, to: from + ROUND }), reply(i))));
+      }
+      const results = await Promise.all(
+        children.map((c, i) => (c.send('finish'), reply<{ outcomes: string[]; counters: Record<string, number>; warns: unknown[] }>(i))),
       );
-      for (const c of children) c.send('go');
-      for (const [i, r] of (await Promise.all(results)).entries()) {
+      for (const [i, r] of results.entries()) {
         expect(r.warns, `writer ${i}`).toEqual([]);
         expect(r.outcomes.filter((o) => o !== 'persisted'), `writer ${i}`).toEqual([]);
-        expect(r.counters).toMatchObject({ attempted: 200, persisted: 200, failed: 0 });
+        expect(r.counters).toMatchObject({ attempted: FRAMES, persisted: FRAMES, failed: 0 });
       }
     } finally {
       for (const c of children) if (c.exitCode === null) c.kill();
     }
     const log = await readWriteLog(db);
-    // The two writers really interleaved on the hot key (not one after the other).
+    // The two writers really interleaved on the hot key (not one after the other): every round
+    // holds both writers' hot frames, so each of the 20 rounds adds at least one switch.
     const hot = log.filter((e) => e.toolCallId === 'toolu_hot').map((e) => e.marker[0]).join('');
-    expect(hot.match(/AB|BA/g)?.length ?? 0).toBeGreaterThan(10);
+    expect(hot.match(/AB|BA/g)?.length ?? 0).toBeGreaterThanOrEqual(20);
     const frames = new Map(jobs.flat().map((f) => [f.payload.description!, f]));
     const keys = new Set(jobs.flat().map((f) => f.toolCallId)).size;
     expect(keys).toBe(11); // the hot key and ten shared ones

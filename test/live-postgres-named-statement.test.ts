@@ -3,7 +3,7 @@
 // is a named prepared statement, whose parameter types are fixed when a connection first
 // parses it; a frame recorded before the widening must not leave that connection unable to
 // write int64 values afterwards.
-import pg from 'pg';
+import { poolFor } from '../scripts/lib/postgres-database.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
@@ -22,7 +22,7 @@ describe('live upsert as a named statement [postgres]', () => {
   it('a connection that prepared the upsert before INTEGER metrics were widened writes int64 after', async () => {
     await db.exec(`ALTER TABLE task_session_subagents
       ALTER COLUMN total_tokens TYPE integer, ALTER COLUMN tool_use_count TYPE integer, ALTER COLUMN duration_ms TYPE integer`);
-    const pool = new pg.Pool({ connectionString: db.location, max: 1 }); // one connection: the statement is reused
+    const pool = poolFor({ connectionString: db.location, max: 1 }); // one connection: the statement is reused
     try {
       const logger = recordingLogger();
       const store = createPostgresStore(pool, { clock: steppingClock(), logger });

@@ -277,6 +277,7 @@ async function watchBackfillInserts(db: TestDb): Promise<() => number> {
     CREATE TRIGGER note_insert AFTER INSERT ON task_session_subagents REFERENCING NEW TABLE AS new_rows
       FOR EACH STATEMENT EXECUTE FUNCTION note_backfill_insert();`);
   const script = `const pg = require('pg'); const c = new pg.Client(process.argv[1]);
+    c.on('error', () => {}); // a plain child process cannot use scripts/lib/postgres-database.ts's clientFor
     c.connect().then(() => c.query('SELECT last_value FROM backfill_rows_inserted'))
      .then((r) => { process.stdout.write(String(r.rows[0].last_value)); return c.end(); })`;
   return () => Number(execFileSync(process.execPath, ['-e', script, db.location], { cwd: process.cwd(), encoding: 'utf8' }));

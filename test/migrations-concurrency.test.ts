@@ -2,7 +2,7 @@
 // runMigrations() on one store at once all succeed, the upgrade and the backfill each happen
 // exactly once, every subagent gets one row, and each activation key is written once.
 import { spawn } from 'node:child_process';
-import pg from 'pg';
+import { poolFor } from '../scripts/lib/postgres-database.js';
 import { afterEach, expect, it } from 'vitest';
 import { ACTIVATION_KEYS, createPostgresStore, type MigrationReport } from '../src/index.js';
 import { insertMessage, insertSession, subagentMetadata } from './helpers/host-rows.js';
@@ -56,7 +56,7 @@ describeBothDialects('runMigrations: concurrent migrators', (dialect) => {
 
 /** N independent pools (as N host processes would have), all migrating at once. */
 async function migrateFromPools(db: TestDb, n: number): Promise<MigrationReport[]> {
-  const pools = Array.from({ length: n }, () => new pg.Pool({ connectionString: db.location, max: 3 }));
+  const pools = Array.from({ length: n }, () => poolFor({ connectionString: db.location, max: 3 }));
   try {
     const warnings: unknown[] = [];
     const stores = pools.map((pool) => createPostgresStore(pool, { logger: { warn: (fields) => void warnings.push(fields) } }));

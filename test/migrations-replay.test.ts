@@ -7,7 +7,7 @@ import { ACTIVATION_KEYS } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
 import { insertMessage, insertSession, subagentMetadata, hostTimestamp } from './helpers/host-rows.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
-import pg from 'pg';
+import { clientFor } from '../scripts/lib/postgres-database.js';
 import Database from 'better-sqlite3';
 
 const MIGRATION_LOCK = '2673864975278095574'; // queries/postgres/acquire_migration_lock.sql
@@ -30,7 +30,7 @@ describeBothDialects('replay on a current installation', (dialect) => {
   /** Holds the migration lock from another connection while `fn` runs. */
   async function whileLockIsHeld<T>(fn: () => Promise<T>): Promise<T> {
     if (dialect === 'postgres') {
-      const other = new pg.Client(db.location);
+      const other = clientFor(db.location);
       await other.connect();
       await other.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`);
       try {

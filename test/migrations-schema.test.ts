@@ -6,7 +6,7 @@ import { afterEach, expect, it } from 'vitest';
 import { legacySchema as postgresLegacy } from '../generated/postgres/index.js';
 import { legacySchema as sqliteLegacy } from '../generated/sqlite/index.js';
 import Database from 'better-sqlite3';
-import pg from 'pg';
+import { poolFor } from '../scripts/lib/postgres-database.js';
 import { ACTIVATION_KEYS, createPostgresStore, createSqliteStore } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
 import { insertMessage, insertSession, subagentMetadata } from './helpers/host-rows.js';
@@ -297,7 +297,7 @@ async function deadStore(d: TestDb): Promise<{ store: ReturnType<TestDb['store']
     closed.close();
     return { store: createSqliteStore(closed, { logger: { warn: () => undefined } }), cleanup: async () => undefined };
   }
-  const pool = new pg.Pool({ connectionString: d.location });
+  const pool = poolFor({ connectionString: d.location });
   await pool.end();
   return { store: createPostgresStore(pool, { logger: { warn: () => undefined } }), cleanup: async () => undefined };
 }

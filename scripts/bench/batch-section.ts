@@ -3,7 +3,7 @@
 // frames, in the same runs. Target: the 1,000-frame burst >= 3x autocommit on both dialects.
 // The raw ceiling for a burst — the generated upsert's SQL in one transaction on the bare
 // driver — is reported alongside, for scale.
-import pg from 'pg';
+import { poolFor } from '../lib/postgres-database.js';
 import { upsertSubagentContext as sqliteUpsert } from '../../generated/sqlite/index.js';
 import { createPostgresStore, createSqliteStore, type SubagentContextStore } from '../../src/index.js';
 import type { RunningPostgres } from '../lib/embedded-postgres.js';
@@ -106,7 +106,7 @@ export async function postgresBatch(server: RunningPostgres, frames: number, run
   const w = liveWorkload(frames, 7);
   const raw = postgresRawRows(w);
   const live = await openPostgresLiveDb(server, w);
-  const pool = new pg.Pool({ connectionString: live.url, max: 1 });
+  const pool = poolFor({ connectionString: live.url, max: 1 });
   try {
     const fps = await measure(
       {

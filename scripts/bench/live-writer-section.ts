@@ -3,7 +3,7 @@
 // on better-sqlite3, and its pgtyped IR as a named prepared statement on node-postgres.
 // SQLite in WAL at synchronous NORMAL and FULL; PostgreSQL (fsync on) with 1 and 8 connections.
 // Runs alternate which path goes first; figures are medians, latencies pooled over the runs.
-import pg from 'pg';
+import { poolFor } from '../lib/postgres-database.js';
 import { createPostgresStore, createSqliteStore } from '../../src/index.js';
 import type { RunningPostgres } from '../lib/embedded-postgres.js';
 import type { Finding } from './findings.js';
@@ -92,7 +92,7 @@ export async function postgresLive(server: RunningPostgres, connections: number,
   const w = liveWorkload(frames);
   const raw = postgresRawRows(w);
   const live = await openPostgresLiveDb(server, w);
-  const pool = new pg.Pool({ connectionString: live.url, max: connections });
+  const pool = poolFor({ connectionString: live.url, max: connections });
   try {
     const storePass = async () => {
       const store = createPostgresStore(pool);

@@ -11,7 +11,7 @@
 import Database from 'better-sqlite3';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
+import { clientFor, poolFor } from '../lib/postgres-database.js';
 import { formatKeyInstant, parseInstant } from '../../src/instant.js';
 import { createPostgresStore, createSqliteStore, type SubagentContextStore } from '../../src/index.js';
 import { readPostgresManifest, resetPostgresStore, resetSqliteStore, type StoreManifest } from '../lib/synthetic-store.js';
@@ -77,8 +77,8 @@ function sqliteTarget(file: string, manifest: StoreManifest): Target {
 }
 
 async function postgresTarget(url: string, manifest: StoreManifest): Promise<Target> {
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
-  const admin = new pg.Client(url);
+  const pool = poolFor({ connectionString: url, max: 4 });
+  const admin = clientFor(url);
   await admin.connect();
   // The backfill's INSERT … SELECT cannot use parallel workers, so the floor does not either.
   await admin.query('SET max_parallel_workers_per_gather = 0');

@@ -7,12 +7,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { clientFor } from './postgres-database.js';
 import { CodegenError, modulePath, type ParsedQuery } from './query-files.js';
 import { schemaScripts } from './schema-files.js';
 
 export async function applyPostgresSchema(url: string, root: string): Promise<void> {
-  const client = new pg.Client(url);
+  const client = clientFor(url);
   await client.connect();
   try {
     for (const script of [...schemaScripts(root, 'host', 'postgres'), ...schemaScripts(root, 'package', 'postgres')]) {

@@ -84,6 +84,9 @@ export interface StartOptions {
   /** Keep the cluster in this folder across runs (initialised on first use, never removed):
    * the benchmarks cache their generated stores in it. */
   dataDir?: string;
+  /** Listen on this port instead of a free one: a restart on the same dataDir keeps the
+   * address its clients already hold (test/faults-postgres-restart.test.ts). */
+  port?: number;
 }
 
 export async function startEmbeddedPostgres(options: StartOptions = {}): Promise<RunningPostgres> {
@@ -108,7 +111,7 @@ export async function startEmbeddedPostgres(options: StartOptions = {}): Promise
     if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
   }
 
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const flags = ['-D', dataDir, '-p', String(port), '-h', '127.0.0.1', '-k', dataParent, '-c', 'max_connections=200'];
   if (options.fsync === false) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
   const child = spawn(join(root, 'bin', 'postgres'), flags, { ...runAs, env, stdio: ['ignore', 'ignore', 'pipe'] });

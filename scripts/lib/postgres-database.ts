@@ -6,7 +6,9 @@
 // Every connection made here (and every pool handed out) has an 'error' listener: DROP
 // DATABASE … WITH (FORCE) terminates the backends of idle clients, and pg raises that on the
 // idle client as an 'error' event, which without a listener crashes the whole process. A
-// client that is in use still sees the failure as its query's rejection.
+// client that is in use still sees the failure as its query's rejection. poolFor and
+// clientFor are the only places in test/ and scripts/ that construct a pg.Pool or pg.Client
+// (test/layout.test.ts holds every file to that).
 import pg from 'pg';
 
 /** Database names are interpolated into DDL (identifiers cannot be bound): only plain ones. */
@@ -38,10 +40,16 @@ export function poolFor(config: pg.PoolConfig): pg.Pool {
   return pool;
 }
 
+/** A client (not yet connected) whose connection may be killed without crashing the process. */
+export function clientFor(config: string | pg.ClientConfig): pg.Client {
+  const client = new pg.Client(config);
+  client.on('error', ignoreIdleError);
+  return client;
+}
+
 /** Runs one admin statement on the server's maintenance database, on a connection of its own. */
 async function admin(serverUrl: string, sql: string): Promise<void> {
-  const client = new pg.Client(serverUrl);
-  client.on('error', ignoreIdleError);
+  const client = clientFor(serverUrl);
   await client.connect();
   try {
     await client.query(sql);

@@ -18,7 +18,7 @@ import { hostSchema as sqliteHostSchema } from '../../generated/sqlite/index.js'
 import { goDriverTimestamp, type HostMessage, type HostSession } from '../../src/demo/host-rows.js';
 import { seededRandom, type SeededRandom } from '../../src/demo/seeded-random.js';
 import { formatMicros } from '../../src/instant.js';
-import { createDatabase, dropDatabase } from './postgres-database.js';
+import { clientFor, createDatabase, dropDatabase } from './postgres-database.js';
 
 /** Bump when the generated content changes: cached stores of another version are rebuilt. */
 export const GENERATOR_VERSION = 'synthetic-store-v2';
@@ -269,7 +269,7 @@ export function resetSqliteStore(db: Database.Database, manifest: StoreManifest)
 /** URL of a profile's cached PostgreSQL store (a database named bench_<profile>), generating it when needed. */
 export async function ensurePostgresStore(adminUrl: string, urlFor: (database: string) => string, p: StoreProfile): Promise<string> {
   const name = `bench_${p.name.replace(/-/g, '_')}`;
-  const admin = new pg.Client(adminUrl);
+  const admin = clientFor(adminUrl);
   await admin.connect();
   try {
     const exists = (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1;
@@ -285,7 +285,7 @@ export async function ensurePostgresStore(adminUrl: string, urlFor: (database: s
 }
 
 async function fillPostgresStore(url: string, p: StoreProfile): Promise<void> {
-  const client = new pg.Client(url);
+  const client = clientFor(url);
   await client.connect();
   try {
     await client.query('SET synchronous_commit = off'); // generation only
@@ -352,7 +352,7 @@ async function postgresHostIndexes(client: pg.ClientBase): Promise<string[]> {
 }
 
 export async function readPostgresManifest(url: string): Promise<StoreManifest | null> {
-  const client = new pg.Client(url);
+  const client = clientFor(url);
   await client.connect();
   try {
     const rows = await client.query(`SELECT value FROM bench_store_manifest WHERE key = 'manifest'`);

@@ -1,10 +1,13 @@
 // A separate process with its own better-sqlite3 connection and store, for the SQLite
 // concurrency test: real contention on one WAL file needs two processes, since a connection's
-// busy wait is synchronous. Protocol over IPC: the parent sends { file, frames }; the child
-// opens the file, replies 'ready', waits for 'go', records every frame, and replies with its
-// outcomes, counters and WARN lines.
+// busy wait is synchronous. Protocol over IPC: the parent sends { file, frames, ... }; the
+// child opens the file and replies 'ready'; then for each { from, to } it records those frames
+// (a round, written while the other process writes its own) and replies { done: to }; on
+// 'finish' it replies with its outcomes, counters and WARN lines and exits. The parent starts
+// each round only when both writers finished the last, so the two really overlap round after
+// round however the machine schedules them (no writer can run ahead and finish alone).
 import Database from 'better-sqlite3';
-import { createSqliteStore, type SubagentFrame } from '../../src/index.js';
+import { createSqliteStore, type RecordOutcome, type SubagentFrame } from '../../src/index.js';
 
 interface Job {
   file: string;
@@ -14,6 +17,8 @@ interface Job {
   pauseMs: number;
 }
 
+type Command = { from: number; to: number } | 'finish';
+
 const send = (message: unknown) => new Promise<void>((resolve) => process.send?.(message, () => resolve()));
 
 process.once('message', (job: Job) => {
@@ -21,15 +26,19 @@ process.once('message', (job: Job) => {
   db.pragma('foreign_keys = ON');
   const warns: unknown[] = [];
   const store = createSqliteStore(db, { logger: { warn: (fields, msg) => void warns.push({ fields, msg }) } });
-  process.once('message', async () => {
-    const outcomes: string[] = [];
-    for (const frame of job.frames) {
-      outcomes.push(await store.recordFrame(frame));
+  const outcomes: RecordOutcome[] = [];
+  process.on('message', async (command: Command) => {
+    if (command === 'finish') {
+      db.close();
+      await send({ outcomes, counters: store.counters(), warns });
+      process.disconnect();
+      return;
+    }
+    for (let i = command.from; i < command.to; i++) {
+      outcomes.push(await store.recordFrame(job.frames[i]));
       await new Promise((resolve) => setTimeout(resolve, job.pauseMs));
     }
-    db.close();
-    await send({ outcomes, counters: store.counters(), warns });
-    process.disconnect();
+    await send({ done: command.to });
   });
   void send('ready');
 });

@@ -28,12 +28,21 @@ function start(db: TestDb, index: number) {
   });
   let out = '';
   let err = '';
-  child.stdout.on('data', (c: Buffer) => void (out += c.toString()));
+  let onReady: () => void = () => {};
+  const ready = new Promise<void>((resolve) => (onReady = resolve));
+  child.stdout.on('data', (c: Buffer) => {
+    out += c.toString();
+    if (out.startsWith('ready\n')) onReady();
+  });
   child.stderr.on('data', (c: Buffer) => void (err += c.toString()));
   const done = new Promise<ChildResult>((resolve, reject) =>
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as ChildResult) : reject(new Error(`child ${index} exited ${code}: ${err}`)))),
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out.slice('ready\n'.length)) as ChildResult) : reject(new Error(`child ${index} exited ${code}: ${err}`)),
+    ),
   );
-  return { go: () => child.stdin.end('go\n'), done };
+  // A child that exits before it is ready fails `ready` as well, so the test never waits on it.
+  const exitedFirst = done.then(() => Promise.reject(new Error(`child ${index} exited before it was ready`)));
+  return { ready: Promise.race([ready, exitedFirst]), go: () => child.stdin.end('go\n'), done };
 }
 
 describeBothDialects('concurrent boot', (dialect) => {
@@ -65,7 +74,7 @@ describeBothDialects('concurrent boot', (dialect) => {
 
   it(`${PROCESSES} processes boot at once: all succeed, backfill once, no lost frames`, async () => {
     const children = Array.from({ length: PROCESSES }, (_, i) => start(db, i));
-    await new Promise((r) => setTimeout(r, 1500)); // every child connected and waiting
+    await Promise.all(children.map((c) => c.ready)); // every child started, its store open, waiting
     children.forEach((c) => c.go());
     const results = await Promise.all(children.map((c) => c.done));
 

@@ -9,9 +9,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { createDatabase, databaseName, dropDatabase } from '../../scripts/lib/postgres-database.js';
+import { clientFor, createDatabase, databaseName, dropDatabase } from '../../scripts/lib/postgres-database.js';
 import { ACTIVATION_KEYS } from '../../src/index.js';
 import { prng } from '../helpers/prng.js';
 import { describeBothDialects, type Dialect } from '../helpers/test-db.js';
@@ -75,7 +74,7 @@ async function postgresCopies(phase: Phase): Promise<StoreCopies> {
   const serverUrl = inject('pgUrl');
   const template = await createDatabase(serverUrl, `crash_tpl_${phase}_${process.pid}`, { replaceExisting: true });
   // A client, not template.pool(): CREATE DATABASE … TEMPLATE needs the template idle.
-  const seeder = new pg.Client(template.url);
+  const seeder = clientFor(template.url);
   await seeder.connect();
   await seeder.query(crashStoreSeed('postgres', phase));
   await seeder.end();
@@ -85,8 +84,7 @@ async function postgresCopies(phase: Phase): Promise<StoreCopies> {
       return (await createDatabase(serverUrl, `crash_${phase}_${process.pid}_${n++}`, { template: template.name })).url;
     },
     async probe(url) {
-      const conn = new pg.Client(url);
-      conn.on('error', () => {}); // a dropped database ends the session; the test reads no more
+      const conn = clientFor(url); // a dropped database ends the session; the test reads no more
       await conn.connect();
       return { query: async <T>(sql: string, params: unknown[] = []) => (await conn.query(sql, params)).rows as T[], close: () => conn.end() };
     },
