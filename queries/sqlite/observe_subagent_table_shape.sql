@@ -18,23 +18,23 @@
  */
 /* @name observeSubagentTableShape */
 SELECT
-  EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'kandev_meta') AS "kandev_meta_present!",
-  EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_subagents') AS "table_present!",
+  EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'kandev_meta') AS "kandev_meta_present!::bigint",
+  EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_subagents') AS "table_present!::bigint",
   EXISTS (SELECT 1 FROM pragma_table_info('task_session_subagents') AS c
-           WHERE c.name = 'agent_execution_id') AS "execution_column_present!",
+           WHERE c.name = 'agent_execution_id') AS "execution_column_present!::bigint",
   EXISTS (SELECT 1 FROM pragma_table_info('task_session_subagents') AS c
-           WHERE c.name = 'agent_execution_id' AND c."notnull" = 1) AS "execution_column_not_null!",
+           WHERE c.name = 'agent_execution_id' AND c."notnull" = 1) AS "execution_column_not_null!::bigint",
   EXISTS (SELECT 1 FROM pragma_index_list('task_session_subagents') AS il
            WHERE il."unique" = 1 AND il.partial = 0
              AND (SELECT group_concat(ii.name, ',' ORDER BY ii.seqno) FROM pragma_index_info(il.name) AS ii)
-                 = 'task_session_id,agent_execution_id,tool_call_id') AS "three_column_unique_present!",
+                 = 'task_session_id,agent_execution_id,tool_call_id') AS "three_column_unique_present!::bigint",
   EXISTS (SELECT 1 FROM pragma_index_list('task_session_subagents') AS il
            WHERE il."unique" = 1
              AND (SELECT group_concat(ii.name, ',' ORDER BY ii.name) FROM pragma_index_info(il.name) AS ii)
-                 = 'task_session_id,tool_call_id') AS "two_column_unique_present!",
+                 = 'task_session_id,tool_call_id') AS "two_column_unique_present!::bigint",
   (SELECT count(*)
      FROM (SELECT 'idx_subagents_session_id' AS name UNION ALL SELECT 'idx_subagents_task_id'
            UNION ALL SELECT 'idx_subagents_turn_id' UNION ALL SELECT 'idx_subagents_observed_at') AS wanted
-    WHERE wanted.name NOT IN (SELECT il.name FROM pragma_index_list('task_session_subagents') AS il)) AS "missing_secondary_indexes!",
-  0 AS "narrow_metric_columns!",
-  1 AS "json_helper_present!";
+    WHERE wanted.name NOT IN (SELECT il.name FROM pragma_index_list('task_session_subagents') AS il)) AS "missing_secondary_indexes!::bigint",
+  0 AS "narrow_metric_columns!::bigint",
+  1 AS "json_helper_present!::bigint";
