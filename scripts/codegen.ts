@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generatePostgres, applyPostgresSchema } from './lib/codegen-postgres.js';
 import { generateSqlite } from './lib/codegen-sqlite.js';
+import { singleColonHints, typeHintedColumns } from './lib/column-hints.js';
 import { startEmbeddedPostgres } from './lib/embedded-postgres.js';
 import { createDatabase } from './lib/postgres-database.js';
 import { assertDialectParity, CodegenError, DIALECTS, parseDialect, QUERY_GROUPS, type ParsedQuery } from './lib/query-files.js';
@@ -29,6 +30,17 @@ function renderIndex(queries: readonly ParsedQuery[], withSchema: boolean): stri
   ].join('\n');
 }
 
+/** Column type hints (scripts/lib/column-hints.ts) are written `::type` and are SQLite-only:
+ * pgtyped would hand the caller a column named `col!::bigint`, so a hint in queries/postgres
+ * fails codegen, as does a one-colon hint (pgtyped's parser would take it for a parameter). */
+function assertColumnHints(sqlite: readonly ParsedQuery[], postgres: readonly ParsedQuery[]): void {
+  const problems = [
+    ...[...sqlite, ...postgres].flatMap((q) => singleColonHints(q.statement).map((c) => `${q.file} (${q.name}): column "${c}": write a type hint as "${c}::type"`)),
+    ...postgres.flatMap((q) => typeHintedColumns(q.statement).map((c) => `${q.file} (${q.name}): column "${c}": type hints are SQLite-only; PostgreSQL types its columns itself`)),
+  ];
+  if (problems.length) throw new CodegenError(`column hints:\n  ${problems.join('\n  ')}`);
+}
+
 async function withCodegenDatabase<T>(fn: (url: string) => T | Promise<T>): Promise<T> {
   const external = process.env.SUBAGENT_CONTEXT_CODEGEN_PG_URL;
   if (external) return fn(external);
@@ -43,6 +55,7 @@ async function withCodegenDatabase<T>(fn: (url: string) => T | Promise<T>): Prom
 async function generate(outRoot: string): Promise<void> {
   const sqlite = parseDialect(root, 'sqlite');
   const postgres = parseDialect(root, 'postgres');
+  assertColumnHints(sqlite, postgres);
   assertDialectParity(sqlite, postgres);
   for (const d of DIALECTS) {
     rmSync(join(outRoot, d), { recursive: true, force: true });

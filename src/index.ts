@@ -1,6 +1,11 @@
-// Package entry: `subagent-context`.
+// Package entry: `subagent-context`: the dialect-neutral types and constants and both
+// factories. Its declarations name no driver type (the factories take the structural
+// SqliteConnection / PostgresPool), so a host compiles with one driver's types or neither;
+// each dialect's typed statements are in `subagent-context/sqlite` and `subagent-context/postgres`.
 export { createSqliteStore } from './sqlite/store.js';
 export { createPostgresStore } from './postgres/store.js';
+export type { SqliteConnection } from './sqlite/connection.js';
+export type { PostgresPool } from './postgres/connection.js';
 export { TERMINAL_TOOL_STATUSES, isTerminalToolStatus, type TerminalToolStatus } from './terminal-tool-status.js';
 export { ACTIVATION_KEYS, type ActivationKeyName } from './activation-keys.js';
 export { MIGRATION_STEP, type MigrationStepName } from './migrations/step-names.js';

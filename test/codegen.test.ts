@@ -1,8 +1,9 @@
 // Codegen fails loudly: an invalid query on either dialect, or dialects that disagree, make
 // `npm run codegen` exit non-zero naming the query (pgtyped alone would exit 0), in the
 // product's queries and the demo's (queries/<dialect>/demo/) alike. The generated SQLite code
-// is typed from the schema: no `any`, nullability as declared. The product's index exports
-// only product statements; the demo's statements have an index of their own.
+// is typed from the schema: no `any`, nullability as declared, expression columns by their
+// alias type hints (`AS "col!::bigint"`, SQLite only). The product's index exports only
+// product statements; the demo's statements have an index of their own.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,8 +19,9 @@ beforeAll(async () => {
 });
 afterAll(() => database.drop());
 
-/** Runs codegen on a copy of schema/ and queries/ after `edit` changed it. */
-function codegenWith(edit: (root: string) => void): { status: number | null; output: string } {
+/** Runs codegen on a copy of schema/ and queries/ after `edit` changed it; `generated` reads
+ * one module it wrote (relative to the copy's generated/), before the copy is removed. */
+function codegenWith(edit: (root: string) => void, generated?: string): { status: number | null; output: string; module?: string } {
   work = mkdtempSync(join(tmpdir(), 'subagent-context-codegen-test-'));
   try {
     for (const dir of ['schema', 'queries']) cpSync(dir, join(work, dir), { recursive: true });
@@ -28,7 +30,8 @@ function codegenWith(edit: (root: string) => void): { status: number | null; out
       encoding: 'utf8',
       env: { ...process.env, SUBAGENT_CONTEXT_CODEGEN_ROOT: work, SUBAGENT_CONTEXT_CODEGEN_PG_URL: database.url },
     });
-    return { status: run.status, output: `${run.stdout}${run.stderr}` };
+    const module = generated && run.status === 0 ? readFileSync(join(work, 'generated', generated), 'utf8') : undefined;
+    return { status: run.status, output: `${run.stdout}${run.stderr}`, module };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -151,7 +154,60 @@ describe('codegen', () => {
     expect(list).toMatch(/\n  task_id: string;\n/); // NOT NULL column
     expect(list).toMatch(/\n  turn_id: string \| null;\n/); // nullable column
     expect(list).toMatch(/\n  total_tokens: bigint \| null;\n/);
-    expect(list).toMatch(/\n  observed_at: SqliteValue;\n/); // expression with a "!" hint
-    expect(list).toMatch(/\n  settled_at: SqliteValue \| null;\n/); // expression with a "?" hint
+    expect(list).toMatch(/\n  observed_at: string;\n/); // expression with a "!::string" hint
+    expect(list).toMatch(/\n  settled_at: string \| null;\n/); // expression with a "?::string" hint
+    expect(list).toMatch(/\n  total_tokens: bigint \| null;\n/);
+  });
+
+  it('types an expression column by its alias type hint and strips the hint from the SQL', () => {
+    const shortfall = readFileSync('generated/sqlite/count_shortfall_since_capture.queries.ts', 'utf8');
+    expect(readFileSync('queries/sqlite/count_shortfall_since_capture.sql', 'utf8')).toContain('AS "shortfall!::bigint"');
+    expect(shortfall).toMatch(/\n  shortfall: bigint;\n/);
+    expect(shortfall).toContain('SELECT COUNT(*) AS \\"shortfall\\" FROM'); // the SQL sent to SQLite, hint stripped
+    // On a copy: a hint on a plain column overrides its declared type, and `?` its nullability.
+    const run = codegenWith((root) => {
+      const f = join(root, 'queries', 'sqlite', 'read_meta_key.sql');
+      const text = readFileSync(f, 'utf8');
+      expect(text).toContain('m.value'); // the edit below must change the statement
+      writeFileSync(f, text.replace('m.value', 'm.value AS "value?::Buffer"'));
+    }, join('sqlite', 'read_meta_key.queries.ts'));
+    expect(run.status, run.output).toBe(0);
+    expect(run.module).toMatch(/\n  value: Buffer \| null;\n/);
+    expect(run.module).toContain('m.value AS \\"value\\"');
+    expect(readFileSync('generated/sqlite/read_meta_key.queries.ts', 'utf8')).toMatch(/\n  value: string;\n/); // the control
+  }, 60_000);
+
+  it('exits non-zero on an unknown type hint, naming the query and the column', () => {
+    const run = codegenWith((root) => {
+      const f = join(root, 'queries', 'sqlite', 'count_shortfall_since_capture.sql');
+      writeFileSync(f, readFileSync(f, 'utf8').replace('"shortfall!::bigint"', '"shortfall!::integer"'));
+    });
+    expect(run.status).not.toBe(0);
+    expect(run.output).toMatch(/queries\/sqlite\/count_shortfall_since_capture\.sql \(countShortfallSinceCapture\): column "shortfall": unknown type hint "::integer"/);
+  }, 60_000);
+
+  it('exits non-zero on a type hint in queries/postgres (pgtyped would rename the column)', () => {
+    const run = codegenWith((root) => {
+      const f = join(root, 'queries', 'postgres', 'count_shortfall_since_capture.sql');
+      writeFileSync(f, readFileSync(f, 'utf8').replace('"shortfall!"', '"shortfall!::bigint"'));
+    });
+    expect(run.status).not.toBe(0);
+    expect(run.output).toMatch(/queries\/postgres\/count_shortfall_since_capture\.sql \(countShortfallSinceCapture\): column "shortfall": type hints are SQLite-only/);
+  }, 60_000);
+
+  it('exits non-zero on a one-colon type hint (pgtyped would read it as a parameter)', () => {
+    const run = codegenWith((root) => {
+      const f = join(root, 'queries', 'sqlite', 'count_shortfall_since_capture.sql');
+      writeFileSync(f, readFileSync(f, 'utf8').replace('"shortfall!::bigint"', '"shortfall!:bigint"'));
+    });
+    expect(run.status).not.toBe(0);
+    expect(run.output).toMatch(/count_shortfall_since_capture\.sql \(countShortfallSinceCapture\): column "shortfall!": write a type hint as "shortfall!::type"/);
+  }, 60_000);
+
+  it('SQLite modules export the same statement names as pgtyped\'s, I…Query included', () => {
+    for (const f of sqlFiles(join('queries', 'sqlite'))) {
+      const names = (d: string) => [...readFileSync(join('generated', d, `${f}.queries.ts`), 'utf8').matchAll(/^export (?:const|interface|type) (\w+)/gm)].map((m) => m[1]).sort();
+      expect(names('sqlite'), f).toEqual(names('postgres'));
+    }
   });
 });

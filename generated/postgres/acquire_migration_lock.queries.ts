@@ -7,7 +7,7 @@ export type IAcquireMigrationLockParams = void;
 
 /** 'AcquireMigrationLock' return type */
 export interface IAcquireMigrationLockResult {
-  locked: undefined | null;
+  locked: boolean;
 }
 
 /** 'AcquireMigrationLock' query type */
@@ -16,12 +16,12 @@ export interface IAcquireMigrationLockQuery {
   result: IAcquireMigrationLockResult;
 }
 
-const acquireMigrationLockIR: any = {"usedParamSet":{},"params":[],"statement":"SELECT pg_advisory_xact_lock(2673864975278095574) AS \"locked\""};
+const acquireMigrationLockIR: any = {"usedParamSet":{},"params":[],"statement":"SELECT true AS \"locked!\" FROM pg_advisory_xact_lock(2673864975278095574) AS lock"};
 
 /**
  * Query generated from SQL:
  * ```
- * SELECT pg_advisory_xact_lock(2673864975278095574) AS "locked"
+ * SELECT true AS "locked!" FROM pg_advisory_xact_lock(2673864975278095574) AS lock
  * ```
  */
 export const acquireMigrationLock = new PreparedQuery<IAcquireMigrationLockParams,IAcquireMigrationLockResult>(acquireMigrationLockIR);

@@ -7,6 +7,12 @@ export type IBackfillSubagentContextsParams = Record<string, never>;
 /** 'BackfillSubagentContexts' return type */
 export type IBackfillSubagentContextsResult = void;
 
+/** 'BackfillSubagentContexts' query type */
+export interface IBackfillSubagentContextsQuery {
+  params: IBackfillSubagentContextsParams;
+  result: IBackfillSubagentContextsResult;
+}
+
 /**
  * Query generated from SQL:
  * ```

@@ -15,6 +15,12 @@ export interface IReadActivationKeysResult {
   execution_since: string | null;
 }
 
+/** 'ReadActivationKeys' query type */
+export interface IReadActivationKeysQuery {
+  params: IReadActivationKeysParams;
+  result: IReadActivationKeysResult;
+}
+
 /**
  * Query generated from SQL:
  * ```

@@ -10,6 +10,12 @@ export interface IReadDatabaseVersionResult {
   version_number: SqliteValue;
 }
 
+/** 'ReadDatabaseVersion' query type */
+export interface IReadDatabaseVersionQuery {
+  params: IReadDatabaseVersionParams;
+  result: IReadDatabaseVersionResult;
+}
+
 /**
  * Query generated from SQL:
  * ```

@@ -11,6 +11,12 @@ export interface IReadMetaKeyResult {
   value: string;
 }
 
+/** 'ReadMetaKey' query type */
+export interface IReadMetaKeyQuery {
+  params: IReadMetaKeyParams;
+  result: IReadMetaKeyResult;
+}
+
 /**
  * Query generated from SQL:
  * ```

@@ -18,6 +18,12 @@ export interface IReportCardsResult {
   sessions_with_subagents: SqliteValue;
 }
 
+/** 'ReportCards' query type */
+export interface IReportCardsQuery {
+  params: IReportCardsParams;
+  result: IReportCardsResult;
+}
+
 /**
  * Query generated from SQL:
  * ```

@@ -19,6 +19,12 @@ export interface IReportFanOutResult {
   past_until: SqliteValue;
 }
 
+/** 'ReportFanOut' query type */
+export interface IReportFanOutQuery {
+  params: IReportFanOutParams;
+  result: IReportFanOutResult;
+}
+
 /**
  * Query generated from SQL:
  * ```

@@ -26,6 +26,12 @@ export interface IReportRowCountsResult {
   unknown_live_rows_since_execution_since: SqliteValue;
 }
 
+/** 'ReportRowCounts' query type */
+export interface IReportRowCountsQuery {
+  params: IReportRowCountsParams;
+  result: IReportRowCountsResult;
+}
+
 /**
  * Query generated from SQL:
  * ```

@@ -17,6 +17,12 @@ export interface IReportTokenDistributionResult {
   subagents: SqliteValue;
 }
 
+/** 'ReportTokenDistribution' query type */
+export interface IReportTokenDistributionQuery {
+  params: IReportTokenDistributionParams;
+  result: IReportTokenDistributionResult;
+}
+
 /**
  * Query generated from SQL:
  * ```

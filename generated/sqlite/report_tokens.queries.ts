@@ -20,6 +20,12 @@ export interface IReportTokensResult {
   total_tokens: SqliteValue;
 }
 
+/** 'ReportTokens' query type */
+export interface IReportTokensQuery {
+  params: IReportTokensParams;
+  result: IReportTokensResult;
+}
+
 /**
  * Query generated from SQL:
  * ```

@@ -27,6 +27,12 @@ export interface IUpsertSubagentContextParams {
 /** 'UpsertSubagentContext' return type */
 export type IUpsertSubagentContextResult = void;
 
+/** 'UpsertSubagentContext' query type */
+export interface IUpsertSubagentContextQuery {
+  params: IUpsertSubagentContextParams;
+  result: IUpsertSubagentContextResult;
+}
+
 /**
  * Query generated from SQL:
  * ```

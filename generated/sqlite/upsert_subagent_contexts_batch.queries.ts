@@ -9,6 +9,12 @@ export interface IUpsertSubagentContextsBatchParams {
 /** 'UpsertSubagentContextsBatch' return type */
 export type IUpsertSubagentContextsBatchResult = void;
 
+/** 'UpsertSubagentContextsBatch' query type */
+export interface IUpsertSubagentContextsBatchQuery {
+  params: IUpsertSubagentContextsBatchParams;
+  result: IUpsertSubagentContextsBatchResult;
+}
+
 /**
  * Query generated from SQL:
  * ```

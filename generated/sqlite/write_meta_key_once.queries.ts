@@ -10,6 +10,12 @@ export interface IWriteMetaKeyOnceParams {
 /** 'WriteMetaKeyOnce' return type */
 export type IWriteMetaKeyOnceResult = void;
 
+/** 'WriteMetaKeyOnce' query type */
+export interface IWriteMetaKeyOnceQuery {
+  params: IWriteMetaKeyOnceParams;
+  result: IWriteMetaKeyOnceResult;
+}
+
 /**
  * Query generated from SQL:
  * ```

@@ -7,6 +7,8 @@
  * The key is the first 8 bytes of sha256('subagent-context') as a signed int64 — fixed
  * here rather than computed (md5 is unavailable on FIPS builds) — and is what an operator
  * sees in pg_locks (classid 622557703, objid 1020214486 as the two 32-bit halves).
+ * The function returns void, which pgtyped cannot type (it declared `undefined | null`;
+ * node-postgres returns ''), so it is called in FROM and the row reports `locked = true`.
  */
 /* @name acquireMigrationLock */
-SELECT pg_advisory_xact_lock(2673864975278095574) AS "locked";
+SELECT true AS "locked!" FROM pg_advisory_xact_lock(2673864975278095574) AS lock;

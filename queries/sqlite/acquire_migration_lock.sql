@@ -7,4 +7,4 @@
  * test/layout.test.ts require it); the SQLite runner does not call it.
  */
 /* @name acquireMigrationLock */
-SELECT 1 AS "locked";
+SELECT 1 AS "locked!::bigint";

@@ -11,7 +11,7 @@
  * host's messages (DESIGN §3): one pin covers every copy (reasons in that test's header).
  */
 /* @name countCollisionsSinceCapture */
-SELECT COUNT(*) - COUNT(DISTINCT s.task_session_id || ':' || s.tool_call_id) AS "collisions!"
+SELECT COUNT(*) - COUNT(DISTINCT s.task_session_id || ':' || s.tool_call_id) AS "collisions!::bigint"
   FROM task_session_subagents AS s
  WHERE s.observed_at >= :sinceFloor!
    AND (/* utc9(s.observed_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!;

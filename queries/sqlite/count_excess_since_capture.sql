@@ -32,7 +32,7 @@ WITH msg AS (
                THEN '{}' ELSE m.metadata END) AS meta
     FROM task_session_messages AS m
 )
-SELECT COUNT(*) AS "excess!" FROM (
+SELECT COUNT(*) AS "excess!::bigint" FROM (
   SELECT DISTINCT s.task_session_id, s.tool_call_id
     FROM task_session_subagents AS s
    WHERE s.observed_at >= :sinceFloor!

@@ -41,7 +41,7 @@ WITH msg AS (
                THEN '{}' ELSE m.metadata END) AS meta
     FROM task_session_messages AS m
 )
-SELECT COUNT(*) AS "shortfall!" FROM (
+SELECT COUNT(*) AS "shortfall!::bigint" FROM (
   SELECT DISTINCT msg.task_session_id, CAST(json_extract(msg.meta, '$.tool_call_id') AS TEXT) AS tool_call_id
     FROM msg
    WHERE msg.created_at >= :sinceFloor!

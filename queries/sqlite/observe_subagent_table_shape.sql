@@ -24,28 +24,28 @@
  */
 /* @name observeSubagentTableShape */
 SELECT
-  EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'kandev_meta') AS "kandev_meta_present!",
-  EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_subagents') AS "table_present!",
+  EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'kandev_meta') AS "kandev_meta_present!::bigint",
+  EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_subagents') AS "table_present!::bigint",
   EXISTS (SELECT 1 FROM pragma_table_info('task_session_subagents') AS c
-           WHERE c.name = 'agent_execution_id') AS "execution_column_present!",
+           WHERE c.name = 'agent_execution_id') AS "execution_column_present!::bigint",
   EXISTS (SELECT 1 FROM pragma_table_info('task_session_subagents') AS c
-           WHERE c.name = 'agent_execution_id' AND c."notnull" = 1) AS "execution_column_not_null!",
+           WHERE c.name = 'agent_execution_id' AND c."notnull" = 1) AS "execution_column_not_null!::bigint",
   EXISTS (SELECT 1 FROM pragma_index_list('task_session_subagents') AS il
            WHERE il."unique" = 1 AND il.partial = 0
              AND (SELECT count(*) = 3
                          AND sum(ii.seqno = 0 AND ii.name = 'task_session_id') = 1
                          AND sum(ii.seqno = 1 AND ii.name = 'agent_execution_id') = 1
                          AND sum(ii.seqno = 2 AND ii.name = 'tool_call_id') = 1
-                    FROM pragma_index_info(il.name) AS ii)) AS "three_column_unique_present!",
+                    FROM pragma_index_info(il.name) AS ii)) AS "three_column_unique_present!::bigint",
   EXISTS (SELECT 1 FROM pragma_index_list('task_session_subagents') AS il
            WHERE il."unique" = 1
              AND (SELECT count(ii.name) = 2
                          AND sum(ii.name = 'task_session_id') = 1
                          AND sum(ii.name = 'tool_call_id') = 1
-                    FROM pragma_index_info(il.name) AS ii)) AS "two_column_unique_present!",
+                    FROM pragma_index_info(il.name) AS ii)) AS "two_column_unique_present!::bigint",
   (SELECT count(*)
      FROM (SELECT 'idx_subagents_session_id' AS name UNION ALL SELECT 'idx_subagents_task_id'
            UNION ALL SELECT 'idx_subagents_turn_id' UNION ALL SELECT 'idx_subagents_observed_at') AS wanted
-    WHERE wanted.name NOT IN (SELECT il.name FROM pragma_index_list('task_session_subagents') AS il)) AS "missing_secondary_indexes!",
-  0 AS "narrow_metric_columns!",
-  1 AS "json_helper_present!";
+    WHERE wanted.name NOT IN (SELECT il.name FROM pragma_index_list('task_session_subagents') AS il)) AS "missing_secondary_indexes!::bigint",
+  0 AS "narrow_metric_columns!::bigint",
+  1 AS "json_helper_present!::bigint";

@@ -4,7 +4,7 @@
  * the middle of a health check or a migration.
  */
 /* @name probeStoreTables */
-SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_sessions') AS "task_sessions!",
-       EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_messages') AS "task_session_messages!",
-       EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'kandev_meta') AS "kandev_meta!",
-       EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_subagents') AS "task_session_subagents!";
+SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_sessions') AS "task_sessions!::bigint",
+       EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_messages') AS "task_session_messages!::bigint",
+       EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'kandev_meta') AS "kandev_meta!::bigint",
+       EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_subagents') AS "task_session_subagents!::bigint";

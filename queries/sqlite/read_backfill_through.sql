@@ -47,7 +47,7 @@ WITH candidate AS (
      AND json_extract(c.meta, '$.tool_call_id') <> ''
      AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = c.task_session_id)
 )
-SELECT COALESCE(replace(max(q.created_utc9), ' ', 'T') || 'Z', '') AS "backfill_through!"
+SELECT COALESCE(replace(max(q.created_utc9), ' ', 'T') || 'Z', '') AS "backfill_through!::string"
   FROM qualifying AS q
  WHERE q.created_utc9 IS NOT NULL
    -- The raw-latest qualifying message's UTC date minus one day bounds every later instant.

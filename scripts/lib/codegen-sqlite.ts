@@ -2,14 +2,14 @@
 // generator does the same job: it parses each query with pgtyped's parser, PREPARES it with
 // better-sqlite3 against the package schema (a statement that does not prepare fails
 // codegen, naming the query), and types results from Statement#columns() plus
-// PRAGMA table_info, honouring pgtyped's "col!" / "col?" overrides.
+// PRAGMA table_info, honouring pgtyped's "col!" / "col?" overrides and, for expression
+// columns SQLite cannot type, the SQLite-only type hint "col!::bigint" (./column-hints.ts).
 import Database from 'better-sqlite3';
 import { writeFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
+import { ColumnHintError, stripColumnHints, type ColumnHint } from './column-hints.js';
 import { CodegenError, modulePath, pascal, type ParsedQuery } from './query-files.js';
 import { schemaScripts } from './schema-files.js';
-
-const HINTED_ALIAS = /AS\s+"([A-Za-z_][A-Za-z0-9_]*)([!?])"/g;
 
 interface ColumnType {
   readonly name: string;
@@ -18,17 +18,17 @@ interface ColumnType {
 }
 
 /** Rewrites `:name` / `:name!` into better-sqlite3's `@name`, and strips alias hints. */
-export function toSqliteSql(q: ParsedQuery): { sql: string; hints: Map<string, '!' | '?'> } {
+export function toSqliteSql(q: ParsedQuery): { sql: string; hints: Map<string, ColumnHint> } {
   const ranges = q.params.flatMap((p) => p.ranges.map(([a, b]) => ({ a, b, name: p.name })));
   ranges.sort((x, y) => y.a - x.a);
   let sql = q.statement;
   for (const r of ranges) sql = `${sql.slice(0, r.a)}@${r.name}${sql.slice(r.b)}`;
-  const hints = new Map<string, '!' | '?'>();
-  sql = sql.replace(HINTED_ALIAS, (_m, name: string, hint: '!' | '?') => {
-    hints.set(name, hint);
-    return `AS "${name}"`;
-  });
-  return { sql, hints };
+  try {
+    return stripColumnHints(sql);
+  } catch (err) {
+    if (err instanceof ColumnHintError) throw new CodegenError(`${q.file} (${q.name}): ${err.message}`);
+    throw err;
+  }
 }
 
 function tsTypeOfDeclared(declared: string): string {
@@ -41,7 +41,7 @@ function tsTypeOfDeclared(declared: string): string {
   return 'SqliteValue';
 }
 
-function columnTypes(db: Database.Database, q: ParsedQuery, sql: string, hints: Map<string, '!' | '?'>): ColumnType[] | null {
+function columnTypes(db: Database.Database, q: ParsedQuery, sql: string, hints: Map<string, ColumnHint>): ColumnType[] | null {
   let stmt: Database.Statement;
   try {
     stmt = db.prepare(sql);
@@ -62,8 +62,9 @@ function columnTypes(db: Database.Database, q: ParsedQuery, sql: string, hints: 
         nullable = info.notnull === 0 && info.pk === 0;
       }
     }
-    if (hint === '!') nullable = false;
-    if (hint === '?') nullable = true;
+    if (hint?.type) tsType = hint.type;
+    if (hint?.nullability === '!') nullable = false;
+    if (hint?.nullability === '?') nullable = true;
     return { name: c.name, tsType, nullable };
   });
 }
@@ -98,6 +99,10 @@ function render(q: ParsedQuery, sql: string, columns: ColumnType[] | null): stri
     '',
     `/** '${base}' return type */`,
     result,
+    '',
+    // pgtyped's I…Query pair, so both dialects' modules export the same names.
+    `/** '${base}' query type */`,
+    `export interface I${base}Query {\n  params: I${base}Params;\n  result: I${base}Result;\n}`,
     '',
     docComment(q.statement),
     `export const ${q.name} = new SqlitePreparedQuery<I${base}Params, I${base}Result>(`,

@@ -2,13 +2,17 @@
 import type pg from 'pg';
 import { createStore } from '../store.js';
 import type { StoreOptions, SubagentContextStore } from '../types.js';
+import type { PostgresPool } from './connection.js';
 import { checkPostgresHealth } from './health.js';
 import { runPostgresMigrations } from './migrations.js';
 import { createPostgresReader } from './reader.js';
 import { postgresReport } from './report.js';
 import { createPostgresWriter } from './writer.js';
 
-export function createPostgresStore(pool: pg.Pool, options?: StoreOptions): SubagentContextStore {
+/** `connection` is typed structurally so a host's build never needs pg's types through ours
+ * (./connection.ts); at run time it is the host's node-postgres `Pool`. */
+export function createPostgresStore(connection: PostgresPool, options?: StoreOptions): SubagentContextStore {
+  const pool = connection as pg.Pool;
   return createStore(
     {
       dialect: 'postgres',

@@ -1,14 +1,16 @@
 // Runtime for the typed SQLite functions in generated/sqlite/: the counterpart of
 // @pgtyped/runtime's PreparedQuery. Statements are prepared once per connection and cached;
 // integers come back as bigint (safeIntegers) so int64 metrics survive beyond 2^53.
-import type { Database, Statement } from 'better-sqlite3';
+// Connections and statements are typed structurally (./connection.ts), so the declarations
+// of every generated SQLite function stay free of better-sqlite3's types.
+import type { SqliteConnection, SqliteStatement } from './connection.js';
 
 /** What better-sqlite3 can bind: numbers, strings, bigints, buffers and null. */
 export type SqliteBindValue = string | number | bigint | Buffer | null;
 /** A result value whose type SQLite cannot know ahead of time (an expression column). */
 export type SqliteValue = string | number | bigint | Buffer;
 
-const cache = new WeakMap<Database, Map<string, Statement>>();
+const cache = new WeakMap<SqliteConnection, Map<string, SqliteStatement>>();
 
 export class SqlitePreparedQuery<TParams, TResult> {
   constructor(
@@ -21,7 +23,7 @@ export class SqlitePreparedQuery<TParams, TResult> {
   ) {}
 
   /** The cached prepared statement for this connection (benchmarks use it as the ceiling). */
-  statement(db: Database): Statement {
+  statement(db: SqliteConnection): SqliteStatement {
     let statements = cache.get(db);
     if (!statements) cache.set(db, (statements = new Map()));
     let stmt = statements.get(this.name);
@@ -41,17 +43,17 @@ export class SqlitePreparedQuery<TParams, TResult> {
   }
 
   /** Runs a statement that returns rows and returns all of them. */
-  all(params: TParams, db: Database): TResult[] {
+  all(params: TParams, db: SqliteConnection): TResult[] {
     return this.statement(db).all(this.bind(params)) as TResult[];
   }
 
   /** Runs a statement that returns rows and returns the first, if any. */
-  get(params: TParams, db: Database): TResult | undefined {
+  get(params: TParams, db: SqliteConnection): TResult | undefined {
     return this.statement(db).get(this.bind(params)) as TResult | undefined;
   }
 
   /** Runs a statement for its effect; `changes` counts the rows it wrote. */
-  run(params: TParams, db: Database): { changes: number } {
+  run(params: TParams, db: SqliteConnection): { changes: number } {
     const info = this.statement(db).run(this.bind(params));
     return { changes: info.changes };
   }

@@ -2,13 +2,17 @@
 import type { Database } from 'better-sqlite3';
 import { createStore } from '../store.js';
 import type { StoreOptions, SubagentContextStore } from '../types.js';
+import type { SqliteConnection } from './connection.js';
 import { checkSqliteHealth } from './health.js';
 import { runSqliteMigrations } from './migrations.js';
 import { createSqliteReader } from './reader.js';
 import { sqliteReport } from './report.js';
 import { createSqliteWriter } from './writer.js';
 
-export function createSqliteStore(db: Database, options?: StoreOptions): SubagentContextStore {
+/** `connection` is typed structurally so a host's build never needs better-sqlite3's types
+ * through ours (./connection.ts); at run time it is the host's better-sqlite3 `Database`. */
+export function createSqliteStore(connection: SqliteConnection, options?: StoreOptions): SubagentContextStore {
+  const db = connection as Database;
   return createStore(
     {
       dialect: 'sqlite',

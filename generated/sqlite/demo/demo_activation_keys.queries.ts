@@ -10,6 +10,12 @@ export interface IDemoActivationKeysResult {
   value: string;
 }
 
+/** 'DemoActivationKeys' query type */
+export interface IDemoActivationKeysQuery {
+  params: IDemoActivationKeysParams;
+  result: IDemoActivationKeysResult;
+}
+
 /**
  * Query generated from SQL:
  * ```

@@ -9,6 +9,12 @@ export interface IDemoExistingTablesResult {
   name: string;
 }
 
+/** 'DemoExistingTables' query type */
+export interface IDemoExistingTablesQuery {
+  params: IDemoExistingTablesParams;
+  result: IDemoExistingTablesResult;
+}
+
 /**
  * Query generated from SQL:
  * ```

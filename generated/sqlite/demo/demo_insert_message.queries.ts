@@ -18,6 +18,12 @@ export interface IDemoInsertMessageParams {
 /** 'DemoInsertMessage' return type */
 export type IDemoInsertMessageResult = void;
 
+/** 'DemoInsertMessage' query type */
+export interface IDemoInsertMessageQuery {
+  params: IDemoInsertMessageParams;
+  result: IDemoInsertMessageResult;
+}
+
 /**
  * Query generated from SQL:
  * ```

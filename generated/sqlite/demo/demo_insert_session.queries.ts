@@ -13,6 +13,12 @@ export interface IDemoInsertSessionParams {
 /** 'DemoInsertSession' return type */
 export type IDemoInsertSessionResult = void;
 
+/** 'DemoInsertSession' query type */
+export interface IDemoInsertSessionQuery {
+  params: IDemoInsertSessionParams;
+  result: IDemoInsertSessionResult;
+}
+
 /**
  * Query generated from SQL:
  * ```

@@ -11,6 +11,12 @@ export interface IDemoSettledSubagentTokensResult {
   source: string;
 }
 
+/** 'DemoSettledSubagentTokens' query type */
+export interface IDemoSettledSubagentTokensQuery {
+  params: IDemoSettledSubagentTokensParams;
+  result: IDemoSettledSubagentTokensResult;
+}
+
 /**
  * Query generated from SQL:
  * ```

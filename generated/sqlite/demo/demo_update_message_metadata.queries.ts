@@ -11,6 +11,12 @@ export interface IDemoUpdateMessageMetadataParams {
 /** 'DemoUpdateMessageMetadata' return type */
 export type IDemoUpdateMessageMetadataResult = void;
 
+/** 'DemoUpdateMessageMetadata' query type */
+export interface IDemoUpdateMessageMetadataQuery {
+  params: IDemoUpdateMessageMetadataParams;
+  result: IDemoUpdateMessageMetadataResult;
+}
+
 /**
  * Query generated from SQL:
  * ```

@@ -5,8 +5,8 @@
  */
 /* @name demoContextsPerCard */
 SELECT t.task_id AS "task_id!",
-       COUNT(DISTINCT t.id) AS "sessions!",
-       COUNT(s.id) AS "subagent_contexts!"
+       COUNT(DISTINCT t.id) AS "sessions!::bigint",
+       COUNT(s.id) AS "subagent_contexts!::bigint"
   FROM task_sessions AS t
   LEFT JOIN task_session_subagents AS s ON s.task_session_id = t.id
  GROUP BY t.task_id

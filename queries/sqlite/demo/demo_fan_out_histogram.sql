@@ -8,9 +8,9 @@
  * (turn_id NULL: no turn was active) belong to no turn and are left out.
  */
 /* @name demoFanOutHistogram */
-SELECT per_turn.fan_out AS "fan_out!",
-       COUNT(*) AS "turns!",
-       SUM(per_turn.all_backfill) AS "backfilled_turns!"
+SELECT per_turn.fan_out AS "fan_out!::bigint",
+       COUNT(*) AS "turns!::bigint",
+       SUM(per_turn.all_backfill) AS "backfilled_turns!::bigint"
   FROM (SELECT s.task_session_id, s.turn_id, COUNT(*) AS fan_out,
                MIN(CASE WHEN s.source = 'backfill' THEN 1 ELSE 0 END) AS all_backfill
           FROM task_session_subagents AS s

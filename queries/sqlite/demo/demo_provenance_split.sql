@@ -5,10 +5,10 @@
  */
 /* @name demoProvenanceSplit */
 SELECT s.source AS "source!",
-       COUNT(*) AS "rows!",
-       SUM(CASE WHEN s.agent_execution_id <> 'unknown' THEN 1 ELSE 0 END) AS "real_execution!",
-       COUNT(s.settled_at) AS "settled!",
-       COUNT(s.total_tokens) AS "measured!"
+       COUNT(*) AS "rows!::bigint",
+       SUM(CASE WHEN s.agent_execution_id <> 'unknown' THEN 1 ELSE 0 END) AS "real_execution!::bigint",
+       COUNT(s.settled_at) AS "settled!::bigint",
+       COUNT(s.total_tokens) AS "measured!::bigint"
   FROM task_session_subagents AS s
  GROUP BY s.source
  ORDER BY s.source;

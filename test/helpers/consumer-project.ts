@@ -1,0 +1,62 @@
+// An empty host project that installs the packed tarball from the npm cache/registry (never
+// from this worktree's node_modules), type-checks with this repository's TypeScript, and runs
+// what it compiled. Stands in for a new user of the package.
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { run, type CommandResult } from './run-command.js';
+
+const TSC = resolve('node_modules/typescript/bin/tsc');
+
+/** The strictest settings the issue names: `strict`, and the installed declarations checked
+ * too (`skipLibCheck: false`). NodeNext emits the program; Bundler only type-checks. */
+const TSCONFIG = {
+  compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, outDir: 'out', noEmitOnError: true },
+  include: ['*.ts'],
+};
+const TSCONFIG_BUNDLER = { extends: './tsconfig.json', compilerOptions: { module: 'ESNext', moduleResolution: 'Bundler', noEmit: true } };
+
+export interface ConsumerProject {
+  readonly dir: string;
+  readonly install: CommandResult;
+}
+
+export async function createConsumerProject(
+  dir: string,
+  opts: { packages: readonly string[]; allowScripts?: Record<string, boolean>; env?: NodeJS.ProcessEnv },
+): Promise<ConsumerProject> {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'host', private: true, type: 'module', allowScripts: opts.allowScripts ?? {} }, null, 2));
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(TSCONFIG, null, 2));
+  writeFileSync(join(dir, 'tsconfig.bundler.json'), JSON.stringify(TSCONFIG_BUNDLER, null, 2));
+  const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...opts.packages], { cwd: dir, env: opts.env });
+  return { dir, install };
+}
+
+/** Type-checks and emits the project's *.ts (NodeNext), then type-checks it again as a
+ * bundler-resolved project would. */
+export async function compile(dir: string): Promise<{ nodenext: CommandResult; bundler: CommandResult }> {
+  const nodenext = await run(process.execPath, [TSC, '-p', 'tsconfig.json'], { cwd: dir });
+  const bundler = await run(process.execPath, [TSC, '-p', 'tsconfig.bundler.json'], { cwd: dir });
+  return { nodenext, bundler };
+}
+
+/** Every installed copy of a package (node_modules/NAME at any depth). */
+export function installedCopies(dir: string, name: string): string[] {
+  const found: string[] = [];
+  const walk = (modules: string) => {
+    if (!existsSync(modules)) return;
+    if (existsSync(join(modules, name, 'package.json'))) found.push(join(modules, name));
+    for (const entry of readdirSync(modules, { withFileTypes: true })) {
+      if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
+      const scoped = entry.name.startsWith('@') ? readdirSync(join(modules, entry.name)).map((n) => join(modules, entry.name, n)) : [join(modules, entry.name)];
+      for (const pkg of scoped) walk(join(pkg, 'node_modules'));
+    }
+  };
+  walk(join(dir, 'node_modules'));
+  return found;
+}
+
+/** Every native addon (*.node) anywhere under the project's node_modules. */
+export function nativeAddons(dir: string): string[] {
+  return (readdirSync(join(dir, 'node_modules'), { recursive: true, encoding: 'utf8' }) as string[]).filter((f) => f.endsWith('.node'));
+}

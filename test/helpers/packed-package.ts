@@ -1,0 +1,27 @@
+// `npm pack` of this package as a publish would make it: the sources are copied to a stage
+// folder (with node_modules linked) and packed there, so the `prepack` build runs from an
+// empty dist/ without touching the worktree's dist/, which other suites run concurrently.
+import { cpSync, mkdirSync, symlinkSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { run } from './run-command.js';
+
+/** What the package needs to build and pack (README and CHANGELOG ship; the rest builds). */
+const STAGED = ['package.json', 'README.md', 'CHANGELOG.md', 'tsconfig.json', 'tsconfig.build.json', 'src', 'generated', 'schema', 'queries'];
+
+export interface PackedPackage {
+  /** Absolute path of the .tgz. */
+  readonly tarball: string;
+  /** Every path in the tarball, relative to the package root. */
+  readonly files: readonly string[];
+}
+
+export async function packPackage(work: string, repo = resolve('.')): Promise<PackedPackage> {
+  const stage = join(work, 'stage');
+  mkdirSync(stage, { recursive: true });
+  for (const entry of STAGED) cpSync(join(repo, entry), join(stage, entry), { recursive: true });
+  symlinkSync(join(repo, 'node_modules'), join(stage, 'node_modules'), 'dir');
+  const packed = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: stage });
+  if (packed.code !== 0) throw new Error(`npm pack failed:\n${packed.output}`);
+  const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+  return { tarball: join(work, info.filename), files: info.files.map((f) => f.path).sort() };
+}
