@@ -43,12 +43,12 @@ const breakQuery = (root: string, dialect: string) =>
     readFileSync(join(root, 'queries', dialect, 'read_meta_key.sql'), 'utf8').replace('m.value', 'm.no_such_column'),
   );
 
-const DEMO_QUERY = join('demo', 'demo_activation_keys.sql');
+const DEMO_QUERY = join('demo', 'demo_insert_session.sql');
 const breakDemoQuery = (root: string, dialect: string) => {
   const f = join(root, 'queries', dialect, DEMO_QUERY);
   const text = readFileSync(f, 'utf8');
-  expect(text).toContain('m.value'); // the edit below must change the statement
-  writeFileSync(f, text.replace('m.value', 'm.no_such_column'));
+  expect(text).toContain('task_id, state,'); // the edit below must change the statement
+  writeFileSync(f, text.replace('task_id, state,', 'task_id, no_such_column,'));
 };
 
 /** The modules an index re-exports, by file base. */
@@ -91,30 +91,30 @@ describe('codegen', () => {
   it('exits non-zero naming the demo query when it is invalid on SQLite only', () => {
     const run = codegenWith((root) => breakDemoQuery(root, 'sqlite'));
     expect(run.status).not.toBe(0);
-    expect(run.output).toMatch(/queries\/sqlite\/demo\/demo_activation_keys\.sql \(demoActivationKeys\)/);
+    expect(run.output).toMatch(/queries\/sqlite\/demo\/demo_insert_session\.sql \(demoInsertSession\)/);
   }, 60_000);
 
   it('exits non-zero naming the demo query when it is invalid on PostgreSQL only', () => {
     const run = codegenWith((root) => breakDemoQuery(root, 'postgres'));
     expect(run.status).not.toBe(0);
-    expect(run.output).toMatch(/queries\/postgres\/demo\/demo_activation_keys\.sql \(demoActivationKeys\)/);
+    expect(run.output).toMatch(/queries\/postgres\/demo\/demo_insert_session\.sql \(demoInsertSession\)/);
   }, 60_000);
 
   it('exits non-zero when a demo query exists in one dialect only, or outside its group', () => {
     const missing = codegenWith((root) => rmSync(join(root, 'queries', 'postgres', DEMO_QUERY)));
     expect(missing.status).not.toBe(0);
-    expect(missing.output).toMatch(/dialects disagree[\s\S]*demo\/demo_activation_keys\.sql exists only in queries\/sqlite/);
+    expect(missing.output).toMatch(/dialects disagree[\s\S]*demo\/demo_insert_session\.sql exists only in queries\/sqlite/);
     // The same file moved out of demo/ in one dialect: same name, different group.
-    const moved = codegenWith((root) => renameSync(join(root, 'queries', 'postgres', DEMO_QUERY), join(root, 'queries', 'postgres', 'demo_activation_keys.sql')));
+    const moved = codegenWith((root) => renameSync(join(root, 'queries', 'postgres', DEMO_QUERY), join(root, 'queries', 'postgres', 'demo_insert_session.sql')));
     expect(moved.status).not.toBe(0);
-    expect(moved.output).toMatch(/demo\/demo_activation_keys\.sql exists only in queries\/sqlite/);
+    expect(moved.output).toMatch(/demo\/demo_insert_session\.sql exists only in queries\/sqlite/);
   }, 60_000);
 
   it('exits non-zero on a query folder that is no group (pgtyped would compile it, no index would export it)', () => {
     const run = codegenWith((root) => {
       for (const d of ['sqlite', 'postgres']) {
         mkdirSync(join(root, 'queries', d, 'extra'));
-        renameSync(join(root, 'queries', d, DEMO_QUERY), join(root, 'queries', d, 'extra', 'demo_activation_keys.sql'));
+        renameSync(join(root, 'queries', d, DEMO_QUERY), join(root, 'queries', d, 'extra', 'demo_insert_session.sql'));
       }
     });
     expect(run.status).not.toBe(0);
@@ -125,11 +125,11 @@ describe('codegen', () => {
     const run = codegenWith((root) => {
       for (const d of ['sqlite', 'postgres']) {
         const f = join(root, 'queries', d, DEMO_QUERY);
-        writeFileSync(f, readFileSync(f, 'utf8').replace('@name demoActivationKeys', '@name readActivationKeys'));
+        writeFileSync(f, readFileSync(f, 'utf8').replace('@name demoInsertSession', '@name readActivationKeys'));
       }
     });
     expect(run.status).not.toBe(0);
-    expect(run.output).toMatch(/query name readActivationKeys in both queries\/sqlite\/read_activation_keys\.sql and queries\/sqlite\/demo\/demo_activation_keys\.sql/);
+    expect(run.output).toMatch(/query name readActivationKeys in both queries\/sqlite\/read_activation_keys\.sql and queries\/sqlite\/demo\/demo_insert_session\.sql/);
   }, 60_000);
 
   it("the product's index exports exactly the product statements; the demo's index exactly the demo's", () => {
@@ -148,7 +148,7 @@ describe('codegen', () => {
     const anyType = /(:\s*any\b|\bas any\b|<any\b|\bany\[\]|\bany\s*[|>,)])/;
     expect(readFileSync('generated/postgres/read_meta_key.queries.ts', 'utf8')).toMatch(anyType); // pgtyped's does: the check can fire
     const sqliteModules = readdirSync('generated/sqlite', { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
-    expect(sqliteModules).toContain(join('demo', 'demo_activation_keys.queries.ts'));
+    expect(sqliteModules).toContain(join('demo', 'demo_insert_session.queries.ts'));
     for (const f of sqliteModules) expect(readFileSync(join('generated/sqlite', f), 'utf8'), f).not.toMatch(anyType);
     const list = readFileSync('generated/sqlite/list_subagent_contexts_by_session.queries.ts', 'utf8');
     expect(list).toMatch(/\n  task_id: string;\n/); // NOT NULL column

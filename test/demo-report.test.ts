@@ -1,6 +1,8 @@
 // The demo cannot silently lie: it runs on a real database per dialect, then every figure it
-// printed is re-derived here from the tables with the test's own SQL (or, for the health
-// comparison, from the raw rows in JavaScript) and compared. The seeded history is also
+// printed is re-derived here from the tables with the test's own SQL and compared. Its
+// measurements come from store.report(); the test does not call report() or reuse its
+// statements: it reads the raw rows and counts them in JavaScript (fan-out eras, token
+// buckets and groups, executions), as it does for the health comparison. The seeded history is also
 // checked against the spec's "Sampled input shapes" through what the backfill recovered.
 // The demo runs as `subagent-context demo` through the CLI's dispatcher (in process), so its
 // exit codes, output stream and error stream are the CLI's.
@@ -64,6 +66,8 @@ async function captureDemo(args: readonly string[]): Promise<{ code: number; tex
 }
 
 const num = (s: string) => Number(s.replace(/,/g, ''));
+/** `n` with `digits` decimals, as the demo and the report print ratios. */
+const decimals = (n: number, digits: number) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 /** The first match of `pattern` in the demo's output, or a failure that shows the output. */
 function printed(text: string, pattern: RegExp): RegExpMatchArray {
@@ -83,11 +87,185 @@ function metadataOf(text: unknown): Record<string, any> {
   }
 }
 
+/** The lines strictly between the first line matching `start` and the next matching `end`. */
+function linesBetween(text: string, start: RegExp, end: RegExp): string[] {
+  const lines = text.split('\n');
+  const from = lines.findIndex((l) => start.test(l));
+  const to = lines.findIndex((l, i) => i > from && end.test(l));
+  if (from < 0 || to < 0) throw new Error(`the demo did not print ${start} … ${end}:\n${text}`);
+  return lines.slice(from + 1, to);
+}
+
+/** Section 5: what store.report() printed through the report command's formatter. */
+const reportBlock = (text: string) => linesBetween(text, /^5\. store\.report\(\)/, /^\s+What the figures say:$/).join('\n');
+
+/** A chart's bars as [label, what follows the bar]; the bar itself is drawn, not a figure. */
+const bars = (lines: string[]) =>
+  lines.flatMap((l) => {
+    const m = l.match(/^\s+(.+?) │[█▏▎▍▌▋▊▉]* ?(.*)$/);
+    return m ? [[m[1], m[2]] as const] : [];
+  });
+
+/** An axis label such as 5k, 10k, 1.5M back to its number. */
+function compact(label: string): number {
+  const m = printed(label, /^(\d+(?:\.\d+)?)([kMG]?)$/);
+  return Number(m[1]) * { '': 1, k: 1e3, M: 1e6, G: 1e9 }[m[2] as '' | 'k' | 'M' | 'G'];
+}
+
+/** A token-group chart as label → [total, measured, unmeasured, mean or null]. */
+function groupBars(lines: string[]): Record<string, (number | null)[]> {
+  const out: Record<string, (number | null)[]> = {};
+  for (const [label, rest] of bars(lines)) {
+    const m = printed(rest, /^([\d,]+) tokens {2}\(([\d,]+) measured · ([\d,]+) unmeasured(?: · mean ([\d,]+))?\)$/);
+    if (label in out) throw new Error(`two bars labelled ${label}`);
+    out[label] = [num(m[1]), num(m[2]), num(m[3]), m[4] === undefined ? null : num(m[4])];
+  }
+  return out;
+}
+
+/** A fan-out histogram on a contiguous axis 1…max, as the chart draws it (gaps are 0 turns). */
+function contiguous(histogram: Map<number, number>): number[][] {
+  const max = Math.max(0, ...histogram.keys());
+  return Array.from({ length: max }, (_, i) => [i + 1, histogram.get(i + 1) ?? 0]);
+}
+
+type KeyName = 'capture_since' | 'backfill_through' | 'execution_since';
+
+/** Every figure the demo prints from store.report(), re-derived from the tables: SQL reads the rows, JavaScript counts them. */
+interface ExpectedFigures {
+  keys: Record<KeyName, string | null>;
+  provenance: { rows: number; live: number; backfill: number; liveBeforeCaptureSince: number };
+  fanOut: { known: Map<number, number>; unknown: Map<number, number>; unknownTurns: number; rowsWithoutTurn: number };
+  cards: { tasks: number; sessions: number; contexts: number; tasksWithSubagents: number };
+  tokens: {
+    settled: number;
+    measured: number;
+    unmeasured: number;
+    outstanding: number;
+    total: number;
+    /** [from, to, subagents] on 1-2-5 buckets, contiguous from the smallest to the largest non-empty one. */
+    distribution: number[][];
+    bySource: Record<string, (number | null)[]>;
+    bySubagentType: Record<string, (number | null)[]>;
+    byModel: Record<string, (number | null)[]>;
+  };
+  executions: { distinct: number; identified: number; unknown: number; unknownBackfill: number; unknownLiveSinceExecutionSince: number };
+}
+
+async function expectedFigures(target: DemoTarget): Promise<ExpectedFigures> {
+  const meta = await target.query<{ key: string; value: string }>(`SELECT key, value FROM kandev_meta WHERE key LIKE 'subagent_context_%'`);
+  const key = (name: KeyName) => meta.find((m) => m.key === `subagent_context_${name}`)?.value ?? null;
+  const keys = { capture_since: key('capture_since'), backfill_through: key('backfill_through'), execution_since: key('execution_since') };
+  const instant = (name: KeyName) => {
+    const ns = keys[name] === null ? null : parseInstant(keys[name]!);
+    if (ns === null) throw new Error(`the demo store's ${name} is not an instant: ${keys[name]}`);
+    return ns;
+  };
+  const [captureSince, backfillThrough, executionSince] = [instant('capture_since'), instant('backfill_through'), instant('execution_since')];
+
+  const rows = (
+    await target.query<Record<string, unknown>>(
+      `SELECT s.task_session_id, s.turn_id, s.source, s.agent_execution_id, s.subagent_type, s.model, s.total_tokens,
+              CASE WHEN s.settled_at IS NULL THEN 0 ELSE 1 END AS settled, ${target.timeText('s.observed_at')} AS at, t.task_id AS session_task
+         FROM task_session_subagents s JOIN task_sessions t ON t.id = s.task_session_id`,
+    )
+  ).map((r) => ({
+    session: String(r.task_session_id),
+    turn: r.turn_id === null ? null : String(r.turn_id),
+    source: String(r.source),
+    execution: String(r.agent_execution_id),
+    subagentType: r.subagent_type === null ? null : String(r.subagent_type),
+    model: r.model === null ? null : String(r.model),
+    tokens: r.total_tokens === null ? null : Number(r.total_tokens),
+    settled: Number(r.settled) === 1,
+    at: parseInstant(String(r.at))!,
+    task: String(r.session_task),
+  }));
+  // A session is active with a message or a subagent row (no window: at any time).
+  const active = await target.query<{ id: string; task_id: string }>(
+    `SELECT t.id, t.task_id FROM task_sessions t
+      WHERE EXISTS (SELECT 1 FROM task_session_messages m WHERE m.task_session_id = t.id)
+         OR EXISTS (SELECT 1 FROM task_session_subagents s WHERE s.task_session_id = t.id)`,
+  );
+
+  const live = rows.filter((r) => r.source === 'live');
+  // A turn is (session, turn_id); its era is decided by its first row against backfill_through (AC-25).
+  const turns = new Map<string, { size: number; first: bigint }>();
+  for (const r of rows.filter((x) => x.turn !== null)) {
+    const id = `${r.session}\u0000${r.turn}`;
+    const t = turns.get(id) ?? { size: 0, first: r.at };
+    turns.set(id, { size: t.size + 1, first: r.at < t.first ? r.at : t.first });
+  }
+  const known = new Map<number, number>();
+  const unknown = new Map<number, number>();
+  for (const t of turns.values()) {
+    const era = t.first >= backfillThrough ? known : unknown;
+    era.set(t.size, (era.get(t.size) ?? 0) + 1);
+  }
+
+  const settled = rows.filter((r) => r.settled);
+  const measured = settled.filter((r) => r.tokens !== null).map((r) => r.tokens!);
+  if (measured.some((n) => n < 1)) throw new Error('a measured total_tokens below 1: the 1-2-5 buckets below do not cover it');
+  const bucketOf = (n: number) => {
+    const decade = 10 ** (String(n).length - 1);
+    const lead = Math.floor(n / decade);
+    return lead < 2 ? [decade, 2 * decade] : lead < 5 ? [2 * decade, 5 * decade] : [5 * decade, 10 * decade];
+  };
+  const edges = [...new Set(measured.map((n) => bucketOf(n)[0]))].sort((a, b) => a - b);
+  const distribution: number[][] = [];
+  for (let from = edges[0]; edges.length && from <= edges.at(-1)!; from = bucketOf(from)[1]) {
+    distribution.push([from, bucketOf(from)[1], measured.filter((n) => bucketOf(n)[0] === from).length]);
+  }
+  const groups = (by: (r: (typeof rows)[number]) => string | null, notReported: string) => {
+    const out: Record<string, (number | null)[]> = {};
+    for (const value of new Set(settled.map(by))) {
+      const group = settled.filter((r) => by(r) === value);
+      const tokens = group.flatMap((r) => (r.tokens === null ? [] : [r.tokens]));
+      const total = tokens.reduce((a, b) => a + b, 0);
+      out[value ?? notReported] = [total, tokens.length, group.length - tokens.length, tokens.length ? Math.round(total / tokens.length) : null];
+    }
+    return out;
+  };
+  const unknownRows = rows.filter((r) => r.execution === 'unknown');
+
+  return {
+    keys,
+    provenance: { rows: rows.length, live: live.length, backfill: rows.filter((r) => r.source === 'backfill').length, liveBeforeCaptureSince: live.filter((r) => r.at < captureSince).length },
+    fanOut: { known, unknown, unknownTurns: [...unknown.values()].reduce((a, b) => a + b, 0), rowsWithoutTurn: rows.filter((r) => r.turn === null).length },
+    cards: {
+      tasks: new Set(active.map((s) => s.task_id)).size,
+      sessions: active.length,
+      contexts: rows.length,
+      tasksWithSubagents: new Set(rows.map((r) => r.task)).size,
+    },
+    tokens: {
+      settled: settled.length,
+      measured: measured.length,
+      unmeasured: settled.length - measured.length,
+      outstanding: rows.length - settled.length,
+      total: measured.reduce((a, b) => a + b, 0),
+      distribution,
+      bySource: groups((r) => r.source, '(none)'),
+      bySubagentType: groups((r) => r.subagentType, '(not reported)'),
+      byModel: groups((r) => r.model, '(not reported)'),
+    },
+    executions: {
+      distinct: new Set(rows.filter((r) => r.execution !== 'unknown').map((r) => r.execution)).size,
+      identified: rows.length - unknownRows.length,
+      unknown: unknownRows.length,
+      unknownBackfill: unknownRows.filter((r) => r.source === 'backfill').length,
+      unknownLiveSinceExecutionSince: unknownRows.filter((r) => r.source === 'live' && r.at >= executionSince).length,
+    },
+  };
+}
+
 const toCounts = (rows: { k: unknown; n: unknown }[]) => Object.fromEntries(rows.map((r) => [String(r.k), Number(r.n)]));
 
 describeBothDialects('demo', (dialect) => {
   let target: DemoTarget;
   let run: { code: number; text: string; errors: string };
+  let figures: Promise<ExpectedFigures> | undefined;
+  const expected = () => (figures ??= expectedFigures(target));
 
   // One demo run per dialect; every test below only reads what it printed and wrote.
   beforeAll(async () => {
@@ -135,47 +313,119 @@ describeBothDialects('demo', (dialect) => {
     expect(toCounts(fanOut)).toEqual({ 1: 65, 2: 12, 3: 42, 4: 5, 5: 2, 8: 1 });
   });
 
-  it('prints a fan-out histogram equal to a query over the table', async () => {
-    const bars = [...run.text.matchAll(/^\s+(\d+) subagents?\s+│█+ ([\d,]+) turns? \(([\d,]+) backfilled\)$/gm)].map((m) => [Number(m[1]), num(m[2]), num(m[3])]);
-    const rows = await target.query<{ k: unknown; n: unknown; b: unknown }>(
-      `SELECT per_turn.k AS k, COUNT(*) AS n, SUM(per_turn.b) AS b FROM (
-         SELECT COUNT(*) AS k, MIN(CASE WHEN source = 'backfill' THEN 1 ELSE 0 END) AS b
-           FROM task_session_subagents WHERE turn_id IS NOT NULL GROUP BY task_session_id, turn_id
-       ) AS per_turn GROUP BY per_turn.k ORDER BY per_turn.k`,
-    );
-    expect(bars).toEqual(rows.map((r) => [Number(r.k), Number(r.n), Number(r.b)]));
-    // The backfilled column is the spec's sampled distribution.
-    expect(Object.fromEntries(bars.map(([k, , b]) => [k, b]))).toEqual({ 1: 65, 2: 12, 3: 42, 4: 5, 5: 2, 8: 1 });
+  it('prints the report header and exactly the AC-25 caveats that apply, with the figures the tables hold', async () => {
+    const e = await expected();
+    const block = reportBlock(run.text);
+    expect(printed(block, /^\s+window +(.+)$/m)[1]).toBe('all history');
+    expect(printed(block, /^\s+scope +(.+)$/m)[1]).toBe('every task');
+    // AC-24c: capture_since and execution_since both present = activated.
+    expect([e.keys.capture_since, e.keys.execution_since]).not.toContain(null);
+    expect(printed(block, /^\s+state +(\w+): /m)[1]).toBe('activated');
+    const keys = printed(block, /^\s+keys +capture_since (\S+) · backfill_through (\S+) · execution_since (\S+)$/m).slice(1);
+    expect(keys).toEqual([e.keys.capture_since, e.keys.backfill_through, e.keys.execution_since]);
+
+    // Every bullet printed is one of these, with these figures, in this order, and none is missing.
+    const rules: [RegExp, (number | string)[]][] = [
+      [/^([\d,]+) rows? of ([\d,]+) came from the backfill \(source 'backfill'\)/, [e.provenance.backfill, e.provenance.rows]],
+      [/^Fan-out is known for turns whose first subagent was observed at or after subagent_context_backfill_through \((\S+)\)\. Turns that began earlier have unknown fan-out/, [e.keys.backfill_through!]],
+      [/^([\d,]+) turns? began before any fan-out boundary; their rows are counted, not discarded/, [e.fanOut.unknownTurns]],
+      [/^Before subagent_context_capture_since \((\S+)\) the absence of a row is not evidence that no subagent ran/, [e.keys.capture_since!]],
+      [/^([\d,]+) rows? carr(?:y|ies) agent_execution_id 'unknown': the execution is unrecorded/, [e.executions.unknown]],
+      [/^([\d,]+) live rows? observed since subagent_context_execution_since arrived without an execution id/, [e.executions.unknownLiveSinceExecutionSince]],
+      [/^([\d,]+) settled subagents? reported no token usage \(total_tokens NULL\).* cover the ([\d,]+) measured subagents? only/, [e.tokens.unmeasured, e.tokens.measured]],
+      [/^([\d,]+) subagents? had not settled when read/, [e.tokens.outstanding]],
+    ];
+    const bullets = [...block.matchAll(/^\s+• (.*)$/gm)].map((m) => m[1]);
+    const read = bullets.map((text) => {
+      const hits = rules.flatMap(([pattern], index) => {
+        const m = text.match(pattern);
+        return m ? [[index, m.slice(1).map((v) => (/^[\d,]+$/.test(v) ? num(v) : v))]] : [];
+      });
+      if (hits.length !== 1) throw new Error(`caveat matched by ${hits.length} checks: ${text}`);
+      return hits[0];
+    });
+    // On the demo store every one of these rules applies: each figure is non-zero.
+    expect(rules.every(([, values]) => values.every((v) => v !== 0 && v !== null))).toBe(true);
+    expect(read).toEqual(rules.map(([, values], index) => [index, values]));
   });
 
-  it('prints the provenance split, tokens and per-card figures the tables hold', async () => {
-    const split = [...run.text.matchAll(/^\s+(backfill|live)\s+([\d,]+) rows · ([\d,]+) with a real execution id · ([\d,]+) settled · ([\d,]+) measured$/gm)];
-    const bySource = await target.query<Record<string, unknown>>(
-      `SELECT source, COUNT(*) AS n, SUM(CASE WHEN agent_execution_id <> 'unknown' THEN 1 ELSE 0 END) AS real_ids,
-              COUNT(settled_at) AS settled, COUNT(total_tokens) AS measured
-         FROM task_session_subagents GROUP BY source ORDER BY source`,
-    );
-    expect(split.map((m) => [m[1], ...m.slice(2).map(num)])).toEqual(bySource.map((r) => [r.source, Number(r.n), Number(r.real_ids), Number(r.settled), Number(r.measured)]));
-    expect(split.map((m) => m[1])).toEqual(['backfill', 'live']);
+  it('prints the fan-out histograms, known and unknown apart, that the tables hold', async () => {
+    const e = await expected();
+    const block = reportBlock(run.text);
+    const histogram = (lines: string[]) => bars(lines).map(([k, rest]) => [Number(k), num(printed(rest, /^([\d,]+) turns?$/)[1])]);
+    const known = histogram(linesBetween(block, /^\s+known fan-out: turns whose first subagent was observed at or after (\S+) \(backfill_through\)$/, /^\s+unknown fan-out:/));
+    const unknown = histogram(linesBetween(block, /^\s+unknown fan-out:/, /^\s+rows without a turn:/));
+    expect(printed(block, /known fan-out: turns whose first subagent was observed at or after (\S+) \(backfill_through\)/)[1]).toBe(e.keys.backfill_through);
+    expect(known).toEqual(contiguous(e.fanOut.known));
+    expect(unknown).toEqual(contiguous(e.fanOut.unknown));
+    const tail = printed(block, /rows without a turn: ([\d,]+) · turns continuing past until: ([\d,]+) · turns begun before since: ([\d,]+)/).slice(1).map(num);
+    expect(tail).toEqual([e.fanOut.rowsWithoutTurn, 0, 0]); // no window: nothing continues past it or began before it
+    // The unknown era is the backfilled history: the spec's sampled fan-out beyond one
+    // subagent per turn (the one-subagent turn at exactly backfill_through is known, AC-24 point 3).
+    expect(Object.fromEntries([...e.fanOut.unknown].filter(([k]) => k > 1))).toEqual({ 2: 12, 3: 42, 4: 5, 5: 2, 8: 1 });
+  });
 
-    const [tokens] = await target.query<{ measured: unknown; unmeasured: unknown; total: unknown }>(
-      `SELECT COUNT(total_tokens) AS measured, SUM(CASE WHEN total_tokens IS NULL THEN 1 ELSE 0 END) AS unmeasured, SUM(total_tokens) AS total
-         FROM task_session_subagents WHERE settled_at IS NOT NULL`,
-    );
-    const measured = printed(run.text, /measured\s+([\d,]+) rows? · mean ([\d,]+) ·/);
-    expect(num(measured[1])).toBe(Number(tokens.measured));
-    expect(num(measured[2])).toBe(Math.round(Number(tokens.total) / Number(tokens.measured)));
-    expect(num(printed(run.text, /excluded\s+([\d,]+) rows? reported no usage/)[1])).toBe(Number(tokens.unmeasured));
-    expect(Number(tokens.unmeasured)).toBeGreaterThan(190); // the async_launched dispatches, never 0-filled
+  it('prints cards, provenance, tokens and executions as the tables hold them', async () => {
+    const e = await expected();
+    const block = reportBlock(run.text);
+    const cards = printed(block, /^\s+([\d,]+) cards? · ([\d,]+) sessions? · ([\d,]+) subagent contexts? · ([\d,]+) of the cards fanned out$/m).slice(1).map(num);
+    expect(cards).toEqual([e.cards.tasks, e.cards.sessions, e.cards.contexts, e.cards.tasksWithSubagents]);
+    const ratios = Object.fromEntries(bars(linesBetween(block, /^\s+[\d,]+ cards? · /, /^\s*Provenance/)).map(([label, rest]) => [label, rest]));
+    expect(ratios).toEqual({
+      'sessions per card': decimals(e.cards.sessions / e.cards.tasks, 2),
+      'contexts per card': `${decimals((e.cards.sessions + e.cards.contexts) / e.cards.tasks, 2)}  (sessions + subagent contexts)`,
+    });
+    expect(e.cards.sessions / e.cards.tasks).toBe(1); // what task_sessions alone says (spec § Why)
 
-    const cards = await target.query<{ contexts: unknown }>(
-      `SELECT COUNT(s.id) AS contexts FROM task_sessions t LEFT JOIN task_session_subagents s ON s.task_session_id = t.id GROUP BY t.task_id`,
-    );
-    const contexts = cards.map((c) => Number(c.contexts));
-    const perCard = printed(run.text, /subagent contexts per card\s+mean ([\d.]+) · median [\d.]+ · max (\d+) · (\d+) of (\d+) cards fanned out/);
-    expect(Number(perCard[1])).toBeCloseTo(contexts.reduce((a, b) => a + b, 0) / contexts.length, 2);
-    expect([Number(perCard[2]), Number(perCard[3]), Number(perCard[4])]).toEqual([Math.max(...contexts), contexts.filter((n) => n > 0).length, contexts.length]);
-    expect(printed(run.text, /sessions per card\s+mean ([\d.]+) · min (\d+) · max (\d+)/).slice(1)).toEqual(['1.00', '1', '1']);
+    const provenance = printed(block, /^\s+([\d,]+) rows: ([\d,]+) live \(([\d,]+) observed before capture_since\) · ([\d,]+) backfill$/m).slice(1).map(num);
+    expect(provenance).toEqual([e.provenance.rows, e.provenance.live, e.provenance.liveBeforeCaptureSince, e.provenance.backfill]);
+
+    const t = e.tokens;
+    expect(printed(block, /settled ([\d,]+) · measured ([\d,]+) · unmeasured ([\d,]+) · not settled ([\d,]+)/).slice(1).map(num)).toEqual([t.settled, t.measured, t.unmeasured, t.outstanding]);
+    expect(printed(block, /total ([\d,]+) tokens · mean ([\d,]+) tokens per measured subagent/).slice(1).map(num)).toEqual([t.total, Math.round(t.total / t.measured)]);
+    expect(t.unmeasured).toBeGreaterThan(190); // the async_launched dispatches, never 0-filled
+    const distribution = bars(linesBetween(block, /distribution of total_tokens/, /^\s+by source$/)).map(([label, rest]) => {
+      const [from, to] = printed(label, /^(\S+)–(\S+)$/).slice(1).map(compact);
+      return [from, to, num(printed(rest, /^([\d,]+) subagents?$/)[1])];
+    });
+    expect(distribution).toEqual(t.distribution);
+    expect(groupBars(linesBetween(block, /^\s+by source$/, /^\s+by subagent_type$/))).toEqual(t.bySource);
+    expect(groupBars(linesBetween(block, /^\s+by subagent_type$/, /^\s+by model$/))).toEqual(t.bySubagentType);
+    expect(groupBars(linesBetween(block, /^\s+by model$/, /^\s*Executions/))).toEqual(t.byModel);
+
+    const x = e.executions;
+    expect(num(printed(block, /distinct executions: ([\d,]+)/)[1])).toBe(x.distinct);
+    const rows = printed(block, /rows with an execution id: ([\d,]+) · 'unknown' rows: ([\d,]+) \(([\d,]+) backfill · ([\d,]+) live since execution_since\)/).slice(1).map(num);
+    expect(rows).toEqual([x.identified, x.unknown, x.unknownBackfill, x.unknownLiveSinceExecutionSince]);
+  });
+
+  it('tells the story in figures the tables hold, and points at the commands that read them again', async () => {
+    const e = await expected();
+    const story = linesBetween(run.text, /^\s+What the figures say:$/, /^6\. /).join('\n');
+    const cards = printed(story, /task_sessions alone says ([\d.]+) session per card; with the ([\d,]+) subagent contexts the store records, a card's work ran in ([\d.]+) contexts \(([\d,]+) of ([\d,]+) cards fanned out\)/);
+    expect(cards.slice(1)).toEqual([
+      decimals(e.cards.sessions / e.cards.tasks, 2),
+      e.cards.contexts.toLocaleString('en-US'),
+      decimals((e.cards.sessions + e.cards.contexts) / e.cards.tasks, 2),
+      String(e.cards.tasksWithSubagents),
+      String(e.cards.tasks),
+    ]);
+    const turnsOf = (h: Map<number, number>) => [...h.values()].reduce((a, b) => a + b, 0);
+    const subagentsOf = (h: Map<number, number>) => [...h].reduce((a, [k, n]) => a + k * n, 0);
+    const known = printed(story, /known fan-out: ([\d,]+) turns? \(([\d,]+) subagents?\) whose first subagent came at or after backfill_through \((\S+)\)/);
+    expect([num(known[1]), num(known[2]), known[3]]).toEqual([turnsOf(e.fanOut.known), subagentsOf(e.fanOut.known), e.keys.backfill_through]);
+    const unknown = printed(story, /unknown fan-out: ([\d,]+) turns? \(([\d,]+) subagents?\) began before it, .*most often ([\d,]+) per turn \(([\d,]+) turns?\)/);
+    expect(unknown.slice(1).map(num)).toEqual([turnsOf(e.fanOut.unknown), subagentsOf(e.fanOut.unknown), 3, e.fanOut.unknown.get(3)]);
+    expect(Math.max(...[...e.fanOut.unknown].filter(([k]) => k > 1).map(([, n]) => n))).toBe(e.fanOut.unknown.get(3)); // 3 is the widest story
+    const t = e.tokens;
+    const zero = printed(story, /read as 0, the ([\d,]+) unmeasured subagents would pull the mean from ([\d,]+) to ([\d,]+) tokens per settled subagent: ([\d.]+)× too low/);
+    expect(zero.slice(1)).toEqual([t.unmeasured, Math.round(t.total / t.measured), Math.round(t.total / t.settled)].map((n) => n.toLocaleString('en-US')).concat(decimals(t.settled / t.measured, 1)));
+    const split = printed(story, /([\d,]+) live rows? and ([\d,]+) backfilled rows?/);
+    expect(split.slice(1).map(num)).toEqual([e.provenance.live, e.provenance.backfill]);
+
+    const commands = linesBetween(run.text, /^6\. /, /^done in /);
+    expect(commands.filter((l) => l.includes(`report ${target.args[0]} `)).length).toBe(3);
+    expect(printed(commands.join('\n'), /--since (\S+)/)[1]).toBe(e.keys.capture_since);
   });
 
   it('prints the activation keys as stored and a health comparison the raw rows confirm', async () => {
@@ -237,7 +487,7 @@ describeBothDialects('demo safety and determinism', (dialect) => {
   const stable = (text: string) =>
     text
       .split('\n')
-      .filter((l) => !/^(subagent-context demo ·|done in|\s+(sqlite3|psql) )/.test(l))
+      .filter((l) => !/^(subagent-context demo ·|done in|\s+subagent-context report: |\s+(npx|sqlite3|psql) )/.test(l))
       .map((l) => l.replace(/\s+[\d.]+ ms\b/, ''))
       .join('\n');
 
@@ -247,7 +497,7 @@ describeBothDialects('demo safety and determinism', (dialect) => {
     // SQLite: the same file again (the demo replaces its own file); PostgreSQL: a second empty database.
     const b = await captureDemo(dialect === 'sqlite' ? first.args : (await open()).args);
     expect(stable(b.text)).toEqual(stable(a.text));
-    expect(a.text).toContain('Fan-out per turn');
+    expect(a.text).toContain('Fan-out: subagents per turn');
   });
 
   it('refuses a database it did not make, and leaves it untouched', async () => {

@@ -1,9 +1,11 @@
-// Renders the demo's report as plain terminal text. Every figure comes from the database
-// (DemoFigures, read through the demo_* queries) or from the store's own API (migration
-// report, counters, health report, listBySession); nothing here computes a figure the
-// database did not hold, and test/demo-report.test.ts re-derives each one independently.
-import type { HealthReport, MigrationReport, SubagentContextRow, WriterCounters } from '../index.js';
-import type { DemoFigures } from './demo-database.js';
+// Renders the demo's report as plain terminal text. Every figure comes from the store's own
+// API: the migration report, the counters, the health report, listBySession(), and
+// store.report(), printed by the `report` command's own formatter; the closing lines only
+// restate the report's figures (and one ratio of them) as the story the feature exists for.
+// test/demo-report.test.ts re-derives every printed figure from the tables independently.
+import { formatReport } from '../cli/format-report.js';
+import type { FanOutBucket, HealthReport, MigrationReport, SubagentContextReport, SubagentContextRow, WriterCounters } from '../index.js';
+import { formatRatio } from '../report/chart-data.js';
 import type { DemoHistory } from './demo-history.js';
 import type { LiveStreamResult } from './live-stream.js';
 
@@ -15,22 +17,17 @@ export interface DemoReportInput {
   live: LiveStreamResult;
   counters: WriterCounters;
   health: HealthReport | { error: string };
-  figures: DemoFigures;
+  report: SubagentContextReport;
   reusedRows: SubagentContextRow[];
-  examples: string[];
+  /** The CLI's database option for the demo's database, and a command opening it in its client. */
+  cliOption: string;
+  clientCommand: string;
   examplesNote?: string;
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
 const fixed = (n: number, digits: number) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const plural = (n: number, one: string, many = `${one}s`) => `${fmt(n)} ${n === 1 ? one : many}`;
-const BAR_WIDTH = 40;
-
-function median(sorted: readonly number[]): number {
-  if (sorted.length === 0) return 0;
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
 function section(title: string, lines: string[]): string[] {
   return ['', title, ...lines.map((l) => (l === '' ? '' : `   ${l}`))];
@@ -44,10 +41,15 @@ function migrationLines(report: MigrationReport): string[] {
   ];
 }
 
-function keyLines(keys: DemoFigures['keys']): string[] {
-  if (keys.length === 0) return ['(none: the feature has not activated — AC-24c)'];
-  const width = Math.max(...keys.map((k) => k.key.length));
-  return keys.map((k) => `${k.key.padEnd(width)}  ${k.value === '' ? "'' (nothing matched the backfill, AC-24f)" : k.value}`);
+/** The keys as the report read them (verbatim, null when absent), in key-name order. */
+function keyLines(keys: SubagentContextReport['keys']): string[] {
+  const present = (['backfill_through', 'capture_since', 'execution_since'] as const).flatMap((name) => {
+    const value = keys[name];
+    return value === null ? [] : [{ key: `subagent_context_${name}`, value }];
+  });
+  if (present.length === 0) return ['(none: the feature has not activated — AC-24c)'];
+  const width = Math.max(...present.map((k) => k.key.length));
+  return present.map((k) => `${k.key.padEnd(width)}  ${k.value === '' ? "'' (nothing matched the backfill, AC-24f)" : k.value}`);
 }
 
 function counterLine(c: WriterCounters): string {
@@ -73,54 +75,50 @@ function healthLines(health: DemoReportInput['health']): string[] {
   ];
 }
 
-function fanOutLines(rows: DemoFigures['fanOut']): string[] {
-  const turns = rows.reduce((n, r) => n + r.turns, 0);
-  const contexts = rows.reduce((n, r) => n + r.turns * r.fanOut, 0);
-  const max = Math.max(1, ...rows.map((r) => r.turns));
-  return [
-    `Fan-out per turn (${plural(turns, 'turn')} with subagents, ${plural(contexts, 'subagent row')}):`,
-    ...rows.map((r) => {
-      const bar = '█'.repeat(Math.max(1, Math.round((r.turns / max) * BAR_WIDTH)));
-      return `  ${String(r.fanOut).padStart(2)} ${(r.fanOut === 1 ? 'subagent' : 'subagents').padEnd(9)} │${bar} ${plural(r.turns, 'turn')} (${fmt(r.backfilledTurns)} backfilled)`;
-    }),
-    `the backfilled turns are the history's fan-out, recovered from message metadata; the rest came from live frames`,
-  ];
+const sumTurns = (buckets: readonly FanOutBucket[]) => buckets.reduce((n, b) => n + b.turns, 0);
+const sumSubagents = (buckets: readonly FanOutBucket[]) => buckets.reduce((n, b) => n + b.turns * b.subagents, 0);
+
+/** The report's figures as the story the feature exists for (spec § Why). */
+function storyLines(r: SubagentContextReport): string[] {
+  const { cards: c, fan_out: f, tokens: t, provenance: p } = r;
+  const lines: string[] = [];
+  if (c.sessions_per_card !== null && c.contexts_per_card !== null) {
+    lines.push(
+      `- task_sessions alone says ${formatRatio(c.sessions_per_card)} session per card; with the ${plural(c.subagent_contexts, 'subagent context')} the store records, a card's work ran in ${formatRatio(c.contexts_per_card)} contexts (${fmt(c.tasks_with_subagents)} of ${plural(c.tasks, 'card')} fanned out).`,
+    );
+  }
+  if (f.known_from !== null) {
+    lines.push(`- known fan-out: ${plural(sumTurns(f.known), 'turn')} (${plural(sumSubagents(f.known), 'subagent')}) whose first subagent came at or after ${f.known_from_key} (${f.known_from}).`);
+  }
+  const unknownTurns = sumTurns(f.unknown);
+  if (unknownTurns > 0) {
+    // The history's most frequent fan-out above one subagent (the spec's sample: 3, in 42 turns).
+    const wide = f.unknown.filter((b) => b.subagents > 1).sort((a, b) => b.turns - a.turns || a.subagents - b.subagents)[0];
+    lines.push(
+      `- unknown fan-out: ${plural(unknownTurns, 'turn')} (${plural(sumSubagents(f.unknown), 'subagent')}) began ${f.known_from === null ? 'on a store without a fan-out boundary' : 'before it'}, lower bounds recovered from message history${wide ? `; beyond one subagent, most often ${fmt(wide.subagents)} per turn (${plural(wide.turns, 'turn')})` : ''}.`,
+    );
+  }
+  if (t.measured > 0 && t.unmeasured > 0 && t.mean_tokens !== null) {
+    const zeroFilled = t.total_tokens / t.settled;
+    lines.push(
+      `- read as 0, the ${plural(t.unmeasured, 'unmeasured subagent')} would pull the mean from ${fmt(t.mean_tokens)} to ${fmt(zeroFilled)} tokens per settled subagent: ${fixed(t.mean_tokens / zeroFilled, 1)}× too low.`,
+    );
+  }
+  lines.push(`- ${plural(p.live, 'live row')} and ${plural(p.backfill, 'backfilled row')}: the report keeps the two provenances apart (tokens by source), as AC-25 asks.`);
+  return lines;
 }
 
-function cardLines(cards: DemoFigures['cards']): string[] {
-  const sessions = cards.map((c) => c.sessions).sort((a, b) => a - b);
-  const contexts = cards.map((c) => c.subagentContexts).sort((a, b) => a - b);
-  const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+/** Commands that read the demo's database again, with the CLI or the database's own client. */
+function exampleLines(input: DemoReportInput): string[] {
+  const report = `npx subagent-context report ${input.cliOption}`;
+  const captureSince = input.report.keys.capture_since;
   return [
-    `Sessions per card vs subagent contexts per card (${plural(cards.length, 'card')}):`,
-    `  sessions per card           mean ${fixed(mean(sessions), 2)} · min ${sessions[0] ?? 0} · max ${sessions.at(-1) ?? 0}`,
-    `  subagent contexts per card  mean ${fixed(mean(contexts), 2)} · median ${median(contexts)} · max ${contexts.at(-1) ?? 0} · ${contexts.filter((n) => n > 0).length} of ${cards.length} cards fanned out`,
-  ];
-}
-
-function tokenLines(settled: DemoFigures['settled']): string[] {
-  const measured = settled.flatMap((r) => (r.totalTokens === null ? [] : [r.totalTokens])).sort((a, b) => a - b);
-  const unmeasured = settled.filter((r) => r.totalTokens === null);
-  const byStatus = new Map<string, number>();
-  for (const r of unmeasured) byStatus.set(r.agentStatus ?? '(no status)', (byStatus.get(r.agentStatus ?? '(no status)') ?? 0) + 1);
-  const sum = measured.reduce((a, b) => a + b, 0);
-  const mean = measured.length ? sum / measured.length : 0;
-  const zeroFilled = settled.length ? sum / settled.length : 0;
-  const breakdown = [...byStatus].sort((a, b) => b[1] - a[1]).map(([status, n]) => `${fmt(n)} ${status}`).join(', ');
-  return [
-    `Tokens per completed subagent (${plural(settled.length, 'settled row')}):`,
-    `  measured  ${plural(measured.length, 'row')} · mean ${fmt(mean)} · median ${fmt(median(measured))} · max ${fmt(measured.at(-1) ?? 0)} tokens`,
-    `  excluded  ${plural(unmeasured.length, 'row')} reported no usage (total_tokens NULL, never 0)${breakdown ? `: ${breakdown}` : ''}`,
-    ...(measured.length && unmeasured.length
-      ? [`  had those been stored as 0, the mean would read ${fmt(zeroFilled)} — ${fixed(mean / zeroFilled, 1)}× too low`]
-      : []),
-  ];
-}
-
-function provenanceLines(rows: DemoFigures['provenance']): string[] {
-  return [
-    'Provenance (AC-25: disclose the split before comparing):',
-    ...rows.map((r) => `  ${r.source.padEnd(8)} ${fmt(r.rows).padStart(5)} rows · ${fmt(r.realExecution)} with a real execution id · ${fmt(r.settled)} settled · ${fmt(r.measured)} measured`),
+    `${report} --html subagent-context-demo.html   # the same report as a page with charts`,
+    ...(captureSince ? [`${report} --since ${captureSince}   # only what was observed since capture began`] : []),
+    `${report} --json`,
+    `npx subagent-context health ${input.cliOption}`,
+    `${input.clientCommand}   # the tables themselves: task_session_subagents, kandev_meta`,
+    ...(input.examplesNote ? [input.examplesNote] : []),
   ];
 }
 
@@ -134,22 +132,19 @@ export function renderDemoReport(input: DemoReportInput): string {
     `${fmt(h.subagentMessages)} subagent launches in ${h.sessionsWithSubagents} sessions and ${h.subagentTurns} turns — ${s.async_launched} async_launched, ${s.completed} completed, ${s.started} started, ${s.absent} without a status;`,
     `${h.malformedMetadata} messages whose metadata is malformed ('', 'null', '{broken').`,
     ...section(`1. runMigrations() — the upgrade boots at ${input.upgradeAt} (simulated clock)`, migrationLines(input.migration)),
-    ...section('2. Activation keys (kandev_meta)', keyLines(input.figures.keys)),
+    ...section('2. Activation keys (kandev_meta)', keyLines(input.report.keys)),
     ...section(
       `3. Live stream: ${plural(input.live.frames, 'frame')} as an orchestrator delivers them (${input.live.burstFrames} in one recordFrames burst)`,
       [...input.live.notes.map((n) => `- ${n}`), counterLine(input.counters), ...reusedLines(input)],
     ),
     ...section('4. checkHealth()', healthLines(input.health)),
-    ...section('5. What the store now answers', [
-      ...fanOutLines(input.figures.fanOut),
+    ...section('5. store.report() — what the store now answers (`subagent-context report` prints the same)', [
+      ...formatReport(input.report, input.where).trimEnd().split('\n'),
       '',
-      ...cardLines(input.figures.cards),
-      '',
-      ...tokenLines(input.figures.settled),
-      '',
-      ...provenanceLines(input.figures.provenance),
+      'What the figures say:',
+      ...storyLines(input.report),
     ]),
-    ...section('6. Query it yourself — the database stays where it is:', [...input.examples, ...(input.examplesNote ? [input.examplesNote] : [])]),
+    ...section('6. Look at it yourself — the database stays where it is:', exampleLines(input)),
     '',
   ];
   return lines.join('\n');

@@ -2,22 +2,12 @@
 // SQLite. It needs a database without the host tables — it never writes demo rows next to a
 // real host's — and leaves its tables behind for the user to query.
 import pg from 'pg';
-import {
-  demoActivationKeys,
-  demoContextsPerCard,
-  demoExistingTables,
-  demoFanOutHistogram,
-  demoInsertMessage,
-  demoInsertSession,
-  demoProvenanceSplit,
-  demoSettledSubagentTokens,
-  demoUpdateMessageMetadata,
-} from '../../generated/postgres/demo/index.js';
+import { demoExistingTables, demoInsertMessage, demoInsertSession, demoUpdateMessageMetadata } from '../../generated/postgres/demo/index.js';
 import { hostSchema } from '../../generated/postgres/index.js';
 import { createPostgresStore } from '../index.js';
 import { formatMicros } from '../instant.js';
 import { withTransaction } from '../postgres/transaction.js';
-import { DemoRefusal, printableStatement, shellQuoted, toNullableNumber, toNumber, type DemoDatabase, demoMessageParams } from './demo-database.js';
+import { DemoRefusal, shellQuoted, type DemoDatabase, demoMessageParams } from './demo-database.js';
 import type { HostMessage } from './host-rows.js';
 
 /** The URL without its password, for printing. */
@@ -29,12 +19,6 @@ function redacted(url: string): string {
   } catch {
     return 'the given PostgreSQL URL';
   }
-}
-
-/** A pgtyped statement's SQL text (the IR is private in the runtime's types, public at run time). */
-function statementOf(query: unknown): string | null {
-  const ir = (query as { queryIR?: { statement?: unknown } }).queryIR;
-  return typeof ir?.statement === 'string' ? ir.statement : null;
 }
 
 export async function openPostgresDemoDatabase(url: string): Promise<DemoDatabase> {
@@ -53,6 +37,8 @@ export async function openPostgresDemoDatabase(url: string): Promise<DemoDatabas
   return {
     dialect: 'postgres',
     where: `PostgreSQL ${redacted(url)}`,
+    cliOption: `--postgres ${shellQuoted(redacted(url))}`,
+    clientCommand: `psql ${shellQuoted(redacted(url))}`,
     store: (options) => createPostgresStore(pool, options),
     async createHostTables() {
       for (const script of hostSchema) await pool.query(script.sql);
@@ -71,28 +57,6 @@ export async function openPostgresDemoDatabase(url: string): Promise<DemoDatabas
     },
     async updateMessageMetadata(id, metadata, updatedAtNs) {
       await demoUpdateMessageMetadata.run({ id, metadata, updatedAt: formatMicros(updatedAtNs) }, pool);
-    },
-    async readFigures() {
-      const [fanOut, cards, settled, provenance, keys] = await Promise.all([
-        demoFanOutHistogram.run(undefined, pool),
-        demoContextsPerCard.run(undefined, pool),
-        demoSettledSubagentTokens.run(undefined, pool),
-        demoProvenanceSplit.run(undefined, pool),
-        demoActivationKeys.run(undefined, pool),
-      ]);
-      return {
-        fanOut: fanOut.map((r) => ({ fanOut: toNumber(r.fan_out), turns: toNumber(r.turns), backfilledTurns: toNumber(r.backfilled_turns) })),
-        cards: cards.map((r) => ({ taskId: r.task_id, sessions: toNumber(r.sessions), subagentContexts: toNumber(r.subagent_contexts) })),
-        settled: settled.map((r) => ({ agentStatus: r.agent_status, totalTokens: toNullableNumber(r.total_tokens), source: r.source })),
-        provenance: provenance.map((r) => ({ source: r.source, rows: toNumber(r.rows), realExecution: toNumber(r.real_execution), settled: toNumber(r.settled), measured: toNumber(r.measured) })),
-        keys: keys.map((r) => ({ key: r.key, value: r.value })),
-      };
-    },
-    queryExamples() {
-      return [demoFanOutHistogram, demoProvenanceSplit, demoActivationKeys].flatMap((q) => {
-        const sql = statementOf(q);
-        return sql ? [`psql ${shellQuoted(redacted(url))} -c ${shellQuoted(printableStatement(sql))}`] : [];
-      });
     },
     async close() {
       await pool.end();

@@ -2,8 +2,9 @@
 // Seeds a host history reproducing the spec's sampled store, runs the upgrade
 // (runMigrations: the backfill and activation keys), streams live frames the way an
 // orchestrator would, then prints the migration report, the keys, the counters, the
-// health report and the measurements the feature exists for. Deterministic (seeded data,
-// simulated clock); only the step timings vary between runs.
+// health report and the measurements the feature exists for, read through store.report()
+// like any consumer would. Deterministic (seeded data, simulated clock); only the step
+// timings vary between runs.
 import type { DatabaseTarget } from '../cli/database.js';
 import { toError } from '../errors.js';
 import { formatKeyInstant } from '../instant.js';
@@ -66,7 +67,7 @@ export async function runDemo(database: DemoDatabase, out: (text: string) => voi
     } catch (err) {
       health = { error: toError(err).message };
     }
-    const figures = await database.readFigures();
+    const report = await store.report();
     const reusedRows = (await store.listBySession(live.reused.sessionId)).filter((r) => r.tool_call_id === live.reused.toolCallId);
 
     write(
@@ -78,9 +79,10 @@ export async function runDemo(database: DemoDatabase, out: (text: string) => voi
         live,
         counters,
         health,
-        figures,
+        report,
         reusedRows,
-        examples: database.queryExamples(),
+        cliOption: database.cliOption,
+        clientCommand: database.clientCommand,
         examplesNote: database.dialect === 'postgres' ? '(the password is hidden above: substitute your own URL)' : undefined,
       }),
     );

@@ -4,21 +4,11 @@
 import Database from 'better-sqlite3';
 import { existsSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import {
-  demoActivationKeys,
-  demoContextsPerCard,
-  demoExistingTables,
-  demoFanOutHistogram,
-  demoInsertMessage,
-  demoInsertSession,
-  demoProvenanceSplit,
-  demoSettledSubagentTokens,
-  demoUpdateMessageMetadata,
-} from '../../generated/sqlite/demo/index.js';
+import { demoExistingTables, demoInsertMessage, demoInsertSession, demoUpdateMessageMetadata } from '../../generated/sqlite/demo/index.js';
 import { hostSchema } from '../../generated/sqlite/index.js';
 import { createSqliteStore } from '../index.js';
 import { withImmediateTransaction } from '../sqlite/transaction.js';
-import { DemoRefusal, printableStatement, shellQuoted, toNullableNumber, toNumber, type DemoDatabase, demoMessageParams } from './demo-database.js';
+import { DemoRefusal, shellQuoted, type DemoDatabase, demoMessageParams } from './demo-database.js';
 import { goDriverTimestamp, type HostMessage } from './host-rows.js';
 
 /** 'SCDM' — marks a SQLite file as made by this demo. */
@@ -54,6 +44,8 @@ export function openSqliteDemoDatabase(path: string): DemoDatabase {
   return {
     dialect: 'sqlite',
     where: `SQLite file ${file}`,
+    cliOption: `--sqlite ${shellQuoted(file)}`,
+    clientCommand: `sqlite3 ${shellQuoted(file)}`,
     store: (options) => createSqliteStore(db, options),
     async createHostTables() {
       for (const script of hostSchema) db.exec(script.sql);
@@ -72,25 +64,6 @@ export function openSqliteDemoDatabase(path: string): DemoDatabase {
     },
     async updateMessageMetadata(id, metadata, updatedAtNs) {
       demoUpdateMessageMetadata.run({ id, metadata, updatedAt: goDriverTimestamp(updatedAtNs) }, db);
-    },
-    async readFigures() {
-      return {
-        fanOut: demoFanOutHistogram.all({}, db).map((r) => ({ fanOut: toNumber(r.fan_out), turns: toNumber(r.turns), backfilledTurns: toNumber(r.backfilled_turns) })),
-        cards: demoContextsPerCard.all({}, db).map((r) => ({ taskId: r.task_id, sessions: toNumber(r.sessions), subagentContexts: toNumber(r.subagent_contexts) })),
-        settled: demoSettledSubagentTokens.all({}, db).map((r) => ({ agentStatus: r.agent_status, totalTokens: toNullableNumber(r.total_tokens), source: r.source })),
-        provenance: demoProvenanceSplit.all({}, db).map((r) => ({
-          source: r.source,
-          rows: toNumber(r.rows),
-          realExecution: toNumber(r.real_execution),
-          settled: toNumber(r.settled),
-          measured: toNumber(r.measured),
-        })),
-        keys: demoActivationKeys.all({}, db).map((r) => ({ key: r.key, value: r.value })),
-      };
-    },
-    queryExamples() {
-      const run = (sql: string) => `sqlite3 -header -column ${shellQuoted(file)} ${shellQuoted(printableStatement(sql))}`;
-      return [run(demoFanOutHistogram.sql), run(demoProvenanceSplit.sql), run(demoActivationKeys.sql)];
     },
     async close() {
       db.close();
