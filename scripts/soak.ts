@@ -127,7 +127,7 @@ async function soak(dialect: 'sqlite' | 'postgres', host: Host): Promise<boolean
     `${dialect}: ${FRAMES} frames over ${nextSubagent} subagents in ${seconds.toFixed(1)} s (${Math.round(FRAMES / seconds)} frames/s), ` +
       `${samples.length} health checks all shortfall 0: ${ok}; persisted ${c.persisted}/${c.attempted}; ` +
       `heap ${warm[0]?.heapMb.toFixed(1)} -> ${warm.at(-1)?.heapMb.toFixed(1)} MB (${heapGrowth >= 0 ? '+' : ''}${heapGrowth.toFixed(1)}), ` +
-      `rss ${warm[0]?.rssMb.toFixed(0)} -> ${warm.at(-1)?.rssMb.toFixed(0)} MB after warm-up`,
+      `rss ${warm[0]?.rssMb.toFixed(0)} -> ${warm.at(-1)?.rssMb.toFixed(0)} MB (${rssGrowth >= 0 ? '+' : ''}${rssGrowth.toFixed(0)}) after warm-up`,
   );
   return ok && Math.abs(heapGrowth) < 32;
 }

@@ -151,18 +151,18 @@ describe('codegen', () => {
     expect(sqliteModules).toContain(join('demo', 'demo_insert_session.queries.ts'));
     for (const f of sqliteModules) expect(readFileSync(join('generated/sqlite', f), 'utf8'), f).not.toMatch(anyType);
     const list = readFileSync('generated/sqlite/list_subagent_contexts_by_session.queries.ts', 'utf8');
-    expect(list).toMatch(/\n  task_id: string;\n/); // NOT NULL column
-    expect(list).toMatch(/\n  turn_id: string \| null;\n/); // nullable column
-    expect(list).toMatch(/\n  total_tokens: bigint \| null;\n/);
-    expect(list).toMatch(/\n  observed_at: string;\n/); // expression with a "!::string" hint
-    expect(list).toMatch(/\n  settled_at: string \| null;\n/); // expression with a "?::string" hint
-    expect(list).toMatch(/\n  total_tokens: bigint \| null;\n/);
+    expect(list).toMatch(/\n {2}task_id: string;\n/); // NOT NULL column
+    expect(list).toMatch(/\n {2}turn_id: string \| null;\n/); // nullable column
+    expect(list).toMatch(/\n {2}total_tokens: bigint \| null;\n/);
+    expect(list).toMatch(/\n {2}observed_at: string;\n/); // expression with a "!::string" hint
+    expect(list).toMatch(/\n {2}settled_at: string \| null;\n/); // expression with a "?::string" hint
+    expect(list).toMatch(/\n {2}total_tokens: bigint \| null;\n/);
   });
 
   it('types an expression column by its alias type hint and strips the hint from the SQL', () => {
     const shortfall = readFileSync('generated/sqlite/count_shortfall_since_capture.queries.ts', 'utf8');
     expect(readFileSync('queries/sqlite/count_shortfall_since_capture.sql', 'utf8')).toContain('AS "shortfall!::bigint"');
-    expect(shortfall).toMatch(/\n  shortfall: bigint;\n/);
+    expect(shortfall).toMatch(/\n {2}shortfall: bigint;\n/);
     expect(shortfall).toContain('SELECT COUNT(*) AS \\"shortfall\\" FROM'); // the SQL sent to SQLite, hint stripped
     // On a copy: a hint on a plain column overrides its declared type, and `?` its nullability.
     const run = codegenWith((root) => {
@@ -172,9 +172,9 @@ describe('codegen', () => {
       writeFileSync(f, text.replace('m.value', 'm.value AS "value?::Buffer"'));
     }, join('sqlite', 'read_meta_key.queries.ts'));
     expect(run.status, run.output).toBe(0);
-    expect(run.module).toMatch(/\n  value: Buffer \| null;\n/);
+    expect(run.module).toMatch(/\n {2}value: Buffer \| null;\n/);
     expect(run.module).toContain('m.value AS \\"value\\"');
-    expect(readFileSync('generated/sqlite/read_meta_key.queries.ts', 'utf8')).toMatch(/\n  value: string;\n/); // the control
+    expect(readFileSync('generated/sqlite/read_meta_key.queries.ts', 'utf8')).toMatch(/\n {2}value: string;\n/); // the control
   }, 60_000);
 
   it('exits non-zero on an unknown type hint, naming the query and the column', () => {

@@ -77,7 +77,7 @@ function printed(text: string, pattern: RegExp): RegExpMatchArray {
 }
 
 /** metadata as every statement of the package reads it: NULL, '', 'null', invalid → {}. */
-function metadataOf(text: unknown): Record<string, any> {
+function metadataOf(text: unknown): Record<string, unknown> {
   if (typeof text !== 'string') return {};
   try {
     const value = JSON.parse(text);
@@ -444,7 +444,7 @@ describeBothDialects('demo', (dialect) => {
     const accounted = new Set<string>();
     for (const m of messages) {
       const meta = metadataOf(m.metadata);
-      if (meta.normalized?.kind !== 'subagent_task' || parseInstant(m.at)! < since) continue;
+      if ((meta.normalized as { kind?: unknown } | undefined)?.kind !== 'subagent_task' || parseInstant(m.at)! < since) continue;
       const key = `${m.task_session_id}:${meta.tool_call_id}`;
       accounted.add(key);
       if (m.task_session_id && m.task_id && meta.tool_call_id) expected.add(key);

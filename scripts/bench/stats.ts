@@ -17,12 +17,6 @@ export function msSince(start: bigint): number {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
-export async function timed<T>(fn: () => Promise<T> | T): Promise<{ ms: number; value: T }> {
-  const start = process.hrtime.bigint();
-  const value = await fn();
-  return { ms: msSince(start), value };
-}
-
 export const fmtInt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
 export const fmtMs = (n: number) => (!Number.isFinite(n) ? 'n/a' : n >= 100 ? `${fmtInt(n)} ms` : n >= 1 ? `${n.toFixed(1)} ms` : `${(n * 1000).toFixed(0)} µs`);
 export const fmtRatio = (n: number) => (Number.isFinite(n) ? `${n.toFixed(2)}×` : 'n/a');

@@ -216,8 +216,13 @@ async function main(): Promise<void> {
           await target.setCaptureSince(which === 'recent' ? recent : start);
           let verdict = '';
           const ms = await timeMs(async () => (verdict = (await store.checkHealth()).verdict));
-          if (which === 'recent') h.recentMs.push(ms), (h.recentVerdict = verdict);
-          else h.fullMs.push(ms), (h.fullVerdict = verdict);
+          if (which === 'recent') {
+            h.recentMs.push(ms);
+            h.recentVerdict = verdict;
+          } else {
+            h.fullMs.push(ms);
+            h.fullVerdict = verdict;
+          }
         }
       }
       out.health = h;

@@ -99,7 +99,10 @@ export async function startEmbeddedPostgres(options: StartOptions = {}): Promise
   const dataDir = join(dataParent, 'data');
   const pwFile = join(dataParent, 'pwfile');
   writeFileSync(pwFile, `${PASSWORD}\n`);
-  if (runAs) chownSync(dataParent, runAs.uid, runAs.gid), chownSync(pwFile, runAs.uid, runAs.gid);
+  if (runAs) {
+    chownSync(dataParent, runAs.uid, runAs.gid);
+    chownSync(pwFile, runAs.uid, runAs.gid);
+  }
   const env = { ...process.env, LC_ALL: 'C', LANG: 'C' };
 
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {

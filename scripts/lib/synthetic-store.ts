@@ -172,7 +172,10 @@ export function progressBar(label: string, total: number): { update(done: number
         process.stderr.write(`\r${line(done)}`);
       } else {
         const decile = Math.floor((done / total) * 10);
-        if (decile !== lastDecile && decile < 10) (lastDecile = decile), process.stderr.write(`${line(done)}\n`);
+        if (decile !== lastDecile && decile < 10) {
+          lastDecile = decile;
+          process.stderr.write(`${line(done)}\n`);
+        }
       }
     },
     finish(note = '') {
