@@ -21,7 +21,7 @@ export interface ICountShortfallSinceCaptureQuery {
   result: ICountShortfallSinceCaptureResult;
 }
 
-const countShortfallSinceCaptureIR: any = {"usedParamSet":{"since":true,"sinceFloor":true},"params":[{"name":"since","required":true,"transform":{"type":"scalar"},"locs":[{"a":817,"b":823},{"a":1817,"b":1823}]},{"name":"sinceFloor","required":true,"transform":{"type":"scalar"},"locs":[{"a":861,"b":872},{"a":1867,"b":1878}]}],"statement":"WITH msg AS (\n  SELECT m.task_session_id, m.task_id, m.created_at,\n                                            \n         (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'\n                 OR strpos(m.metadata, 'subagent_task') = 0\n                 OR NOT subagent_context_is_json(m.metadata)\n               THEN '{}' ELSE m.metadata END)::jsonb AS meta\n    FROM task_session_messages AS m\n), expected AS (\n  SELECT msg.task_session_id, msg.task_id, msg.created_at,\n         msg.meta #>> '{normalized,kind}' AS kind,\n         jsonb_typeof(msg.meta -> 'tool_call_id') AS tool_call_id_type,\n         msg.meta ->> 'tool_call_id' AS tool_call_id\n    FROM msg\n)\nSELECT COUNT(*) AS \"shortfall!\" FROM (\n  SELECT DISTINCT e.task_session_id, e.tool_call_id\n    FROM expected AS e\n   WHERE e.created_at >= :since!::timestamp\n     AND e.created_at >= :sinceFloor!::timestamp\n     AND e.kind = 'subagent_task'\n     -- AC-2 / AC-21a: the shortfall side excludes exactly what the writer and the backfill\n     -- skip — an id that is not recordable (src/identity.ts: not a JSON string, empty, or\n     -- beyond the indexable length) — so a correctly skipped frame is not a permanent false\n     -- alarm. The excess side deliberately does NOT carry this filter (AC-28, revision 4).\n     AND                                        (octet_length(NULLIF(e.task_session_id, '')) <= 512)\n     AND                                (octet_length(NULLIF(e.task_id, '')) <= 512)\n     AND e.tool_call_id_type = 'string'\n     AND                                     (octet_length(NULLIF(e.tool_call_id, '')) <= 512)\n     AND NOT EXISTS (\n       SELECT 1\n         FROM task_session_subagents AS s\n        WHERE s.task_session_id = e.task_session_id\n          AND s.tool_call_id = e.tool_call_id\n          AND s.observed_at >= :since!::timestamp\n          AND s.observed_at >= :sinceFloor!::timestamp)\n) AS shortfall"};
+const countShortfallSinceCaptureIR: any = {"usedParamSet":{"since":true,"sinceFloor":true},"params":[{"name":"since","required":true,"transform":{"type":"scalar"},"locs":[{"a":821,"b":827},{"a":1862,"b":1868}]},{"name":"sinceFloor","required":true,"transform":{"type":"scalar"},"locs":[{"a":865,"b":876},{"a":1912,"b":1923}]}],"statement":"WITH msg AS (\n  SELECT m.task_session_id, m.task_id, m.created_at,\n                                            \n         (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'\n                 OR strpos(m.metadata, 'subagent_task') = 0\n                 OR NOT subagent_context_is_json(m.metadata)\n               THEN '{}' ELSE m.metadata END)::jsonb AS meta\n    FROM task_session_messages AS m\n), expected AS (\n  SELECT msg.task_session_id, msg.task_id, msg.created_at,\n         msg.meta #>> '{normalized,kind}' AS kind,\n         jsonb_path_query_first(msg.meta, 'strict $.tool_call_id ? (@.type() == \"string\")', '{}', true) #>> '{}' AS tool_call_id\n    FROM msg\n)\nSELECT COUNT(*) AS \"shortfall!\" FROM (\n  SELECT DISTINCT e.task_session_id, e.tool_call_id\n    FROM expected AS e\n   WHERE e.created_at >= :since!::timestamp\n     AND e.created_at >= :sinceFloor!::timestamp\n     AND e.kind = 'subagent_task'\n     -- AC-2 / AC-21a: the shortfall side excludes exactly what the writer and the backfill\n     -- skip — an id that is not recordable (src/identity.ts: not a JSON string, empty, or\n     -- beyond the indexable length) — so a correctly skipped frame is not a permanent false\n     -- alarm. The excess side deliberately does NOT carry this filter (AC-28, revision 4).\n     AND                                        (NULLIF(octet_length(NULLIF(e.task_session_id, '')) <= 512, false) IS NOT NULL)\n     AND                                (NULLIF(octet_length(NULLIF(e.task_id, '')) <= 512, false) IS NOT NULL)\n     AND                                     (NULLIF(octet_length(NULLIF(e.tool_call_id, '')) <= 512, false) IS NOT NULL)\n     AND NOT EXISTS (\n       SELECT 1\n         FROM task_session_subagents AS s\n        WHERE s.task_session_id = e.task_session_id\n          AND s.tool_call_id = e.tool_call_id\n          AND s.observed_at >= :since!::timestamp\n          AND s.observed_at >= :sinceFloor!::timestamp)\n) AS shortfall"};
 
 /**
  * Query generated from SQL:
@@ -37,8 +37,7 @@ const countShortfallSinceCaptureIR: any = {"usedParamSet":{"since":true,"sinceFl
  * ), expected AS (
  *   SELECT msg.task_session_id, msg.task_id, msg.created_at,
  *          msg.meta #>> '{normalized,kind}' AS kind,
- *          jsonb_typeof(msg.meta -> 'tool_call_id') AS tool_call_id_type,
- *          msg.meta ->> 'tool_call_id' AS tool_call_id
+ *          jsonb_path_query_first(msg.meta, 'strict $.tool_call_id ? (@.type() == "string")', '{}', true) #>> '{}' AS tool_call_id
  *     FROM msg
  * )
  * SELECT COUNT(*) AS "shortfall!" FROM (
@@ -51,10 +50,9 @@ const countShortfallSinceCaptureIR: any = {"usedParamSet":{"since":true,"sinceFl
  *      -- skip — an id that is not recordable (src/identity.ts: not a JSON string, empty, or
  *      -- beyond the indexable length) — so a correctly skipped frame is not a permanent false
  *      -- alarm. The excess side deliberately does NOT carry this filter (AC-28, revision 4).
- *      AND                                        (octet_length(NULLIF(e.task_session_id, '')) <= 512)
- *      AND                                (octet_length(NULLIF(e.task_id, '')) <= 512)
- *      AND e.tool_call_id_type = 'string'
- *      AND                                     (octet_length(NULLIF(e.tool_call_id, '')) <= 512)
+ *      AND                                        (NULLIF(octet_length(NULLIF(e.task_session_id, '')) <= 512, false) IS NOT NULL)
+ *      AND                                (NULLIF(octet_length(NULLIF(e.task_id, '')) <= 512, false) IS NOT NULL)
+ *      AND                                     (NULLIF(octet_length(NULLIF(e.tool_call_id, '')) <= 512, false) IS NOT NULL)
  *      AND NOT EXISTS (
  *        SELECT 1
  *          FROM task_session_subagents AS s

@@ -46,7 +46,7 @@ WITH candidate AS (
   SELECT c.id, c.task_session_id, c.task_id, c.created_at, c.updated_at,
          -- AC-21: the message's own column; as on the live path, a turn id that is not
          -- recordable ('' or beyond the indexable length, src/identity.ts) is NULL.
-         CASE WHEN /* recordable_id(c.turn_id) */ (octet_length(NULLIF(c.turn_id, '')) <= 512) THEN c.turn_id END AS turn_id,
+         CASE WHEN /* recordable_id(c.turn_id) */ (NULLIF(octet_length(NULLIF(c.turn_id, '')) <= 512, false) IS NOT NULL) THEN c.turn_id END AS turn_id,
          c.meta #> '{normalized,kind}' AS kind,
          CASE WHEN jsonb_typeof(c.meta -> 'tool_call_id') = 'string'
               THEN c.meta ->> 'tool_call_id' END AS tool_call_id,                -- a JSON string only (AC-21a)
@@ -100,9 +100,9 @@ WITH candidate AS (
   SELECT p.*
     FROM parsed AS p
    WHERE p.kind = '"subagent_task"'::jsonb
-     AND /* recordable_id(p.task_session_id) */ (octet_length(NULLIF(p.task_session_id, '')) <= 512)
-     AND /* recordable_id(p.task_id) */ (octet_length(NULLIF(p.task_id, '')) <= 512)
-     AND /* recordable_id(p.tool_call_id) */ (octet_length(NULLIF(p.tool_call_id, '')) <= 512)
+     AND /* recordable_id(p.task_session_id) */ (NULLIF(octet_length(NULLIF(p.task_session_id, '')) <= 512, false) IS NOT NULL)
+     AND /* recordable_id(p.task_id) */ (NULLIF(octet_length(NULLIF(p.task_id, '')) <= 512, false) IS NOT NULL)
+     AND /* recordable_id(p.tool_call_id) */ (NULLIF(octet_length(NULLIF(p.tool_call_id, '')) <= 512, false) IS NOT NULL)
      AND p.created_at IS NOT NULL
 ), ranked AS (
   -- AC-21b: one row per (session, tool_call_id), from the message with the newest

@@ -12,12 +12,19 @@
  * `msg` is AC-23b's normalization (revision 4): NULL, '', 'null' and any text that is not
  * valid JSON (subagent_context_is_json, schema/postgres/004_json_helpers.sql) read as
  * '{}', so one malformed row is a non-match, never an error that would silently disable
- * the check. `expected` names the columns the filters read. Both are inlined by the planner,
- * which substitutes the document expression at each reference to a column derived from
- * `meta`, so each is referenced as few times as possible (the recordable_id fragment reads
- * its argument once). A fence (OFFSET 0) would parse each document once, but it hides the
- * window's row count from the planner, which then picked a nested-loop anti-join that
- * rescans the window's rows per message (test/health-plans.test.ts).
+ * the check. `expected` names the columns the filters read; tool_call_id is the JSON string
+ * or NULL (a number, an array, an object is not an id), one jsonpath call.
+ *
+ * Plan: `msg` and `expected` are inlined, and the planner copies the document expression
+ * (validation and parse) to every reference of a column derived from `meta`, so each is
+ * referenced as often as the spec's own form does: kind, the identity filter, the DISTINCT
+ * key and the anti-join key, once each. The identity filter is one test per id whose default
+ * selectivity is the spec's `<> ''` (a NULL test; recordable_id in
+ * test/sql-fragment-pin.test.ts says why): with three range tests instead, the window's row
+ * estimate fell 27-fold and the planner chose a nested-loop anti-join that re-parsed a
+ * document per probed row (150 s on a 10k-subagent window that takes 1 s). A fence (OFFSET 0)
+ * would parse each document once but hides the window's size from the planner, which then
+ * chose a nested loop that rescans the window per message (test/health-plans.test.ts).
  *
  * Time (AC-24e, docs/timestamps.md): :since is the key rounded UP to the next whole
  * microsecond and bound as a TIMESTAMP, so `col >= :since` holds exactly when the column
@@ -49,8 +56,7 @@ WITH msg AS (
 ), expected AS (
   SELECT msg.task_session_id, msg.task_id, msg.created_at,
          msg.meta #>> '{normalized,kind}' AS kind,
-         jsonb_typeof(msg.meta -> 'tool_call_id') AS tool_call_id_type,
-         msg.meta ->> 'tool_call_id' AS tool_call_id
+         jsonb_path_query_first(msg.meta, 'strict $.tool_call_id ? (@.type() == "string")', '{}', true) #>> '{}' AS tool_call_id
     FROM msg
 )
 SELECT COUNT(*) AS "shortfall!" FROM (
@@ -63,10 +69,9 @@ SELECT COUNT(*) AS "shortfall!" FROM (
      -- skip — an id that is not recordable (src/identity.ts: not a JSON string, empty, or
      -- beyond the indexable length) — so a correctly skipped frame is not a permanent false
      -- alarm. The excess side deliberately does NOT carry this filter (AC-28, revision 4).
-     AND /* recordable_id(e.task_session_id) */ (octet_length(NULLIF(e.task_session_id, '')) <= 512)
-     AND /* recordable_id(e.task_id) */ (octet_length(NULLIF(e.task_id, '')) <= 512)
-     AND e.tool_call_id_type = 'string'
-     AND /* recordable_id(e.tool_call_id) */ (octet_length(NULLIF(e.tool_call_id, '')) <= 512)
+     AND /* recordable_id(e.task_session_id) */ (NULLIF(octet_length(NULLIF(e.task_session_id, '')) <= 512, false) IS NOT NULL)
+     AND /* recordable_id(e.task_id) */ (NULLIF(octet_length(NULLIF(e.task_id, '')) <= 512, false) IS NOT NULL)
+     AND /* recordable_id(e.tool_call_id) */ (NULLIF(octet_length(NULLIF(e.tool_call_id, '')) <= 512, false) IS NOT NULL)
      AND NOT EXISTS (
        SELECT 1
          FROM task_session_subagents AS s

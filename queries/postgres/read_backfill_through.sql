@@ -39,10 +39,10 @@ SELECT COALESCE((
    ) AS d
    WHERE /* subagent_prefilter(m.metadata) */ strpos(m.metadata, 'subagent_task') > 0
      AND d.meta #> '{normalized,kind}' = '"subagent_task"'::jsonb
-     AND /* recordable_id(m.task_session_id) */ (octet_length(NULLIF(m.task_session_id, '')) <= 512)
-     AND /* recordable_id(m.task_id) */ (octet_length(NULLIF(m.task_id, '')) <= 512)
+     AND /* recordable_id(m.task_session_id) */ (NULLIF(octet_length(NULLIF(m.task_session_id, '')) <= 512, false) IS NOT NULL)
+     AND /* recordable_id(m.task_id) */ (NULLIF(octet_length(NULLIF(m.task_id, '')) <= 512, false) IS NOT NULL)
      AND jsonb_typeof(d.meta -> 'tool_call_id') = 'string'
-     AND /* recordable_id(d.tool_call_id) */ (octet_length(NULLIF(d.tool_call_id, '')) <= 512)
+     AND /* recordable_id(d.tool_call_id) */ (NULLIF(octet_length(NULLIF(d.tool_call_id, '')) <= 512, false) IS NOT NULL)
      AND m.created_at IS NOT NULL
      -- A message whose session row is gone (a host that ran with foreign keys off) is skipped.
      AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = m.task_session_id)

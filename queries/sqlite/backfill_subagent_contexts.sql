@@ -43,8 +43,10 @@ WITH candidate AS (
   SELECT c.id, c.task_session_id, c.task_id,
          -- AC-21: the message's own column; as on the live path, a turn id that is not
          -- recordable ('' or beyond the indexable length, src/identity.ts) is NULL.
-         CASE WHEN /* recordable_id(c.turn_id) */ (typeof(c.turn_id) = 'text' AND octet_length(nullif(c.turn_id, '')) <= 512 AND instr(c.turn_id, char(0)) = 0
-          AND NOT replace(replace(replace(c.turn_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')
+         CASE WHEN /* recordable_id(c.turn_id) */ (typeof(c.turn_id) = 'text' AND octet_length(nullif(c.turn_id, '')) <= 512
+          AND (length(c.turn_id) = octet_length(c.turn_id)
+               OR (instr(c.turn_id, char(0)) = 0
+                   AND NOT replace(replace(replace(c.turn_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
               THEN c.turn_id END AS turn_id,
          json_type(c.meta, '$.normalized.kind') AS kind_type,
          json_extract(c.meta, '$.normalized.kind') AS kind,
@@ -76,25 +78,25 @@ WITH candidate AS (
          -- PostgreSQL backfill and the live path read it the same way). A plain integer
          -- literal is exact here; SQLite returns one beyond int64 as a REAL, hence the typeof
          -- check. A literal with a fraction or an exponent is a REAL to SQLite, rounded to a
-         -- double, so its exact value is read from the literal itself (`*_literal`, the
-         -- `literal_metric` CTEs below). Strings, fractions, booleans, 1e30 are NULL. AC-7a:
-         -- total_tokens and duration_ms of 0 are "not reported" (NULL); AC-9: a negative is
-         -- NULL; AC-8: tool_use_count 0 stays 0.
-         CASE WHEN json_type(c.meta, '$.normalized.subagent_task.total_tokens') = 'integer'
-               AND typeof(json_extract(c.meta, '$.normalized.subagent_task.total_tokens')) = 'integer'
-               AND json_extract(c.meta, '$.normalized.subagent_task.total_tokens') > 0
-              THEN json_extract(c.meta, '$.normalized.subagent_task.total_tokens') END AS total_tokens,
-         CASE WHEN json_type(c.meta, '$.normalized.subagent_task.total_tokens') = 'real' THEN c.meta -> '$.normalized.subagent_task.total_tokens' END AS total_tokens_literal,
-         CASE WHEN json_type(c.meta, '$.normalized.subagent_task.tool_use_count') = 'integer'
-               AND typeof(json_extract(c.meta, '$.normalized.subagent_task.tool_use_count')) = 'integer'
-               AND json_extract(c.meta, '$.normalized.subagent_task.tool_use_count') >= 0
-              THEN json_extract(c.meta, '$.normalized.subagent_task.tool_use_count') END AS tool_use_count,
-         CASE WHEN json_type(c.meta, '$.normalized.subagent_task.tool_use_count') = 'real' THEN c.meta -> '$.normalized.subagent_task.tool_use_count' END AS tool_use_count_literal,
-         CASE WHEN json_type(c.meta, '$.normalized.subagent_task.duration_ms') = 'integer'
-               AND typeof(json_extract(c.meta, '$.normalized.subagent_task.duration_ms')) = 'integer'
-               AND json_extract(c.meta, '$.normalized.subagent_task.duration_ms') > 0
-              THEN json_extract(c.meta, '$.normalized.subagent_task.duration_ms') END AS duration_ms,
-         CASE WHEN json_type(c.meta, '$.normalized.subagent_task.duration_ms') = 'real' THEN c.meta -> '$.normalized.subagent_task.duration_ms' END AS duration_ms_literal,
+         -- double, so such a column holds the literal's TEXT instead, and its exact value is
+         -- read from it below (the `literal_*` CTEs). Strings, fractions, booleans, 1e30 are
+         -- NULL. AC-7a: total_tokens and duration_ms of 0 are "not reported" (NULL); AC-9: a
+         -- negative is NULL; AC-8: tool_use_count 0 stays 0.
+         CASE json_type(c.meta, '$.normalized.subagent_task.total_tokens')
+           WHEN 'integer' THEN CASE WHEN typeof(json_extract(c.meta, '$.normalized.subagent_task.total_tokens')) = 'integer'
+                                     AND json_extract(c.meta, '$.normalized.subagent_task.total_tokens') > 0
+                                    THEN json_extract(c.meta, '$.normalized.subagent_task.total_tokens') END
+           WHEN 'real' THEN c.meta -> '$.normalized.subagent_task.total_tokens' END AS total_tokens,
+         CASE json_type(c.meta, '$.normalized.subagent_task.tool_use_count')
+           WHEN 'integer' THEN CASE WHEN typeof(json_extract(c.meta, '$.normalized.subagent_task.tool_use_count')) = 'integer'
+                                     AND json_extract(c.meta, '$.normalized.subagent_task.tool_use_count') >= 0
+                                    THEN json_extract(c.meta, '$.normalized.subagent_task.tool_use_count') END
+           WHEN 'real' THEN c.meta -> '$.normalized.subagent_task.tool_use_count' END AS tool_use_count,
+         CASE json_type(c.meta, '$.normalized.subagent_task.duration_ms')
+           WHEN 'integer' THEN CASE WHEN typeof(json_extract(c.meta, '$.normalized.subagent_task.duration_ms')) = 'integer'
+                                     AND json_extract(c.meta, '$.normalized.subagent_task.duration_ms') > 0
+                                    THEN json_extract(c.meta, '$.normalized.subagent_task.duration_ms') END
+           WHEN 'real' THEN c.meta -> '$.normalized.subagent_task.duration_ms' END AS duration_ms,
          -- Host timestamps in any Go-driver form, brought to utc9 (docs/timestamps.md): the
          -- instant, never the raw text, orders and is written. NULL when unparseable.
          /* utc9(c.created_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(c.created_at, 1, 19) || ltrim(substr(c.created_at, 20), '.0123456789')) || '.' || substr(substr(c.created_at, 21, max(length(c.created_at) - 20 - length(ltrim(substr(c.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) AS created_utc9,
@@ -107,12 +109,18 @@ WITH candidate AS (
   SELECT p.*
     FROM parsed AS p
    WHERE p.kind_type = 'text' AND p.kind = 'subagent_task'
-     AND /* recordable_id(p.task_session_id) */ (typeof(p.task_session_id) = 'text' AND octet_length(nullif(p.task_session_id, '')) <= 512 AND instr(p.task_session_id, char(0)) = 0
-          AND NOT replace(replace(replace(p.task_session_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')
-     AND /* recordable_id(p.task_id) */ (typeof(p.task_id) = 'text' AND octet_length(nullif(p.task_id, '')) <= 512 AND instr(p.task_id, char(0)) = 0
-          AND NOT replace(replace(replace(p.task_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')
-     AND /* recordable_id(p.tool_call_id) */ (typeof(p.tool_call_id) = 'text' AND octet_length(nullif(p.tool_call_id, '')) <= 512 AND instr(p.tool_call_id, char(0)) = 0
-          AND NOT replace(replace(replace(p.tool_call_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')
+     AND /* recordable_id(p.task_session_id) */ (typeof(p.task_session_id) = 'text' AND octet_length(nullif(p.task_session_id, '')) <= 512
+          AND (length(p.task_session_id) = octet_length(p.task_session_id)
+               OR (instr(p.task_session_id, char(0)) = 0
+                   AND NOT replace(replace(replace(p.task_session_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
+     AND /* recordable_id(p.task_id) */ (typeof(p.task_id) = 'text' AND octet_length(nullif(p.task_id, '')) <= 512
+          AND (length(p.task_id) = octet_length(p.task_id)
+               OR (instr(p.task_id, char(0)) = 0
+                   AND NOT replace(replace(replace(p.task_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
+     AND /* recordable_id(p.tool_call_id) */ (typeof(p.tool_call_id) = 'text' AND octet_length(nullif(p.tool_call_id, '')) <= 512
+          AND (length(p.tool_call_id) = octet_length(p.tool_call_id)
+               OR (instr(p.tool_call_id, char(0)) = 0
+                   AND NOT replace(replace(replace(p.tool_call_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
      AND p.created_utc9 IS NOT NULL
      AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = p.task_session_id)
 ), ranked AS (
@@ -126,11 +134,11 @@ WITH candidate AS (
   -- A metric written with a fraction or an exponent, one row per (message, metric): rare
   -- (Go's encoder writes integers plainly), so these CTEs are usually empty. The literal is
   -- RFC 8259's -?digits[.digits][(e|E)[+-]digits] (json_valid admitted the document).
-  SELECT p.id, 'total_tokens' AS metric, p.total_tokens_literal AS literal FROM parsed AS p WHERE p.total_tokens_literal IS NOT NULL
+  SELECT p.id, 'total_tokens' AS metric, p.total_tokens AS literal FROM parsed AS p WHERE typeof(p.total_tokens) = 'text'
   UNION ALL
-  SELECT p.id, 'tool_use_count', p.tool_use_count_literal FROM parsed AS p WHERE p.tool_use_count_literal IS NOT NULL
+  SELECT p.id, 'tool_use_count', p.tool_use_count FROM parsed AS p WHERE typeof(p.tool_use_count) = 'text'
   UNION ALL
-  SELECT p.id, 'duration_ms', p.duration_ms_literal FROM parsed AS p WHERE p.duration_ms_literal IS NOT NULL
+  SELECT p.id, 'duration_ms', p.duration_ms FROM parsed AS p WHERE typeof(p.duration_ms) = 'text'
 ), literal_parts AS (
   -- value = digits × 10^(exponent − fraction_digits), digits without sign, point or leading
   -- zeros. CAST saturates an absurd exponent at the int64 bounds, which only fails the
@@ -171,11 +179,11 @@ SELECT
   r.tool_call_id, r.parent_tool_call_id, r.subagent_type, r.description, r.agent_id,
   r.child_session_id, r.model, r.agent_status, r.tool_status, r.is_async,
   -- AC-7a (0 is "not reported" for these two) and AC-8 apply to a literal's value as above.
-  CASE WHEN r.total_tokens_literal IS NULL THEN r.total_tokens
+  CASE WHEN typeof(r.total_tokens) <> 'text' THEN r.total_tokens
        ELSE (SELECT nullif(v.value, 0) FROM literal_value AS v WHERE v.id = r.id AND v.metric = 'total_tokens') END,
-  CASE WHEN r.tool_use_count_literal IS NULL THEN r.tool_use_count
+  CASE WHEN typeof(r.tool_use_count) <> 'text' THEN r.tool_use_count
        ELSE (SELECT v.value FROM literal_value AS v WHERE v.id = r.id AND v.metric = 'tool_use_count') END,
-  CASE WHEN r.duration_ms_literal IS NULL THEN r.duration_ms
+  CASE WHEN typeof(r.duration_ms) <> 'text' THEN r.duration_ms
        ELSE (SELECT nullif(v.value, 0) FROM literal_value AS v WHERE v.id = r.id AND v.metric = 'duration_ms') END,
   'backfill',                                     -- AC-21, AC-25: provenance
   -- Written in the package's fixed-width form 'YYYY-MM-DD HH:MM:SS.ffffff+00:00'.
