@@ -149,6 +149,29 @@ describeBothDialects('identity bounds', (dialect) => {
     expect(await store.checkHealth()).toMatchObject({ shortfall: 0, verdict: 'healthy' });
   });
 
+  it('NUL and lone surrogates make an id unrecordable everywhere; U+FFFD, U+FFFE and U+FFFF do not', async () => {
+    // The metadata text as a JSON writer escapes it ('\\u0000', a lone '\\ud800'): PostgreSQL's
+    // jsonb rejects such a document as a whole, SQLite's JSON functions decode it into the id.
+    const unrecordable = ['a\\u0000b', 'x\\ud800', '\\udfffy', '\\ud800\\ud800'];
+    const recordable = ['\\ufffd', 'z\\ufffe', '\\uffff', 'é\\ud83d\\ude00'];
+    const all = [...unrecordable, ...recordable];
+    for (const [i, escaped] of all.entries()) {
+      await insertMessage(db, { id: `m-h-${i}`, sessionId: 's1', taskId: 'task-1', metadata: `{"tool_call_id":"h-${escaped}","normalized":{"kind":"subagent_task","subagent_task":{}}}`, createdAt: hostTimestamp(db, T0 + BigInt(i) * SECOND) });
+    }
+    const clock = steppingClock(CLOCK_START, SECOND);
+    const store = db.store({ clock });
+    expect((await store.runMigrations()).ok).toBe(true);
+    const decode = (escaped: string) => JSON.parse(`"${escaped}"`) as string;
+    expect((await store.listBySession('s1')).map((r) => r.tool_call_id).sort()).toEqual(recordable.map((e) => `h-${decode(e)}`).sort());
+
+    for (const [i, escaped] of all.entries()) {
+      const toolCallId = `l-${decode(escaped)}`;
+      await insertMessage(db, { id: `m-l-${i}`, sessionId: 's1', taskId: 'task-1', metadata: `{"tool_call_id":"l-${escaped}","normalized":{"kind":"subagent_task","subagent_task":{}}}`, createdAt: hostTimestamp(db, clock()) });
+      expect(await store.recordFrame({ sessionId: 's1', taskId: 'task-1', toolCallId, payload: {} })).toBe(i < unrecordable.length ? 'skipped_no_identity' : 'persisted');
+    }
+    expect(await store.checkHealth()).toMatchObject({ shortfall: 0, verdict: 'healthy' });
+  });
+
   it('metrics: a JSON number whose value is an integer within int64 is that integer however it is written, the same on both dialects', async () => {
     // [literal, tool_use_count as stored (AC-8 keeps 0), total_tokens as stored (AC-7a: 0 is NULL)]
     const cases: [string, string | null, string | null][] = [
