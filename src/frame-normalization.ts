@@ -105,7 +105,7 @@ export function normalizeFrame(frame: unknown): NormalizedFrame | null {
   return {
     sessionId,
     taskId,
-    turnId: id(own(frame, 'turnId')),
+    turnId: id(own(frame, 'turnId')), // AC-2a; an unrecordable turn id (src/identity.ts) is not reported
     executionId: executionId ?? UNKNOWN_EXECUTION, // AC-31: never NULL, never ''
     toolCallId,
     parentToolCallId: text(own(frame, 'parentToolCallId')), // AC-6
