@@ -7,6 +7,10 @@
 // This runs once per frame on the hot path: the normalized frame and its parameter object
 // are the only allocations; no closures, no intermediate objects.
 import { randomUUID } from 'node:crypto';
+import { recordableExecutionId, recordableId as id, storableText as text } from './identity.js';
+
+// The identity bound lives with the one definition of a recordable id (src/identity.ts).
+export { MAX_ID_BYTES } from './identity.js';
 
 /** Dialect-neutral upsert parameters; each adapter renders them for its driver. */
 export interface UpsertInput {
@@ -42,20 +46,10 @@ export const UNKNOWN_EXECUTION = 'unknown';
 
 const INT64_MAX = 2n ** 63n - 1n;
 
-/**
- * Ids live in btree indexes (the upsert key; task_id and turn_id have their own), and a
- * PostgreSQL index entry cannot exceed ~2.7 kB while SQLite's can: an id longer than this is
- * unusable on both dialects alike rather than stored on one and rejected by the other. Real
- * ids (UUIDs, `toolu_…`) are tens of bytes.
- */
-export const MAX_ID_BYTES = 512;
-
 /** Marks a reported metric that is not a measurement; never stored. */
 const ANOMALOUS = Symbol('anomalous');
 
 const hasOwn = Object.prototype.hasOwnProperty;
-// ES2024 (Node >= 20); the project's type library is ES2022.
-const isWellFormed = (String.prototype as unknown as { isWellFormed(this: string): boolean }).isWellFormed;
 
 /**
  * Reads an own property only. Inherited keys never count, so a polluted Object.prototype
@@ -65,23 +59,6 @@ const isWellFormed = (String.prototype as unknown as { isWellFormed(this: string
 function own(obj: unknown, key: string): unknown {
   if (obj === null || typeof obj !== 'object') return undefined;
   return hasOwn.call(obj, key) ? (obj as Record<string, unknown>)[key] : undefined;
-}
-
-/**
- * Column rule: '' is stored as NULL (spec, Column-level normalization rules). A value that
- * is not a string, or that cannot be stored verbatim on both dialects — a NUL character
- * (PostgreSQL text rejects it) or a lone UTF-16 surrogate (not UTF-8) — is treated as not
- * reported, identically on both dialects, so the same frames always produce the same rows.
- */
-function text(value: unknown): string | null {
-  if (typeof value !== 'string' || value === '') return null;
-  return value.indexOf('\u0000') === -1 && isWellFormed.call(value) ? value : null;
-}
-
-/** An id (indexed) value: a storable text of at most MAX_ID_BYTES UTF-8 bytes, else not reported. */
-function id(value: unknown): string | null {
-  const s = text(value);
-  return s === null || s.length * 3 <= MAX_ID_BYTES || Buffer.byteLength(s, 'utf8') <= MAX_ID_BYTES ? s : null;
 }
 
 /**
@@ -106,8 +83,9 @@ function metric(value: unknown): bigint | null | typeof ANOMALOUS {
  * Throws only when the frame cannot be read at all (a throwing getter or proxy).
  */
 export function normalizeFrame(frame: unknown): NormalizedFrame | null {
-  // AC-2: an empty (or unusable) session, task or tool-call id skips the frame before any
-  // metric is examined; the execution id never does (AC-2 clarification, AC-31).
+  // AC-2: a session, task or tool-call id that is not recordable (src/identity.ts: empty, not a
+  // string, unstorable, or beyond the indexable length) skips the frame before any metric is
+  // examined; the execution id never does (AC-2 clarification, AC-31).
   const sessionId = id(own(frame, 'sessionId'));
   if (sessionId === null) return null;
   const taskId = id(own(frame, 'taskId'));
@@ -121,11 +99,13 @@ export function normalizeFrame(frame: unknown): NormalizedFrame | null {
   const toolUseCount = metric(own(payload, 'tool_use_count'));
   const anomalous = totalTokens === ANOMALOUS || durationMs === ANOMALOUS || toolUseCount === ANOMALOUS; // AC-9: once per frame
 
-  const executionId = id(own(frame, 'executionId'));
+  // AC-30 verbatim; beyond the length bound a digest stands in, so two long executions never
+  // share a row (AC-32); absent or unstorable -> AC-31's sentinel.
+  const executionId = recordableExecutionId(own(frame, 'executionId'));
   return {
     sessionId,
     taskId,
-    turnId: id(own(frame, 'turnId')),
+    turnId: id(own(frame, 'turnId')), // AC-2a; an unrecordable turn id (src/identity.ts) is not reported
     executionId: executionId ?? UNKNOWN_EXECUTION, // AC-31: never NULL, never ''
     toolCallId,
     parentToolCallId: text(own(frame, 'parentToolCallId')), // AC-6

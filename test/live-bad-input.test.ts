@@ -3,7 +3,7 @@
 // value), and the counters stay consistent. The wrong-type rule under test (documented in
 // src/frame-normalization.ts and docs/live-capture.md): a value of the wrong type is treated
 // as not reported; for a metric it also counts anomalous_value.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { SubagentContextRow } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
@@ -59,7 +59,13 @@ const cases: Case[] = [
   { name: '1 MB text values', input: frame({ toolCallId: 'big text', payload: { model: BIG_MODEL, description: BIG_DESCRIPTION } }), outcome: 'persisted', row: { model: BIG_MODEL, description: BIG_DESCRIPTION } },
   { name: 'a 1 MB tool call id', input: frame({ toolCallId: randomBytes(MB).toString('base64') }), outcome: 'skipped_no_identity' },
   { name: 'a 1 MB turn id', input: frame({ toolCallId: 'big turn', turnId: 't'.repeat(MB) }), outcome: 'persisted', row: { turn_id: null } },
-  { name: 'a 1 MB execution id', input: frame({ toolCallId: 'big execution', executionId: 'e'.repeat(MB) }), outcome: 'persisted', row: { agent_execution_id: 'unknown' } },
+  {
+    // Beyond the identity bound (src/identity.ts) an execution id is keyed by its digest: still its own row (AC-32).
+    name: 'a 1 MB execution id',
+    input: frame({ toolCallId: 'big execution', executionId: 'e'.repeat(MB) }),
+    outcome: 'persisted',
+    row: { agent_execution_id: `sha256:${createHash('sha256').update('e'.repeat(MB), 'utf8').digest('hex')}` },
+  },
   { name: 'NUL bytes in text', input: frame({ toolCallId: 'nul text', payload: { model: 'a\u0000b', description: '\u0000' } }), outcome: 'persisted', row: { model: null, description: null } },
   { name: 'a NUL byte in the tool call id', input: frame({ toolCallId: 'nul\u0000id' }), outcome: 'skipped_no_identity' },
   { name: 'lone surrogates', input: frame({ toolCallId: 'surrogates', payload: { model: 'x\uD800', description: '\uDC00y' } }), outcome: 'persisted', row: { model: null, description: null } },
@@ -149,7 +155,7 @@ describeBothDialects('live bad input', (dialect) => {
         skipped_no_identity: count('skipped_no_identity'),
         failed: count('failed'),
         anomalous_value: cases.filter((c) => c.anomalous).length,
-        unknown_execution: 2, // the 1 MB execution id, and the JSON frame that carries none
+        unknown_execution: 1, // the JSON frame that carries no execution id (the 1 MB one is digested, not unknown)
       });
       // Unreadable frames are logged, with bounded identity fields.
       expect(logger.lines).toHaveLength(count('failed'));

@@ -1,6 +1,9 @@
 // One home for repeated SQL (issue 10, item 4). Some expressions are written out in many
 // statements: SQLite's timestamp normal form "utc9" (docs/timestamps.md) and AC-23b's metadata
-// normalization (NULL, '', 'null', invalid JSON -> '{}', DESIGN §2) with its text prefilter.
+// normalization (NULL, '', 'null', invalid JSON -> '{}', DESIGN §2) with its text prefilter,
+// and the recordable-identity predicate (src/identity.ts), whose length literal is built here
+// from the TypeScript constant MAX_ID_BYTES: SQL cannot import it, so this pin is what keeps
+// the writer, the backfill and the health shortfall on one limit.
 // This file holds the ONE canonical text of each, per dialect, parameterized only by the
 // expression it normalizes. Every copy in queries/ is preceded by a marker naming the fragment
 // and its argument (`/* utc9(s.observed_at) */`), and this test fails, naming file and line,
@@ -31,6 +34,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { MAX_ID_BYTES } from '../src/identity.js';
 import { canonical, checkSqlFragments, type Anchor, type Fragment } from './helpers/sql-fragment-check.js';
 
 /** SQLite: utc9 (docs/timestamps.md) and AC-23b's metadata normalization. */
@@ -63,6 +67,21 @@ const SQLITE_FRAGMENTS: readonly Fragment[] = [
     name: 'subagent_prefilter',
     text: (x) => `instr(${x}, '_task') > 0`,
   },
+  {
+    // src/identity.ts's recordable id: text, non-empty, at most MAX_ID_BYTES UTF-8 bytes (in a
+    // UTF-8 database), no NUL, well-formed. nullif() so that the argument is read once per term.
+    // length() counts characters up to the first NUL, so length = octet_length holds exactly
+    // for NUL-free ASCII, the usual id, which then skips the costlier checks.
+    // SQLite's GLOB decodes a lone surrogate (as json_extract renders a '\ud800' escape), an
+    // overlong or truncated sequence, and U+FFFE/U+FFFF as U+FFFD; removing the real U+FFFD,
+    // U+FFFE and U+FFFF first leaves a U+FFFD match only where the text is not well-formed.
+    name: 'recordable_id',
+    text: (x) => `
+      (typeof(${x}) = 'text' AND octet_length(nullif(${x}, '')) <= ${MAX_ID_BYTES}
+        AND (length(${x}) = octet_length(${x})
+             OR (instr(${x}, char(0)) = 0
+                 AND NOT replace(replace(replace(${x}, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))`,
+  },
 ];
 
 const SQLITE_ANCHORS: readonly Anchor[] = [
@@ -70,6 +89,8 @@ const SQLITE_ANCHORS: readonly Anchor[] = [
   { pattern: /'000000000'/g, fragments: ['utc9'] },
   { pattern: /\bjson_valid\s*\(/gi, fragments: ['metadata_or_empty', 'prefiltered_metadata_or_empty'] },
   { pattern: /\binstr\s*\([^()]*'_task'\s*\)/gi, fragments: ['subagent_prefilter', 'metadata_or_empty'] },
+  { pattern: /\boctet_length\s*\(/gi, fragments: ['recordable_id'] },
+  { pattern: /\bchar\s*\(\s*6553[345]\s*\)/gi, fragments: ['recordable_id'] },
 ];
 
 /** PostgreSQL: AC-23b's metadata normalization around subagent_context_is_json. */
@@ -91,12 +112,25 @@ const POSTGRES_FRAGMENTS: readonly Fragment[] = [
     name: 'subagent_prefilter',
     text: (x) => `strpos(${x}, 'subagent_task') > 0`,
   },
+  {
+    // src/identity.ts's recordable id. A UTF8 database's text holds no NUL and only
+    // well-formed UTF-8 (jsonb rejects a '\u0000' or lone-surrogate escape, so such a document
+    // reads as '{}'): non-empty and the length are the checks left, in bytes as the index
+    // stores them. Written for the planner: the argument is read once (it copies an inlined
+    // CTE's expression to each reference, and in the shortfall that expression parses the
+    // document; BETWEEN would read it twice), and the test is a NULL test, whose default
+    // selectivity (0.995) is that of the `<> ''` it replaces, where `len <= 512` would count
+    // as 1/3 per id and skew the anti-join's plan (count_shortfall_since_capture.sql).
+    name: 'recordable_id',
+    text: (x) => `(NULLIF(octet_length(NULLIF(${x}, '')) <= ${MAX_ID_BYTES}, false) IS NOT NULL)`,
+  },
 ];
 
 const POSTGRES_ANCHORS: readonly Anchor[] = [
   // A call, not the function's name quoted as a literal (observe_subagent_table_shape.sql's to_regprocedure).
   { pattern: /(?<!')\bsubagent_context_is_json\s*\(/gi, fragments: ['metadata_or_empty', 'prefiltered_metadata_or_empty'] },
   { pattern: /\bstrpos\s*\([^()]*'subagent_task'\s*\)/gi, fragments: ['subagent_prefilter', 'metadata_or_empty'] },
+  { pattern: /\boctet_length\s*\(/gi, fragments: ['recordable_id'] },
 ];
 
 const DIALECTS = {
@@ -149,7 +183,7 @@ describe('repeated SQL fragments are pinned to one canonical text', () => {
     }
     expect(copies).toEqual(
       expect.arrayContaining([
-        'queries/sqlite/count_shortfall_since_capture.sql: utc9(msg.created_at)',
+        'queries/sqlite/count_shortfall_since_capture.sql: utc9(e.created_at)',
         'queries/sqlite/count_shortfall_since_capture.sql: utc9(s.observed_at)',
         'queries/sqlite/count_shortfall_since_capture.sql: metadata_or_empty(m.metadata)',
         'queries/sqlite/backfill_subagent_contexts.sql: utc9(c.updated_at)',
@@ -157,6 +191,19 @@ describe('repeated SQL fragments are pinned to one canonical text', () => {
         'queries/sqlite/list_subagent_contexts_by_turn.sql: utc9(s.settled_at)',
         'queries/postgres/count_excess_since_capture.sql: metadata_or_empty(m.metadata)',
         'queries/postgres/backfill_subagent_contexts.sql: subagent_prefilter(m.metadata)',
+        // One identity definition (src/identity.ts) on the write, backfill and shortfall sides.
+        'queries/sqlite/backfill_subagent_contexts.sql: recordable_id(p.tool_call_id)',
+        'queries/sqlite/backfill_subagent_contexts.sql: recordable_id(c.turn_id)',
+        'queries/sqlite/read_backfill_through.sql: recordable_id(c.tool_call_id)',
+        'queries/sqlite/count_shortfall_since_capture.sql: recordable_id(e.task_session_id)',
+        'queries/sqlite/count_shortfall_since_capture.sql: recordable_id(e.task_id)',
+        'queries/sqlite/count_shortfall_since_capture.sql: recordable_id(e.tool_call_id)',
+        'queries/postgres/backfill_subagent_contexts.sql: recordable_id(p.task_session_id)',
+        'queries/postgres/backfill_subagent_contexts.sql: recordable_id(c.turn_id)',
+        'queries/postgres/read_backfill_through.sql: recordable_id(d.tool_call_id)',
+        'queries/postgres/count_shortfall_since_capture.sql: recordable_id(e.task_session_id)',
+        'queries/postgres/count_shortfall_since_capture.sql: recordable_id(e.task_id)',
+        'queries/postgres/count_shortfall_since_capture.sql: recordable_id(e.tool_call_id)',
       ]),
     );
   });
@@ -217,6 +264,18 @@ describe('the fragment checker (so the checks above can fail)', () => {
     ]);
     const unmarkedPrefilter = `/* @name q */\nSELECT 1 FROM m WHERE instr(m.metadata, '_task') > 0;`;
     expect(checkSqlFragments('q.sql', unmarkedPrefilter, fragments, anchors).problems[0]).toMatch(/^q\.sql:2: "instr\(m\.metadata, '_task'\)" outside a marked copy/);
+  });
+
+  it('rejects a recordable_id copy whose length is not MAX_ID_BYTES, on both dialects', () => {
+    for (const [dialect, { fragments: fs, anchors: as }] of Object.entries(DIALECTS)) {
+      const rec = fs.find((f) => f.name === 'recordable_id')!;
+      const good = canonical(rec.text('p.tool_call_id'));
+      const bad = good.replace(`<= ${MAX_ID_BYTES}`, `<= ${MAX_ID_BYTES + 1}`);
+      expect(bad, dialect).not.toBe(good);
+      const sql = (body: string) => `/*\n * Fragments: recordable_id, pinned by test/sql-fragment-pin.test.ts.\n */\n/* @name q */\nSELECT 1 FROM p WHERE /* recordable_id(p.tool_call_id) */ ${body};`;
+      expect(checkSqlFragments('q.sql', sql(good), fs, as).problems, dialect).toEqual([]);
+      expect(checkSqlFragments('q.sql', sql(bad), fs, as).problems[0], dialect).toMatch(/^q\.sql:5: the copy marked recordable_id\(p\.tool_call_id\)/);
+    }
   });
 
   it('finds PostgreSQL copies by their own anchors', () => {

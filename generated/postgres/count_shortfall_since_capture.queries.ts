@@ -21,7 +21,7 @@ export interface ICountShortfallSinceCaptureQuery {
   result: ICountShortfallSinceCaptureResult;
 }
 
-const countShortfallSinceCaptureIR: any = {"usedParamSet":{"since":true,"sinceFloor":true},"params":[{"name":"since","required":true,"transform":{"type":"scalar"},"locs":[{"a":577,"b":583},{"a":1334,"b":1340}]},{"name":"sinceFloor","required":true,"transform":{"type":"scalar"},"locs":[{"a":623,"b":634},{"a":1384,"b":1395}]}],"statement":"WITH msg AS (\n  SELECT m.task_session_id, m.task_id, m.created_at,\n                                            \n         (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'\n                 OR strpos(m.metadata, 'subagent_task') = 0\n                 OR NOT subagent_context_is_json(m.metadata)\n               THEN '{}' ELSE m.metadata END)::jsonb AS meta\n    FROM task_session_messages AS m\n)\nSELECT COUNT(*) AS \"shortfall!\" FROM (\n  SELECT DISTINCT msg.task_session_id, msg.meta #>> '{tool_call_id}' AS tool_call_id\n    FROM msg\n   WHERE msg.created_at >= :since!::timestamp\n     AND msg.created_at >= :sinceFloor!::timestamp\n     AND msg.meta #>> '{normalized,kind}' = 'subagent_task'\n     -- AC-2 / AC-21a: the shortfall side excludes exactly what the writer and the backfill\n     -- skip, so a correctly skipped frame is not a permanent false alarm. The excess side\n     -- deliberately does NOT carry this filter (AC-28, revision 4).\n     AND COALESCE(msg.task_session_id, '') <> ''\n     AND COALESCE(msg.task_id, '') <> ''\n     AND COALESCE(msg.meta #>> '{tool_call_id}', '') <> ''\n     AND NOT EXISTS (\n       SELECT 1\n         FROM task_session_subagents AS s\n        WHERE s.task_session_id = msg.task_session_id\n          AND s.tool_call_id = msg.meta #>> '{tool_call_id}'\n          AND s.observed_at >= :since!::timestamp\n          AND s.observed_at >= :sinceFloor!::timestamp)\n) AS shortfall"};
+const countShortfallSinceCaptureIR: any = {"usedParamSet":{"since":true,"sinceFloor":true},"params":[{"name":"since","required":true,"transform":{"type":"scalar"},"locs":[{"a":821,"b":827},{"a":1862,"b":1868}]},{"name":"sinceFloor","required":true,"transform":{"type":"scalar"},"locs":[{"a":865,"b":876},{"a":1912,"b":1923}]}],"statement":"WITH msg AS (\n  SELECT m.task_session_id, m.task_id, m.created_at,\n                                            \n         (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'\n                 OR strpos(m.metadata, 'subagent_task') = 0\n                 OR NOT subagent_context_is_json(m.metadata)\n               THEN '{}' ELSE m.metadata END)::jsonb AS meta\n    FROM task_session_messages AS m\n), expected AS (\n  SELECT msg.task_session_id, msg.task_id, msg.created_at,\n         msg.meta #>> '{normalized,kind}' AS kind,\n         jsonb_path_query_first(msg.meta, 'strict $.tool_call_id ? (@.type() == \"string\")', '{}', true) #>> '{}' AS tool_call_id\n    FROM msg\n)\nSELECT COUNT(*) AS \"shortfall!\" FROM (\n  SELECT DISTINCT e.task_session_id, e.tool_call_id\n    FROM expected AS e\n   WHERE e.created_at >= :since!::timestamp\n     AND e.created_at >= :sinceFloor!::timestamp\n     AND e.kind = 'subagent_task'\n     -- AC-2 / AC-21a: the shortfall side excludes exactly what the writer and the backfill\n     -- skip — an id that is not recordable (src/identity.ts: not a JSON string, empty, or\n     -- beyond the indexable length) — so a correctly skipped frame is not a permanent false\n     -- alarm. The excess side deliberately does NOT carry this filter (AC-28, revision 4).\n     AND                                        (NULLIF(octet_length(NULLIF(e.task_session_id, '')) <= 512, false) IS NOT NULL)\n     AND                                (NULLIF(octet_length(NULLIF(e.task_id, '')) <= 512, false) IS NOT NULL)\n     AND                                     (NULLIF(octet_length(NULLIF(e.tool_call_id, '')) <= 512, false) IS NOT NULL)\n     AND NOT EXISTS (\n       SELECT 1\n         FROM task_session_subagents AS s\n        WHERE s.task_session_id = e.task_session_id\n          AND s.tool_call_id = e.tool_call_id\n          AND s.observed_at >= :since!::timestamp\n          AND s.observed_at >= :sinceFloor!::timestamp)\n) AS shortfall"};
 
 /**
  * Query generated from SQL:
@@ -34,24 +34,30 @@ const countShortfallSinceCaptureIR: any = {"usedParamSet":{"since":true,"sinceFl
  *                  OR NOT subagent_context_is_json(m.metadata)
  *                THEN '{}' ELSE m.metadata END)::jsonb AS meta
  *     FROM task_session_messages AS m
+ * ), expected AS (
+ *   SELECT msg.task_session_id, msg.task_id, msg.created_at,
+ *          msg.meta #>> '{normalized,kind}' AS kind,
+ *          jsonb_path_query_first(msg.meta, 'strict $.tool_call_id ? (@.type() == "string")', '{}', true) #>> '{}' AS tool_call_id
+ *     FROM msg
  * )
  * SELECT COUNT(*) AS "shortfall!" FROM (
- *   SELECT DISTINCT msg.task_session_id, msg.meta #>> '{tool_call_id}' AS tool_call_id
- *     FROM msg
- *    WHERE msg.created_at >= :since!::timestamp
- *      AND msg.created_at >= :sinceFloor!::timestamp
- *      AND msg.meta #>> '{normalized,kind}' = 'subagent_task'
+ *   SELECT DISTINCT e.task_session_id, e.tool_call_id
+ *     FROM expected AS e
+ *    WHERE e.created_at >= :since!::timestamp
+ *      AND e.created_at >= :sinceFloor!::timestamp
+ *      AND e.kind = 'subagent_task'
  *      -- AC-2 / AC-21a: the shortfall side excludes exactly what the writer and the backfill
- *      -- skip, so a correctly skipped frame is not a permanent false alarm. The excess side
- *      -- deliberately does NOT carry this filter (AC-28, revision 4).
- *      AND COALESCE(msg.task_session_id, '') <> ''
- *      AND COALESCE(msg.task_id, '') <> ''
- *      AND COALESCE(msg.meta #>> '{tool_call_id}', '') <> ''
+ *      -- skip — an id that is not recordable (src/identity.ts: not a JSON string, empty, or
+ *      -- beyond the indexable length) — so a correctly skipped frame is not a permanent false
+ *      -- alarm. The excess side deliberately does NOT carry this filter (AC-28, revision 4).
+ *      AND                                        (NULLIF(octet_length(NULLIF(e.task_session_id, '')) <= 512, false) IS NOT NULL)
+ *      AND                                (NULLIF(octet_length(NULLIF(e.task_id, '')) <= 512, false) IS NOT NULL)
+ *      AND                                     (NULLIF(octet_length(NULLIF(e.tool_call_id, '')) <= 512, false) IS NOT NULL)
  *      AND NOT EXISTS (
  *        SELECT 1
  *          FROM task_session_subagents AS s
- *         WHERE s.task_session_id = msg.task_session_id
- *           AND s.tool_call_id = msg.meta #>> '{tool_call_id}'
+ *         WHERE s.task_session_id = e.task_session_id
+ *           AND s.tool_call_id = e.tool_call_id
  *           AND s.observed_at >= :since!::timestamp
  *           AND s.observed_at >= :sinceFloor!::timestamp)
  * ) AS shortfall

@@ -28,20 +28,37 @@ export interface ICountShortfallSinceCaptureQuery {
  *                  OR instr(m.metadata, '_task') = 0 OR NOT json_valid(m.metadata)
  *                THEN '{}' ELSE m.metadata END) AS meta
  *     FROM task_session_messages AS m
+ * ), expected AS (
+ *   SELECT msg.task_session_id, msg.task_id, msg.created_at,
+ *          json_extract(msg.meta, '$.normalized.kind') AS kind,
+ *          CASE WHEN json_type(msg.meta, '$.tool_call_id') = 'text'
+ *               THEN json_extract(msg.meta, '$.tool_call_id') END AS tool_call_id
+ *     FROM msg
  * )
  * SELECT COUNT(*) AS "shortfall!::bigint" FROM (
- *   SELECT DISTINCT msg.task_session_id, CAST(json_extract(msg.meta, '$.tool_call_id') AS TEXT) AS tool_call_id
- *     FROM msg
- *    WHERE msg.created_at >= :sinceFloor!
- *      AND json_extract(msg.meta, '$.normalized.kind') = 'subagent_task'
+ *   SELECT DISTINCT e.task_session_id, e.tool_call_id
+ *     FROM expected AS e
+ *    WHERE e.created_at >= :sinceFloor!
+ *      AND e.kind = 'subagent_task'
  *      -- AC-2 / AC-21a: the shortfall side excludes exactly what the writer and the backfill
- *      -- skip, so a correctly skipped frame is not a permanent false alarm. The excess side
- *      -- deliberately does NOT carry this filter (AC-28, revision 4).
- *      AND COALESCE(msg.task_session_id, '') <> ''
- *      AND COALESCE(msg.task_id, '') <> ''
- *      AND COALESCE(json_extract(msg.meta, '$.tool_call_id'), '') <> ''
- *      AND (/* utc9(msg.created_at) * / strftime('%Y-%m-%d %H:%M:%S', substr(msg.created_at, 1, 19) || ltrim(substr(msg.created_at, 20), '.0123456789')) || '.' || substr(substr(msg.created_at, 21, max(length(msg.created_at) - 20 - length(ltrim(substr(msg.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!
- *      AND (msg.task_session_id, CAST(json_extract(msg.meta, '$.tool_call_id') AS TEXT)) NOT IN (
+ *      -- skip — an id that is not recordable (src/identity.ts: not a JSON string, empty, NUL,
+ *      -- not well-formed, or beyond the indexable length) — so a correctly skipped frame is not
+ *      -- a permanent false alarm. The excess side deliberately does NOT carry this filter
+ *      -- (AC-28, revision 4).
+ *      AND /* recordable_id(e.task_session_id) * / (typeof(e.task_session_id) = 'text' AND octet_length(nullif(e.task_session_id, '')) <= 512
+ *           AND (length(e.task_session_id) = octet_length(e.task_session_id)
+ *                OR (instr(e.task_session_id, char(0)) = 0
+ *                    AND NOT replace(replace(replace(e.task_session_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
+ *      AND /* recordable_id(e.task_id) * / (typeof(e.task_id) = 'text' AND octet_length(nullif(e.task_id, '')) <= 512
+ *           AND (length(e.task_id) = octet_length(e.task_id)
+ *                OR (instr(e.task_id, char(0)) = 0
+ *                    AND NOT replace(replace(replace(e.task_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
+ *      AND /* recordable_id(e.tool_call_id) * / (typeof(e.tool_call_id) = 'text' AND octet_length(nullif(e.tool_call_id, '')) <= 512
+ *           AND (length(e.tool_call_id) = octet_length(e.tool_call_id)
+ *                OR (instr(e.tool_call_id, char(0)) = 0
+ *                    AND NOT replace(replace(replace(e.tool_call_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
+ *      AND (/* utc9(e.created_at) * / strftime('%Y-%m-%d %H:%M:%S', substr(e.created_at, 1, 19) || ltrim(substr(e.created_at, 20), '.0123456789')) || '.' || substr(substr(e.created_at, 21, max(length(e.created_at) - 20 - length(ltrim(substr(e.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!
+ *      AND (e.task_session_id, e.tool_call_id) NOT IN (
  *        SELECT s.task_session_id, s.tool_call_id
  *          FROM task_session_subagents AS s
  *         WHERE s.observed_at >= :sinceFloor!
@@ -51,6 +68,6 @@ export interface ICountShortfallSinceCaptureQuery {
  */
 export const countShortfallSinceCapture = new SqlitePreparedQuery<ICountShortfallSinceCaptureParams, ICountShortfallSinceCaptureResult>(
   "countShortfallSinceCapture",
-  "WITH msg AS (\n  SELECT m.task_session_id, m.task_id, m.created_at,\n         /* metadata_or_empty(m.metadata) */\n         (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'\n                 OR instr(m.metadata, '_task') = 0 OR NOT json_valid(m.metadata)\n               THEN '{}' ELSE m.metadata END) AS meta\n    FROM task_session_messages AS m\n)\nSELECT COUNT(*) AS \"shortfall\" FROM (\n  SELECT DISTINCT msg.task_session_id, CAST(json_extract(msg.meta, '$.tool_call_id') AS TEXT) AS tool_call_id\n    FROM msg\n   WHERE msg.created_at >= @sinceFloor\n     AND json_extract(msg.meta, '$.normalized.kind') = 'subagent_task'\n     -- AC-2 / AC-21a: the shortfall side excludes exactly what the writer and the backfill\n     -- skip, so a correctly skipped frame is not a permanent false alarm. The excess side\n     -- deliberately does NOT carry this filter (AC-28, revision 4).\n     AND COALESCE(msg.task_session_id, '') <> ''\n     AND COALESCE(msg.task_id, '') <> ''\n     AND COALESCE(json_extract(msg.meta, '$.tool_call_id'), '') <> ''\n     AND (/* utc9(msg.created_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(msg.created_at, 1, 19) || ltrim(substr(msg.created_at, 20), '.0123456789')) || '.' || substr(substr(msg.created_at, 21, max(length(msg.created_at) - 20 - length(ltrim(substr(msg.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= @since\n     AND (msg.task_session_id, CAST(json_extract(msg.meta, '$.tool_call_id') AS TEXT)) NOT IN (\n       SELECT s.task_session_id, s.tool_call_id\n         FROM task_session_subagents AS s\n        WHERE s.observed_at >= @sinceFloor\n          AND (/* utc9(s.observed_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= @since)\n) AS shortfall",
+  "WITH msg AS (\n  SELECT m.task_session_id, m.task_id, m.created_at,\n         /* metadata_or_empty(m.metadata) */\n         (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'\n                 OR instr(m.metadata, '_task') = 0 OR NOT json_valid(m.metadata)\n               THEN '{}' ELSE m.metadata END) AS meta\n    FROM task_session_messages AS m\n), expected AS (\n  SELECT msg.task_session_id, msg.task_id, msg.created_at,\n         json_extract(msg.meta, '$.normalized.kind') AS kind,\n         CASE WHEN json_type(msg.meta, '$.tool_call_id') = 'text'\n              THEN json_extract(msg.meta, '$.tool_call_id') END AS tool_call_id\n    FROM msg\n)\nSELECT COUNT(*) AS \"shortfall\" FROM (\n  SELECT DISTINCT e.task_session_id, e.tool_call_id\n    FROM expected AS e\n   WHERE e.created_at >= @sinceFloor\n     AND e.kind = 'subagent_task'\n     -- AC-2 / AC-21a: the shortfall side excludes exactly what the writer and the backfill\n     -- skip — an id that is not recordable (src/identity.ts: not a JSON string, empty, NUL,\n     -- not well-formed, or beyond the indexable length) — so a correctly skipped frame is not\n     -- a permanent false alarm. The excess side deliberately does NOT carry this filter\n     -- (AC-28, revision 4).\n     AND /* recordable_id(e.task_session_id) */ (typeof(e.task_session_id) = 'text' AND octet_length(nullif(e.task_session_id, '')) <= 512\n          AND (length(e.task_session_id) = octet_length(e.task_session_id)\n               OR (instr(e.task_session_id, char(0)) = 0\n                   AND NOT replace(replace(replace(e.task_session_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))\n     AND /* recordable_id(e.task_id) */ (typeof(e.task_id) = 'text' AND octet_length(nullif(e.task_id, '')) <= 512\n          AND (length(e.task_id) = octet_length(e.task_id)\n               OR (instr(e.task_id, char(0)) = 0\n                   AND NOT replace(replace(replace(e.task_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))\n     AND /* recordable_id(e.tool_call_id) */ (typeof(e.tool_call_id) = 'text' AND octet_length(nullif(e.tool_call_id, '')) <= 512\n          AND (length(e.tool_call_id) = octet_length(e.tool_call_id)\n               OR (instr(e.tool_call_id, char(0)) = 0\n                   AND NOT replace(replace(replace(e.tool_call_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))\n     AND (/* utc9(e.created_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(e.created_at, 1, 19) || ltrim(substr(e.created_at, 20), '.0123456789')) || '.' || substr(substr(e.created_at, 21, max(length(e.created_at) - 20 - length(ltrim(substr(e.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= @since\n     AND (e.task_session_id, e.tool_call_id) NOT IN (\n       SELECT s.task_session_id, s.tool_call_id\n         FROM task_session_subagents AS s\n        WHERE s.observed_at >= @sinceFloor\n          AND (/* utc9(s.observed_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= @since)\n) AS shortfall",
   ["sinceFloor","since"],
 );

@@ -25,16 +25,27 @@ export interface IReadBackfillThroughQuery {
  *          /* prefiltered_metadata_or_empty(n.metadata) * / CASE WHEN json_valid(n.metadata) THEN n.metadata ELSE '{}' END AS meta
  *     FROM task_session_messages AS n
  *    WHERE /* subagent_prefilter(n.metadata) * / instr(n.metadata, '_task') > 0
+ * ), candidate_id AS (
+ *   SELECT c.*, json_extract(c.meta, '$.tool_call_id') AS tool_call_id FROM candidate AS c
  * ), qualifying AS (
  *   SELECT c.created_at,
  *          /* utc9(c.created_at) * / strftime('%Y-%m-%d %H:%M:%S', substr(c.created_at, 1, 19) || ltrim(substr(c.created_at, 20), '.0123456789')) || '.' || substr(substr(c.created_at, 21, max(length(c.created_at) - 20 - length(ltrim(substr(c.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) AS created_utc9
- *     FROM candidate AS c
+ *     FROM candidate_id AS c
  *    WHERE json_type(c.meta, '$.normalized.kind') = 'text'
  *      AND json_extract(c.meta, '$.normalized.kind') = 'subagent_task'
- *      AND c.task_session_id <> ''
- *      AND c.task_id <> ''
+ *      AND /* recordable_id(c.task_session_id) * / (typeof(c.task_session_id) = 'text' AND octet_length(nullif(c.task_session_id, '')) <= 512
+ *           AND (length(c.task_session_id) = octet_length(c.task_session_id)
+ *                OR (instr(c.task_session_id, char(0)) = 0
+ *                    AND NOT replace(replace(replace(c.task_session_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
+ *      AND /* recordable_id(c.task_id) * / (typeof(c.task_id) = 'text' AND octet_length(nullif(c.task_id, '')) <= 512
+ *           AND (length(c.task_id) = octet_length(c.task_id)
+ *                OR (instr(c.task_id, char(0)) = 0
+ *                    AND NOT replace(replace(replace(c.task_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
  *      AND json_type(c.meta, '$.tool_call_id') = 'text'
- *      AND json_extract(c.meta, '$.tool_call_id') <> ''
+ *      AND /* recordable_id(c.tool_call_id) * / (typeof(c.tool_call_id) = 'text' AND octet_length(nullif(c.tool_call_id, '')) <= 512
+ *           AND (length(c.tool_call_id) = octet_length(c.tool_call_id)
+ *                OR (instr(c.tool_call_id, char(0)) = 0
+ *                    AND NOT replace(replace(replace(c.tool_call_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
  *      AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = c.task_session_id)
  * )
  * SELECT COALESCE(replace(max(q.created_utc9), ' ', 'T') || 'Z', '') AS "backfill_through!::string"
@@ -47,6 +58,6 @@ export interface IReadBackfillThroughQuery {
  */
 export const readBackfillThrough = new SqlitePreparedQuery<IReadBackfillThroughParams, IReadBackfillThroughResult>(
   "readBackfillThrough",
-  "WITH candidate AS (\n  -- The text prefilter before any JSON parsing, the same as backfill_subagent_contexts.sql's\n  -- (see there why instr(..., '_task') is a superset of the JSON predicate, and cheap).\n  SELECT n.created_at, n.task_session_id, n.task_id,\n         /* prefiltered_metadata_or_empty(n.metadata) */ CASE WHEN json_valid(n.metadata) THEN n.metadata ELSE '{}' END AS meta\n    FROM task_session_messages AS n\n   WHERE /* subagent_prefilter(n.metadata) */ instr(n.metadata, '_task') > 0\n), qualifying AS (\n  SELECT c.created_at,\n         /* utc9(c.created_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(c.created_at, 1, 19) || ltrim(substr(c.created_at, 20), '.0123456789')) || '.' || substr(substr(c.created_at, 21, max(length(c.created_at) - 20 - length(ltrim(substr(c.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) AS created_utc9\n    FROM candidate AS c\n   WHERE json_type(c.meta, '$.normalized.kind') = 'text'\n     AND json_extract(c.meta, '$.normalized.kind') = 'subagent_task'\n     AND c.task_session_id <> ''\n     AND c.task_id <> ''\n     AND json_type(c.meta, '$.tool_call_id') = 'text'\n     AND json_extract(c.meta, '$.tool_call_id') <> ''\n     AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = c.task_session_id)\n)\nSELECT COALESCE(replace(max(q.created_utc9), ' ', 'T') || 'Z', '') AS \"backfill_through\"\n  FROM qualifying AS q\n WHERE q.created_utc9 IS NOT NULL\n   -- The raw-latest qualifying message's UTC date minus one day bounds every later instant.\n   AND q.created_at >= (SELECT date(l.created_utc9, '-1 day') FROM qualifying AS l\n                         WHERE l.created_utc9 IS NOT NULL ORDER BY l.created_at DESC LIMIT 1)",
+  "WITH candidate AS (\n  -- The text prefilter before any JSON parsing, the same as backfill_subagent_contexts.sql's\n  -- (see there why instr(..., '_task') is a superset of the JSON predicate, and cheap).\n  SELECT n.created_at, n.task_session_id, n.task_id,\n         /* prefiltered_metadata_or_empty(n.metadata) */ CASE WHEN json_valid(n.metadata) THEN n.metadata ELSE '{}' END AS meta\n    FROM task_session_messages AS n\n   WHERE /* subagent_prefilter(n.metadata) */ instr(n.metadata, '_task') > 0\n), candidate_id AS (\n  SELECT c.*, json_extract(c.meta, '$.tool_call_id') AS tool_call_id FROM candidate AS c\n), qualifying AS (\n  SELECT c.created_at,\n         /* utc9(c.created_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(c.created_at, 1, 19) || ltrim(substr(c.created_at, 20), '.0123456789')) || '.' || substr(substr(c.created_at, 21, max(length(c.created_at) - 20 - length(ltrim(substr(c.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) AS created_utc9\n    FROM candidate_id AS c\n   WHERE json_type(c.meta, '$.normalized.kind') = 'text'\n     AND json_extract(c.meta, '$.normalized.kind') = 'subagent_task'\n     AND /* recordable_id(c.task_session_id) */ (typeof(c.task_session_id) = 'text' AND octet_length(nullif(c.task_session_id, '')) <= 512\n          AND (length(c.task_session_id) = octet_length(c.task_session_id)\n               OR (instr(c.task_session_id, char(0)) = 0\n                   AND NOT replace(replace(replace(c.task_session_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))\n     AND /* recordable_id(c.task_id) */ (typeof(c.task_id) = 'text' AND octet_length(nullif(c.task_id, '')) <= 512\n          AND (length(c.task_id) = octet_length(c.task_id)\n               OR (instr(c.task_id, char(0)) = 0\n                   AND NOT replace(replace(replace(c.task_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))\n     AND json_type(c.meta, '$.tool_call_id') = 'text'\n     AND /* recordable_id(c.tool_call_id) */ (typeof(c.tool_call_id) = 'text' AND octet_length(nullif(c.tool_call_id, '')) <= 512\n          AND (length(c.tool_call_id) = octet_length(c.tool_call_id)\n               OR (instr(c.tool_call_id, char(0)) = 0\n                   AND NOT replace(replace(replace(c.tool_call_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))\n     AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = c.task_session_id)\n)\nSELECT COALESCE(replace(max(q.created_utc9), ' ', 'T') || 'Z', '') AS \"backfill_through\"\n  FROM qualifying AS q\n WHERE q.created_utc9 IS NOT NULL\n   -- The raw-latest qualifying message's UTC date minus one day bounds every later instant.\n   AND q.created_at >= (SELECT date(l.created_utc9, '-1 day') FROM qualifying AS l\n                         WHERE l.created_utc9 IS NOT NULL ORDER BY l.created_at DESC LIMIT 1)",
   [],
 );

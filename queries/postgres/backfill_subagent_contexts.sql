@@ -23,7 +23,8 @@
  * the ranking's sort (which otherwise spilled to disk there).
  *
  * Inlined fragments, each copy marked with its name and pinned to one canonical text by
- * test/sql-fragment-pin.test.ts: prefiltered_metadata_or_empty, subagent_prefilter. Inlined
+ * test/sql-fragment-pin.test.ts: prefiltered_metadata_or_empty, subagent_prefilter,
+ * recordable_id (its length is src/identity.ts's MAX_ID_BYTES). Inlined
  * rather than shared: the costly part is already one schema function
  * (subagent_context_is_json); a function for the guard around it would add a migration step
  * and an upgrade path, where the pin costs nothing at run time.
@@ -43,10 +44,12 @@ WITH candidate AS (
   OFFSET 0
 ), parsed AS (
   SELECT c.id, c.task_session_id, c.task_id, c.created_at, c.updated_at,
-         NULLIF(c.turn_id, '') AS turn_id,                                    -- AC-21: the message's own column, '' -> NULL
+         -- AC-21: the message's own column; as on the live path, a turn id that is not
+         -- recordable ('' or beyond the indexable length, src/identity.ts) is NULL.
+         CASE WHEN /* recordable_id(c.turn_id) */ (NULLIF(octet_length(NULLIF(c.turn_id, '')) <= 512, false) IS NOT NULL) THEN c.turn_id END AS turn_id,
          c.meta #> '{normalized,kind}' AS kind,
          CASE WHEN jsonb_typeof(c.meta -> 'tool_call_id') = 'string'
-              THEN NULLIF(c.meta ->> 'tool_call_id', '') END AS tool_call_id,
+              THEN c.meta ->> 'tool_call_id' END AS tool_call_id,                -- a JSON string only (AC-21a)
          -- Text columns: only a JSON string counts, and '' is stored as NULL (column rules).
          CASE WHEN jsonb_typeof(c.meta -> 'parent_tool_call_id') = 'string'
               THEN NULLIF(c.meta ->> 'parent_tool_call_id', '') END AS parent_tool_call_id,
@@ -68,34 +71,38 @@ WITH candidate AS (
               THEN NULLIF(c.meta ->> 'status', '') END AS tool_status,
          -- Column rules: is_async is 1 only on a positive report (JSON true).
          CASE WHEN c.meta #> '{normalized,subagent_task,is_async}' = 'true'::jsonb THEN 1 ELSE 0 END AS is_async,
-         -- Metrics (AC-23): only a JSON number written as an integer within int64 is a value
-         -- (the inner CASE casts only digit strings, so no value can raise). Strings,
-         -- fractions, booleans, beyond int64 (1e30) are NULL. AC-7a: total_tokens and
-         -- duration_ms of 0 are "not reported" (NULL); AC-9: a negative is NULL; AC-8:
-         -- tool_use_count 0 stays 0.
+         -- Metrics (AC-23): a JSON number whose value is an integer within int64 is that
+         -- integer however it is spelled (100, 1e2, 100.0: JSON has one number type, and the
+         -- SQLite backfill and the live path read it the same way); jsonb keeps the exact
+         -- decimal, so nothing is rounded, and the inner CASE casts only numbers, so no value
+         -- can raise. Strings, fractions, booleans, beyond int64 (1e30) are NULL. AC-7a:
+         -- total_tokens and duration_ms of 0 are "not reported" (NULL); AC-9: a negative is
+         -- NULL; AC-8: tool_use_count 0 stays 0.
          CASE WHEN jsonb_typeof(c.meta #> '{normalized,subagent_task,total_tokens}') = 'number' THEN
-           CASE WHEN (c.meta #>> '{normalized,subagent_task,total_tokens}') ~ '^[0-9]{1,19}$'
-                 AND (c.meta #>> '{normalized,subagent_task,total_tokens}')::numeric BETWEEN 1 AND 9223372036854775807
-                THEN (c.meta #>> '{normalized,subagent_task,total_tokens}')::bigint END END AS total_tokens,
+           CASE WHEN (c.meta #> '{normalized,subagent_task,total_tokens}')::numeric BETWEEN 1 AND 9223372036854775807
+                 AND (c.meta #> '{normalized,subagent_task,total_tokens}')::numeric = trunc((c.meta #> '{normalized,subagent_task,total_tokens}')::numeric)
+                THEN (c.meta #> '{normalized,subagent_task,total_tokens}')::numeric::bigint END END AS total_tokens,
          CASE WHEN jsonb_typeof(c.meta #> '{normalized,subagent_task,tool_use_count}') = 'number' THEN
-           CASE WHEN (c.meta #>> '{normalized,subagent_task,tool_use_count}') ~ '^[0-9]{1,19}$'
-                 AND (c.meta #>> '{normalized,subagent_task,tool_use_count}')::numeric BETWEEN 0 AND 9223372036854775807
-                THEN (c.meta #>> '{normalized,subagent_task,tool_use_count}')::bigint END END AS tool_use_count,
+           CASE WHEN (c.meta #> '{normalized,subagent_task,tool_use_count}')::numeric BETWEEN 0 AND 9223372036854775807
+                 AND (c.meta #> '{normalized,subagent_task,tool_use_count}')::numeric = trunc((c.meta #> '{normalized,subagent_task,tool_use_count}')::numeric)
+                THEN (c.meta #> '{normalized,subagent_task,tool_use_count}')::numeric::bigint END END AS tool_use_count,
          CASE WHEN jsonb_typeof(c.meta #> '{normalized,subagent_task,duration_ms}') = 'number' THEN
-           CASE WHEN (c.meta #>> '{normalized,subagent_task,duration_ms}') ~ '^[0-9]{1,19}$'
-                 AND (c.meta #>> '{normalized,subagent_task,duration_ms}')::numeric BETWEEN 1 AND 9223372036854775807
-                THEN (c.meta #>> '{normalized,subagent_task,duration_ms}')::bigint END END AS duration_ms
+           CASE WHEN (c.meta #> '{normalized,subagent_task,duration_ms}')::numeric BETWEEN 1 AND 9223372036854775807
+                 AND (c.meta #> '{normalized,subagent_task,duration_ms}')::numeric = trunc((c.meta #> '{normalized,subagent_task,duration_ms}')::numeric)
+                THEN (c.meta #> '{normalized,subagent_task,duration_ms}')::numeric::bigint END END AS duration_ms
     FROM candidate AS c
   OFFSET 0 -- fence: the ranking below sorts these few small columns, never the documents
 ), qualifying AS (
   -- AC-21: normalized.kind is the JSON string 'subagent_task'. AC-21a: session, task and
-  -- JSON tool_call_id all non-empty, else skipped (the live path's AC-2 rule).
+  -- tool_call_id (a JSON string) all recordable, else skipped: the live path's AC-2 rule,
+  -- one definition (src/identity.ts), which also keeps every id within what the key's
+  -- btree entry can hold, so no message can abort this INSERT (54000).
   SELECT p.*
     FROM parsed AS p
    WHERE p.kind = '"subagent_task"'::jsonb
-     AND p.task_session_id <> ''
-     AND p.task_id <> ''
-     AND p.tool_call_id IS NOT NULL
+     AND /* recordable_id(p.task_session_id) */ (NULLIF(octet_length(NULLIF(p.task_session_id, '')) <= 512, false) IS NOT NULL)
+     AND /* recordable_id(p.task_id) */ (NULLIF(octet_length(NULLIF(p.task_id, '')) <= 512, false) IS NOT NULL)
+     AND /* recordable_id(p.tool_call_id) */ (NULLIF(octet_length(NULLIF(p.tool_call_id, '')) <= 512, false) IS NOT NULL)
      AND p.created_at IS NOT NULL
 ), ranked AS (
   -- AC-21b: one row per (session, tool_call_id), from the message with the newest

@@ -12,7 +12,19 @@
  * `msg` is AC-23b's normalization (revision 4): NULL, '', 'null' and any text that is not
  * valid JSON (subagent_context_is_json, schema/postgres/004_json_helpers.sql) read as
  * '{}', so one malformed row is a non-match, never an error that would silently disable
- * the check.
+ * the check. `expected` names the columns the filters read; tool_call_id is the JSON string
+ * or NULL (a number, an array, an object is not an id), one jsonpath call.
+ *
+ * Plan: `msg` and `expected` are inlined, and the planner copies the document expression
+ * (validation and parse) to every reference of a column derived from `meta`, so each is
+ * referenced as often as the spec's own form does: kind, the identity filter, the DISTINCT
+ * key and the anti-join key, once each. The identity filter is one test per id whose default
+ * selectivity is the spec's `<> ''` (a NULL test; recordable_id in
+ * test/sql-fragment-pin.test.ts says why): with three range tests instead, the window's row
+ * estimate fell 27-fold and the planner chose a nested-loop anti-join that re-parsed a
+ * document per probed row (150 s on a 10k-subagent window that takes 1 s). A fence (OFFSET 0)
+ * would parse each document once but hides the window's size from the planner, which then
+ * chose a nested loop that rescans the window per message (test/health-plans.test.ts).
  *
  * Time (AC-24e, docs/timestamps.md): :since is the key rounded UP to the next whole
  * microsecond and bound as a TIMESTAMP, so `col >= :since` holds exactly when the column
@@ -26,7 +38,8 @@
  * window's few subagent messages reach the parser (and PostgreSQL 15's PL/pgSQL validator).
  *
  * Inlined fragments, each copy marked with its name and pinned to one canonical text by
- * test/sql-fragment-pin.test.ts: metadata_or_empty. Inlined rather than shared: the costly
+ * test/sql-fragment-pin.test.ts: metadata_or_empty, recordable_id (its length is
+ * src/identity.ts's MAX_ID_BYTES). Inlined rather than shared: the costly
  * part is already one schema function (subagent_context_is_json); a function for the guard
  * around it would add a migration step and an upgrade path, where the pin costs nothing at
  * run time.
@@ -40,24 +53,30 @@ WITH msg AS (
                  OR NOT subagent_context_is_json(m.metadata)
                THEN '{}' ELSE m.metadata END)::jsonb AS meta
     FROM task_session_messages AS m
+), expected AS (
+  SELECT msg.task_session_id, msg.task_id, msg.created_at,
+         msg.meta #>> '{normalized,kind}' AS kind,
+         jsonb_path_query_first(msg.meta, 'strict $.tool_call_id ? (@.type() == "string")', '{}', true) #>> '{}' AS tool_call_id
+    FROM msg
 )
 SELECT COUNT(*) AS "shortfall!" FROM (
-  SELECT DISTINCT msg.task_session_id, msg.meta #>> '{tool_call_id}' AS tool_call_id
-    FROM msg
-   WHERE msg.created_at >= :since!::timestamp
-     AND msg.created_at >= :sinceFloor!::timestamp
-     AND msg.meta #>> '{normalized,kind}' = 'subagent_task'
+  SELECT DISTINCT e.task_session_id, e.tool_call_id
+    FROM expected AS e
+   WHERE e.created_at >= :since!::timestamp
+     AND e.created_at >= :sinceFloor!::timestamp
+     AND e.kind = 'subagent_task'
      -- AC-2 / AC-21a: the shortfall side excludes exactly what the writer and the backfill
-     -- skip, so a correctly skipped frame is not a permanent false alarm. The excess side
-     -- deliberately does NOT carry this filter (AC-28, revision 4).
-     AND COALESCE(msg.task_session_id, '') <> ''
-     AND COALESCE(msg.task_id, '') <> ''
-     AND COALESCE(msg.meta #>> '{tool_call_id}', '') <> ''
+     -- skip — an id that is not recordable (src/identity.ts: not a JSON string, empty, or
+     -- beyond the indexable length) — so a correctly skipped frame is not a permanent false
+     -- alarm. The excess side deliberately does NOT carry this filter (AC-28, revision 4).
+     AND /* recordable_id(e.task_session_id) */ (NULLIF(octet_length(NULLIF(e.task_session_id, '')) <= 512, false) IS NOT NULL)
+     AND /* recordable_id(e.task_id) */ (NULLIF(octet_length(NULLIF(e.task_id, '')) <= 512, false) IS NOT NULL)
+     AND /* recordable_id(e.tool_call_id) */ (NULLIF(octet_length(NULLIF(e.tool_call_id, '')) <= 512, false) IS NOT NULL)
      AND NOT EXISTS (
        SELECT 1
          FROM task_session_subagents AS s
-        WHERE s.task_session_id = msg.task_session_id
-          AND s.tool_call_id = msg.meta #>> '{tool_call_id}'
+        WHERE s.task_session_id = e.task_session_id
+          AND s.tool_call_id = e.tool_call_id
           AND s.observed_at >= :since!::timestamp
           AND s.observed_at >= :sinceFloor!::timestamp)
 ) AS shortfall;

@@ -27,7 +27,8 @@
  * fields are extracted once, not again wherever the ranking and the INSERT refer to them.
  *
  * Inlined fragments, each copy marked with its name and pinned to one canonical text by
- * test/sql-fragment-pin.test.ts: utc9, prefiltered_metadata_or_empty, subagent_prefilter.
+ * test/sql-fragment-pin.test.ts: utc9, prefiltered_metadata_or_empty, subagent_prefilter,
+ * recordable_id (its length is src/identity.ts's MAX_ID_BYTES).
  * Inlined rather than shared because SQLite's SQL cannot define a function, and a view
  * could serve only the package's own table, never the host's messages (DESIGN §3): one pin
  * covers every copy (reasons in that test's header).
@@ -40,11 +41,17 @@ WITH candidate AS (
    WHERE /* subagent_prefilter(m.metadata) */ instr(m.metadata, '_task') > 0
 ), parsed AS MATERIALIZED (
   SELECT c.id, c.task_session_id, c.task_id,
-         NULLIF(c.turn_id, '') AS turn_id,                                    -- AC-21: the message's own column, '' -> NULL
+         -- AC-21: the message's own column; as on the live path, a turn id that is not
+         -- recordable ('' or beyond the indexable length, src/identity.ts) is NULL.
+         CASE WHEN /* recordable_id(c.turn_id) */ (typeof(c.turn_id) = 'text' AND octet_length(nullif(c.turn_id, '')) <= 512
+          AND (length(c.turn_id) = octet_length(c.turn_id)
+               OR (instr(c.turn_id, char(0)) = 0
+                   AND NOT replace(replace(replace(c.turn_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
+              THEN c.turn_id END AS turn_id,
          json_type(c.meta, '$.normalized.kind') AS kind_type,
          json_extract(c.meta, '$.normalized.kind') AS kind,
          CASE WHEN json_type(c.meta, '$.tool_call_id') = 'text'
-              THEN NULLIF(json_extract(c.meta, '$.tool_call_id'), '') END AS tool_call_id,
+              THEN json_extract(c.meta, '$.tool_call_id') END AS tool_call_id,    -- a JSON string only (AC-21a)
          -- Text columns: only a JSON string counts, and '' is stored as NULL (column rules).
          CASE WHEN json_type(c.meta, '$.parent_tool_call_id') = 'text'
               THEN NULLIF(json_extract(c.meta, '$.parent_tool_call_id'), '') END AS parent_tool_call_id,
@@ -66,22 +73,30 @@ WITH candidate AS (
               THEN NULLIF(json_extract(c.meta, '$.status'), '') END AS tool_status,
          -- Column rules: is_async is 1 only on a positive report (JSON true).
          CASE WHEN json_type(c.meta, '$.normalized.subagent_task.is_async') = 'true' THEN 1 ELSE 0 END AS is_async,
-         -- Metrics (AC-23): only a JSON integer literal within int64 is a value; SQLite returns
-         -- an out-of-range integer literal as a REAL, hence the typeof check. Strings,
-         -- fractions, booleans, 1e30 are NULL. AC-7a: total_tokens and duration_ms of 0 are
-         -- "not reported" (NULL); AC-9: a negative is NULL; AC-8: tool_use_count 0 stays 0.
-         CASE WHEN json_type(c.meta, '$.normalized.subagent_task.total_tokens') = 'integer'
-               AND typeof(json_extract(c.meta, '$.normalized.subagent_task.total_tokens')) = 'integer'
-               AND json_extract(c.meta, '$.normalized.subagent_task.total_tokens') > 0
-              THEN json_extract(c.meta, '$.normalized.subagent_task.total_tokens') END AS total_tokens,
-         CASE WHEN json_type(c.meta, '$.normalized.subagent_task.tool_use_count') = 'integer'
-               AND typeof(json_extract(c.meta, '$.normalized.subagent_task.tool_use_count')) = 'integer'
-               AND json_extract(c.meta, '$.normalized.subagent_task.tool_use_count') >= 0
-              THEN json_extract(c.meta, '$.normalized.subagent_task.tool_use_count') END AS tool_use_count,
-         CASE WHEN json_type(c.meta, '$.normalized.subagent_task.duration_ms') = 'integer'
-               AND typeof(json_extract(c.meta, '$.normalized.subagent_task.duration_ms')) = 'integer'
-               AND json_extract(c.meta, '$.normalized.subagent_task.duration_ms') > 0
-              THEN json_extract(c.meta, '$.normalized.subagent_task.duration_ms') END AS duration_ms,
+         -- Metrics (AC-23): a JSON number whose value is an integer within int64 is that
+         -- integer however it is spelled (100, 1e2, 100.0: JSON has one number type, and the
+         -- PostgreSQL backfill and the live path read it the same way). A plain integer
+         -- literal is exact here; SQLite returns one beyond int64 as a REAL, hence the typeof
+         -- check. A literal with a fraction or an exponent is a REAL to SQLite, rounded to a
+         -- double, so such a column holds the literal's TEXT instead, and its exact value is
+         -- read from it below (the `literal_*` CTEs). Strings, fractions, booleans, 1e30 are
+         -- NULL. AC-7a: total_tokens and duration_ms of 0 are "not reported" (NULL); AC-9: a
+         -- negative is NULL; AC-8: tool_use_count 0 stays 0.
+         CASE json_type(c.meta, '$.normalized.subagent_task.total_tokens')
+           WHEN 'integer' THEN CASE WHEN typeof(json_extract(c.meta, '$.normalized.subagent_task.total_tokens')) = 'integer'
+                                     AND json_extract(c.meta, '$.normalized.subagent_task.total_tokens') > 0
+                                    THEN json_extract(c.meta, '$.normalized.subagent_task.total_tokens') END
+           WHEN 'real' THEN c.meta -> '$.normalized.subagent_task.total_tokens' END AS total_tokens,
+         CASE json_type(c.meta, '$.normalized.subagent_task.tool_use_count')
+           WHEN 'integer' THEN CASE WHEN typeof(json_extract(c.meta, '$.normalized.subagent_task.tool_use_count')) = 'integer'
+                                     AND json_extract(c.meta, '$.normalized.subagent_task.tool_use_count') >= 0
+                                    THEN json_extract(c.meta, '$.normalized.subagent_task.tool_use_count') END
+           WHEN 'real' THEN c.meta -> '$.normalized.subagent_task.tool_use_count' END AS tool_use_count,
+         CASE json_type(c.meta, '$.normalized.subagent_task.duration_ms')
+           WHEN 'integer' THEN CASE WHEN typeof(json_extract(c.meta, '$.normalized.subagent_task.duration_ms')) = 'integer'
+                                     AND json_extract(c.meta, '$.normalized.subagent_task.duration_ms') > 0
+                                    THEN json_extract(c.meta, '$.normalized.subagent_task.duration_ms') END
+           WHEN 'real' THEN c.meta -> '$.normalized.subagent_task.duration_ms' END AS duration_ms,
          -- Host timestamps in any Go-driver form, brought to utc9 (docs/timestamps.md): the
          -- instant, never the raw text, orders and is written. NULL when unparseable.
          /* utc9(c.created_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(c.created_at, 1, 19) || ltrim(substr(c.created_at, 20), '.0123456789')) || '.' || substr(substr(c.created_at, 21, max(length(c.created_at) - 20 - length(ltrim(substr(c.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) AS created_utc9,
@@ -89,13 +104,23 @@ WITH candidate AS (
     FROM candidate AS c
 ), qualifying AS (
   -- AC-21: normalized.kind is the JSON string 'subagent_task'. AC-21a: session, task and
-  -- JSON tool_call_id all non-empty, else skipped (the live path's AC-2 rule).
+  -- tool_call_id (a JSON string) all recordable, else skipped: the live path's AC-2 rule,
+  -- one definition (src/identity.ts), so the two paths and the health check agree.
   SELECT p.*
     FROM parsed AS p
    WHERE p.kind_type = 'text' AND p.kind = 'subagent_task'
-     AND p.task_session_id <> ''
-     AND p.task_id <> ''
-     AND p.tool_call_id IS NOT NULL
+     AND /* recordable_id(p.task_session_id) */ (typeof(p.task_session_id) = 'text' AND octet_length(nullif(p.task_session_id, '')) <= 512
+          AND (length(p.task_session_id) = octet_length(p.task_session_id)
+               OR (instr(p.task_session_id, char(0)) = 0
+                   AND NOT replace(replace(replace(p.task_session_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
+     AND /* recordable_id(p.task_id) */ (typeof(p.task_id) = 'text' AND octet_length(nullif(p.task_id, '')) <= 512
+          AND (length(p.task_id) = octet_length(p.task_id)
+               OR (instr(p.task_id, char(0)) = 0
+                   AND NOT replace(replace(replace(p.task_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
+     AND /* recordable_id(p.tool_call_id) */ (typeof(p.tool_call_id) = 'text' AND octet_length(nullif(p.tool_call_id, '')) <= 512
+          AND (length(p.tool_call_id) = octet_length(p.tool_call_id)
+               OR (instr(p.tool_call_id, char(0)) = 0
+                   AND NOT replace(replace(replace(p.tool_call_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
      AND p.created_utc9 IS NOT NULL
      AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = p.task_session_id)
 ), ranked AS (
@@ -105,6 +130,37 @@ WITH candidate AS (
          row_number() OVER (PARTITION BY q.task_session_id, q.tool_call_id
                             ORDER BY q.created_utc9 DESC, q.id DESC) AS rn
     FROM qualifying AS q
+), literal_metric AS (
+  -- A metric written with a fraction or an exponent, one row per (message, metric): rare
+  -- (Go's encoder writes integers plainly), so these CTEs are usually empty. The literal is
+  -- RFC 8259's -?digits[.digits][(e|E)[+-]digits] (json_valid admitted the document).
+  SELECT p.id, 'total_tokens' AS metric, p.total_tokens AS literal FROM parsed AS p WHERE typeof(p.total_tokens) = 'text'
+  UNION ALL
+  SELECT p.id, 'tool_use_count', p.tool_use_count FROM parsed AS p WHERE typeof(p.tool_use_count) = 'text'
+  UNION ALL
+  SELECT p.id, 'duration_ms', p.duration_ms FROM parsed AS p WHERE typeof(p.duration_ms) = 'text'
+), literal_parts AS (
+  -- value = digits × 10^(exponent − fraction_digits), digits without sign, point or leading
+  -- zeros. CAST saturates an absurd exponent at the int64 bounds, which only fails the
+  -- 19-digit test below.
+  SELECT l.id, l.metric,
+         substr(l.literal, 1, 1) = '-' AS negative,
+         ltrim(replace(replace(substr(l.literal, 1, l.e_at - 1), '-', ''), '.', ''), '0') AS digits,
+         CASE WHEN instr(l.literal, '.') > 0 THEN l.e_at - 1 - instr(l.literal, '.') ELSE 0 END AS fraction_digits,
+         CAST(substr(l.literal, l.e_at + 1) AS INTEGER) AS exponent
+    FROM (SELECT x.*, instr(replace(x.literal, 'E', 'e') || 'e', 'e') AS e_at FROM literal_metric AS x) AS l
+), literal_value AS MATERIALIZED (
+  -- The exact value when it is a non-negative integer within int64 (compared as 19-digit
+  -- text: no double ever rounds it), else NULL. Zero in any form (-0.0, 0e5) is 0.
+  SELECT v.id, v.metric,
+         CASE WHEN v.significant = '' THEN 0
+              WHEN v.negative OR v.shift < 0 OR length(v.significant) + v.shift > 19 THEN NULL
+              WHEN length(v.significant) + v.shift = 19
+                   AND v.significant || substr('000000000000000000', 1, v.shift) > '9223372036854775807' THEN NULL
+              ELSE CAST(v.significant || substr('000000000000000000', 1, v.shift) AS INTEGER) END AS value
+    FROM (SELECT p.id, p.metric, p.negative, rtrim(p.digits, '0') AS significant,
+                 p.exponent - p.fraction_digits + length(p.digits) - length(rtrim(p.digits, '0')) AS shift
+            FROM literal_parts AS p) AS v
 )
 INSERT INTO task_session_subagents (
   id, task_session_id, task_id, turn_id, agent_execution_id, tool_call_id,
@@ -122,7 +178,13 @@ SELECT
   'unknown',                                      -- AC-31: messages carry no execution identity
   r.tool_call_id, r.parent_tool_call_id, r.subagent_type, r.description, r.agent_id,
   r.child_session_id, r.model, r.agent_status, r.tool_status, r.is_async,
-  r.total_tokens, r.tool_use_count, r.duration_ms,
+  -- AC-7a (0 is "not reported" for these two) and AC-8 apply to a literal's value as above.
+  CASE WHEN typeof(r.total_tokens) <> 'text' THEN r.total_tokens
+       ELSE (SELECT nullif(v.value, 0) FROM literal_value AS v WHERE v.id = r.id AND v.metric = 'total_tokens') END,
+  CASE WHEN typeof(r.tool_use_count) <> 'text' THEN r.tool_use_count
+       ELSE (SELECT v.value FROM literal_value AS v WHERE v.id = r.id AND v.metric = 'tool_use_count') END,
+  CASE WHEN typeof(r.duration_ms) <> 'text' THEN r.duration_ms
+       ELSE (SELECT nullif(v.value, 0) FROM literal_value AS v WHERE v.id = r.id AND v.metric = 'duration_ms') END,
   'backfill',                                     -- AC-21, AC-25: provenance
   -- Written in the package's fixed-width form 'YYYY-MM-DD HH:MM:SS.ffffff+00:00'.
   substr(r.created_utc9, 1, 26) || '+00:00',      -- AC-21: observed_at is the message's created_at

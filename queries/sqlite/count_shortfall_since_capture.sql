@@ -19,15 +19,16 @@
  * for every stored form, trimmed fractions and any offset included. :sinceFloor (the key's
  * UTC date minus one day) bounds the bare column so its index serves the window; it never
  * excludes a row the exact comparison admits. The exact comparison is written last so it
- * runs only on rows the cheaper terms kept. tool_call_id is compared as text, as
- * PostgreSQL's #>> yields it.
+ * runs only on rows the cheaper terms kept. tool_call_id counts only as a JSON string, as
+ * on PostgreSQL, in the backfill and on the live path (a number is not an id).
  * Cost: a message whose text does not contain '_task' cannot qualify (see
  * backfill_subagent_contexts.sql for why the text match is a superset of the JSON
  * predicate), so it is mapped to '{}' before any JSON is validated or parsed: only the
  * window's few subagent messages reach the parser.
  *
  * Inlined fragments, each copy marked with its name and pinned to one canonical text by
- * test/sql-fragment-pin.test.ts: utc9, metadata_or_empty. Inlined rather than shared
+ * test/sql-fragment-pin.test.ts: utc9, metadata_or_empty, recordable_id (its length is
+ * src/identity.ts's MAX_ID_BYTES). Inlined rather than shared
  * because SQLite's SQL cannot define a function, and a view could serve only the package's
  * own table, never the host's messages (DESIGN §3): one pin covers every copy (reasons in
  * that test's header).
@@ -40,20 +41,37 @@ WITH msg AS (
                  OR instr(m.metadata, '_task') = 0 OR NOT json_valid(m.metadata)
                THEN '{}' ELSE m.metadata END) AS meta
     FROM task_session_messages AS m
+), expected AS (
+  SELECT msg.task_session_id, msg.task_id, msg.created_at,
+         json_extract(msg.meta, '$.normalized.kind') AS kind,
+         CASE WHEN json_type(msg.meta, '$.tool_call_id') = 'text'
+              THEN json_extract(msg.meta, '$.tool_call_id') END AS tool_call_id
+    FROM msg
 )
 SELECT COUNT(*) AS "shortfall!::bigint" FROM (
-  SELECT DISTINCT msg.task_session_id, CAST(json_extract(msg.meta, '$.tool_call_id') AS TEXT) AS tool_call_id
-    FROM msg
-   WHERE msg.created_at >= :sinceFloor!
-     AND json_extract(msg.meta, '$.normalized.kind') = 'subagent_task'
+  SELECT DISTINCT e.task_session_id, e.tool_call_id
+    FROM expected AS e
+   WHERE e.created_at >= :sinceFloor!
+     AND e.kind = 'subagent_task'
      -- AC-2 / AC-21a: the shortfall side excludes exactly what the writer and the backfill
-     -- skip, so a correctly skipped frame is not a permanent false alarm. The excess side
-     -- deliberately does NOT carry this filter (AC-28, revision 4).
-     AND COALESCE(msg.task_session_id, '') <> ''
-     AND COALESCE(msg.task_id, '') <> ''
-     AND COALESCE(json_extract(msg.meta, '$.tool_call_id'), '') <> ''
-     AND (/* utc9(msg.created_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(msg.created_at, 1, 19) || ltrim(substr(msg.created_at, 20), '.0123456789')) || '.' || substr(substr(msg.created_at, 21, max(length(msg.created_at) - 20 - length(ltrim(substr(msg.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!
-     AND (msg.task_session_id, CAST(json_extract(msg.meta, '$.tool_call_id') AS TEXT)) NOT IN (
+     -- skip — an id that is not recordable (src/identity.ts: not a JSON string, empty, NUL,
+     -- not well-formed, or beyond the indexable length) — so a correctly skipped frame is not
+     -- a permanent false alarm. The excess side deliberately does NOT carry this filter
+     -- (AC-28, revision 4).
+     AND /* recordable_id(e.task_session_id) */ (typeof(e.task_session_id) = 'text' AND octet_length(nullif(e.task_session_id, '')) <= 512
+          AND (length(e.task_session_id) = octet_length(e.task_session_id)
+               OR (instr(e.task_session_id, char(0)) = 0
+                   AND NOT replace(replace(replace(e.task_session_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
+     AND /* recordable_id(e.task_id) */ (typeof(e.task_id) = 'text' AND octet_length(nullif(e.task_id, '')) <= 512
+          AND (length(e.task_id) = octet_length(e.task_id)
+               OR (instr(e.task_id, char(0)) = 0
+                   AND NOT replace(replace(replace(e.task_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
+     AND /* recordable_id(e.tool_call_id) */ (typeof(e.tool_call_id) = 'text' AND octet_length(nullif(e.tool_call_id, '')) <= 512
+          AND (length(e.tool_call_id) = octet_length(e.tool_call_id)
+               OR (instr(e.tool_call_id, char(0)) = 0
+                   AND NOT replace(replace(replace(e.tool_call_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
+     AND (/* utc9(e.created_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(e.created_at, 1, 19) || ltrim(substr(e.created_at, 20), '.0123456789')) || '.' || substr(substr(e.created_at, 21, max(length(e.created_at) - 20 - length(ltrim(substr(e.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!
+     AND (e.task_session_id, e.tool_call_id) NOT IN (
        SELECT s.task_session_id, s.tool_call_id
          FROM task_session_subagents AS s
         WHERE s.observed_at >= :sinceFloor!

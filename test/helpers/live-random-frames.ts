@@ -9,8 +9,9 @@ const ABSENT = Symbol('absent');
 // Byte order differs from UTF-16 order for the last two (U+FF21 sorts before U+1D4B3 in
 // UTF-8, after it in UTF-16), so AC-13's tiebreak is exercised on real ordering differences.
 const TOOL_CALLS = ['toolu_01A', 'toolu_01B', 'toolu_02', 'call_é', 'call_\uFF21', 'call_\u{1D4B3}', 'T'];
-// Ids over 512 UTF-8 bytes are unusable (not indexable on PostgreSQL): 257 × 'é' is 514 bytes, one
-// past the limit; 256 × 'é' (a turn below) is exactly 512 and is kept.
+// Ids over 512 UTF-8 bytes are not recordable (not indexable on PostgreSQL, src/identity.ts):
+// 257 × 'é' is 514 bytes, one past the limit (a skipped identity, an absent turn, a digested
+// execution id); 256 × 'é' (a turn below) is exactly 512 and is kept.
 const LONG_ID = 'é'.repeat(257);
 const EXECUTIONS = ['0b7e7d52-6f5e-4c2e-9d0a-2a3c7b1f0e11', 'a91c3f0e-2b7d-4e8a-8c1f-5d6e7f809a1b', '', null, ABSENT, 'unknown', LONG_ID];
 const TURNS = [ABSENT, null, '', 'turn-1', 'turn-2', 'turn-3', LONG_ID, 'é'.repeat(256)];

@@ -7,6 +7,7 @@
 // Time: the model reads its clock exactly when the store does — once per frame that passes
 // the identity gate (a skipped frame has no observation time) — so a copy of the store's
 // deterministic clock reproduces every instant.
+import { createHash } from 'node:crypto';
 import type { SubagentContextRow, WriterCounters } from '../../src/types.js';
 
 export type ModelRow = Omit<SubagentContextRow, 'id'>;
@@ -100,8 +101,13 @@ export class MergeModel {
     const duration = measure(field(payload, 'duration_ms'));
     const toolUses = measure(field(payload, 'tool_use_count'));
     if (tokens.anomalous || duration.anomalous || toolUses.anomalous) this.counters.anomalous_value++; // AC-9, once per frame
-    const reportedExecution = storableId(field(frame, 'executionId'));
-    const execution = reportedExecution ?? 'unknown'; // AC-31
+    const reportedExecution = storable(field(frame, 'executionId'));
+    // AC-30 verbatim; an id beyond the documented bound is keyed by its SHA-256 digest so two
+    // long executions never share a row (AC-32); absent or unstorable -> AC-31's sentinel.
+    const execution =
+      reportedExecution === null
+        ? 'unknown'
+        : (storableId(reportedExecution) ?? `sha256:${createHash('sha256').update(Buffer.from(reportedExecution, 'utf8')).digest('hex')}`);
     if (execution === 'unknown') this.counters.unknown_execution++;
     const at = modelInstant(clock());
     if (!this.sessions.has(session)) {

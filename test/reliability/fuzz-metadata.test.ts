@@ -4,9 +4,11 @@
 // still activate (both keys written), must not fabricate (every stored value is one the
 // document carried, in the form the live path would store), and must not lose a clean message.
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { MAX_ID_BYTES } from '../../src/identity.js';
 import { ACTIVATION_KEYS } from '../../src/index.js';
 import { steppingClock } from '../helpers/clock.js';
 import { hostTimestamp, insertMessage, insertSession } from '../helpers/host-rows.js';
+import { incompressibleId } from '../helpers/incompressible-ids.js';
 import { prng, type Prng } from '../helpers/prng.js';
 import { describeBothDialects, openTestDb, type TestDb } from '../helpers/test-db.js';
 
@@ -17,6 +19,8 @@ const SEED = 0xbadf00d;
 const WEIRD_VALUES: readonly unknown[] = [
   null, '', 'x', 0, -1, 1.5, 1e30, true, false, [], {}, [1, 2], { nested: { deeper: 1 } }, 'ünïcødé 🙂', 'a'.repeat(5000),
   "'); DROP TABLE task_session_subagents; --", 2 ** 53 + 1 /* a double rounds it to 2^53: an integer JSON cannot carry exactly */, '12',
+  // Incompressible, unlike 'a'.repeat(5000): PostgreSQL cannot squeeze these under its btree limit.
+  incompressibleId(3072, 'base64'), incompressibleId(5000, 'utf8'), incompressibleId(MAX_ID_BYTES + 1, 'hex'),
 ];
 
 function weird(r: Prng): unknown {

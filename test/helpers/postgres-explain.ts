@@ -1,0 +1,54 @@
+// EXPLAIN of a generated PostgreSQL statement exactly as the package runs it: the text comes
+// from the generated PreparedQuery itself (its `run` is handed a client that asks for the plan
+// instead of rows), bound with the package's own parameters. `generic` prepares the statement
+// and forces the generic plan, the one a prepared statement can fall into: parameters are then
+// unknown at plan time, so partition pruning, if any, happens at executor start-up.
+import type pg from 'pg';
+
+export interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Subplans Removed'?: number;
+  Plans?: PlanNode[];
+}
+
+export interface RunnableQuery<P> {
+  run(params: P, client: { query(text: string, values: unknown[]): Promise<{ rows: unknown[]; rowCount: number }> }): Promise<unknown>;
+}
+
+/** Every node of a plan tree, depth first. */
+export function flattenPlan(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(flattenPlan)];
+}
+
+export async function explainGenerated<P>(pool: pg.Pool, query: RunnableQuery<P>, params: P, generic: boolean): Promise<PlanNode[]> {
+  const client = await pool.connect();
+  try {
+    let plan: PlanNode | undefined;
+    const explaining = {
+      query: async (text: string, bindings: unknown[]) => {
+        if (!generic) {
+          const r = await client.query(`EXPLAIN (FORMAT JSON) ${text}`, bindings);
+          plan = (r.rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan;
+        } else {
+          await client.query('SET plan_cache_mode = force_generic_plan');
+          try {
+            await client.query(`PREPARE explained_statement AS ${text}`);
+            const literals = bindings.map((b) => (b === null ? 'NULL' : `'${String(b).replace(/'/g, "''")}'`)).join(', ');
+            const r = await client.query(`EXPLAIN (FORMAT JSON) EXECUTE explained_statement(${literals})`);
+            plan = (r.rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan;
+          } finally {
+            await client.query('DEALLOCATE ALL');
+            await client.query('RESET plan_cache_mode');
+          }
+        }
+        return { rows: [], rowCount: 0 };
+      },
+    };
+    await query.run(params, explaining);
+    return flattenPlan(plan!);
+  } finally {
+    client.release();
+  }
+}
