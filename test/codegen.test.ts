@@ -11,6 +11,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDatabase, type CreatedDatabase } from '../scripts/lib/postgres-database.js';
 
+/** Each test runs the whole codegen (tsx, pgtyped, a PostgreSQL database): up to 31 s in a
+ * loaded full run, so a 60 s limit was half used; the limit guards a hang, not speed. */
+const CODEGEN_RUN_MS = 180_000;
+
 let work: string;
 let database: CreatedDatabase;
 
@@ -64,20 +68,20 @@ describe('codegen', () => {
     const run = codegenWith(() => {});
     expect(run.output).toContain('codegen: wrote');
     expect(run.status).toBe(0);
-  }, 60_000);
+  }, CODEGEN_RUN_MS);
 
   it('exits non-zero naming the query when it is invalid on SQLite only', () => {
     const run = codegenWith((root) => breakQuery(root, 'sqlite'));
     expect(run.status).not.toBe(0);
     expect(run.output).toMatch(/queries\/sqlite\/read_meta_key\.sql \(readMetaKey\)/);
-  }, 60_000);
+  }, CODEGEN_RUN_MS);
 
   it('exits non-zero naming the query when it is invalid on PostgreSQL only', () => {
     const run = codegenWith((root) => breakQuery(root, 'postgres'));
     expect(run.status).not.toBe(0);
     expect(run.output).toMatch(/read_meta_key/);
     expect(run.output).toMatch(/ReadMetaKey|readMetaKey/);
-  }, 60_000);
+  }, CODEGEN_RUN_MS);
 
   it('exits non-zero when the dialects disagree on a parameter name', () => {
     const run = codegenWith((root) => {
@@ -86,19 +90,19 @@ describe('codegen', () => {
     });
     expect(run.status).not.toBe(0);
     expect(run.output).toMatch(/dialects disagree[\s\S]*read_meta_key\.sql: parameters/);
-  }, 60_000);
+  }, CODEGEN_RUN_MS);
 
   it('exits non-zero naming the demo query when it is invalid on SQLite only', () => {
     const run = codegenWith((root) => breakDemoQuery(root, 'sqlite'));
     expect(run.status).not.toBe(0);
     expect(run.output).toMatch(/queries\/sqlite\/demo\/demo_insert_session\.sql \(demoInsertSession\)/);
-  }, 60_000);
+  }, CODEGEN_RUN_MS);
 
   it('exits non-zero naming the demo query when it is invalid on PostgreSQL only', () => {
     const run = codegenWith((root) => breakDemoQuery(root, 'postgres'));
     expect(run.status).not.toBe(0);
     expect(run.output).toMatch(/queries\/postgres\/demo\/demo_insert_session\.sql \(demoInsertSession\)/);
-  }, 60_000);
+  }, CODEGEN_RUN_MS);
 
   it('exits non-zero when a demo query exists in one dialect only, or outside its group', () => {
     const missing = codegenWith((root) => rmSync(join(root, 'queries', 'postgres', DEMO_QUERY)));
@@ -108,7 +112,7 @@ describe('codegen', () => {
     const moved = codegenWith((root) => renameSync(join(root, 'queries', 'postgres', DEMO_QUERY), join(root, 'queries', 'postgres', 'demo_insert_session.sql')));
     expect(moved.status).not.toBe(0);
     expect(moved.output).toMatch(/demo\/demo_insert_session\.sql exists only in queries\/sqlite/);
-  }, 60_000);
+  }, CODEGEN_RUN_MS);
 
   it('exits non-zero on a query folder that is no group (pgtyped would compile it, no index would export it)', () => {
     const run = codegenWith((root) => {
@@ -119,7 +123,7 @@ describe('codegen', () => {
     });
     expect(run.status).not.toBe(0);
     expect(run.output).toMatch(/queries\/sqlite\/extra: not a query group/);
-  }, 60_000);
+  }, CODEGEN_RUN_MS);
 
   it('exits non-zero when two groups use one query name', () => {
     const run = codegenWith((root) => {
@@ -130,7 +134,7 @@ describe('codegen', () => {
     });
     expect(run.status).not.toBe(0);
     expect(run.output).toMatch(/query name readActivationKeys in both queries\/sqlite\/read_activation_keys\.sql and queries\/sqlite\/demo\/demo_insert_session\.sql/);
-  }, 60_000);
+  }, CODEGEN_RUN_MS);
 
   it("the product's index exports exactly the product statements; the demo's index exactly the demo's", () => {
     for (const d of ['sqlite', 'postgres']) {

@@ -161,5 +161,5 @@ describeBothDialects('fuzzed frames', (dialect) => {
     // Every key some frame identified usably and whose write succeeded has exactly one row.
     const keys = new Set(rows.map((row) => `${row.task_session_id}|${row.agent_execution_id}|${row.tool_call_id}`));
     expect(keys.size).toBe(rows.length);
-  });
+  }, 180_000); // 10,000 frames: 38 s of the default 60 s in a loaded full run; room for more load
 });
