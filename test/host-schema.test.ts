@@ -13,6 +13,7 @@ import { ACTIVATION_KEYS, createPostgresStore, type SubagentContextStore } from 
 import { formatMicros, parseInstant } from '../src/instant.js';
 import { steppingClock } from './helpers/clock.js';
 import { subagentMetadata } from './helpers/host-rows.js';
+import { clientFor, poolFor } from '../scripts/lib/postgres-database.js';
 
 const SECOND = 1_000_000_000n;
 const ns = (iso: string) => parseInstant(iso)!;
@@ -34,13 +35,13 @@ describe('host tables in a non-public schema through search_path [postgres]', ()
     );
 
   beforeAll(async () => {
-    const bootstrap = new pg.Client(server);
+    const bootstrap = clientFor(server);
     await bootstrap.connect();
     await bootstrap.query(`CREATE DATABASE ${name}`);
     await bootstrap.end();
     const url = new URL(server);
     url.pathname = `/${name}`;
-    admin = new pg.Client(url.toString());
+    admin = clientFor(url.toString());
     await admin.connect();
     await admin.query('CREATE SCHEMA host_app');
     // Decoys in public, with a subagent message of their own: never read by the package.
@@ -51,8 +52,7 @@ describe('host tables in a non-public schema through search_path [postgres]', ()
     ]);
 
     url.searchParams.set('options', '-c search_path=host_app');
-    pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
-    pool.on('error', () => {}); // an idle client killed by the database drop must not crash the run
+    pool = poolFor({ connectionString: url.toString(), max: 4 });
     await hostQuery(HOST_DDL); // unqualified: lands in host_app, as the host's own DDL would
     await hostQuery(`INSERT INTO task_sessions (id, task_id, created_at, updated_at) VALUES ('s1', 'task-1', '2026-01-01', '2026-01-01')`);
     await insertMessage('m-history', 's1', 'tc-history', ns('2026-03-01T00:00:00Z'));
@@ -62,7 +62,7 @@ describe('host tables in a non-public schema through search_path [postgres]', ()
   afterAll(async () => {
     await pool?.end();
     await admin?.end();
-    const bootstrap = new pg.Client(server);
+    const bootstrap = clientFor(server);
     await bootstrap.connect();
     await bootstrap.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await bootstrap.end();

@@ -160,7 +160,7 @@ async function postgresOrderLog(db: TestDb): Promise<OrderLog> {
     BEGIN INSERT INTO order_log (what) VALUES ('key ' || NEW.key); RETURN NULL; END $f$;
     CREATE TRIGGER order_row AFTER INSERT ON task_session_subagents FOR EACH ROW WHEN (NEW.source = 'backfill') EXECUTE FUNCTION log_row();
     CREATE TRIGGER order_key AFTER INSERT ON kandev_meta FOR EACH ROW EXECUTE FUNCTION log_key();`);
-  const script = `const pg = require('pg'); const c = new pg.Client(process.argv[1]);
+  const script = `const pg = require('pg'); const c = new pg.Client(process.argv[1]); c.on('error', () => {});
     c.connect().then(() => c.query(\`SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS after,
         (SELECT count(*) FROM task_session_subagents WHERE source = 'backfill') AS committed FROM order_log_seq_seq\`))
      .then((r) => { process.stdout.write(JSON.stringify(r.rows[0])); return c.end(); })`;

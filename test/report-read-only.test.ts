@@ -2,11 +2,11 @@
 // `readonly`, a PostgreSQL session with default_transaction_read_only — and gives the same
 // figures as on the read-write connection.
 import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createPostgresStore, createSqliteStore } from '../src/index.js';
 import { seedReportFixture } from './helpers/report-fixture.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { poolFor } from '../scripts/lib/postgres-database.js';
 
 describeBothDialects('report: read-only connections', (dialect) => {
   let db: TestDb;
@@ -29,7 +29,7 @@ describeBothDialects('report: read-only connections', (dialect) => {
         ro.close();
       }
     } else {
-      const pool = new pg.Pool({ connectionString: db.location, max: 1, options: '-c default_transaction_read_only=on' });
+      const pool = poolFor({ connectionString: db.location, max: 1, options: '-c default_transaction_read_only=on' });
       try {
         expect((await pool.query('SHOW default_transaction_read_only')).rows[0].default_transaction_read_only).toBe('on');
         const store = createPostgresStore(pool);

@@ -4,13 +4,13 @@
 // SQLite: for every stored form of a host timestamp (trimmed fractions, offsets that move the
 // local date either way, RFC3339 T/Z, nanosecond digits). PostgreSQL: identical under three
 // session TimeZones. Then: every kind of bad input is rejected with a clear coded error.
-import pg from 'pg';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createPostgresStore, SubagentContextError, type SubagentContextReport, type SubagentContextStore } from '../src/index.js';
 import { formatKeyInstant, formatMicros } from '../src/instant.js';
 import { seedKeys, seedMessage, seedRow, seedSession } from './helpers/report-seed.js';
 import { SQLITE_FORMS, sqliteForm } from './helpers/sqlite-forms.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { poolFor } from '../scripts/lib/postgres-database.js';
 
 const MICRO = 1_000n;
 const HOUR = 3_600_000_000_000n;
@@ -125,7 +125,7 @@ describeBothDialects('report: exact windows and keys', (dialect) => {
     it('PostgreSQL: identical reports under session TimeZone UTC, America/Los_Angeles and Pacific/Kiritimati', async () => {
       const reports: Record<string, SubagentContextReport[]> = {};
       for (const zone of ['UTC', 'America/Los_Angeles', 'Pacific/Kiritimati']) {
-        const pool = new pg.Pool({ connectionString: db.location, max: 2, options: `-c TimeZone=${zone}` });
+        const pool = poolFor({ connectionString: db.location, max: 2, options: `-c TimeZone=${zone}` });
         try {
           expect((await pool.query('SHOW TimeZone')).rows[0].TimeZone).toBe(zone);
           const store: SubagentContextStore = createPostgresStore(pool);
