@@ -1,0 +1,88 @@
+// DESIGN §8 "Poolers": with default StoreOptions, behind PgBouncer in transaction mode (Debian
+// 12's 1.18, a small server pool, no max_prepared_statements), no frame is lost and every
+// method works. PostgreSQL only: a pooler exists only there. Server connections are shared
+// between clients, so anything a client leaves on "its" connection (a named prepared
+// statement, a session setting) lands on connections other clients use.
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
+import { createPostgresStore } from '../src/index.js';
+import { steppingClock } from './helpers/clock.js';
+import { insertMessage, insertSession, subagentMetadata } from './helpers/host-rows.js';
+import { EXEC_A, EXEC_B, frame, recordingLogger } from './helpers/live-db.js';
+import { openTestDb, type TestDb } from './helpers/test-db.js';
+
+/** The test database's URL, routed through the suite's PgBouncer. */
+function throughPgBouncer(db: TestDb): string {
+  const url = new URL(db.location);
+  url.port = String(inject('pgBouncerPort'));
+  return url.toString();
+}
+
+describe('behind PgBouncer in transaction mode [postgres]', () => {
+  let db: TestDb;
+  let pool: pg.Pool;
+  beforeEach(async () => {
+    db = await openTestDb('postgres');
+    // Many clients over a pool of 4 server connections: each client's statements land on
+    // server connections other clients have used.
+    pool = new pg.Pool({ connectionString: throughPgBouncer(db), max: 40 });
+    pool.on('error', () => {}); // an idle client dropped by the pooler or the server is not a crash
+  });
+  afterEach(async () => {
+    await pool.end();
+    await db.close();
+  });
+
+  it('the connection really goes through PgBouncer in transaction mode', async () => {
+    // Two statements of one client outside a transaction may run on different server
+    // connections; inside one transaction they share one. With 40 clients and 4 server
+    // connections, at least two distinct backends serve a burst of autocommit queries.
+    const pids = new Set<number>();
+    await Promise.all(
+      Array.from({ length: 40 }, async () => {
+        const { rows } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid, pg_sleep(0.01)');
+        pids.add(rows[0].pid);
+      }),
+    );
+    expect(pids.size).toBeGreaterThan(1);
+    expect(pids.size).toBeLessThanOrEqual(4);
+  });
+
+  it('migrates, records 1,200 concurrent frames and a batch, lists, and checks health with zero failed frames', async () => {
+    await insertSession(db, 's1', 'task-1');
+    await insertMessage(db, {
+      id: 'm1',
+      sessionId: 's1',
+      taskId: 'task-1',
+      turnId: 'turn-0',
+      metadata: subagentMetadata({ toolCallId: 'history', toolStatus: 'completed', subagent: { subagent_type: 'reviewer', total_tokens: 10 } }),
+      createdAt: '2026-01-01 00:00:00.000001',
+    });
+    const logger = recordingLogger();
+    const store = createPostgresStore(pool, { clock: steppingClock(), logger });
+
+    const report = await store.runMigrations();
+    expect(report.steps.filter((s) => s.status === 'failed')).toEqual([]);
+    expect(report.ok).toBe(true);
+
+    const outcomes = await Promise.all(
+      Array.from({ length: 1200 }, (_, i) =>
+        store.recordFrame(frame({ toolCallId: `toolu_${i % 400}`, executionId: i % 2 ? EXEC_A : EXEC_B, payload: { total_tokens: i + 1 } })),
+      ),
+    );
+    const batch = await store.recordFrames(
+      Array.from({ length: 200 }, (_, i) => frame({ toolCallId: `batch_${i % 50}`, toolStatus: i >= 150 ? 'completed' : null })),
+    );
+    expect(outcomes.filter((o) => o !== 'persisted')).toEqual([]);
+    expect(batch.filter((o) => o !== 'persisted')).toEqual([]);
+    expect(logger.lines).toEqual([]);
+    expect(store.counters()).toMatchObject({ attempted: 1400, persisted: 1400, failed: 0 });
+
+    const rows = await store.listBySession('s1');
+    expect(rows.length).toBe(1 + 800 + 50); // the backfilled row, 400 ids × 2 executions, 50 batch ids
+    expect((await store.listByTurn('s1', 'turn-1')).length).toBe(850);
+    const health = await store.checkHealth();
+    expect(health.state).toBe('activated');
+    expect(health.shortfall).toBe(0);
+  });
+});
