@@ -1,11 +1,13 @@
 // What the dialect-neutral store (src/store.ts) needs from a database, split by concern so
-// each concern has one file per dialect: src/<dialect>/writer.ts, migrations.ts, health.ts.
-// Each implementation calls only generated functions (generated/<dialect>/).
+// each concern has one file per dialect: src/<dialect>/writer.ts (the live write path),
+// reader.ts (the reads a host calls), migrations.ts, health.ts. Each implementation calls
+// only generated functions (generated/<dialect>/).
 import type { UpsertInput } from './frame-normalization.js';
-import type { HealthReport, MigrationReport, SubagentContextRow } from './types.js';
+import type { HealthReport, Logger, MigrationReport, SubagentContextRow } from './types.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
+/** The live write path: nothing here reads rows back. */
 export interface WriterAdapter {
   /** The live upsert for one frame, autocommitted. Rejects with the driver's error. */
   upsert(input: UpsertInput, observedAtNs: bigint): Promise<void>;
@@ -14,22 +16,26 @@ export interface WriterAdapter {
    * upsert committed, else its error. If the transaction itself fails every entry is an error.
    */
   upsertBatch(batch: readonly { input: UpsertInput; observedAtNs: bigint }[]): Promise<(Error | null)[]>;
+}
+
+/** The reads a host calls on the store; later read paths (the report) belong here too. */
+export interface ReaderAdapter {
+  /** AC-13 order. */
   listBySession(sessionId: string): Promise<SubagentContextRow[]>;
   listByTurn(sessionId: string, turnId: string): Promise<SubagentContextRow[]>;
-  /** A kandev_meta value verbatim, or null when the key is absent. */
-  readMetaKey(key: string): Promise<string | null>;
 }
 
 /** Context handed to the migration runner and the health check. */
 export interface StoreContext {
   readonly dialect: DialectName;
   readonly clock: () => bigint;
-  readonly logger: import('./types.js').Logger;
+  readonly logger: Logger;
 }
 
 export interface DialectStore {
   readonly dialect: DialectName;
   readonly writer: WriterAdapter;
+  readonly reader: ReaderAdapter;
   runMigrations(ctx: StoreContext): Promise<MigrationReport>;
   checkHealth(ctx: StoreContext): Promise<HealthReport>;
 }

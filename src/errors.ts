@@ -23,3 +23,15 @@ export function toError(value: unknown): Error {
   if (value instanceof Error) return value;
   return new Error(String(value), { cause: value });
 }
+
+/**
+ * The most specific message a thrown value carries, for a wrapping error's wording: an
+ * AggregateError (node-postgres connecting to several addresses) has an empty message of its
+ * own, so its first inner error's is used.
+ */
+export function errorMessage(value: unknown): string {
+  if (!(value instanceof Error)) return String(value);
+  if (value.message) return value.message;
+  const inner = (value as { errors?: unknown[] }).errors?.find((e): e is Error => e instanceof Error && e.message !== '');
+  return inner?.message ?? value.name;
+}

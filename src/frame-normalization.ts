@@ -148,13 +148,15 @@ export function normalizeFrame(frame: unknown): NormalizedFrame | null {
 }
 
 /**
- * The upsert's named parameters for one admitted frame, every one spelled out (one object, no
- * spread) so both drivers bind it as is. `metric` renders an int64 for the driver (SQLite
- * binds a bigint, PostgreSQL takes decimal text); `observedAt` is already the dialect's text.
+ * The one mapper from an admitted frame to the values its upsert writes: the single upsert's
+ * named parameters, every one spelled out (one object, no spread) so both drivers bind it as
+ * is, and — renamed to column names by src/postgres/batch-rounds.ts — each element of the
+ * batch statement's JSON. `metric` renders an int64 for the driver (SQLite binds a bigint;
+ * PostgreSQL and the batch JSON take int64Text); `observedAt` is already the dialect's text.
  */
 export function upsertParameters<M>(input: UpsertInput, observedAt: string, metric: (n: bigint | null) => M) {
   return {
-    id: randomUUID(), // a new row's id; discarded when the frame merges (id is write-once)
+    id: randomUUID(), // the one id generation: a new row's id, discarded when the frame merges (id is write-once)
     sessionId: input.sessionId,
     taskId: input.taskId,
     turnId: input.turnId,
@@ -175,3 +177,8 @@ export function upsertParameters<M>(input: UpsertInput, observedAt: string, metr
     observedAt,
   };
 }
+
+export type UpsertParameters<M> = ReturnType<typeof upsertParameters<M>>;
+
+/** An int64 as decimal text: exact for all of int64 in pg's text parameters and in JSON. */
+export const int64Text = (n: bigint | null): string | null => (n === null ? null : n.toString());

@@ -1,6 +1,6 @@
 // The dialect-neutral store: the live write path (normalize -> one upsert -> count), batch
-// writes, reads, and delegation to the migration runner and health check. It never lets a
-// telemetry failure reach the caller (AC-27): every path that can fail is caught, counted
+// writes, and delegation to the dialect's reader, migration runner and health check. It never
+// lets a telemetry failure reach the caller (AC-27): every path that can fail is caught, counted
 // and WARN-logged here.
 //
 // Counting (AC-26), per frame: `attempted` first; then exactly one of `skipped_no_identity`
@@ -9,6 +9,7 @@
 // whatever its write's outcome (DESIGN §2).
 import { MAX_COLUMN_INSTANT_NS } from './column-time.js';
 import type { DialectStore, StoreContext } from './dialect.js';
+import { toError } from './errors.js';
 import { MAX_ID_BYTES, normalizeFrame, type NormalizedFrame } from './frame-normalization.js';
 import { createWallClock } from './instant.js';
 import { defaultLogger, describeError } from './logger.js';
@@ -35,7 +36,7 @@ function rawIdentity(frame: unknown): { session_id: unknown; tool_call_id: unkno
 export function createStore(db: DialectStore, options: StoreOptions = {}): SubagentContextStore {
   const ctx: StoreContext = { dialect: db.dialect, clock: options.clock ?? createWallClock(), logger: options.logger ?? defaultLogger };
   const { clock, logger } = ctx;
-  const writer = db.writer;
+  const { writer, reader } = db;
   const counters = createCounters();
 
   /** AC-27: WARN with the session id and tool-call id, count `failed`; never throws. */
@@ -125,7 +126,8 @@ export function createStore(db: DialectStore, options: StoreOptions = {}): Subag
       try {
         results = await writer.upsertBatch(batch);
       } catch (err) {
-        results = batch.map(() => (err instanceof Error ? err : new Error(String(err))));
+        const failure = toError(err);
+        results = batch.map(() => failure);
       }
       for (let j = 0; j < batch.length; j++) {
         const err = results[j];
@@ -142,7 +144,7 @@ export function createStore(db: DialectStore, options: StoreOptions = {}): Subag
     counters: () => ({ ...counters }),
     runMigrations: () => db.runMigrations(ctx),
     checkHealth: () => db.checkHealth(ctx),
-    listBySession: (sessionId) => writer.listBySession(sessionId),
-    listByTurn: (sessionId, turnId) => writer.listByTurn(sessionId, turnId),
+    listBySession: (sessionId) => reader.listBySession(sessionId),
+    listByTurn: (sessionId, turnId) => reader.listByTurn(sessionId, turnId),
   };
 }

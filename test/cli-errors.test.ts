@@ -1,11 +1,15 @@
 // The CLI's failure paths, the real binary on both dialects: bad arguments exit 2, a database
 // that cannot be opened exits 7, each with exactly one line on stderr and no stack trace;
-// --help exits 0; and `health` never creates a SQLite file that does not exist.
+// --help exits 0; `health` never creates a SQLite file that does not exist; and a statement
+// that fails inside checkHealth (wrapped as HealthCheckError 'database_error') is reported by
+// the driver's own code on its cause, like any other database failure.
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { formatKeyInstant } from '../src/instant.js';
 import { assertBuilt, databaseArgs, oneLineError, runCliBinary } from './helpers/cli.js';
+import { KEY, setKey } from './helpers/health-seed.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 
 beforeAll(assertBuilt);
@@ -51,6 +55,22 @@ describeBothDialects('cli: errors', (dialect) => {
     expect(top.stdout).toMatch(/^ {2}health +\S/m);
     expect(health.code).toBe(0);
     expect(health.stdout).toMatch(/^usage: subagent-context health \(--sqlite FILE \| --postgres URL\) \[--json\]/);
+  });
+
+  it("a statement that fails during health: exit 7, one line with the driver's code", async () => {
+    const broken = await openTestDb(dialect, 'package');
+    try {
+      const capture = formatKeyInstant(1_785_000_000_000_000_000n);
+      await setKey(broken, KEY.captureSince, capture);
+      await setKey(broken, KEY.executionSince, capture);
+      await broken.exec('ALTER TABLE task_session_messages RENAME COLUMN metadata TO metadata_elsewhere');
+      const run = await runCliBinary(['health', ...databaseArgs(broken)]);
+      expect(run.code).toBe(7);
+      expect(run.stdout).toBe('');
+      expect(oneLineError(run)).toMatch(dialect === 'sqlite' ? /^subagent-context: SQLite SQLITE_ERROR: no such column: .*metadata/ : /^subagent-context: PostgreSQL 42703: column .*metadata.* does not exist/);
+    } finally {
+      await broken.close();
+    }
   });
 
   if (dialect === 'sqlite') {

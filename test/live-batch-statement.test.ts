@@ -4,14 +4,17 @@
 // 2.4x faster than one JSON statement), so on SQLite this test is what keeps the twin honest.
 // Seeded random sequences are applied frame by frame through the single upsert on one
 // database and as rounds of the batch statement on another: the rows must be identical
-// apart from their generated ids.
+// apart from their generated ids. Each round's JSON carries exactly the single upsert's
+// parameters (one mapper, src/frame-normalization.ts upsertParameters), keyed by the columns the
+// statement reads.
+import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import * as sqliteGenerated from '../generated/sqlite/index.js';
 import * as postgresGenerated from '../generated/postgres/index.js';
-import { batchRounds, roundParameter, type PendingFrame } from '../src/batch-rounds.js';
+import { batchRounds, roundParameter, type PendingFrame } from '../src/postgres/batch-rounds.js';
 import { createColumnTimeFormatter } from '../src/column-time.js';
-import { normalizeFrame, upsertParameters } from '../src/frame-normalization.js';
+import { int64Text, normalizeFrame, upsertParameters } from '../src/frame-normalization.js';
 import { insertSession } from './helpers/host-rows.js';
 import { randomChunks, randomClock, randomSequence } from './helpers/live-random-frames.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
@@ -66,7 +69,7 @@ describeBothDialects('batch statement equivalence', (dialect) => {
         if (dialect === 'sqlite') {
           sqliteGenerated.upsertSubagentContext.run(upsertParameters(input, columnTime(observedAtNs), (n) => n), single.sqlite as Database.Database);
         } else {
-          await postgresGenerated.upsertSubagentContext.run(upsertParameters(input, columnTime(observedAtNs), (n) => (n === null ? null : n.toString())), single.pool!);
+          await postgresGenerated.upsertSubagentContext.run(upsertParameters(input, columnTime(observedAtNs), int64Text), single.pool!);
         }
       }
       // The same frames as bursts, each burst as rounds of the batch statement.
@@ -81,5 +84,28 @@ describeBothDialects('batch statement equivalence', (dialect) => {
     const b = strip((await batched.store().listBySession('s1')) as unknown as Record<string, unknown>[]);
     expect(a.length).toBeGreaterThan(5);
     expect(b).toEqual(a);
+  });
+});
+
+describeBothDialects('batch statement JSON', (dialect) => {
+  /** The keys the dialect's batch statement reads from each element of :frames. */
+  function keysTheStatementReads(): string[] {
+    const sql = readFileSync(`queries/${dialect}/upsert_subagent_contexts_batch.sql`, 'utf8');
+    if (dialect === 'sqlite') return [...new Set([...sql.matchAll(/->> '\$\.(\w+)'/g)].map((m) => m[1]))];
+    const record = /jsonb_to_recordset\(:frames!::jsonb\) AS f\(([^)]*)\)/.exec(sql);
+    return record ? record[1].split(',').map((c) => c.trim().split(/\s+/)[0]) : [];
+  }
+
+  it('each frame is one object keyed by the columns the statement reads, one per upsert parameter', () => {
+    const input = normalizeFrame({ sessionId: 's1', taskId: 't1', toolCallId: 'tc', payload: { total_tokens: 2n ** 62n } })!;
+    const columnTime = createColumnTimeFormatter(dialect === 'sqlite' ? '+00:00' : '');
+    const [frame, ...rest] = JSON.parse(roundParameter([{ input, observedAtNs: 1_780_000_000_000_000_001n }], columnTime)) as Record<string, unknown>[];
+    expect(rest).toEqual([]);
+    const read = keysTheStatementReads();
+    expect(read.length).toBeGreaterThan(10);
+    expect(Object.keys(frame).sort()).toEqual([...read].sort());
+    expect(Object.keys(frame)).toHaveLength(Object.keys(upsertParameters(input, '', int64Text)).length);
+    expect(frame).toMatchObject({ task_session_id: 's1', task_id: 't1', tool_call_id: 'tc', agent_execution_id: 'unknown', total_tokens: String(2n ** 62n), is_async: 0 });
+    expect(frame.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 });

@@ -21,13 +21,14 @@ export interface ICountExcessSinceCaptureQuery {
   result: ICountExcessSinceCaptureResult;
 }
 
-const countExcessSinceCaptureIR: any = {"usedParamSet":{"since":true,"sinceFloor":true},"params":[{"name":"since","required":true,"transform":{"type":"scalar"},"locs":[{"a":508,"b":514},{"a":845,"b":851}]},{"name":"sinceFloor","required":true,"transform":{"type":"scalar"},"locs":[{"a":553,"b":564},{"a":896,"b":907}]}],"statement":"WITH msg AS (\n  SELECT m.task_session_id, m.created_at,\n         (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'\n                 OR strpos(m.metadata, 'subagent_task') = 0\n                 OR NOT subagent_context_is_json(m.metadata)\n               THEN '{}' ELSE m.metadata END)::jsonb AS meta\n    FROM task_session_messages AS m\n)\nSELECT COUNT(*) AS \"excess!\" FROM (\n  SELECT DISTINCT s.task_session_id, s.tool_call_id\n    FROM task_session_subagents AS s\n   WHERE s.observed_at >= :since!::timestamp\n     AND s.observed_at >= :sinceFloor!::timestamp\n     AND NOT EXISTS (\n       SELECT 1\n         FROM msg\n        WHERE msg.task_session_id = s.task_session_id\n          AND msg.meta #>> '{tool_call_id}' = s.tool_call_id\n          AND msg.meta #>> '{normalized,kind}' = 'subagent_task'\n          AND msg.created_at >= :since!::timestamp\n          AND msg.created_at >= :sinceFloor!::timestamp)\n) AS excess"};
+const countExcessSinceCaptureIR: any = {"usedParamSet":{"since":true,"sinceFloor":true},"params":[{"name":"since","required":true,"transform":{"type":"scalar"},"locs":[{"a":553,"b":559},{"a":890,"b":896}]},{"name":"sinceFloor","required":true,"transform":{"type":"scalar"},"locs":[{"a":598,"b":609},{"a":941,"b":952}]}],"statement":"WITH msg AS (\n  SELECT m.task_session_id, m.created_at,\n                                            \n         (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'\n                 OR strpos(m.metadata, 'subagent_task') = 0\n                 OR NOT subagent_context_is_json(m.metadata)\n               THEN '{}' ELSE m.metadata END)::jsonb AS meta\n    FROM task_session_messages AS m\n)\nSELECT COUNT(*) AS \"excess!\" FROM (\n  SELECT DISTINCT s.task_session_id, s.tool_call_id\n    FROM task_session_subagents AS s\n   WHERE s.observed_at >= :since!::timestamp\n     AND s.observed_at >= :sinceFloor!::timestamp\n     AND NOT EXISTS (\n       SELECT 1\n         FROM msg\n        WHERE msg.task_session_id = s.task_session_id\n          AND msg.meta #>> '{tool_call_id}' = s.tool_call_id\n          AND msg.meta #>> '{normalized,kind}' = 'subagent_task'\n          AND msg.created_at >= :since!::timestamp\n          AND msg.created_at >= :sinceFloor!::timestamp)\n) AS excess"};
 
 /**
  * Query generated from SQL:
  * ```
  * WITH msg AS (
  *   SELECT m.task_session_id, m.created_at,
+ *                                             
  *          (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'
  *                  OR strpos(m.metadata, 'subagent_task') = 0
  *                  OR NOT subagent_context_is_json(m.metadata)

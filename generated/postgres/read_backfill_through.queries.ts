@@ -16,7 +16,7 @@ export interface IReadBackfillThroughQuery {
   result: IReadBackfillThroughResult;
 }
 
-const readBackfillThroughIR: any = {"usedParamSet":{},"params":[],"statement":"SELECT COALESCE((\n  SELECT to_char(m.created_at, 'YYYY-MM-DD\"T\"HH24:MI:SS.US') || '000Z'\n    FROM task_session_messages AS m\n   CROSS JOIN LATERAL (\n     SELECT CASE WHEN subagent_context_is_json(m.metadata) THEN m.metadata::jsonb ELSE '{}'::jsonb END AS meta\n   ) AS d\n   WHERE strpos(m.metadata, 'subagent_task') > 0\n     AND d.meta #> '{normalized,kind}' = '\"subagent_task\"'::jsonb\n     AND m.task_session_id <> ''\n     AND m.task_id <> ''\n     AND jsonb_typeof(d.meta -> 'tool_call_id') = 'string'\n     AND d.meta ->> 'tool_call_id' <> ''\n     AND m.created_at IS NOT NULL\n     -- A message whose session row is gone (a host that ran with foreign keys off) is skipped.\n     AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = m.task_session_id)\n   ORDER BY m.created_at DESC\n   LIMIT 1\n), '') AS \"backfill_through!\""};
+const readBackfillThroughIR: any = {"usedParamSet":{},"params":[],"statement":"SELECT COALESCE((\n  SELECT to_char(m.created_at, 'YYYY-MM-DD\"T\"HH24:MI:SS.US') || '000Z'\n    FROM task_session_messages AS m\n   CROSS JOIN LATERAL (\n     SELECT                                                 CASE WHEN subagent_context_is_json(m.metadata) THEN m.metadata::jsonb ELSE '{}'::jsonb END AS meta\n   ) AS d\n   WHERE                                      strpos(m.metadata, 'subagent_task') > 0\n     AND d.meta #> '{normalized,kind}' = '\"subagent_task\"'::jsonb\n     AND m.task_session_id <> ''\n     AND m.task_id <> ''\n     AND jsonb_typeof(d.meta -> 'tool_call_id') = 'string'\n     AND d.meta ->> 'tool_call_id' <> ''\n     AND m.created_at IS NOT NULL\n     -- A message whose session row is gone (a host that ran with foreign keys off) is skipped.\n     AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = m.task_session_id)\n   ORDER BY m.created_at DESC\n   LIMIT 1\n), '') AS \"backfill_through!\""};
 
 /**
  * Query generated from SQL:
@@ -25,9 +25,9 @@ const readBackfillThroughIR: any = {"usedParamSet":{},"params":[],"statement":"S
  *   SELECT to_char(m.created_at, 'YYYY-MM-DD"T"HH24:MI:SS.US') || '000Z'
  *     FROM task_session_messages AS m
  *    CROSS JOIN LATERAL (
- *      SELECT CASE WHEN subagent_context_is_json(m.metadata) THEN m.metadata::jsonb ELSE '{}'::jsonb END AS meta
+ *      SELECT                                                 CASE WHEN subagent_context_is_json(m.metadata) THEN m.metadata::jsonb ELSE '{}'::jsonb END AS meta
  *    ) AS d
- *    WHERE strpos(m.metadata, 'subagent_task') > 0
+ *    WHERE                                      strpos(m.metadata, 'subagent_task') > 0
  *      AND d.meta #> '{normalized,kind}' = '"subagent_task"'::jsonb
  *      AND m.task_session_id <> ''
  *      AND m.task_id <> ''

@@ -17,6 +17,7 @@ export interface ICountExcessSinceCaptureResult {
  * ```
  * WITH msg AS (
  *   SELECT m.task_session_id, m.created_at,
+ *          /* metadata_or_empty(m.metadata) * /
  *          (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'
  *                  OR instr(m.metadata, '_task') = 0 OR NOT json_valid(m.metadata)
  *                THEN '{}' ELSE m.metadata END) AS meta
@@ -26,19 +27,19 @@ export interface ICountExcessSinceCaptureResult {
  *   SELECT DISTINCT s.task_session_id, s.tool_call_id
  *     FROM task_session_subagents AS s
  *    WHERE s.observed_at >= :sinceFloor!
- *      AND (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!
+ *      AND (/* utc9(s.observed_at) * / strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!
  *      AND (s.task_session_id, s.tool_call_id) NOT IN (
  *        SELECT msg.task_session_id, CAST(json_extract(msg.meta, '$.tool_call_id') AS TEXT)
  *          FROM msg
  *         WHERE msg.created_at >= :sinceFloor!
  *           AND json_extract(msg.meta, '$.normalized.kind') = 'subagent_task'
  *           AND json_extract(msg.meta, '$.tool_call_id') IS NOT NULL
- *           AND (strftime('%Y-%m-%d %H:%M:%S', substr(msg.created_at, 1, 19) || ltrim(substr(msg.created_at, 20), '.0123456789')) || '.' || substr(substr(msg.created_at, 21, max(length(msg.created_at) - 20 - length(ltrim(substr(msg.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!)
+ *           AND (/* utc9(msg.created_at) * / strftime('%Y-%m-%d %H:%M:%S', substr(msg.created_at, 1, 19) || ltrim(substr(msg.created_at, 20), '.0123456789')) || '.' || substr(substr(msg.created_at, 21, max(length(msg.created_at) - 20 - length(ltrim(substr(msg.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!)
  * ) AS excess
  * ```
  */
 export const countExcessSinceCapture = new SqlitePreparedQuery<ICountExcessSinceCaptureParams, ICountExcessSinceCaptureResult>(
   "countExcessSinceCapture",
-  "WITH msg AS (\n  SELECT m.task_session_id, m.created_at,\n         (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'\n                 OR instr(m.metadata, '_task') = 0 OR NOT json_valid(m.metadata)\n               THEN '{}' ELSE m.metadata END) AS meta\n    FROM task_session_messages AS m\n)\nSELECT COUNT(*) AS \"excess\" FROM (\n  SELECT DISTINCT s.task_session_id, s.tool_call_id\n    FROM task_session_subagents AS s\n   WHERE s.observed_at >= @sinceFloor\n     AND (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= @since\n     AND (s.task_session_id, s.tool_call_id) NOT IN (\n       SELECT msg.task_session_id, CAST(json_extract(msg.meta, '$.tool_call_id') AS TEXT)\n         FROM msg\n        WHERE msg.created_at >= @sinceFloor\n          AND json_extract(msg.meta, '$.normalized.kind') = 'subagent_task'\n          AND json_extract(msg.meta, '$.tool_call_id') IS NOT NULL\n          AND (strftime('%Y-%m-%d %H:%M:%S', substr(msg.created_at, 1, 19) || ltrim(substr(msg.created_at, 20), '.0123456789')) || '.' || substr(substr(msg.created_at, 21, max(length(msg.created_at) - 20 - length(ltrim(substr(msg.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= @since)\n) AS excess",
+  "WITH msg AS (\n  SELECT m.task_session_id, m.created_at,\n         /* metadata_or_empty(m.metadata) */\n         (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'\n                 OR instr(m.metadata, '_task') = 0 OR NOT json_valid(m.metadata)\n               THEN '{}' ELSE m.metadata END) AS meta\n    FROM task_session_messages AS m\n)\nSELECT COUNT(*) AS \"excess\" FROM (\n  SELECT DISTINCT s.task_session_id, s.tool_call_id\n    FROM task_session_subagents AS s\n   WHERE s.observed_at >= @sinceFloor\n     AND (/* utc9(s.observed_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= @since\n     AND (s.task_session_id, s.tool_call_id) NOT IN (\n       SELECT msg.task_session_id, CAST(json_extract(msg.meta, '$.tool_call_id') AS TEXT)\n         FROM msg\n        WHERE msg.created_at >= @sinceFloor\n          AND json_extract(msg.meta, '$.normalized.kind') = 'subagent_task'\n          AND json_extract(msg.meta, '$.tool_call_id') IS NOT NULL\n          AND (/* utc9(msg.created_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(msg.created_at, 1, 19) || ltrim(substr(msg.created_at, 20), '.0123456789')) || '.' || substr(substr(msg.created_at, 21, max(length(msg.created_at) - 20 - length(ltrim(substr(msg.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= @since)\n) AS excess",
   ["sinceFloor","since"],
 );

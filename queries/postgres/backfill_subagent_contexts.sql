@@ -21,13 +21,19 @@
  * reference to meta below, parsing each document a dozen times (measured 11x slower on a
  * 200k-message store). A second fence after the field extraction keeps the documents out of
  * the ranking's sort (which otherwise spilled to disk there).
+ *
+ * Inlined fragments, each copy marked with its name and pinned to one canonical text by
+ * test/sql-fragment-pin.test.ts: prefiltered_metadata_or_empty, subagent_prefilter. Inlined
+ * rather than shared: the costly part is already one schema function
+ * (subagent_context_is_json); a function for the guard around it would add a migration step
+ * and an upgrade path, where the pin costs nothing at run time.
  */
 /* @name backfillSubagentContexts */
 WITH candidate AS (
   SELECT m.id, m.task_session_id, m.task_id, m.turn_id, m.created_at, m.updated_at,
-         CASE WHEN subagent_context_is_json(m.metadata) THEN m.metadata::jsonb ELSE '{}'::jsonb END AS meta
+         /* prefiltered_metadata_or_empty(m.metadata) */ CASE WHEN subagent_context_is_json(m.metadata) THEN m.metadata::jsonb ELSE '{}'::jsonb END AS meta
     FROM task_session_messages AS m
-   WHERE strpos(m.metadata, 'subagent_task') > 0
+   WHERE /* subagent_prefilter(m.metadata) */ strpos(m.metadata, 'subagent_task') > 0
      -- A message whose session row is gone (a host that ran with foreign keys off) is
      -- skipped. Checked here, inside the fence, where the planner sees the scan's real size
      -- and joins task_sessions by hash or index: checked outside it, against the fenced

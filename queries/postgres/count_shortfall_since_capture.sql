@@ -24,10 +24,17 @@
  * backfill_subagent_contexts.sql for why the text match is a superset of the JSON
  * predicate), so it is mapped to '{}' before any JSON is validated or parsed: only the
  * window's few subagent messages reach the parser (and PostgreSQL 15's PL/pgSQL validator).
+ *
+ * Inlined fragments, each copy marked with its name and pinned to one canonical text by
+ * test/sql-fragment-pin.test.ts: metadata_or_empty. Inlined rather than shared: the costly
+ * part is already one schema function (subagent_context_is_json); a function for the guard
+ * around it would add a migration step and an upgrade path, where the pin costs nothing at
+ * run time.
  */
 /* @name countShortfallSinceCapture */
 WITH msg AS (
   SELECT m.task_session_id, m.task_id, m.created_at,
+         /* metadata_or_empty(m.metadata) */
          (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'
                  OR strpos(m.metadata, 'subagent_task') = 0
                  OR NOT subagent_context_is_json(m.metadata)

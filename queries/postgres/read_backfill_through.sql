@@ -19,6 +19,12 @@
  * the walk stops at that message: it reads the newest messages only, never the whole table
  * (the backfill's own INSERT is the one full scan). Each message's document is validated
  * and parsed once (the LATERAL), and only when its text can qualify.
+ *
+ * Inlined fragments, each copy marked with its name and pinned to one canonical text by
+ * test/sql-fragment-pin.test.ts: prefiltered_metadata_or_empty, subagent_prefilter. Inlined
+ * rather than shared: the costly part is already one schema function
+ * (subagent_context_is_json); a function for the guard around it would add a migration step
+ * and an upgrade path, where the pin costs nothing at run time.
  */
 
 /* @name readBackfillThrough */
@@ -26,9 +32,9 @@ SELECT COALESCE((
   SELECT to_char(m.created_at, 'YYYY-MM-DD"T"HH24:MI:SS.US') || '000Z'
     FROM task_session_messages AS m
    CROSS JOIN LATERAL (
-     SELECT CASE WHEN subagent_context_is_json(m.metadata) THEN m.metadata::jsonb ELSE '{}'::jsonb END AS meta
+     SELECT /* prefiltered_metadata_or_empty(m.metadata) */ CASE WHEN subagent_context_is_json(m.metadata) THEN m.metadata::jsonb ELSE '{}'::jsonb END AS meta
    ) AS d
-   WHERE strpos(m.metadata, 'subagent_task') > 0
+   WHERE /* subagent_prefilter(m.metadata) */ strpos(m.metadata, 'subagent_task') > 0
      AND d.meta #> '{normalized,kind}' = '"subagent_task"'::jsonb
      AND m.task_session_id <> ''
      AND m.task_id <> ''

@@ -25,13 +25,19 @@
  * 'subagent_task' (an 's' at every fourth word) made it 1.5x that (BENCHMARKS.md). Only the
  * survivors are parsed, ranked and inserted; `parsed` is MATERIALIZED so each document's
  * fields are extracted once, not again wherever the ranking and the INSERT refer to them.
+ *
+ * Inlined fragments, each copy marked with its name and pinned to one canonical text by
+ * test/sql-fragment-pin.test.ts: utc9, prefiltered_metadata_or_empty, subagent_prefilter.
+ * Inlined rather than shared because SQLite's SQL cannot define a function, and a view
+ * could serve only the package's own table, never the host's messages (DESIGN §3): one pin
+ * covers every copy (reasons in that test's header).
  */
 /* @name backfillSubagentContexts */
 WITH candidate AS (
   SELECT m.id, m.task_session_id, m.task_id, m.turn_id, m.created_at, m.updated_at,
-         CASE WHEN json_valid(m.metadata) THEN m.metadata ELSE '{}' END AS meta
+         /* prefiltered_metadata_or_empty(m.metadata) */ CASE WHEN json_valid(m.metadata) THEN m.metadata ELSE '{}' END AS meta
     FROM task_session_messages AS m NOT INDEXED
-   WHERE instr(m.metadata, '_task') > 0
+   WHERE /* subagent_prefilter(m.metadata) */ instr(m.metadata, '_task') > 0
 ), parsed AS MATERIALIZED (
   SELECT c.id, c.task_session_id, c.task_id,
          NULLIF(c.turn_id, '') AS turn_id,                                    -- AC-21: the message's own column, '' -> NULL
@@ -78,8 +84,8 @@ WITH candidate AS (
               THEN json_extract(c.meta, '$.normalized.subagent_task.duration_ms') END AS duration_ms,
          -- Host timestamps in any Go-driver form, brought to utc9 (docs/timestamps.md): the
          -- instant, never the raw text, orders and is written. NULL when unparseable.
-         strftime('%Y-%m-%d %H:%M:%S', substr(c.created_at, 1, 19) || ltrim(substr(c.created_at, 20), '.0123456789')) || '.' || substr(substr(c.created_at, 21, max(length(c.created_at) - 20 - length(ltrim(substr(c.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) AS created_utc9,
-         strftime('%Y-%m-%d %H:%M:%S', substr(c.updated_at, 1, 19) || ltrim(substr(c.updated_at, 20), '.0123456789')) || '.' || substr(substr(c.updated_at, 21, max(length(c.updated_at) - 20 - length(ltrim(substr(c.updated_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) AS updated_utc9
+         /* utc9(c.created_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(c.created_at, 1, 19) || ltrim(substr(c.created_at, 20), '.0123456789')) || '.' || substr(substr(c.created_at, 21, max(length(c.created_at) - 20 - length(ltrim(substr(c.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) AS created_utc9,
+         /* utc9(c.updated_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(c.updated_at, 1, 19) || ltrim(substr(c.updated_at, 20), '.0123456789')) || '.' || substr(substr(c.updated_at, 21, max(length(c.updated_at) - 20 - length(ltrim(substr(c.updated_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) AS updated_utc9
     FROM candidate AS c
 ), qualifying AS (
   -- AC-21: normalized.kind is the JSON string 'subagent_task'. AC-21a: session, task and

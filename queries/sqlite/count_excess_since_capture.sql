@@ -16,10 +16,17 @@
  * backfill_subagent_contexts.sql for why the text match is a superset of the JSON
  * predicate), so it is mapped to '{}' before any JSON is validated or parsed: only the
  * window's few subagent messages reach the parser.
+ *
+ * Inlined fragments, each copy marked with its name and pinned to one canonical text by
+ * test/sql-fragment-pin.test.ts: utc9, metadata_or_empty. Inlined rather than shared
+ * because SQLite's SQL cannot define a function, and a view could serve only the package's
+ * own table, never the host's messages (DESIGN §3): one pin covers every copy (reasons in
+ * that test's header).
  */
 /* @name countExcessSinceCapture */
 WITH msg AS (
   SELECT m.task_session_id, m.created_at,
+         /* metadata_or_empty(m.metadata) */
          (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'
                  OR instr(m.metadata, '_task') = 0 OR NOT json_valid(m.metadata)
                THEN '{}' ELSE m.metadata END) AS meta
@@ -29,12 +36,12 @@ SELECT COUNT(*) AS "excess!" FROM (
   SELECT DISTINCT s.task_session_id, s.tool_call_id
     FROM task_session_subagents AS s
    WHERE s.observed_at >= :sinceFloor!
-     AND (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!
+     AND (/* utc9(s.observed_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!
      AND (s.task_session_id, s.tool_call_id) NOT IN (
        SELECT msg.task_session_id, CAST(json_extract(msg.meta, '$.tool_call_id') AS TEXT)
          FROM msg
         WHERE msg.created_at >= :sinceFloor!
           AND json_extract(msg.meta, '$.normalized.kind') = 'subagent_task'
           AND json_extract(msg.meta, '$.tool_call_id') IS NOT NULL
-          AND (strftime('%Y-%m-%d %H:%M:%S', substr(msg.created_at, 1, 19) || ltrim(substr(msg.created_at, 20), '.0123456789')) || '.' || substr(substr(msg.created_at, 21, max(length(msg.created_at) - 20 - length(ltrim(substr(msg.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!)
+          AND (/* utc9(msg.created_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(msg.created_at, 1, 19) || ltrim(substr(msg.created_at, 20), '.0123456789')) || '.' || substr(substr(msg.created_at, 21, max(length(msg.created_at) - 20 - length(ltrim(substr(msg.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!)
 ) AS excess;

@@ -25,10 +25,17 @@
  * backfill_subagent_contexts.sql for why the text match is a superset of the JSON
  * predicate), so it is mapped to '{}' before any JSON is validated or parsed: only the
  * window's few subagent messages reach the parser.
+ *
+ * Inlined fragments, each copy marked with its name and pinned to one canonical text by
+ * test/sql-fragment-pin.test.ts: utc9, metadata_or_empty. Inlined rather than shared
+ * because SQLite's SQL cannot define a function, and a view could serve only the package's
+ * own table, never the host's messages (DESIGN §3): one pin covers every copy (reasons in
+ * that test's header).
  */
 /* @name countShortfallSinceCapture */
 WITH msg AS (
   SELECT m.task_session_id, m.task_id, m.created_at,
+         /* metadata_or_empty(m.metadata) */
          (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'
                  OR instr(m.metadata, '_task') = 0 OR NOT json_valid(m.metadata)
                THEN '{}' ELSE m.metadata END) AS meta
@@ -45,10 +52,10 @@ SELECT COUNT(*) AS "shortfall!" FROM (
      AND COALESCE(msg.task_session_id, '') <> ''
      AND COALESCE(msg.task_id, '') <> ''
      AND COALESCE(json_extract(msg.meta, '$.tool_call_id'), '') <> ''
-     AND (strftime('%Y-%m-%d %H:%M:%S', substr(msg.created_at, 1, 19) || ltrim(substr(msg.created_at, 20), '.0123456789')) || '.' || substr(substr(msg.created_at, 21, max(length(msg.created_at) - 20 - length(ltrim(substr(msg.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!
+     AND (/* utc9(msg.created_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(msg.created_at, 1, 19) || ltrim(substr(msg.created_at, 20), '.0123456789')) || '.' || substr(substr(msg.created_at, 21, max(length(msg.created_at) - 20 - length(ltrim(substr(msg.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!
      AND (msg.task_session_id, CAST(json_extract(msg.meta, '$.tool_call_id') AS TEXT)) NOT IN (
        SELECT s.task_session_id, s.tool_call_id
          FROM task_session_subagents AS s
         WHERE s.observed_at >= :sinceFloor!
-          AND (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!)
+          AND (/* utc9(s.observed_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!)
 ) AS shortfall;

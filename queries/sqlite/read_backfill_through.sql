@@ -20,18 +20,24 @@
  * that one's can have a stored date earlier than the day before its UTC date; and the exact
  * MAX over utc9 is taken on that index range alone. Without an index on created_at the
  * statement is still correct (a scan).
+ *
+ * Inlined fragments, each copy marked with its name and pinned to one canonical text by
+ * test/sql-fragment-pin.test.ts: utc9, prefiltered_metadata_or_empty, subagent_prefilter.
+ * Inlined rather than shared because SQLite's SQL cannot define a function, and a view
+ * could serve only the package's own table, never the host's messages (DESIGN §3): one pin
+ * covers every copy (reasons in that test's header).
  */
 /* @name readBackfillThrough */
 WITH candidate AS (
   -- The text prefilter before any JSON parsing, the same as backfill_subagent_contexts.sql's
   -- (see there why instr(..., '_task') is a superset of the JSON predicate, and cheap).
   SELECT n.created_at, n.task_session_id, n.task_id,
-         CASE WHEN json_valid(n.metadata) THEN n.metadata ELSE '{}' END AS meta
+         /* prefiltered_metadata_or_empty(n.metadata) */ CASE WHEN json_valid(n.metadata) THEN n.metadata ELSE '{}' END AS meta
     FROM task_session_messages AS n
-   WHERE instr(n.metadata, '_task') > 0
+   WHERE /* subagent_prefilter(n.metadata) */ instr(n.metadata, '_task') > 0
 ), qualifying AS (
   SELECT c.created_at,
-         strftime('%Y-%m-%d %H:%M:%S', substr(c.created_at, 1, 19) || ltrim(substr(c.created_at, 20), '.0123456789')) || '.' || substr(substr(c.created_at, 21, max(length(c.created_at) - 20 - length(ltrim(substr(c.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) AS created_utc9
+         /* utc9(c.created_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(c.created_at, 1, 19) || ltrim(substr(c.created_at, 20), '.0123456789')) || '.' || substr(substr(c.created_at, 21, max(length(c.created_at) - 20 - length(ltrim(substr(c.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) AS created_utc9
     FROM candidate AS c
    WHERE json_type(c.meta, '$.normalized.kind') = 'text'
      AND json_extract(c.meta, '$.normalized.kind') = 'subagent_task'

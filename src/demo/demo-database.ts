@@ -2,6 +2,7 @@
 // (sqlite-demo-database.ts, postgres-demo-database.ts). Each calls only the generated
 // demo_* query functions: the demo stands in for the host when it writes host rows, and
 // reads its report figures with the same kind of typed, reviewed SQL as the package.
+import { SubagentContextError } from '../errors.js';
 import type { StoreOptions, SubagentContextStore } from '../index.js';
 import type { DemoMessage, DemoSession } from './demo-history.js';
 import type { DemoHost } from './live-stream.js';
@@ -33,10 +34,12 @@ export interface DemoDatabase extends DemoHost {
 }
 
 /** The demo refuses to write into a database it did not create. */
-export class DemoRefusal extends Error {}
-
-/** Tables the demo creates; a database already holding any of them is not the demo's. */
-export const DEMO_TABLES = ['task_sessions', 'task_session_messages', 'task_session_subagents', 'kandev_meta'] as const;
+export class DemoRefusal extends SubagentContextError {
+  override readonly name = 'DemoRefusal';
+  constructor(message: string) {
+    super('demo_refused', message);
+  }
+}
 
 /** Text quoted for a POSIX shell. */
 export function shellQuoted(text: string): string {

@@ -1,6 +1,9 @@
 // checkHealth(), dialect-neutral: AC-24c's state, AC-28's two directions, AC-28a's absent-key
-// branch, AC-28b's confirmation and AC-29's scoped attribution, as one HealthReport.
+// branch, AC-28b's confirmation and AC-29's scoped attribution, as one HealthReport. It rejects
+// only with a HealthCheckError: a driver failure becomes `database_error` with the driver's
+// error on `cause` (docs/health.md, Errors).
 import type { StoreContext } from '../dialect.js';
+import { errorMessage } from '../errors.js';
 import { parseInstant } from '../instant.js';
 import type { HealthReport } from '../types.js';
 import { classifyActivationState } from './activation-state.js';
@@ -28,6 +31,15 @@ async function confirmedShortfall(queries: HealthQueries, sinceNs: bigint, ctx: 
 }
 
 export async function checkHealth(queries: HealthQueries, ctx: StoreContext): Promise<HealthReport> {
+  try {
+    return await evaluateHealth(queries, ctx);
+  } catch (err) {
+    if (err instanceof HealthCheckError) throw err;
+    throw new HealthCheckError('database_error', `the database failed during the health check: ${errorMessage(err)}`, { cause: err });
+  }
+}
+
+async function evaluateHealth(queries: HealthQueries, ctx: StoreContext): Promise<HealthReport> {
   await requireTables(queries, ['kandev_meta'], 'the package has never been migrated here (run `subagent-context migrate`)');
   const keys = await queries.readKeys();
   const state = classifyActivationState(keys);
@@ -46,7 +58,7 @@ export async function checkHealth(queries: HealthQueries, ctx: StoreContext): Pr
     throw new HealthCheckError(
       'invalid_capture_since',
       `kandev_meta ${JSON.stringify(keys.capture_since)} under subagent_context_capture_since is not an instant, so no health window can be bound`,
-      keys,
+      { keys },
     );
   }
   await requireTables(queries, ['task_session_messages', 'task_session_subagents'], 'the health comparison reads both');

@@ -4,6 +4,7 @@ import { createStore } from '../store.js';
 import type { StoreOptions, SubagentContextStore } from '../types.js';
 import { checkPostgresHealth } from './health.js';
 import { runPostgresMigrations } from './migrations.js';
+import { createPostgresReader } from './reader.js';
 import { createPostgresWriter } from './writer.js';
 
 export function createPostgresStore(pool: pg.Pool, options?: StoreOptions): SubagentContextStore {
@@ -11,6 +12,7 @@ export function createPostgresStore(pool: pg.Pool, options?: StoreOptions): Suba
     {
       dialect: 'postgres',
       writer: createPostgresWriter(pool),
+      reader: createPostgresReader(pool),
       runMigrations: (ctx) => runPostgresMigrations(pool, ctx),
       checkHealth: (ctx) => checkPostgresHealth(pool, ctx),
     },

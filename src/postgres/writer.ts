@@ -1,4 +1,4 @@
-// The PostgreSQL live writer and reads: node-postgres pool, pgtyped functions (generated/postgres).
+// The PostgreSQL live writer: node-postgres pool, pgtyped functions (generated/postgres).
 // BIGINT parameters travel as decimal text, timestamps as 'YYYY-MM-DD HH:MM:SS.ffffff' UTC
 // text typed TIMESTAMP by the statement, so no result depends on the session TimeZone.
 //
@@ -6,19 +6,12 @@
 // connection. (A host behind PgBouncer in transaction mode needs PgBouncer >= 1.21, which
 // tracks protocol-level prepared statements.)
 import type pg from 'pg';
-import {
-  listSubagentContextsBySession,
-  listSubagentContextsByTurn,
-  readMetaKey,
-  upsertSubagentContext,
-  upsertSubagentContextsBatch,
-  type IUpsertSubagentContextParams,
-} from '../../generated/postgres/index.js';
-import { batchRounds, roundParameter } from '../batch-rounds.js';
+import { upsertSubagentContext, upsertSubagentContextsBatch, type IUpsertSubagentContextParams } from '../../generated/postgres/index.js';
 import { createColumnTimeFormatter } from '../column-time.js';
 import type { WriterAdapter } from '../dialect.js';
-import { upsertParameters, type UpsertInput } from '../frame-normalization.js';
-import { toRow } from '../rows.js';
+import { toError } from '../errors.js';
+import { int64Text, upsertParameters, type UpsertInput } from '../frame-normalization.js';
+import { batchRounds, roundParameter } from './batch-rounds.js';
 import { namedStatement } from './named-statement.js';
 import { withTransaction } from './transaction.js';
 
@@ -26,13 +19,11 @@ import { withTransaction } from './transaction.js';
 const upsertNamed = namedStatement('subagent_context.upsert_subagent_context', upsertSubagentContext);
 const upsertBatchNamed = namedStatement('subagent_context.upsert_subagent_contexts_batch', upsertSubagentContextsBatch);
 
-const decimal = (n: bigint | null) => (n === null ? null : n.toString());
-
 export function createPostgresWriter(pool: pg.Pool): WriterAdapter {
   const columnTime = createColumnTimeFormatter('');
 
   const upsertOne = (input: UpsertInput, observedAtNs: bigint, target: pg.Pool | pg.PoolClient) => {
-    const params: Required<IUpsertSubagentContextParams> = upsertParameters(input, columnTime(observedAtNs), decimal);
+    const params: Required<IUpsertSubagentContextParams> = upsertParameters(input, columnTime(observedAtNs), int64Text);
     return upsertNamed(params, target);
   };
 
@@ -42,7 +33,7 @@ export function createPostgresWriter(pool: pg.Pool): WriterAdapter {
     },
     async upsertBatch(batch) {
       // Optimistic path: the whole batch in one transaction, one statement per round
-      // (src/batch-rounds.ts), so a burst costs a few round trips instead of one per frame.
+      // (./batch-rounds.ts), so a burst costs a few round trips instead of one per frame.
       try {
         await withTransaction(pool, async (client) => {
           for (const round of batchRounds(batch)) await upsertBatchNamed({ frames: roundParameter(round, columnTime) }, client);
@@ -64,25 +55,15 @@ export function createPostgresWriter(pool: pg.Pool): WriterAdapter {
               results[i] = null;
             } catch (err) {
               await client.query('ROLLBACK TO SAVEPOINT subagent_context_frame');
-              results[i] = err instanceof Error ? err : new Error(String(err));
+              results[i] = toError(err);
             }
           }
         });
         return results;
       } catch (err) {
-        const failure = err instanceof Error ? err : new Error(String(err));
+        const failure = toError(err);
         return batch.map(() => failure);
       }
-    },
-    async listBySession(sessionId) {
-      return (await listSubagentContextsBySession.run({ sessionId }, pool)).map(toRow);
-    },
-    async listByTurn(sessionId, turnId) {
-      return (await listSubagentContextsByTurn.run({ sessionId, turnId }, pool)).map(toRow);
-    },
-    async readMetaKey(key) {
-      const rows = await readMetaKey.run({ key }, pool);
-      return rows[0]?.value ?? null;
     },
   };
 }

@@ -4,6 +4,7 @@ import { createStore } from '../store.js';
 import type { StoreOptions, SubagentContextStore } from '../types.js';
 import { checkSqliteHealth } from './health.js';
 import { runSqliteMigrations } from './migrations.js';
+import { createSqliteReader } from './reader.js';
 import { createSqliteWriter } from './writer.js';
 
 export function createSqliteStore(db: Database, options?: StoreOptions): SubagentContextStore {
@@ -11,6 +12,7 @@ export function createSqliteStore(db: Database, options?: StoreOptions): Subagen
     {
       dialect: 'sqlite',
       writer: createSqliteWriter(db),
+      reader: createSqliteReader(db),
       runMigrations: (ctx) => runSqliteMigrations(db, ctx),
       checkHealth: (ctx) => checkSqliteHealth(db, ctx),
     },

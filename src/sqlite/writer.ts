@@ -1,18 +1,12 @@
-// The SQLite live writer and reads: better-sqlite3 is synchronous, so each call runs to completion
-// before the promise resolves. Every statement is a generated function (generated/sqlite); the
-// upsert is the generated statement, prepared once per connection and bound directly.
+// The SQLite live writer: better-sqlite3 is synchronous, so each call runs to completion
+// before the promise resolves. The upsert is the generated statement (generated/sqlite),
+// prepared once per connection and bound directly.
 import type { Database } from 'better-sqlite3';
-import {
-  listSubagentContextsBySession,
-  listSubagentContextsByTurn,
-  readMetaKey,
-  upsertSubagentContext,
-  type IUpsertSubagentContextParams,
-} from '../../generated/sqlite/index.js';
+import { upsertSubagentContext, type IUpsertSubagentContextParams } from '../../generated/sqlite/index.js';
 import { createColumnTimeFormatter } from '../column-time.js';
 import type { WriterAdapter } from '../dialect.js';
+import { toError } from '../errors.js';
 import { upsertParameters, type UpsertInput } from '../frame-normalization.js';
-import { toRow, type RawSubagentRow } from '../rows.js';
 import { withImmediateTransaction } from './transaction.js';
 
 export function createSqliteWriter(db: Database): WriterAdapter {
@@ -29,6 +23,8 @@ export function createSqliteWriter(db: Database): WriterAdapter {
     async upsert(input, observedAtNs) {
       upsertOne(input, observedAtNs);
     },
+    // The single upsert per frame inside one transaction, not the batch statement: in-process
+    // statements cost microseconds (queries/sqlite/upsert_subagent_contexts_batch.sql says why).
     async upsertBatch(batch) {
       const results: (Error | null)[] = new Array(batch.length);
       try {
@@ -42,24 +38,15 @@ export function createSqliteWriter(db: Database): WriterAdapter {
               // rolled the whole transaction back instead (RAISE(ROLLBACK), I/O error, full
               // disk), nothing in it survives: every frame fails below.
               if (!db.inTransaction) throw err;
-              results[i] = err instanceof Error ? err : new Error(String(err));
+              results[i] = toError(err);
             }
           }
         });
         return results;
       } catch (err) {
-        const failure = err instanceof Error ? err : new Error(String(err));
+        const failure = toError(err);
         return batch.map(() => failure);
       }
-    },
-    async listBySession(sessionId) {
-      return listSubagentContextsBySession.all({ sessionId }, db).map((r) => toRow(r as RawSubagentRow));
-    },
-    async listByTurn(sessionId, turnId) {
-      return listSubagentContextsByTurn.all({ sessionId, turnId }, db).map((r) => toRow(r as RawSubagentRow));
-    },
-    async readMetaKey(key) {
-      return readMetaKey.get({ key }, db)?.value ?? null;
     },
   };
 }
