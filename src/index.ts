@@ -13,6 +13,7 @@ export type {
   Logger,
   MigrationReport,
   MigrationStep,
+  RecordOptions,
   RecordOutcome,
   StoreOptions,
   SubagentContextRow,

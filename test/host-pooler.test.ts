@@ -67,7 +67,8 @@ describe('behind PgBouncer in transaction mode [postgres]', () => {
 
     const outcomes = await Promise.all(
       Array.from({ length: 1200 }, (_, i) =>
-        store.recordFrame(frame({ toolCallId: `toolu_${i % 400}`, executionId: i % 2 ? EXEC_A : EXEC_B, payload: { total_tokens: i + 1 } })),
+        // 400 tool calls, each seen under both executions (i / 400 = 0 and 2: B, 1: A): 800 rows.
+        store.recordFrame(frame({ toolCallId: `toolu_${i % 400}`, executionId: Math.floor(i / 400) % 2 ? EXEC_A : EXEC_B, payload: { total_tokens: i + 1 } })),
       ),
     );
     const batch = await store.recordFrames(

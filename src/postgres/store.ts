@@ -1,17 +1,22 @@
-// createPostgresStore: the package's store on a host-owned node-postgres pool.
+// createPostgresStore: the package's store on a host-owned node-postgres pool. The pool is
+// wrapped once here so that every query of every adapter (writer, reader, health, migrations)
+// carries the package's own type parsers, whatever the host did to `pg.types` (DESIGN §8).
 import type pg from 'pg';
+import { defaultLogger } from '../logger.js';
 import { createStore } from '../store.js';
 import type { StoreOptions, SubagentContextStore } from '../types.js';
 import { checkPostgresHealth } from './health.js';
 import { runPostgresMigrations } from './migrations.js';
+import { withPackageTypes } from './package-typed-pool.js';
 import { createPostgresReader } from './reader.js';
 import { createPostgresWriter } from './writer.js';
 
-export function createPostgresStore(pool: pg.Pool, options?: StoreOptions): SubagentContextStore {
-  return createStore(
+export function createPostgresStore(hostPool: pg.Pool, options?: StoreOptions): SubagentContextStore<pg.ClientBase> {
+  const pool = withPackageTypes(hostPool);
+  return createStore<pg.ClientBase>(
     {
       dialect: 'postgres',
-      writer: createPostgresWriter(pool),
+      writer: createPostgresWriter(pool, { namedStatements: options?.namedStatements !== false, logger: options?.logger ?? defaultLogger }),
       reader: createPostgresReader(pool),
       runMigrations: (ctx) => runPostgresMigrations(pool, ctx),
       checkHealth: (ctx) => checkPostgresHealth(pool, ctx),

@@ -7,8 +7,8 @@ import { runSqliteMigrations } from './migrations.js';
 import { createSqliteReader } from './reader.js';
 import { createSqliteWriter } from './writer.js';
 
-export function createSqliteStore(db: Database, options?: StoreOptions): SubagentContextStore {
-  return createStore(
+export function createSqliteStore(db: Database, options?: StoreOptions): SubagentContextStore<Database> {
+  return createStore<Database>(
     {
       dialect: 'sqlite',
       writer: createSqliteWriter(db),
