@@ -59,7 +59,8 @@ describe('behind PgBouncer in transaction mode [postgres]', () => {
       createdAt: '2026-01-01 00:00:00.000001',
     });
     const logger = recordingLogger();
-    const store = createPostgresStore(pool, { clock: steppingClock(), logger });
+    const infos: unknown[] = [];
+    const store = createPostgresStore(pool, { clock: steppingClock(), logger: { ...logger, info: (fields) => void infos.push(fields) } });
 
     const report = await store.runMigrations();
     expect(report.steps.filter((s) => s.status === 'failed')).toEqual([]);
@@ -78,6 +79,9 @@ describe('behind PgBouncer in transaction mode [postgres]', () => {
     expect(batch.filter((o) => o !== 'persisted')).toEqual([]);
     expect(logger.lines).toEqual([]);
     expect(store.counters()).toMatchObject({ attempted: 1400, persisted: 1400, failed: 0 });
+    // The pooler really mixed server connections under the named statements, and the store
+    // noticed once: from then on it runs them unnamed.
+    expect(infos.filter((f) => ['42P05', '26000'].includes((f as { code?: string }).code ?? ''))).toHaveLength(1);
 
     const rows = await store.listBySession('s1');
     expect(rows.length).toBe(1 + 800 + 50); // the backfilled row, 400 ids × 2 executions, 50 batch ids
@@ -85,5 +89,64 @@ describe('behind PgBouncer in transaction mode [postgres]', () => {
     const health = await store.checkHealth();
     expect(health.state).toBe('activated');
     expect(health.shortfall).toBe(0);
+  });
+
+  it('a fresh store whose first writes are concurrent batches loses nothing', async () => {
+    await insertSession(db, 's1', 'task-1');
+    const store = createPostgresStore(pool, { clock: steppingClock(), logger: recordingLogger() });
+    expect((await store.runMigrations()).ok).toBe(true);
+    const logger = recordingLogger();
+    const batches = createPostgresStore(pool, { clock: steppingClock(), logger }); // still named
+    const outcomes = await Promise.all(
+      Array.from({ length: 24 }, (_, b) => batches.recordFrames(Array.from({ length: 50 }, (_, i) => frame({ toolCallId: `b${b}_${i % 25}`, toolStatus: i >= 25 ? 'completed' : null })))),
+    );
+    expect(outcomes.flat().filter((o) => o !== 'persisted')).toEqual([]);
+    expect(logger.lines).toEqual([]);
+    expect((await batches.listBySession('s1')).length).toBe(24 * 25);
+  });
+
+  it("host transactions through the pooler: every frame joins its host's transaction", async () => {
+    await insertSession(db, 's1', 'task-1');
+    const logger = recordingLogger();
+    const store = createPostgresStore(pool, { clock: steppingClock(), logger });
+    expect((await store.runMigrations()).ok).toBe(true);
+    const hosts = await Promise.all(
+      Array.from({ length: 30 }, async (_, h) => {
+        const client = await pool.connect();
+        try {
+          await client.query('BEGIN');
+          await client.query(
+            `INSERT INTO task_session_messages (id, task_session_id, task_id, author_type, content, type, metadata, created_at)
+             VALUES ($1, 's1', 'task-1', 'agent', '', 'tool_call', $2, now()::timestamp)`,
+            [`m${h}`, subagentMetadata({ toolCallId: `h${h}`, subagent: {} })],
+          );
+          const one = await store.recordFrame(frame({ toolCallId: `h${h}` }), { client });
+          const many = await store.recordFrames([frame({ toolCallId: `h${h}_a` }), frame({ toolCallId: `h${h}_b` })], { client });
+          await client.query(h % 3 === 0 ? 'ROLLBACK' : 'COMMIT'); // every third host gives up
+          return [one, ...many];
+        } finally {
+          client.release();
+        }
+      }),
+    );
+    expect(hosts.flat().filter((o) => o !== 'persisted')).toEqual([]);
+    expect(logger.lines).toEqual([]);
+    const committed = Array.from({ length: 30 }, (_, h) => h).filter((h) => h % 3 !== 0);
+    expect((await store.listBySession('s1')).map((r) => r.tool_call_id).sort()).toEqual(committed.flatMap((h) => [`h${h}`, `h${h}_a`, `h${h}_b`]).sort());
+    const messages = await db.query<{ id: string }>('SELECT id FROM task_session_messages ORDER BY id');
+    expect(messages.map((m) => m.id).sort()).toEqual(committed.map((h) => `m${h}`).sort());
+  });
+
+  it('StoreOptions.namedStatements: false never names a statement and loses nothing either', async () => {
+    await insertSession(db, 's1', 'task-1');
+    const logger = recordingLogger();
+    const infos: unknown[] = [];
+    const store = createPostgresStore(pool, { clock: steppingClock(), namedStatements: false, logger: { ...logger, info: (f) => void infos.push(f) } });
+    expect((await store.runMigrations()).ok).toBe(true);
+    const outcomes = await Promise.all(Array.from({ length: 600 }, (_, i) => store.recordFrame(frame({ toolCallId: `t${i % 200}` }))));
+    expect(outcomes.filter((o) => o !== 'persisted')).toEqual([]);
+    expect(await store.recordFrames(Array.from({ length: 40 }, (_, i) => frame({ toolCallId: `b${i}` })))).toEqual(Array(40).fill('persisted'));
+    expect(logger.lines).toEqual([]);
+    expect(infos.filter((f) => (f as { code?: string }).code !== undefined)).toEqual([]); // nothing to switch from
   });
 });
