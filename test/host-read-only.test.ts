@@ -19,6 +19,8 @@ const READ_ONLY_CODE = { postgres: '25006', sqlite: 'SQLITE_READONLY' } as const
 describeBothDialects('read-only connections', (dialect) => {
   let db: TestDb;
   let closers: (() => Promise<void>)[];
+  /** PostgreSQL roles are cluster-wide: dropped once the test database (and its grants) is gone. */
+  let roles: string[];
   beforeEach(async () => {
     db = await openTestDb(dialect);
     await insertSession(db, 's1', 'task-1');
@@ -31,10 +33,16 @@ describeBothDialects('read-only connections', (dialect) => {
       createdAt: dialect === 'sqlite' ? '2026-01-01 00:00:00.000001+00:00' : '2026-01-01 00:00:00.000001',
     });
     closers = [];
+    roles = [];
   });
   afterEach(async () => {
     for (const close of closers) await close();
     await db.close();
+    if (roles.length === 0) return;
+    const admin = new pg.Client(new URL('/postgres', db.location).toString());
+    await admin.connect();
+    for (const role of roles) await admin.query(`DROP ROLE IF EXISTS ${role}`);
+    await admin.end();
   });
 
   /** A store on a read-only connection to the same database. */
@@ -97,4 +105,41 @@ describeBothDialects('read-only connections', (dialect) => {
     await expect(reader.checkHealth()).rejects.toMatchObject({ code: 'missing_tables' });
     expect(await reader.recordFrame(frame())).toBe('failed');
   });
+
+  if (dialect === 'postgres') {
+    it('the privileges each method needs: SELECT for health and the lists, INSERT and UPDATE on the table for writes', async () => {
+      const writer = db.store({ clock: steppingClock() });
+      expect((await writer.runMigrations()).ok).toBe(true);
+      expect(await writer.recordFrame(frame({ toolCallId: 'live' }))).toBe('persisted');
+      const expected = { health: await writer.checkHealth(), session: await writer.listBySession('s1') };
+
+      const suffix = `${process.pid}_${Date.now().toString(36)}`;
+      const role = async (name: string, grants: string[]) => {
+        const full = `${name}_${suffix}`;
+        await db.exec(`CREATE ROLE ${full} LOGIN PASSWORD 'pw'`);
+        roles.push(full);
+        for (const grant of grants) await db.exec(grant.replace('$ROLE', full));
+        const url = new URL(db.location);
+        url.username = full;
+        url.password = 'pw';
+        const pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
+        closers.push(() => pool.end());
+        return pool;
+      };
+      const readable = ['task_sessions', 'task_session_messages', 'kandev_meta', 'task_session_subagents'].map((t) => `GRANT SELECT ON ${t} TO $ROLE`);
+
+      const logger = recordingLogger();
+      const reader = createPostgresStore(await role('sc_reader', readable), { clock: steppingClock(), logger });
+      expect({ health: await reader.checkHealth(), session: await reader.listBySession('s1') }).toEqual(expected);
+      expect(await reader.recordFrame(frame({ toolCallId: 'refused' }))).toBe('failed');
+      expect(logger.lines.map((l) => l.fields.code)).toEqual(['42501']); // insufficient_privilege
+      const report = await reader.runMigrations(); // already current: lock-free reads only
+      expect(report.ok).toBe(true);
+
+      const recorder = createPostgresStore(await role('sc_writer', ['GRANT SELECT, INSERT, UPDATE ON task_session_subagents TO $ROLE']), { clock: steppingClock() });
+      expect(await recorder.recordFrame(frame({ toolCallId: 'by_writer' }))).toBe('persisted');
+      expect(await recorder.recordFrames([frame({ toolCallId: 'by_writer_batch' })])).toEqual(['persisted']);
+      expect((await writer.listBySession('s1')).map((r) => r.tool_call_id).sort()).toEqual(['by_writer', 'by_writer_batch', 'history', 'live']);
+    });
+  }
 });
