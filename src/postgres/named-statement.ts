@@ -133,7 +133,8 @@ export function createStatementRunner(options: { named: boolean; onSwitch?(err: 
       return named;
     },
     async run(statement, params, target, recovery) {
-      const bound = await statement.bind(params);
+      const binding = statement.bind(params);
+      const bound = binding instanceof Promise ? await binding : binding; // no extra tick once learned
       if (named) {
         try {
           await target.query({ name: bound.name, text: bound.text, values: bound.values, types: PACKAGE_TYPES } as pg.QueryConfig);

@@ -10,12 +10,12 @@ type QueryArgs = unknown[];
 
 /** node-postgres query arguments `(text | config, values?, callback?)`, with `types` set. */
 function typed(args: QueryArgs): QueryArgs {
-  const [first, ...rest] = args;
-  if (typeof first === 'string') return [{ text: first, types: PACKAGE_TYPES }, ...rest];
+  const first = args[0];
+  if (typeof first === 'string') return [{ text: first, types: PACKAGE_TYPES }, ...args.slice(1)];
   if (first === null || typeof first !== 'object') return args;
   const config = first as { types?: unknown; submit?: unknown };
   if (config.types !== undefined || typeof config.submit === 'function') return args; // set already, or a Submittable
-  return [{ ...config, types: PACKAGE_TYPES }, ...rest];
+  return [{ ...config, types: PACKAGE_TYPES }, ...args.slice(1)];
 }
 
 /** Forwards everything to `target` except the members in `own`. */
@@ -30,6 +30,7 @@ function forward<T extends object>(target: T, own: Partial<Record<PropertyKey, u
 }
 
 function typedClient<C extends pg.PoolClient>(client: C): C {
+  if (typeof client !== 'object' || client === null) return client; // not a client: its use fails as it would have
   return forward(client, { query: (...args: QueryArgs) => (client.query as (...a: QueryArgs) => unknown)(...typed(args)) });
 }
 

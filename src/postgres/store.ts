@@ -1,6 +1,6 @@
 // createPostgresStore: the package's store on a host-owned node-postgres pool. The pool is
-// wrapped once here so that every query of every adapter (writer, reader, health, migrations)
-// carries the package's own type parsers, whatever the host did to `pg.types` (DESIGN §8).
+// wrapped once here so that every query of the reader, health and migrations carries the
+// package's own type parsers, whatever the host did to `pg.types` (DESIGN §8).
 import type pg from 'pg';
 import { defaultLogger } from '../logger.js';
 import { createStore } from '../store.js';
@@ -16,7 +16,9 @@ export function createPostgresStore(hostPool: pg.Pool, options?: StoreOptions): 
   return createStore<pg.ClientBase>(
     {
       dialect: 'postgres',
-      writer: createPostgresWriter(pool, { namedStatements: options?.namedStatements !== false, logger: options?.logger ?? defaultLogger }),
+      // The writer sets the package's types on each of its own statements (the rest is
+      // transaction control, which returns no rows), so the hot path skips the wrapper.
+      writer: createPostgresWriter(hostPool, { namedStatements: options?.namedStatements !== false, logger: options?.logger ?? defaultLogger }),
       reader: createPostgresReader(pool),
       runMigrations: (ctx) => runPostgresMigrations(pool, ctx),
       checkHealth: (ctx) => checkPostgresHealth(pool, ctx),
