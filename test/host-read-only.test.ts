@@ -126,7 +126,7 @@ describeBothDialects('read-only connections', (dialect) => {
         closers.push(() => pool.end());
         return pool;
       };
-      const readable = ['task_sessions', 'task_session_messages', 'kandev_meta', 'task_session_subagents'].map((t) => `GRANT SELECT ON ${t} TO $ROLE`);
+      const readable = ['task_session_messages', 'kandev_meta', 'task_session_subagents'].map((t) => `GRANT SELECT ON ${t} TO $ROLE`);
 
       const logger = recordingLogger();
       const reader = createPostgresStore(await role('sc_reader', readable), { clock: steppingClock(), logger });
