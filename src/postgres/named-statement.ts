@@ -117,8 +117,6 @@ export function isNamedStatementConflict(err: unknown): boolean {
 export type ConflictRecovery = 'retry' | 'rethrow' | (() => Promise<void>);
 
 export interface StatementRunner {
-  /** True until the first conflict (or never, when created unnamed). */
-  readonly named: boolean;
   run<TParams>(statement: PackageStatement<TParams>, params: Required<TParams>, target: Queryable, recovery: ConflictRecovery): Promise<void>;
 }
 
@@ -129,9 +127,6 @@ export interface StatementRunner {
 export function createStatementRunner(options: { named: boolean; onSwitch?(err: Error): void }): StatementRunner {
   let named = options.named;
   return {
-    get named() {
-      return named;
-    },
     async run(statement, params, target, recovery) {
       const binding = statement.bind(params);
       const bound = binding instanceof Promise ? await binding : binding; // no extra tick once learned

@@ -1,8 +1,8 @@
-// The host's pool as every PostgreSQL adapter of one store sees it: each query it (or a client
-// it hands out) runs carries the package's own result parsers (./type-parsers.ts), whatever the
-// host did to `pg.types`. Wrapped once where the store is created (./store.ts), so the writer,
-// the reader, health and migrations get it without knowing; everything else (pool events,
-// counts, end) is the host's pool itself.
+// The host's pool as the PostgreSQL adapters of one store see it: each query it (or a client it
+// hands out) runs carries the package's own result parsers (./type-parsers.ts), whatever the
+// host did to `pg.types`. Wrapped once where the store is created (./store.ts), so the reader,
+// health and migrations get it without knowing (the writer sets the parsers on its own
+// statements); everything else (pool events, counts, end) is the host's pool itself.
 import type pg from 'pg';
 import { PACKAGE_TYPES } from './type-parsers.js';
 
