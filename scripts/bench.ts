@@ -111,10 +111,10 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${machine.lines.join('\n')}\n\n${renderFindings(findings)}\n`);
   if (write) {
     const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
-    const mode = quick ? 'quick mode: small stores, few runs — not representative' : 'full run';
+    const all = SECTIONS.every((s) => sections.has(s)) && dialects.length === 2;
+    const mode = quick ? 'quick mode: small stores, few runs — not representative' : all ? 'full run' : 'full-size, some sections';
     const run = { mode, command, startedAt, seconds, machine: machine.lines, findings };
     const file = join(root, 'BENCHMARKS.md');
-    const all = SECTIONS.every((s) => sections.has(s)) && dialects.length === 2;
     if (all) writeResultsBlock(file, renderResultsBlock(run));
     else mergeResultsBlock(file, run, { sections: [...sections].map((s) => FINDING_SECTION[s as (typeof SECTIONS)[number]]), dialects });
     process.stderr.write(`bench: wrote BENCHMARKS.md${all ? '' : ` (only the rows of ${[...sections].join(', ')}, ${dialects.join(' and ')})`}\n`);
