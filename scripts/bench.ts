@@ -19,9 +19,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startEmbeddedPostgres, type RunningPostgres } from './lib/embedded-postgres.js';
+import { startPgBouncer, type RunningPgBouncer } from './lib/pgbouncer.js';
 import { STORE_PROFILES, type StoreProfileName } from './lib/synthetic-store.js';
 import { postgresBatch, sqliteBatch } from './bench/batch-section.js';
-import { renderFindings, renderResultsBlock, writeResultsBlock } from './bench/benchmarks-md.js';
+import { mergeResultsBlock, renderFindings, renderResultsBlock, writeResultsBlock } from './bench/benchmarks-md.js';
 import type { Finding } from './bench/findings.js';
 import { postgresLive, sqliteLive } from './bench/live-writer-section.js';
 import { describeMachine } from './bench/machine.js';
@@ -29,6 +30,10 @@ import { prepareStores, storeSections } from './bench/store-sections.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SECTIONS = ['live', 'batch', 'backfill', 'replay', 'health', 'report'] as const;
+/** The Finding.section each --section produces. */
+const FINDING_SECTION: Record<(typeof SECTIONS)[number], Finding['section']> = { live: 'live writer', batch: 'batch', backfill: 'backfill', replay: 'replay', health: 'health', report: 'report' };
+/** PgBouncer's server connections per database in the pooled live runs: small, as in the tests. */
+const PGBOUNCER_POOL_SIZE = 4;
 
 const { values } = parseArgs({
   options: {
@@ -66,6 +71,7 @@ async function main(): Promise<void> {
   const loadBefore = loadavg();
   mkdirSync(cacheDir, { recursive: true });
   let server: RunningPostgres | undefined;
+  let bouncer: RunningPgBouncer | undefined;
   if (dialects.includes('postgres')) server = await startEmbeddedPostgres({ dataDir: join(cacheDir, 'pg') }); // fsync on
   const findings: Finding[] = [];
   const storeOptions = { cacheDir, profiles, dialects, server, runs, sections };
@@ -88,6 +94,15 @@ async function main(): Promise<void> {
       if (server) {
         await step('live writer, PostgreSQL 1 connection', () => postgresLive(server!, 1, frames.postgres, runs));
         await step('live writer, PostgreSQL 8 connections', () => postgresLive(server!, 8, frames.postgres, runs));
+        const url = new URL(server.url);
+        const pgBouncer = (bouncer = await startPgBouncer({
+          server: { host: url.hostname, port: Number(url.port), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) },
+          poolSize: PGBOUNCER_POOL_SIZE,
+        }));
+        const route = { kind: 'pgbouncer', bouncer: pgBouncer, poolSize: PGBOUNCER_POOL_SIZE } as const;
+        await step('live writer, PostgreSQL through PgBouncer, 1 connection', () => postgresLive(server!, 1, frames.postgres, runs, route));
+        await step('live writer, PostgreSQL through PgBouncer, 8 connections', () => postgresLive(server!, 8, frames.postgres, runs, route));
+        await pgBouncer.stop();
       }
     }
     if (sections.has('batch')) {
@@ -96,17 +111,23 @@ async function main(): Promise<void> {
     }
     if (['backfill', 'replay', 'health', 'report'].some((s) => sections.has(s))) findings.push(...(await storeSections(storeOptions)));
   } finally {
+    await bouncer?.stop();
     await server?.stop();
   }
   if (values['generate-only']) return;
 
   const seconds = (Date.now() - startedAt.getTime()) / 1000;
-  const machine = describeMachine(cacheDir, server?.version, loadBefore);
+  const machine = describeMachine(cacheDir, server?.version, loadBefore, bouncer?.version);
   process.stdout.write(`\n${machine.lines.join('\n')}\n\n${renderFindings(findings)}\n`);
   if (write) {
     const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
-    writeResultsBlock(join(root, 'BENCHMARKS.md'), renderResultsBlock({ mode: quick ? 'quick mode: small stores, few runs — not representative' : 'full run', command, startedAt, seconds, machine: machine.lines, findings }));
-    process.stderr.write('bench: wrote BENCHMARKS.md\n');
+    const all = SECTIONS.every((s) => sections.has(s)) && dialects.length === 2;
+    const mode = quick ? 'quick mode: small stores, few runs — not representative' : all ? 'full run' : 'full-size, some sections';
+    const run = { mode, command, startedAt, seconds, machine: machine.lines, findings };
+    const file = join(root, 'BENCHMARKS.md');
+    if (all) writeResultsBlock(file, renderResultsBlock(run));
+    else mergeResultsBlock(file, run, { sections: [...sections].map((s) => FINDING_SECTION[s as (typeof SECTIONS)[number]]), dialects });
+    process.stderr.write(`bench: wrote BENCHMARKS.md${all ? '' : ` (only the rows of ${[...sections].join(', ')}, ${dialects.join(' and ')})`}\n`);
   }
 }
 

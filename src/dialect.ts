@@ -8,15 +8,20 @@ import type { HealthReport, Logger, MigrationReport, SubagentContextRow } from '
 
 export type DialectName = 'sqlite' | 'postgres';
 
-/** The live write path: nothing here reads rows back. */
+/**
+ * The live write path: nothing here reads rows back. `client` is RecordOptions.client as the
+ * host passed it (null/undefined: none); each dialect checks it and, when it joins a host's
+ * transaction, isolates each frame in a savepoint and never ends that transaction (DESIGN §8).
+ */
 export interface WriterAdapter {
-  /** The live upsert for one frame, autocommitted. Rejects with the driver's error. */
-  upsert(input: UpsertInput, observedAtNs: bigint): Promise<void>;
+  /** The live upsert for one frame, autocommitted (or inside the host's transaction). Rejects with the driver's error. */
+  upsert(input: UpsertInput, observedAtNs: bigint, client?: unknown): Promise<void>;
   /**
-   * Many frames in ONE transaction, in order, each isolated: entry i is null when frame i's
-   * upsert committed, else its error. If the transaction itself fails every entry is an error.
+   * Many frames in ONE transaction (or savepoint of the host's), in order, each isolated: entry
+   * i is null when frame i's upsert committed, else its error. If the transaction itself fails
+   * every entry is an error.
    */
-  upsertBatch(batch: readonly { input: UpsertInput; observedAtNs: bigint }[]): Promise<(Error | null)[]>;
+  upsertBatch(batch: readonly { input: UpsertInput; observedAtNs: bigint }[], client?: unknown): Promise<(Error | null)[]>;
 }
 
 /** The reads a host calls on the store; later read paths (the report) belong here too. */

@@ -20,6 +20,7 @@ export type {
   Logger,
   MigrationReport,
   MigrationStep,
+  RecordOptions,
   RecordOutcome,
   StoreOptions,
   SubagentContextRow,

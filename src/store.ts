@@ -6,14 +6,15 @@
 // Counting (AC-26), per frame: `attempted` first; then exactly one of `skipped_no_identity`
 // (AC-2, nothing else counted), `persisted` or `failed`. The qualifiers `anomalous_value`
 // and `unknown_execution` are counted for every frame that passes the identity gate,
-// whatever its write's outcome (DESIGN §2).
+// whatever its write's outcome (DESIGN §2). The same holds for a write inside a host's
+// transaction (RecordOptions.client, DESIGN §8): 'persisted' there means written into it.
 import { MAX_COLUMN_INSTANT_NS } from './column-time.js';
 import type { DialectStore, StoreContext } from './dialect.js';
 import { toError } from './errors.js';
 import { MAX_ID_BYTES, normalizeFrame, type NormalizedFrame } from './frame-normalization.js';
 import { createWallClock } from './instant.js';
 import { defaultLogger, describeError } from './logger.js';
-import type { RecordOutcome, StoreOptions, SubagentContextStore, SubagentFrame } from './types.js';
+import type { RecordOptions, RecordOutcome, StoreOptions, SubagentContextStore, SubagentFrame } from './types.js';
 import { createCounters } from './writer-counters.js';
 
 /** One frame admitted to the write: its parameters and its observation time (one clock read). */
@@ -33,7 +34,16 @@ function rawIdentity(frame: unknown): { session_id: unknown; tool_call_id: unkno
   }
 }
 
-export function createStore(db: DialectStore, options: StoreOptions = {}): SubagentContextStore {
+/**
+ * RecordOptions.client as the host passed it (undefined when there is none). Read inside the
+ * write's try, so an unreadable options object fails the frame instead of rejecting; whether
+ * the value is a usable client is the dialect writer's call.
+ */
+function clientOf(options: unknown): unknown {
+  return options === undefined || options === null ? undefined : (options as RecordOptions).client;
+}
+
+export function createStore<TClient = unknown>(db: DialectStore, options: StoreOptions = {}): SubagentContextStore<TClient> {
   const ctx: StoreContext = { dialect: db.dialect, clock: options.clock ?? createWallClock(), logger: options.logger ?? defaultLogger };
   const { clock, logger } = ctx;
   const { writer, reader } = db;
@@ -83,11 +93,11 @@ export function createStore(db: DialectStore, options: StoreOptions = {}): Subag
   };
 
   return {
-    async recordFrame(frame: SubagentFrame) {
+    async recordFrame(frame: SubagentFrame, recordOptions?: RecordOptions<TClient>) {
       const admitted = admit(frame);
       if (typeof admitted === 'string') return admitted;
       try {
-        await writer.upsert(admitted.input, admitted.observedAtNs);
+        await writer.upsert(admitted.input, admitted.observedAtNs, clientOf(recordOptions));
       } catch (err) {
         return failWrite(admitted.input, err);
       }
@@ -95,7 +105,7 @@ export function createStore(db: DialectStore, options: StoreOptions = {}): Subag
       return 'persisted';
     },
 
-    async recordFrames(frames: SubagentFrame[]) {
+    async recordFrames(frames: SubagentFrame[], recordOptions?: RecordOptions<TClient>) {
       let count = 0;
       try {
         count = Array.isArray(frames) ? frames.length : 0;
@@ -124,7 +134,7 @@ export function createStore(db: DialectStore, options: StoreOptions = {}): Subag
       if (batch.length === 0) return outcomes;
       let results: readonly (Error | null)[];
       try {
-        results = await writer.upsertBatch(batch);
+        results = await writer.upsertBatch(batch, clientOf(recordOptions));
       } catch (err) {
         const failure = toError(err);
         results = batch.map(() => failure);

@@ -13,6 +13,31 @@ export interface StoreOptions {
   logger?: Logger;
   /** Wall clock, nanoseconds since the Unix epoch. Every instant the store records comes from it. */
   clock?: () => bigint;
+  /**
+   * PostgreSQL only (ignored on SQLite). true (the default): the live upserts run as named
+   * prepared statements, parsed once per connection; at the first sign that server
+   * connections are shared (a transaction-mode pooler: 42P05/26000) that frame is retried
+   * unnamed and the store stays unnamed, losing nothing. false: unnamed from the start, for a
+   * pooler that would otherwise pin a client's session to one server connection.
+   */
+  namedStatements?: boolean;
+}
+
+/**
+ * Where recordFrame/recordFrames write (DESIGN §8 "Host transactions").
+ * - PostgreSQL: `client` is a pg client (pg.PoolClient or pg.Client) on which the host has
+ *   BEGUN its transaction. The write joins it inside a SAVEPOINT: a frame the database rejects
+ *   is `failed` and undone alone, the host's transaction stays usable, and the store never
+ *   issues BEGIN/COMMIT/ROLLBACK there. A client outside a transaction, or a value that is not
+ *   a pg client, fails the frame (WARN, counted). Absent or null: the store's own pool.
+ * - SQLite: the store always writes on its own connection, and joins the host's transaction
+ *   whenever one is open there (`db.inTransaction`), with a savepoint. `client` may be omitted
+ *   or be that same Database; any other value fails the frame.
+ * `'persisted'` then means "written into the host's transaction": the host's COMMIT makes it
+ * durable and its ROLLBACK removes it, message and row alike.
+ */
+export interface RecordOptions<TClient = unknown> {
+  client?: TClient | null;
 }
 
 /** metadata.normalized.subagent_task, with the JSON's snake_case field names. */
@@ -115,13 +140,14 @@ export interface HealthReport {
   verdict: HealthVerdict;
 }
 
-export interface SubagentContextStore {
+/** `TClient`: what RecordOptions.client accepts (pg.ClientBase on PostgreSQL, the Database on SQLite). */
+export interface SubagentContextStore<TClient = unknown> {
   /** Never rejects: failures are WARN-logged and reported per step. */
   runMigrations(): Promise<MigrationReport>;
-  /** Never rejects (AC-27). */
-  recordFrame(frame: SubagentFrame): Promise<RecordOutcome>;
-  /** Many frames in one transaction; each frame's outcome is independent. Never rejects. */
-  recordFrames(frames: SubagentFrame[]): Promise<RecordOutcome[]>;
+  /** Never rejects (AC-27). With `{ client }`, inside the host's transaction. */
+  recordFrame(frame: SubagentFrame, options?: RecordOptions<TClient>): Promise<RecordOutcome>;
+  /** Many frames in one transaction (or savepoint of the host's); each frame's outcome is independent. Never rejects. */
+  recordFrames(frames: SubagentFrame[], options?: RecordOptions<TClient>): Promise<RecordOutcome[]>;
   /** A snapshot of this store instance's writer counters. */
   counters(): WriterCounters;
   checkHealth(): Promise<HealthReport>;

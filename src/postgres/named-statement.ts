@@ -1,26 +1,72 @@
-// Runs a generated pgtyped statement as a NAMED prepared statement whose text is interpolated
-// once. The hot path needs both: pgtyped's run() rebuilds the `$n` text on every call (~16 µs
-// for the upsert), and an unnamed statement is parsed and planned by the server on every call
-// (more than it costs to execute). node-postgres parses a named statement once per pooled
-// connection and then only binds and executes it.
+// The package's hot statements (the live upsert and the batch round) as prepared statements
+// whose text is interpolated once, run named while that works and unnamed for good once it
+// does not.
+//
+// Why named: pgtyped's run() rebuilds the `$n` text on every call (~16 µs for the upsert), and
+// an unnamed statement is parsed and planned by the server on every call (more than it costs
+// to execute). node-postgres parses a named statement once per pooled connection and then only
+// binds and executes it.
+//
+// Why not always: node-postgres remembers "parsed" per CLIENT connection, while the statement
+// lives on a SERVER connection. Behind a transaction-mode pooler (PgBouncer < 1.21, or any
+// version without max_prepared_statements) those are not the same: a Parse lands on a server
+// connection that already holds the name (42P05 duplicate_prepared_statement) or a Bind on one
+// that never saw it (26000 invalid_sql_statement_name). Both errors are raised before anything
+// executes, so the frame is simply retried unnamed and the store stays unnamed from then on
+// (createStatementRunner). Inside a transaction such an error aborts it: the caller rolls back
+// to its savepoint first (or redoes the whole transaction).
+//
+// A statement's name carries a hash of its text, so one name always means one text — on any
+// server connection, even one shared with another version of this package or another store —
+// and executing a statement someone else prepared under that name runs exactly this text.
 //
 // The text and the parameter order come from the generated function itself: it is run once
 // against a recording connection with a sentinel for each parameter, so pgtyped's own
 // interpolation decides both, and nothing here duplicates it.
+import { createHash } from 'node:crypto';
 import type { IDatabaseConnection } from '@pgtyped/runtime';
 import type pg from 'pg';
+import { PACKAGE_TYPES } from './type-parsers.js';
 
-type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
+export type Queryable = Pick<pg.Pool | pg.ClientBase, 'query'>;
 
 const SENTINEL = '\u0000subagent-context-parameter:';
+/** PostgreSQL keeps NAMEDATALEN - 1 bytes of a prepared statement's name; longer names collide. */
+const MAX_NAME_BYTES = 63;
 
-export function namedStatement<TParams extends object>(
-  name: string,
+interface Learned<TParams> {
+  readonly name: string;
+  readonly text: string;
+  readonly order: readonly (keyof TParams)[];
+}
+
+/** One execution of a statement: its hashed name, its text and its `$n` values. */
+export interface BoundStatement {
+  readonly name: string;
+  readonly text: string;
+  readonly values: unknown[];
+}
+
+/** One generated statement, ready to run named or unnamed. */
+export interface PackageStatement<TParams> {
+  readonly queryName: string;
+  bind(params: Required<TParams>): BoundStatement | Promise<BoundStatement>;
+}
+
+/** `subagent_context.<query>.<first 12 hex digits of sha256(text)>`, at most 63 bytes. */
+export function statementName(queryName: string, text: string): string {
+  const name = `subagent_context.${queryName}.${createHash('sha256').update(text).digest('hex').slice(0, 12)}`;
+  if (Buffer.byteLength(name) > MAX_NAME_BYTES) throw new Error(`prepared statement name ${name} exceeds ${MAX_NAME_BYTES} bytes`);
+  return name;
+}
+
+export function packageStatement<TParams extends object>(
+  queryName: string,
   generated: { run(params: TParams, connection: IDatabaseConnection): Promise<unknown> },
-): (params: Required<TParams>, target: Queryable) => Promise<void> {
-  let learned: { text: string; order: (keyof TParams)[] } | undefined;
+): PackageStatement<TParams> {
+  let learned: Learned<TParams> | undefined;
 
-  const learn = async (params: TParams) => {
+  const learn = async (params: TParams): Promise<Learned<TParams>> => {
     const probe = Object.fromEntries(Object.keys(params).map((k) => [k, SENTINEL + k])) as TParams;
     let recorded: { text: string; bindings: unknown[] } | undefined;
     await generated.run(probe, {
@@ -30,15 +76,75 @@ export function namedStatement<TParams extends object>(
       },
     });
     if (!recorded || !recorded.bindings.every((b) => typeof b === 'string' && b.startsWith(SENTINEL))) {
-      throw new Error(`${name}: could not learn the statement's parameter order`);
+      throw new Error(`${queryName}: could not learn the statement's parameter order`);
     }
-    return { text: recorded.text, order: recorded.bindings.map((b) => (b as string).slice(SENTINEL.length) as keyof TParams) };
+    return {
+      name: statementName(queryName, recorded.text),
+      text: recorded.text,
+      order: recorded.bindings.map((b) => (b as string).slice(SENTINEL.length) as keyof TParams),
+    };
   };
 
-  return async (params, target) => {
-    const { text, order } = learned ?? (learned = await learn(params));
+  const withValues = ({ name, text, order }: Learned<TParams>, params: Required<TParams>): BoundStatement => {
     const values: unknown[] = new Array(order.length);
     for (let i = 0; i < order.length; i++) values[i] = params[order[i]] ?? null;
-    await target.query({ name, text, values });
+    return { name, text, values };
+  };
+
+  return {
+    queryName,
+    bind(params) {
+      if (learned) return withValues(learned, params);
+      return learn(params).then((l) => withValues((learned = l), params));
+    },
+  };
+}
+
+/** SQLSTATEs meaning "this server connection's prepared statements are not the ones node-postgres thinks". */
+const SHARED_CONNECTION_CODES = new Set(['42P05', '26000']);
+
+export function isNamedStatementConflict(err: unknown): boolean {
+  return err instanceof Error && SHARED_CONNECTION_CODES.has((err as { code?: unknown }).code as string);
+}
+
+/**
+ * What to do when a named execution meets a shared server connection:
+ * - a function: undo what the error left behind (ROLLBACK TO the caller's savepoint), then
+ *   retry unnamed;
+ * - 'retry': nothing to undo (autocommit: the failed statement did nothing), retry unnamed;
+ * - 'rethrow': the error aborted a transaction the caller must redo (unnamed, by then).
+ */
+export type ConflictRecovery = 'retry' | 'rethrow' | (() => Promise<void>);
+
+export interface StatementRunner {
+  run<TParams>(statement: PackageStatement<TParams>, params: Required<TParams>, target: Queryable, recovery: ConflictRecovery): Promise<void>;
+}
+
+/**
+ * One store's statement mode: named (the default) until a conflict shows the server
+ * connections are shared, then unnamed for good. `onSwitch` is called once, at the switch.
+ */
+export function createStatementRunner(options: { named: boolean; onSwitch?(err: Error): void }): StatementRunner {
+  let named = options.named;
+  return {
+    async run(statement, params, target, recovery) {
+      const binding = statement.bind(params);
+      const bound = binding instanceof Promise ? await binding : binding; // no extra tick once learned
+      if (named) {
+        try {
+          await target.query({ name: bound.name, text: bound.text, values: bound.values, types: PACKAGE_TYPES } as pg.QueryConfig);
+          return;
+        } catch (err) {
+          if (!isNamedStatementConflict(err)) throw err;
+          if (named) {
+            named = false;
+            options.onSwitch?.(err as Error);
+          }
+          if (recovery === 'rethrow') throw err;
+          if (recovery !== 'retry') await recovery();
+        }
+      }
+      await target.query({ text: bound.text, values: bound.values, types: PACKAGE_TYPES } as pg.QueryConfig);
+    },
   };
 }

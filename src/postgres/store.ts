@@ -1,22 +1,30 @@
-// createPostgresStore: the package's store on a host-owned node-postgres pool.
+// createPostgresStore: the package's store on a host-owned node-postgres pool. The pool is
+// wrapped once here so that every query of the reader, health and migrations carries the
+// package's own type parsers, whatever the host did to `pg.types` (DESIGN §8).
 import type pg from 'pg';
+import { defaultLogger } from '../logger.js';
 import { createStore } from '../store.js';
 import type { StoreOptions, SubagentContextStore } from '../types.js';
-import type { PostgresPool } from './connection.js';
+import type { PostgresPool, PostgresQueryable } from './connection.js';
 import { checkPostgresHealth } from './health.js';
 import { runPostgresMigrations } from './migrations.js';
+import { withPackageTypes } from './package-typed-pool.js';
 import { createPostgresReader } from './reader.js';
 import { postgresReport } from './report.js';
 import { createPostgresWriter } from './writer.js';
 
 /** `connection` is typed structurally so a host's build never needs pg's types through ours
- * (./connection.ts); at run time it is the host's node-postgres `Pool`. */
-export function createPostgresStore(connection: PostgresPool, options?: StoreOptions): SubagentContextStore {
-  const pool = connection as pg.Pool;
-  return createStore(
+ * (./connection.ts); at run time it is the host's node-postgres `Pool`. A host transaction's
+ * `client` is any pg client (PoolClient or Client), also typed structurally. */
+export function createPostgresStore(connection: PostgresPool, options?: StoreOptions): SubagentContextStore<PostgresQueryable> {
+  const hostPool = connection as pg.Pool;
+  const pool = withPackageTypes(hostPool);
+  return createStore<PostgresQueryable>(
     {
       dialect: 'postgres',
-      writer: createPostgresWriter(pool),
+      // The writer sets the package's types on each of its own statements (the rest is
+      // transaction control, which returns no rows), so the hot path skips the wrapper.
+      writer: createPostgresWriter(hostPool, { namedStatements: options?.namedStatements !== false, logger: options?.logger ?? defaultLogger }),
       reader: createPostgresReader(pool),
       runMigrations: (ctx) => runPostgresMigrations(pool, ctx),
       checkHealth: (ctx) => checkPostgresHealth(pool, ctx),

@@ -1,6 +1,10 @@
-// PostgreSQL transactions: callback style on a dedicated pooled client, so nothing inside
-// can run on another connection by accident, and COMMIT/ROLLBACK cannot be forgotten.
+// PostgreSQL transactions: callback style, so COMMIT/ROLLBACK (or RELEASE/ROLLBACK TO) cannot
+// be forgotten. withTransaction owns a dedicated pooled client, so nothing inside can run on
+// another connection by accident; withSavepoint runs inside a transaction someone else owns
+// (the store's own, or a host's: DESIGN §8 "Host transactions") and never ends it.
 import type pg from 'pg';
+
+type Queryable = Pick<pg.ClientBase, 'query'>;
 
 export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
@@ -27,4 +31,30 @@ export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClie
     client.off('error', onError); // released, the pool's own listener takes over
     client.release(broken);
   }
+}
+
+/**
+ * `fn` inside `SAVEPOINT name` on a client that is already in a transaction: on success the
+ * savepoint is released, on failure everything since it is rolled back and it is released too,
+ * so the enclosing transaction stays usable and no savepoint is left behind. `undo` (rolling
+ * back to the savepoint, which stays established) lets `fn` retry after an error of its own.
+ * Outside a transaction the SAVEPOINT itself fails (25P01) and `fn` never runs.
+ */
+export async function withSavepoint<T>(client: Queryable, name: string, fn: (undo: () => Promise<void>) => Promise<T>): Promise<T> {
+  await client.query(`SAVEPOINT ${name}`);
+  const undo = async () => void (await client.query(`ROLLBACK TO SAVEPOINT ${name}`));
+  let result: T;
+  try {
+    result = await fn(undo);
+  } catch (err) {
+    try {
+      await undo();
+      await client.query(`RELEASE SAVEPOINT ${name}`);
+    } catch {
+      // the connection or the enclosing transaction is broken: its owner finds out at COMMIT
+    }
+    throw err;
+  }
+  await client.query(`RELEASE SAVEPOINT ${name}`);
+  return result;
 }

@@ -2,68 +2,143 @@
 // BIGINT parameters travel as decimal text, timestamps as 'YYYY-MM-DD HH:MM:SS.ffffff' UTC
 // text typed TIMESTAMP by the statement, so no result depends on the session TimeZone.
 //
-// The upsert runs as a named prepared statement (./named-statement.ts), parsed once per pooled
-// connection. (A host behind PgBouncer in transaction mode needs PgBouncer >= 1.21, which
-// tracks protocol-level prepared statements.)
+// The upserts run as named prepared statements, parsed once per pooled connection, until a
+// transaction-mode pooler shows the server connections are shared; then unnamed, for good,
+// with no frame lost (./named-statement.ts).
+//
+// Where a write goes (DESIGN §8 "Host transactions"):
+// - no client: the store's own pool; recordFrame autocommits, recordFrames is one transaction;
+// - a host client inside its open transaction: the write joins it, inside a SAVEPOINT, so a
+//   frame the database rejects is undone alone and the host's transaction stays usable. The
+//   store never issues BEGIN/COMMIT/ROLLBACK there: the host's COMMIT makes the rows durable,
+//   its ROLLBACK removes them with its own. A client outside a transaction fails the frame
+//   (the SAVEPOINT is refused, 25P01): writing it anyway would silently give up the atomicity
+//   the host asked for.
 import type pg from 'pg';
 import { upsertSubagentContext, upsertSubagentContextsBatch, type IUpsertSubagentContextParams } from '../../generated/postgres/index.js';
 import { createColumnTimeFormatter } from '../column-time.js';
 import type { WriterAdapter } from '../dialect.js';
-import { toError } from '../errors.js';
+import { SubagentContextError, toError } from '../errors.js';
 import { int64Text, upsertParameters, type UpsertInput } from '../frame-normalization.js';
-import { batchRounds, roundParameter } from './batch-rounds.js';
-import { namedStatement } from './named-statement.js';
-import { withTransaction } from './transaction.js';
+import type { Logger } from '../types.js';
+import { batchRounds, roundParameter, type PendingFrame } from './batch-rounds.js';
+import { createStatementRunner, isNamedStatementConflict, packageStatement, type ConflictRecovery, type Queryable } from './named-statement.js';
+import { withSavepoint, withTransaction } from './transaction.js';
 
-/** The upsert as a named statement; the name is namespaced so it cannot clash with a host's own. */
-const upsertNamed = namedStatement('subagent_context.upsert_subagent_context', upsertSubagentContext);
-const upsertBatchNamed = namedStatement('subagent_context.upsert_subagent_contexts_batch', upsertSubagentContextsBatch);
+const upsertStatement = packageStatement('upsert_subagent_context', upsertSubagentContext);
+const upsertBatchStatement = packageStatement('upsert_subagent_contexts_batch', upsertSubagentContextsBatch);
 
-export function createPostgresWriter(pool: pg.Pool): WriterAdapter {
+/** Savepoint names; the package's prefix keeps them apart from a host's own. */
+const FRAME_SAVEPOINT = 'subagent_context_frame';
+const BATCH_SAVEPOINT = 'subagent_context_batch';
+
+export interface PostgresWriterOptions {
+  /** false: unnamed statements from the start (StoreOptions.namedStatements). */
+  readonly namedStatements: boolean;
+  readonly logger: Logger;
+}
+
+/** The `client` of recordFrame(frame, { client }), checked before anything is sent. */
+function hostClient(client: unknown): Queryable {
+  if (typeof (client as { query?: unknown } | null)?.query !== 'function') {
+    throw new SubagentContextError('invalid_client', 'the client option must be a node-postgres client (pg.PoolClient or pg.Client) inside an open transaction');
+  }
+  return client as Queryable;
+}
+
+export function createPostgresWriter(pool: pg.Pool, options: PostgresWriterOptions): WriterAdapter {
   const columnTime = createColumnTimeFormatter('');
+  const statements = createStatementRunner({
+    named: options.namedStatements,
+    onSwitch(err) {
+      try {
+        options.logger.info?.(
+          { dialect: 'postgres', code: (err as { code?: unknown }).code },
+          'prepared statements are not kept per connection here (a transaction-mode pooler?): the store uses unnamed statements from now on',
+        );
+      } catch {
+        // a throwing logger must not fail the frame being retried
+      }
+    },
+  });
 
-  const upsertOne = (input: UpsertInput, observedAtNs: bigint, target: pg.Pool | pg.PoolClient) => {
+  const upsertOne = (input: UpsertInput, observedAtNs: bigint, target: Queryable, recovery: ConflictRecovery) => {
     const params: Required<IUpsertSubagentContextParams> = upsertParameters(input, columnTime(observedAtNs), int64Text);
-    return upsertNamed(params, target);
+    return statements.run(upsertStatement, params, target, recovery);
+  };
+
+  /** One frame in its own savepoint: it commits with the transaction or is undone alone. */
+  const upsertInSavepoint = (input: UpsertInput, observedAtNs: bigint, client: Queryable) =>
+    withSavepoint(client, FRAME_SAVEPOINT, (undo) => upsertOne(input, observedAtNs, client, undo));
+
+  /**
+   * The optimistic batch: one statement per round (./batch-rounds.ts), so a burst costs a few
+   * round trips instead of one per frame. A named-statement conflict aborts the enclosing
+   * transaction (earlier rounds included), so it is rethrown and the whole attempt redone.
+   */
+  const allRounds = async (batch: readonly PendingFrame[], client: Queryable) => {
+    for (const round of batchRounds(batch)) {
+      await statements.run(upsertBatchStatement, { frames: roundParameter(round, columnTime) }, client, 'rethrow');
+    }
+  };
+
+  /** Each frame isolated: entry i is null when frame i's savepoint was released, else its error. */
+  const eachInSavepoint = async (batch: readonly PendingFrame[], client: Queryable) => {
+    const results: (Error | null)[] = new Array(batch.length);
+    for (let i = 0; i < batch.length; i++) {
+      try {
+        await upsertInSavepoint(batch[i].input, batch[i].observedAtNs, client);
+        results[i] = null;
+      } catch (err) {
+        results[i] = toError(err);
+      }
+    }
+    return results;
+  };
+
+  /**
+   * `scope` is a transaction (the store's own) or a savepoint (inside the host's). The rounds
+   * run first, redone once if a conflict switched the store to unnamed statements; if a frame
+   * failed, nothing of that attempt survives, so the batch is redone with a savepoint per frame,
+   * where each frame commits or fails on its own.
+   */
+  const upsertBatchIn = async (
+    batch: readonly PendingFrame[],
+    scope: <T>(fn: (client: Queryable) => Promise<T>) => Promise<T>,
+    each: (fn: (client: Queryable) => Promise<(Error | null)[]>) => Promise<(Error | null)[]>,
+  ): Promise<(Error | null)[]> => {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        await scope((client) => allRounds(batch, client));
+        return batch.map(() => null);
+      } catch (err) {
+        if (!isNamedStatementConflict(err)) break;
+      }
+    }
+    try {
+      return await each((client) => eachInSavepoint(batch, client));
+    } catch (err) {
+      const failure = toError(err); // the transaction itself failed: nothing in it survives
+      return batch.map(() => failure);
+    }
   };
 
   return {
-    async upsert(input, observedAtNs) {
-      await upsertOne(input, observedAtNs, pool);
+    async upsert(input, observedAtNs, client) {
+      if (client === undefined || client === null) return upsertOne(input, observedAtNs, pool, 'retry');
+      await upsertInSavepoint(input, observedAtNs, hostClient(client));
     },
-    async upsertBatch(batch) {
-      // Optimistic path: the whole batch in one transaction, one statement per round
-      // (./batch-rounds.ts), so a burst costs a few round trips instead of one per frame.
-      try {
-        await withTransaction(pool, async (client) => {
-          for (const round of batchRounds(batch)) await upsertBatchNamed({ frames: roundParameter(round, columnTime) }, client);
-        });
-        return batch.map(() => null);
-      } catch {
-        // A frame failed and aborted the transaction (or the commit failed): nothing of this
-        // attempt survives, so redo it with a savepoint per frame, where each frame commits
-        // or fails on its own.
+    async upsertBatch(batch, client) {
+      if (client === undefined || client === null) {
+        const inTransaction = <T>(fn: (c: Queryable) => Promise<T>) => withTransaction(pool, fn);
+        return upsertBatchIn(batch, inTransaction, inTransaction);
       }
-      const results: (Error | null)[] = new Array(batch.length);
-      try {
-        await withTransaction(pool, async (client) => {
-          for (let i = 0; i < batch.length; i++) {
-            await client.query('SAVEPOINT subagent_context_frame');
-            try {
-              await upsertOne(batch[i].input, batch[i].observedAtNs, client);
-              await client.query('RELEASE SAVEPOINT subagent_context_frame');
-              results[i] = null;
-            } catch (err) {
-              await client.query('ROLLBACK TO SAVEPOINT subagent_context_frame');
-              results[i] = toError(err);
-            }
-          }
-        });
-        return results;
-      } catch (err) {
-        const failure = toError(err);
-        return batch.map(() => failure);
-      }
+      const host = hostClient(client);
+      return upsertBatchIn(
+        batch,
+        (fn) => withSavepoint(host, BATCH_SAVEPOINT, () => fn(host)),
+        (fn) => fn(host),
+      );
     },
   };
 }

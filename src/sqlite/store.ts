@@ -11,9 +11,9 @@ import { createSqliteWriter } from './writer.js';
 
 /** `connection` is typed structurally so a host's build never needs better-sqlite3's types
  * through ours (./connection.ts); at run time it is the host's better-sqlite3 `Database`. */
-export function createSqliteStore(connection: SqliteConnection, options?: StoreOptions): SubagentContextStore {
+export function createSqliteStore(connection: SqliteConnection, options?: StoreOptions): SubagentContextStore<SqliteConnection> {
   const db = connection as Database;
-  return createStore(
+  return createStore<SqliteConnection>(
     {
       dialect: 'sqlite',
       writer: createSqliteWriter(db),

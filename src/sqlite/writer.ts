@@ -1,13 +1,30 @@
 // The SQLite live writer: better-sqlite3 is synchronous, so each call runs to completion
 // before the promise resolves. The upsert is the generated statement (generated/sqlite),
 // prepared once per connection and bound directly.
+//
+// Host transactions (DESIGN §8): the store writes on the host's own connection, so a write
+// joins whatever transaction the host holds open there (`db.inTransaction`). Then each call
+// runs inside a SAVEPOINT and never ends the host's transaction: a frame the database rejects
+// is undone alone and the host's transaction commits the rest. RecordOptions.client, if given,
+// must be this same connection: a write through this one while the host's transaction holds
+// another would only wait out the busy timeout and fail.
 import type { Database } from 'better-sqlite3';
 import { upsertSubagentContext, type IUpsertSubagentContextParams } from '../../generated/sqlite/index.js';
 import { createColumnTimeFormatter } from '../column-time.js';
 import type { WriterAdapter } from '../dialect.js';
-import { toError } from '../errors.js';
+import { SubagentContextError, toError } from '../errors.js';
 import { upsertParameters, type UpsertInput } from '../frame-normalization.js';
-import { withImmediateTransaction } from './transaction.js';
+import { withSavepoint, withWriteScope } from './transaction.js';
+
+const FRAME_SAVEPOINT = 'subagent_context_frame';
+const BATCH_SAVEPOINT = 'subagent_context_batch';
+
+/** RecordOptions.client on SQLite: absent, or the store's own connection. */
+function requireOwnConnection(db: Database, client: unknown): void {
+  if (client !== undefined && client !== null && client !== db) {
+    throw new SubagentContextError('invalid_client', "the client option must be this store's own better-sqlite3 Database (or be omitted)");
+  }
+}
 
 export function createSqliteWriter(db: Database): WriterAdapter {
   // DESIGN §4: the package writes SQLite timestamps fixed-width 'YYYY-MM-DD HH:MM:SS.ffffff+00:00'.
@@ -20,15 +37,20 @@ export function createSqliteWriter(db: Database): WriterAdapter {
   };
 
   return {
-    async upsert(input, observedAtNs) {
-      upsertOne(input, observedAtNs);
+    async upsert(input, observedAtNs, client) {
+      requireOwnConnection(db, client);
+      // Autocommitted on its own; inside the host's transaction, a savepoint also undoes what
+      // a failing statement may leave behind (a trigger's RAISE(FAIL) keeps earlier changes).
+      if (db.inTransaction) withSavepoint(db, FRAME_SAVEPOINT, () => upsertOne(input, observedAtNs));
+      else upsertOne(input, observedAtNs);
     },
     // The single upsert per frame inside one transaction, not the batch statement: in-process
     // statements cost microseconds (queries/sqlite/upsert_subagent_contexts_batch.sql says why).
-    async upsertBatch(batch) {
+    async upsertBatch(batch, client) {
+      requireOwnConnection(db, client);
       const results: (Error | null)[] = new Array(batch.length);
       try {
-        withImmediateTransaction(db, () => {
+        withWriteScope(db, BATCH_SAVEPOINT, () => {
           for (let i = 0; i < batch.length; i++) {
             try {
               upsertOne(batch[i].input, batch[i].observedAtNs);
