@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { poolFor } from '../scripts/lib/postgres-database.js';
 import { createPostgresStore, type SubagentContextStore, type SubagentFrame } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
 import { insertSession } from './helpers/host-rows.js';
@@ -44,7 +45,7 @@ describe('named statements and their fallback [postgres]', () => {
 
   /** A pool of ONE connection: every statement, named or not, runs on the same server connection. */
   const onePool = () => {
-    const pool = new pg.Pool({ connectionString: db.location, max: 1 });
+    const pool = poolFor({ connectionString: db.location, max: 1 });
     pools.push(pool);
     return pool;
   };

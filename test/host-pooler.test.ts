@@ -5,6 +5,7 @@
 // statement, a session setting) lands on connections other clients use.
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
+import { poolFor } from '../scripts/lib/postgres-database.js';
 import { createPostgresStore } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
 import { insertMessage, insertSession, subagentMetadata } from './helpers/host-rows.js';
@@ -25,8 +26,7 @@ describe('behind PgBouncer in transaction mode [postgres]', () => {
     db = await openTestDb('postgres');
     // Many clients over a pool of 4 server connections: each client's statements land on
     // server connections other clients have used.
-    pool = new pg.Pool({ connectionString: throughPgBouncer(db), max: 40 });
-    pool.on('error', () => {}); // an idle client dropped by the pooler or the server is not a crash
+    pool = poolFor({ connectionString: throughPgBouncer(db), max: 40 });
   });
   afterEach(async () => {
     await pool.end();

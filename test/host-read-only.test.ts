@@ -4,8 +4,8 @@
 // store there never throws; checkHealth and the lists answer exactly as on the writable
 // connection; writes are 'failed' (WARN, counted); runMigrations reports and never rejects.
 import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { clientFor, poolFor } from '../scripts/lib/postgres-database.js';
 import type { StoreOptions, SubagentContextStore } from '../src/index.js';
 import { createPostgresStore, createSqliteStore } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
@@ -39,7 +39,7 @@ describeBothDialects('read-only connections', (dialect) => {
     for (const close of closers) await close();
     await db.close();
     if (roles.length === 0) return;
-    const admin = new pg.Client(new URL('/postgres', db.location).toString());
+    const admin = clientFor(new URL('/postgres', db.location).toString());
     await admin.connect();
     for (const role of roles) await admin.query(`DROP ROLE IF EXISTS ${role}`);
     await admin.end();
@@ -54,7 +54,7 @@ describeBothDialects('read-only connections', (dialect) => {
     }
     const name = new URL(db.location).pathname.slice(1);
     await db.exec(`ALTER DATABASE ${name} SET default_transaction_read_only = on`); // new sessions only
-    const pool = new pg.Pool({ connectionString: db.location, max: 2 });
+    const pool = poolFor({ connectionString: db.location, max: 2 });
     closers.push(() => pool.end());
     const { rows } = await pool.query<{ default_transaction_read_only: string }>('SHOW default_transaction_read_only');
     expect(rows[0].default_transaction_read_only).toBe('on'); // the setting is really in force
@@ -122,7 +122,7 @@ describeBothDialects('read-only connections', (dialect) => {
         const url = new URL(db.location);
         url.username = full;
         url.password = 'pw';
-        const pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
+        const pool = poolFor({ connectionString: url.toString(), max: 2 });
         closers.push(() => pool.end());
         return pool;
       };

@@ -5,6 +5,7 @@
 // PostgreSQL only: the setting is node-postgres's.
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { poolFor } from '../scripts/lib/postgres-database.js';
 import type { MigrationReport, SubagentContextRow } from '../src/index.js';
 import { createPostgresStore } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
@@ -87,7 +88,7 @@ describe('host type parsers [postgres]', () => {
   const fresh = async (poolConfig: pg.PoolConfig = {}) => {
     const db = await openTestDb('postgres');
     dbs.push(db);
-    const pool = new pg.Pool({ connectionString: db.location, max: 4, ...poolConfig });
+    const pool = poolFor({ connectionString: db.location, max: 4, ...poolConfig });
     pools.push(pool);
     return { db, pool };
   };
