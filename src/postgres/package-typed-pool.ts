@@ -8,7 +8,7 @@ import { PACKAGE_TYPES } from './type-parsers.js';
 
 type QueryArgs = unknown[];
 
-/** node-postgres query arguments `(text | config, values?, callback?)`, with `types` set. */
+/** node-postgres query arguments `(text | config, values?, callback?)`, carrying the package's `types`. */
 function typed(args: QueryArgs): QueryArgs {
   const first = args[0];
   if (typeof first === 'string') return [{ text: first, types: PACKAGE_TYPES }, ...args.slice(1)];
