@@ -31,7 +31,14 @@ import { prepareStores, storeSections } from './bench/store-sections.js';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SECTIONS = ['live', 'batch', 'backfill', 'replay', 'health', 'report'] as const;
 /** The Finding.section each --section produces. */
-const FINDING_SECTION: Record<(typeof SECTIONS)[number], Finding['section']> = { live: 'live writer', batch: 'batch', backfill: 'backfill', replay: 'replay', health: 'health', report: 'report' };
+const FINDING_SECTION: Record<(typeof SECTIONS)[number], Finding['section']> = {
+  live: 'live writer',
+  batch: 'batch',
+  backfill: 'backfill',
+  replay: 'replay',
+  health: 'health',
+  report: 'report',
+};
 /** PgBouncer's server connections per database in the pooled live runs: small, as in the tests. */
 const PGBOUNCER_POOL_SIZE = 4;
 
@@ -53,7 +60,7 @@ const sections = new Set(values.section ? values.section.split(',') : SECTIONS);
 for (const s of sections) if (!(SECTIONS as readonly string[]).includes(s)) throw new Error(`unknown section ${s}; choose from ${SECTIONS.join(', ')}`);
 const dialects = (values.dialect ? [values.dialect] : ['sqlite', 'postgres']) as ('sqlite' | 'postgres')[];
 const runs = Number(values.runs ?? (quick ? 2 : 5));
-const write = values['no-write'] ? false : values.write ?? !quick;
+const write = values['no-write'] ? false : (values.write ?? !quick);
 const cacheDir = join(root, '.bench-cache');
 const profiles: StoreProfileName[] = values.profiles
   ? values.profiles.split(',').map((p) => {

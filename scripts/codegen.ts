@@ -35,8 +35,12 @@ function renderIndex(queries: readonly ParsedQuery[], withSchema: boolean): stri
  * fails codegen, as does a one-colon hint (pgtyped's parser would take it for a parameter). */
 function assertColumnHints(sqlite: readonly ParsedQuery[], postgres: readonly ParsedQuery[]): void {
   const problems = [
-    ...[...sqlite, ...postgres].flatMap((q) => singleColonHints(q.statement).map((c) => `${q.file} (${q.name}): column "${c}": write a type hint as "${c}::type"`)),
-    ...postgres.flatMap((q) => typeHintedColumns(q.statement).map((c) => `${q.file} (${q.name}): column "${c}": type hints are SQLite-only; PostgreSQL types its columns itself`)),
+    ...[...sqlite, ...postgres].flatMap((q) =>
+      singleColonHints(q.statement).map((c) => `${q.file} (${q.name}): column "${c}": write a type hint as "${c}::type"`),
+    ),
+    ...postgres.flatMap((q) =>
+      typeHintedColumns(q.statement).map((c) => `${q.file} (${q.name}): column "${c}": type hints are SQLite-only; PostgreSQL types its columns itself`),
+    ),
   ];
   if (problems.length) throw new CodegenError(`column hints:\n  ${problems.join('\n  ')}`);
 }
@@ -66,10 +70,19 @@ async function generate(outRoot: string): Promise<void> {
     await applyPostgresSchema(url, root);
     generatePostgres(root, url, postgres, join(outRoot, 'postgres'));
   });
-  for (const [d, qs] of [['sqlite', sqlite], ['postgres', postgres]] as const) {
+  for (const [d, qs] of [
+    ['sqlite', sqlite],
+    ['postgres', postgres],
+  ] as const) {
     writeFileSync(join(outRoot, d, 'schema.ts'), renderSchemaModule(root, d));
     for (const g of QUERY_GROUPS) {
-      writeFileSync(join(outRoot, d, g.folder, 'index.ts'), renderIndex(qs.filter((q) => q.group === g), g.folder === ''));
+      writeFileSync(
+        join(outRoot, d, g.folder, 'index.ts'),
+        renderIndex(
+          qs.filter((q) => q.group === g),
+          g.folder === '',
+        ),
+      );
     }
   }
 }

@@ -47,7 +47,9 @@ async function sqliteHost(dir: string): Promise<Host> {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   for (const s of sqliteGenerated.hostSchema) db.exec(s.sql);
-  const session = db.prepare("INSERT INTO task_sessions (id, task_id, created_at, updated_at) VALUES (?, ?, '2026-09-01 00:00:00+00:00', '2026-09-01 00:00:00+00:00')");
+  const session = db.prepare(
+    "INSERT INTO task_sessions (id, task_id, created_at, updated_at) VALUES (?, ?, '2026-09-01 00:00:00+00:00', '2026-09-01 00:00:00+00:00')",
+  );
   for (let s = 0; s < 50; s++) session.run(`s${s}`, `task-${s}`);
   const insert = db.prepare(INSERT_MESSAGE.replace(/\$(\d)/g, '?'));
   const store = createSqliteStore(db, { clock });
@@ -61,12 +63,17 @@ async function sqliteHost(dir: string): Promise<Host> {
 async function postgresHost(url: string): Promise<Host> {
   const pool = poolFor({ connectionString: url, max: 4 });
   for (const s of postgresGenerated.hostSchema) await pool.query(s.sql);
-  for (let s = 0; s < 50; s++) await pool.query("INSERT INTO task_sessions (id, task_id, created_at, updated_at) VALUES ($1, $2, now(), now())", [`s${s}`, `task-${s}`]);
+  for (let s = 0; s < 50; s++)
+    await pool.query('INSERT INTO task_sessions (id, task_id, created_at, updated_at) VALUES ($1, $2, now(), now())', [`s${s}`, `task-${s}`]);
   const store = createPostgresStore(pool, { clock });
   return {
     store,
     writeMessage: async (id, sid, tcid, at) =>
-      void (await pool.query({ name: 'soak_message', text: INSERT_MESSAGE, values: [id, sid, `task-${sid.slice(1)}`, 'turn', metadata(tcid), formatMicros(at)] })),
+      void (await pool.query({
+        name: 'soak_message',
+        text: INSERT_MESSAGE,
+        values: [id, sid, `task-${sid.slice(1)}`, 'turn', metadata(tcid), formatMicros(at)],
+      })),
     close: () => pool.end(),
   };
 }

@@ -67,7 +67,11 @@ describeBothDialects('cli: errors', (dialect) => {
       const run = await runCliBinary(['health', ...databaseArgs(broken)]);
       expect(run.code).toBe(7);
       expect(run.stdout).toBe('');
-      expect(oneLineError(run)).toMatch(dialect === 'sqlite' ? /^subagent-context: SQLite SQLITE_ERROR: no such column: .*metadata/ : /^subagent-context: PostgreSQL 42703: column .*metadata.* does not exist/);
+      expect(oneLineError(run)).toMatch(
+        dialect === 'sqlite'
+          ? /^subagent-context: SQLite SQLITE_ERROR: no such column: .*metadata/
+          : /^subagent-context: PostgreSQL 42703: column .*metadata.* does not exist/,
+      );
     } finally {
       await broken.close();
     }

@@ -74,7 +74,14 @@ describeBothDialects('cli: health', (dialect) => {
     expect(run.stdout).toMatch(/^verdict: NOT ACTIVATED/m);
     const json = await health('--json');
     expect(json.code).toBe(4);
-    expect(JSON.parse(json.stdout)).toMatchObject({ state: 'execution_only', shortfall: null, excess: null, collisions: null, last_observed_at: null, verdict: 'not_activated' });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      state: 'execution_only',
+      shortfall: null,
+      excess: null,
+      collisions: null,
+      last_observed_at: null,
+      verdict: 'not_activated',
+    });
   });
 
   it('nothing since activation: exit 5, never healthy (AC-29)', async () => {

@@ -73,7 +73,9 @@ describeBothDialects('cli: migrate', (dialect) => {
     expect(run.code).toBe(7);
     expect(oneLineError(run)).toBe("subagent-context: missing host tables task_sessions, task_session_messages: this is not the host's database");
     const tables = await db.query<{ n: number | string | bigint }>(
-      dialect === 'sqlite' ? "SELECT COUNT(*) AS n FROM sqlite_schema WHERE type = 'table'" : "SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = 'public'",
+      dialect === 'sqlite'
+        ? "SELECT COUNT(*) AS n FROM sqlite_schema WHERE type = 'table'"
+        : "SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = 'public'",
     );
     expect(Number(tables[0].n)).toBe(0);
   });

@@ -66,14 +66,15 @@ describeBothDialects('cli: report', (dialect) => {
     expect(run.stdout).toContain(`wrote ${file}`);
     const html = readFileSync(file, 'utf8');
     expect(html).toMatch(/^<!DOCTYPE html>/);
-    expect(html).toContain("Content-Security-Policy\" content=\"default-src 'none'");
+    expect(html).toContain('Content-Security-Policy" content="default-src \'none\'');
     expect(html).not.toMatch(/<script|<link|<img|<iframe|url\(|@import|https?:\/\/(?!www\.w3\.org\/2000\/svg)/i);
     const expected = await db.store().report();
     const chart = (id: string) => html.slice(html.indexOf(`data-chart="${id}"`), html.indexOf('</figure>', html.indexOf(`data-chart="${id}"`)));
     expect(chart('fan-out-known').match(/<rect class="bar"/g)).toHaveLength(expected.fan_out.known.length);
     expect(chart('fan-out-unknown').match(/<rect class="bar"/g)).toHaveLength(expected.fan_out.unknown.length);
     expect(chart('token-distribution').match(/<rect class="bar"/g)).toHaveLength(expected.tokens.distribution.filter((b) => b.subagents > 0).length);
-    for (const c of expected.caveats) expect(html).toContain(c.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;'));
+    for (const c of expected.caveats)
+      expect(html).toContain(c.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;'));
   });
 
   it('bad arguments exit 2 with one line; an unmigrated store exits 7', async () => {

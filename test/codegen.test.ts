@@ -64,84 +64,127 @@ const sqlFiles = (dir: string) =>
     .sort();
 
 describe('codegen', () => {
-  it('regenerates cleanly from an unmodified copy (the control case)', () => {
-    const run = codegenWith(() => {});
-    expect(run.output).toContain('codegen: wrote');
-    expect(run.status).toBe(0);
-  }, CODEGEN_RUN_MS);
+  it(
+    'regenerates cleanly from an unmodified copy (the control case)',
+    () => {
+      const run = codegenWith(() => {});
+      expect(run.output).toContain('codegen: wrote');
+      expect(run.status).toBe(0);
+    },
+    CODEGEN_RUN_MS,
+  );
 
-  it('exits non-zero naming the query when it is invalid on SQLite only', () => {
-    const run = codegenWith((root) => breakQuery(root, 'sqlite'));
-    expect(run.status).not.toBe(0);
-    expect(run.output).toMatch(/queries\/sqlite\/read_meta_key\.sql \(readMetaKey\)/);
-  }, CODEGEN_RUN_MS);
+  it(
+    'exits non-zero naming the query when it is invalid on SQLite only',
+    () => {
+      const run = codegenWith((root) => breakQuery(root, 'sqlite'));
+      expect(run.status).not.toBe(0);
+      expect(run.output).toMatch(/queries\/sqlite\/read_meta_key\.sql \(readMetaKey\)/);
+    },
+    CODEGEN_RUN_MS,
+  );
 
-  it('exits non-zero naming the query when it is invalid on PostgreSQL only', () => {
-    const run = codegenWith((root) => breakQuery(root, 'postgres'));
-    expect(run.status).not.toBe(0);
-    expect(run.output).toMatch(/read_meta_key/);
-    expect(run.output).toMatch(/ReadMetaKey|readMetaKey/);
-  }, CODEGEN_RUN_MS);
+  it(
+    'exits non-zero naming the query when it is invalid on PostgreSQL only',
+    () => {
+      const run = codegenWith((root) => breakQuery(root, 'postgres'));
+      expect(run.status).not.toBe(0);
+      expect(run.output).toMatch(/read_meta_key/);
+      expect(run.output).toMatch(/ReadMetaKey|readMetaKey/);
+    },
+    CODEGEN_RUN_MS,
+  );
 
-  it('exits non-zero when the dialects disagree on a parameter name', () => {
-    const run = codegenWith((root) => {
-      const f = join(root, 'queries', 'postgres', 'read_meta_key.sql');
-      writeFileSync(f, readFileSync(f, 'utf8').replace(':key!', ':metaKey!'));
-    });
-    expect(run.status).not.toBe(0);
-    expect(run.output).toMatch(/dialects disagree[\s\S]*read_meta_key\.sql: parameters/);
-  }, CODEGEN_RUN_MS);
+  it(
+    'exits non-zero when the dialects disagree on a parameter name',
+    () => {
+      const run = codegenWith((root) => {
+        const f = join(root, 'queries', 'postgres', 'read_meta_key.sql');
+        writeFileSync(f, readFileSync(f, 'utf8').replace(':key!', ':metaKey!'));
+      });
+      expect(run.status).not.toBe(0);
+      expect(run.output).toMatch(/dialects disagree[\s\S]*read_meta_key\.sql: parameters/);
+    },
+    CODEGEN_RUN_MS,
+  );
 
-  it('exits non-zero naming the demo query when it is invalid on SQLite only', () => {
-    const run = codegenWith((root) => breakDemoQuery(root, 'sqlite'));
-    expect(run.status).not.toBe(0);
-    expect(run.output).toMatch(/queries\/sqlite\/demo\/demo_insert_session\.sql \(demoInsertSession\)/);
-  }, CODEGEN_RUN_MS);
+  it(
+    'exits non-zero naming the demo query when it is invalid on SQLite only',
+    () => {
+      const run = codegenWith((root) => breakDemoQuery(root, 'sqlite'));
+      expect(run.status).not.toBe(0);
+      expect(run.output).toMatch(/queries\/sqlite\/demo\/demo_insert_session\.sql \(demoInsertSession\)/);
+    },
+    CODEGEN_RUN_MS,
+  );
 
-  it('exits non-zero naming the demo query when it is invalid on PostgreSQL only', () => {
-    const run = codegenWith((root) => breakDemoQuery(root, 'postgres'));
-    expect(run.status).not.toBe(0);
-    expect(run.output).toMatch(/queries\/postgres\/demo\/demo_insert_session\.sql \(demoInsertSession\)/);
-  }, CODEGEN_RUN_MS);
+  it(
+    'exits non-zero naming the demo query when it is invalid on PostgreSQL only',
+    () => {
+      const run = codegenWith((root) => breakDemoQuery(root, 'postgres'));
+      expect(run.status).not.toBe(0);
+      expect(run.output).toMatch(/queries\/postgres\/demo\/demo_insert_session\.sql \(demoInsertSession\)/);
+    },
+    CODEGEN_RUN_MS,
+  );
 
-  it('exits non-zero when a demo query exists in one dialect only, or outside its group', () => {
-    const missing = codegenWith((root) => rmSync(join(root, 'queries', 'postgres', DEMO_QUERY)));
-    expect(missing.status).not.toBe(0);
-    expect(missing.output).toMatch(/dialects disagree[\s\S]*demo\/demo_insert_session\.sql exists only in queries\/sqlite/);
-    // The same file moved out of demo/ in one dialect: same name, different group.
-    const moved = codegenWith((root) => renameSync(join(root, 'queries', 'postgres', DEMO_QUERY), join(root, 'queries', 'postgres', 'demo_insert_session.sql')));
-    expect(moved.status).not.toBe(0);
-    expect(moved.output).toMatch(/demo\/demo_insert_session\.sql exists only in queries\/sqlite/);
-  }, CODEGEN_RUN_MS);
+  it(
+    'exits non-zero when a demo query exists in one dialect only, or outside its group',
+    () => {
+      const missing = codegenWith((root) => rmSync(join(root, 'queries', 'postgres', DEMO_QUERY)));
+      expect(missing.status).not.toBe(0);
+      expect(missing.output).toMatch(/dialects disagree[\s\S]*demo\/demo_insert_session\.sql exists only in queries\/sqlite/);
+      // The same file moved out of demo/ in one dialect: same name, different group.
+      const moved = codegenWith((root) =>
+        renameSync(join(root, 'queries', 'postgres', DEMO_QUERY), join(root, 'queries', 'postgres', 'demo_insert_session.sql')),
+      );
+      expect(moved.status).not.toBe(0);
+      expect(moved.output).toMatch(/demo\/demo_insert_session\.sql exists only in queries\/sqlite/);
+    },
+    CODEGEN_RUN_MS,
+  );
 
-  it('exits non-zero on a query folder that is no group (pgtyped would compile it, no index would export it)', () => {
-    const run = codegenWith((root) => {
-      for (const d of ['sqlite', 'postgres']) {
-        mkdirSync(join(root, 'queries', d, 'extra'));
-        renameSync(join(root, 'queries', d, DEMO_QUERY), join(root, 'queries', d, 'extra', 'demo_insert_session.sql'));
-      }
-    });
-    expect(run.status).not.toBe(0);
-    expect(run.output).toMatch(/queries\/sqlite\/extra: not a query group/);
-  }, CODEGEN_RUN_MS);
+  it(
+    'exits non-zero on a query folder that is no group (pgtyped would compile it, no index would export it)',
+    () => {
+      const run = codegenWith((root) => {
+        for (const d of ['sqlite', 'postgres']) {
+          mkdirSync(join(root, 'queries', d, 'extra'));
+          renameSync(join(root, 'queries', d, DEMO_QUERY), join(root, 'queries', d, 'extra', 'demo_insert_session.sql'));
+        }
+      });
+      expect(run.status).not.toBe(0);
+      expect(run.output).toMatch(/queries\/sqlite\/extra: not a query group/);
+    },
+    CODEGEN_RUN_MS,
+  );
 
-  it('exits non-zero when two groups use one query name', () => {
-    const run = codegenWith((root) => {
-      for (const d of ['sqlite', 'postgres']) {
-        const f = join(root, 'queries', d, DEMO_QUERY);
-        writeFileSync(f, readFileSync(f, 'utf8').replace('@name demoInsertSession', '@name readActivationKeys'));
-      }
-    });
-    expect(run.status).not.toBe(0);
-    expect(run.output).toMatch(/query name readActivationKeys in both queries\/sqlite\/read_activation_keys\.sql and queries\/sqlite\/demo\/demo_insert_session\.sql/);
-  }, CODEGEN_RUN_MS);
+  it(
+    'exits non-zero when two groups use one query name',
+    () => {
+      const run = codegenWith((root) => {
+        for (const d of ['sqlite', 'postgres']) {
+          const f = join(root, 'queries', d, DEMO_QUERY);
+          writeFileSync(f, readFileSync(f, 'utf8').replace('@name demoInsertSession', '@name readActivationKeys'));
+        }
+      });
+      expect(run.status).not.toBe(0);
+      expect(run.output).toMatch(
+        /query name readActivationKeys in both queries\/sqlite\/read_activation_keys\.sql and queries\/sqlite\/demo\/demo_insert_session\.sql/,
+      );
+    },
+    CODEGEN_RUN_MS,
+  );
 
   it("the product's index exports exactly the product statements; the demo's index exactly the demo's", () => {
     for (const d of ['sqlite', 'postgres']) {
       const product = sqlFiles(join('queries', d));
       const demo = sqlFiles(join('queries', d, 'demo'));
       expect(demo.length, d).toBeGreaterThan(0);
-      expect(product.filter((f) => f.startsWith('demo_')), d).toEqual([]);
+      expect(
+        product.filter((f) => f.startsWith('demo_')),
+        d,
+      ).toEqual([]);
       expect(indexed(join('generated', d, 'index.ts')).sort(), d).toEqual(product);
       expect(indexed(join('generated', d, 'demo', 'index.ts')).sort(), d).toEqual(demo);
     }
@@ -169,12 +212,15 @@ describe('codegen', () => {
     expect(shortfall).toMatch(/\n {2}shortfall: bigint;\n/);
     expect(shortfall).toContain('SELECT COUNT(*) AS \\"shortfall\\" FROM'); // the SQL sent to SQLite, hint stripped
     // On a copy: a hint on a plain column overrides its declared type, and `?` its nullability.
-    const run = codegenWith((root) => {
-      const f = join(root, 'queries', 'sqlite', 'read_meta_key.sql');
-      const text = readFileSync(f, 'utf8');
-      expect(text).toContain('m.value'); // the edit below must change the statement
-      writeFileSync(f, text.replace('m.value', 'm.value AS "value?::Buffer"'));
-    }, join('sqlite', 'read_meta_key.queries.ts'));
+    const run = codegenWith(
+      (root) => {
+        const f = join(root, 'queries', 'sqlite', 'read_meta_key.sql');
+        const text = readFileSync(f, 'utf8');
+        expect(text).toContain('m.value'); // the edit below must change the statement
+        writeFileSync(f, text.replace('m.value', 'm.value AS "value?::Buffer"'));
+      },
+      join('sqlite', 'read_meta_key.queries.ts'),
+    );
     expect(run.status, run.output).toBe(0);
     expect(run.module).toMatch(/\n {2}value: Buffer \| null;\n/);
     expect(run.module).toContain('m.value AS \\"value\\"');
@@ -187,7 +233,9 @@ describe('codegen', () => {
       writeFileSync(f, readFileSync(f, 'utf8').replace('"shortfall!::bigint"', '"shortfall!::integer"'));
     });
     expect(run.status).not.toBe(0);
-    expect(run.output).toMatch(/queries\/sqlite\/count_shortfall_since_capture\.sql \(countShortfallSinceCapture\): column "shortfall": unknown type hint "::integer"/);
+    expect(run.output).toMatch(
+      /queries\/sqlite\/count_shortfall_since_capture\.sql \(countShortfallSinceCapture\): column "shortfall": unknown type hint "::integer"/,
+    );
   }, 60_000);
 
   it('exits non-zero on a type hint in queries/postgres (pgtyped would rename the column)', () => {
@@ -196,7 +244,9 @@ describe('codegen', () => {
       writeFileSync(f, readFileSync(f, 'utf8').replace('"shortfall!"', '"shortfall!::bigint"'));
     });
     expect(run.status).not.toBe(0);
-    expect(run.output).toMatch(/queries\/postgres\/count_shortfall_since_capture\.sql \(countShortfallSinceCapture\): column "shortfall": type hints are SQLite-only/);
+    expect(run.output).toMatch(
+      /queries\/postgres\/count_shortfall_since_capture\.sql \(countShortfallSinceCapture\): column "shortfall": type hints are SQLite-only/,
+    );
   }, 60_000);
 
   it('exits non-zero on a one-colon type hint (pgtyped would read it as a parameter)', () => {
@@ -205,12 +255,15 @@ describe('codegen', () => {
       writeFileSync(f, readFileSync(f, 'utf8').replace('"shortfall!::bigint"', '"shortfall!:bigint"'));
     });
     expect(run.status).not.toBe(0);
-    expect(run.output).toMatch(/count_shortfall_since_capture\.sql \(countShortfallSinceCapture\): column "shortfall!": write a type hint as "shortfall!::type"/);
+    expect(run.output).toMatch(
+      /count_shortfall_since_capture\.sql \(countShortfallSinceCapture\): column "shortfall!": write a type hint as "shortfall!::type"/,
+    );
   }, 60_000);
 
-  it('SQLite modules export the same statement names as pgtyped\'s, I…Query included', () => {
+  it("SQLite modules export the same statement names as pgtyped's, I…Query included", () => {
     for (const f of sqlFiles(join('queries', 'sqlite'))) {
-      const names = (d: string) => [...readFileSync(join('generated', d, `${f}.queries.ts`), 'utf8').matchAll(/^export (?:const|interface|type) (\w+)/gm)].map((m) => m[1]).sort();
+      const names = (d: string) =>
+        [...readFileSync(join('generated', d, `${f}.queries.ts`), 'utf8').matchAll(/^export (?:const|interface|type) (\w+)/gm)].map((m) => m[1]).sort();
       expect(names('sqlite'), f).toEqual(names('postgres'));
     }
   });

@@ -230,7 +230,12 @@ async function expectedFigures(target: DemoTarget): Promise<ExpectedFigures> {
 
   return {
     keys,
-    provenance: { rows: rows.length, live: live.length, backfill: rows.filter((r) => r.source === 'backfill').length, liveBeforeCaptureSince: live.filter((r) => r.at < captureSince).length },
+    provenance: {
+      rows: rows.length,
+      live: live.length,
+      backfill: rows.filter((r) => r.source === 'backfill').length,
+      liveBeforeCaptureSince: live.filter((r) => r.at < captureSince).length,
+    },
     fanOut: { known, unknown, unknownTurns: [...unknown.values()].reduce((a, b) => a + b, 0), rowsWithoutTurn: rows.filter((r) => r.turn === null).length },
     cards: {
       tasks: new Set(active.map((s) => s.task_id)).size,
@@ -327,12 +332,18 @@ describeBothDialects('demo', (dialect) => {
     // Every bullet printed is one of these, with these figures, in this order, and none is missing.
     const rules: [RegExp, (number | string)[]][] = [
       [/^([\d,]+) rows? of ([\d,]+) came from the backfill \(source 'backfill'\)/, [e.provenance.backfill, e.provenance.rows]],
-      [/^Fan-out is known for turns whose first subagent was observed at or after subagent_context_backfill_through \((\S+)\)\. Turns that began earlier have unknown fan-out/, [e.keys.backfill_through!]],
+      [
+        /^Fan-out is known for turns whose first subagent was observed at or after subagent_context_backfill_through \((\S+)\)\. Turns that began earlier have unknown fan-out/,
+        [e.keys.backfill_through!],
+      ],
       [/^([\d,]+) turns? began before any fan-out boundary; their rows are counted, not discarded/, [e.fanOut.unknownTurns]],
       [/^Before subagent_context_capture_since \((\S+)\) the absence of a row is not evidence that no subagent ran/, [e.keys.capture_since!]],
       [/^([\d,]+) rows? carr(?:y|ies) agent_execution_id 'unknown': the execution is unrecorded/, [e.executions.unknown]],
       [/^([\d,]+) live rows? observed since subagent_context_execution_since arrived without an execution id/, [e.executions.unknownLiveSinceExecutionSince]],
-      [/^([\d,]+) settled subagents? reported no token usage \(total_tokens NULL\).* cover the ([\d,]+) measured subagents? only/, [e.tokens.unmeasured, e.tokens.measured]],
+      [
+        /^([\d,]+) settled subagents? reported no token usage \(total_tokens NULL\).* cover the ([\d,]+) measured subagents? only/,
+        [e.tokens.unmeasured, e.tokens.measured],
+      ],
       [/^([\d,]+) subagents? had not settled when read/, [e.tokens.outstanding]],
     ];
     const bullets = [...block.matchAll(/^\s+• (.*)$/gm)].map((m) => m[1]);
@@ -353,12 +364,16 @@ describeBothDialects('demo', (dialect) => {
     const e = await expected();
     const block = reportBlock(run.text);
     const histogram = (lines: string[]) => bars(lines).map(([k, rest]) => [Number(k), num(printed(rest, /^([\d,]+) turns?$/)[1])]);
-    const known = histogram(linesBetween(block, /^\s+known fan-out: turns whose first subagent was observed at or after (\S+) \(backfill_through\)$/, /^\s+unknown fan-out:/));
+    const known = histogram(
+      linesBetween(block, /^\s+known fan-out: turns whose first subagent was observed at or after (\S+) \(backfill_through\)$/, /^\s+unknown fan-out:/),
+    );
     const unknown = histogram(linesBetween(block, /^\s+unknown fan-out:/, /^\s+rows without a turn:/));
     expect(printed(block, /known fan-out: turns whose first subagent was observed at or after (\S+) \(backfill_through\)/)[1]).toBe(e.keys.backfill_through);
     expect(known).toEqual(contiguous(e.fanOut.known));
     expect(unknown).toEqual(contiguous(e.fanOut.unknown));
-    const tail = printed(block, /rows without a turn: ([\d,]+) · turns continuing past until: ([\d,]+) · turns begun before since: ([\d,]+)/).slice(1).map(num);
+    const tail = printed(block, /rows without a turn: ([\d,]+) · turns continuing past until: ([\d,]+) · turns begun before since: ([\d,]+)/)
+      .slice(1)
+      .map(num);
     expect(tail).toEqual([e.fanOut.rowsWithoutTurn, 0, 0]); // no window: nothing continues past it or began before it
     // The unknown era is the backfilled history: the spec's sampled fan-out beyond one
     // subagent per turn (the one-subagent turn at exactly backfill_through is known, AC-24 point 3).
@@ -368,7 +383,9 @@ describeBothDialects('demo', (dialect) => {
   it('prints cards, provenance, tokens and executions as the tables hold them', async () => {
     const e = await expected();
     const block = reportBlock(run.text);
-    const cards = printed(block, /^\s+([\d,]+) cards? · ([\d,]+) sessions? · ([\d,]+) subagent contexts? · ([\d,]+) of the cards fanned out$/m).slice(1).map(num);
+    const cards = printed(block, /^\s+([\d,]+) cards? · ([\d,]+) sessions? · ([\d,]+) subagent contexts? · ([\d,]+) of the cards fanned out$/m)
+      .slice(1)
+      .map(num);
     expect(cards).toEqual([e.cards.tasks, e.cards.sessions, e.cards.contexts, e.cards.tasksWithSubagents]);
     const ratios = Object.fromEntries(bars(linesBetween(block, /^\s+[\d,]+ cards? · /, /^\s*Provenance/)).map(([label, rest]) => [label, rest]));
     expect(ratios).toEqual({
@@ -377,15 +394,27 @@ describeBothDialects('demo', (dialect) => {
     });
     expect(e.cards.sessions / e.cards.tasks).toBe(1); // what task_sessions alone says (spec § Why)
 
-    const provenance = printed(block, /^\s+([\d,]+) rows: ([\d,]+) live \(([\d,]+) observed before capture_since\) · ([\d,]+) backfill$/m).slice(1).map(num);
+    const provenance = printed(block, /^\s+([\d,]+) rows: ([\d,]+) live \(([\d,]+) observed before capture_since\) · ([\d,]+) backfill$/m)
+      .slice(1)
+      .map(num);
     expect(provenance).toEqual([e.provenance.rows, e.provenance.live, e.provenance.liveBeforeCaptureSince, e.provenance.backfill]);
 
     const t = e.tokens;
-    expect(printed(block, /settled ([\d,]+) · measured ([\d,]+) · unmeasured ([\d,]+) · not settled ([\d,]+)/).slice(1).map(num)).toEqual([t.settled, t.measured, t.unmeasured, t.outstanding]);
-    expect(printed(block, /total ([\d,]+) tokens · mean ([\d,]+) tokens per measured subagent/).slice(1).map(num)).toEqual([t.total, Math.round(t.total / t.measured)]);
+    expect(
+      printed(block, /settled ([\d,]+) · measured ([\d,]+) · unmeasured ([\d,]+) · not settled ([\d,]+)/)
+        .slice(1)
+        .map(num),
+    ).toEqual([t.settled, t.measured, t.unmeasured, t.outstanding]);
+    expect(
+      printed(block, /total ([\d,]+) tokens · mean ([\d,]+) tokens per measured subagent/)
+        .slice(1)
+        .map(num),
+    ).toEqual([t.total, Math.round(t.total / t.measured)]);
     expect(t.unmeasured).toBeGreaterThan(190); // the async_launched dispatches, never 0-filled
     const distribution = bars(linesBetween(block, /distribution of total_tokens/, /^\s+by source$/)).map(([label, rest]) => {
-      const [from, to] = printed(label, /^(\S+)–(\S+)$/).slice(1).map(compact);
+      const [from, to] = printed(label, /^(\S+)–(\S+)$/)
+        .slice(1)
+        .map(compact);
       return [from, to, num(printed(rest, /^([\d,]+) subagents?$/)[1])];
     });
     expect(distribution).toEqual(t.distribution);
@@ -395,14 +424,19 @@ describeBothDialects('demo', (dialect) => {
 
     const x = e.executions;
     expect(num(printed(block, /distinct executions: ([\d,]+)/)[1])).toBe(x.distinct);
-    const rows = printed(block, /rows with an execution id: ([\d,]+) · 'unknown' rows: ([\d,]+) \(([\d,]+) backfill · ([\d,]+) live since execution_since\)/).slice(1).map(num);
+    const rows = printed(block, /rows with an execution id: ([\d,]+) · 'unknown' rows: ([\d,]+) \(([\d,]+) backfill · ([\d,]+) live since execution_since\)/)
+      .slice(1)
+      .map(num);
     expect(rows).toEqual([x.identified, x.unknown, x.unknownBackfill, x.unknownLiveSinceExecutionSince]);
   });
 
   it('tells the story in figures the tables hold, and points at the commands that read them again', async () => {
     const e = await expected();
     const story = linesBetween(run.text, /^\s+What the figures say:$/, /^6\. /).join('\n');
-    const cards = printed(story, /task_sessions alone says ([\d.]+) session per card; with the ([\d,]+) subagent contexts the store records, a card's work ran in ([\d.]+) contexts \(([\d,]+) of ([\d,]+) cards fanned out\)/);
+    const cards = printed(
+      story,
+      /task_sessions alone says ([\d.]+) session per card; with the ([\d,]+) subagent contexts the store records, a card's work ran in ([\d.]+) contexts \(([\d,]+) of ([\d,]+) cards fanned out\)/,
+    );
     expect(cards.slice(1)).toEqual([
       decimals(e.cards.sessions / e.cards.tasks, 2),
       e.cards.contexts.toLocaleString('en-US'),
@@ -414,12 +448,22 @@ describeBothDialects('demo', (dialect) => {
     const subagentsOf = (h: Map<number, number>) => [...h].reduce((a, [k, n]) => a + k * n, 0);
     const known = printed(story, /known fan-out: ([\d,]+) turns? \(([\d,]+) subagents?\) whose first subagent came at or after backfill_through \((\S+)\)/);
     expect([num(known[1]), num(known[2]), known[3]]).toEqual([turnsOf(e.fanOut.known), subagentsOf(e.fanOut.known), e.keys.backfill_through]);
-    const unknown = printed(story, /unknown fan-out: ([\d,]+) turns? \(([\d,]+) subagents?\) began before it, .*most often ([\d,]+) per turn \(([\d,]+) turns?\)/);
+    const unknown = printed(
+      story,
+      /unknown fan-out: ([\d,]+) turns? \(([\d,]+) subagents?\) began before it, .*most often ([\d,]+) per turn \(([\d,]+) turns?\)/,
+    );
     expect(unknown.slice(1).map(num)).toEqual([turnsOf(e.fanOut.unknown), subagentsOf(e.fanOut.unknown), 3, e.fanOut.unknown.get(3)]);
     expect(Math.max(...[...e.fanOut.unknown].filter(([k]) => k > 1).map(([, n]) => n))).toBe(e.fanOut.unknown.get(3)); // 3 is the widest story
     const t = e.tokens;
-    const zero = printed(story, /read as 0, the ([\d,]+) unmeasured subagents would pull the mean from ([\d,]+) to ([\d,]+) tokens per settled subagent: ([\d.]+)× too low/);
-    expect(zero.slice(1)).toEqual([t.unmeasured, Math.round(t.total / t.measured), Math.round(t.total / t.settled)].map((n) => n.toLocaleString('en-US')).concat(decimals(t.settled / t.measured, 1)));
+    const zero = printed(
+      story,
+      /read as 0, the ([\d,]+) unmeasured subagents would pull the mean from ([\d,]+) to ([\d,]+) tokens per settled subagent: ([\d.]+)× too low/,
+    );
+    expect(zero.slice(1)).toEqual(
+      [t.unmeasured, Math.round(t.total / t.measured), Math.round(t.total / t.settled)]
+        .map((n) => n.toLocaleString('en-US'))
+        .concat(decimals(t.settled / t.measured, 1)),
+    );
     const split = printed(story, /([\d,]+) live rows? and ([\d,]+) backfilled rows?/);
     expect(split.slice(1).map(num)).toEqual([e.provenance.live, e.provenance.backfill]);
 
@@ -462,7 +506,10 @@ describeBothDialects('demo', (dialect) => {
   });
 
   it('prints counters that add up and account for the live stream', () => {
-    const c = printed(run.text, /attempted (\d+) · persisted (\d+) · skipped_no_identity (\d+) · failed (\d+) · anomalous_value (\d+) · unknown_execution (\d+)/)
+    const c = printed(
+      run.text,
+      /attempted (\d+) · persisted (\d+) · skipped_no_identity (\d+) · failed (\d+) · anomalous_value (\d+) · unknown_execution (\d+)/,
+    )
       .slice(1)
       .map(Number);
     const [attempted, persisted, skipped, failed, anomalous, unknown] = c;

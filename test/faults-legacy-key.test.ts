@@ -62,16 +62,27 @@ describeBothDialects('faults: AC-33a degraded state, the two-column key survives
     const linesBefore = logger.lines.length;
     expect(await store.recordFrame(frame({ sessionId: 's1', toolCallId: 'toolu_a', toolStatus: 'completed' }))).toBe('failed');
     expect(await store.recordFrame(frame({ sessionId: 's1', toolCallId: 'toolu_new', executionId: null }))).toBe('failed');
-    expect(await store.recordFrames([frame({ sessionId: 's2', toolCallId: 'toolu_x' }), frame({ toolCallId: '' }), frame({ sessionId: 's1', toolCallId: 'toolu_b' })])).toEqual([
-      'failed',
-      'skipped_no_identity',
-      'failed',
-    ]);
+    expect(
+      await store.recordFrames([
+        frame({ sessionId: 's2', toolCallId: 'toolu_x' }),
+        frame({ toolCallId: '' }),
+        frame({ sessionId: 's1', toolCallId: 'toolu_b' }),
+      ]),
+    ).toEqual(['failed', 'skipped_no_identity', 'failed']);
     const lines = logger.lines.slice(linesBefore);
-    expect(lines.map((l) => [l.fields.session_id, l.fields.tool_call_id])).toEqual([['s1', 'toolu_a'], ['s1', 'toolu_new'], ['s2', 'toolu_x'], ['s1', 'toolu_b']]);
+    expect(lines.map((l) => [l.fields.session_id, l.fields.tool_call_id])).toEqual([
+      ['s1', 'toolu_a'],
+      ['s1', 'toolu_new'],
+      ['s2', 'toolu_x'],
+      ['s1', 'toolu_b'],
+    ]);
     for (const line of lines) expect(line.fields).toMatchObject({ dialect, error: expect.any(String) });
     const c = store.counters();
-    expect({ attempted: c.attempted - countersBefore.attempted, failed: c.failed - countersBefore.failed, persisted: c.persisted - countersBefore.persisted }).toEqual({
+    expect({
+      attempted: c.attempted - countersBefore.attempted,
+      failed: c.failed - countersBefore.failed,
+      persisted: c.persisted - countersBefore.persisted,
+    }).toEqual({
       attempted: 5,
       failed: 4,
       persisted: 0,

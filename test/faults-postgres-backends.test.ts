@@ -156,7 +156,10 @@ describe('faults: terminated backends [postgres]', () => {
       expect(line.fields).toSatisfy(reportsTerminatedConnection);
     }
     // A killed write never commits, and no persisted frame is missing.
-    const persisted = [...outcomes].filter(([, o]) => o === 'persisted').map(([id]) => id).sort();
+    const persisted = [...outcomes]
+      .filter(([, o]) => o === 'persisted')
+      .map(([id]) => id)
+      .sort();
     expect(await storedToolCallIds()).toEqual(persisted);
     // ... and the store still writes.
     expect(await store.recordFrame(frame({ toolCallId: 'after' }))).toBe('persisted');

@@ -37,8 +37,7 @@ async function holdWritesOf(url: string, toolCallIdPattern: string): Promise<voi
 describe('faults: a server restart [postgres]', () => {
   let dataDir: string;
   let server: RunningPostgres | undefined;
-  const start = (port?: number) =>
-    startEmbeddedPostgres({ fsync: false, dataDir, port, binDir: process.env.SUBAGENT_CONTEXT_TEST_PG_BINDIR || undefined });
+  const start = (port?: number) => startEmbeddedPostgres({ fsync: false, dataDir, port, binDir: process.env.SUBAGENT_CONTEXT_TEST_PG_BINDIR || undefined });
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'subagent-context-faults-restart-'));

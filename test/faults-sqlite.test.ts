@@ -49,7 +49,11 @@ describe('faults [sqlite]', () => {
         'failed',
       ]);
       expect(db.sqlite!.inTransaction).toBe(false); // nothing left open on the host's connection
-      expect(warnCodes()).toEqual([['busy-1', 'SQLITE_BUSY'], ['busy-2', 'SQLITE_BUSY'], ['busy-3', 'SQLITE_BUSY']]);
+      expect(warnCodes()).toEqual([
+        ['busy-1', 'SQLITE_BUSY'],
+        ['busy-2', 'SQLITE_BUSY'],
+        ['busy-3', 'SQLITE_BUSY'],
+      ]);
     } finally {
       release();
     }

@@ -32,7 +32,9 @@ describeBothDialects('health: shortfall and excess anti-joins', (dialect) => {
   async function healthyFanOut(clock: () => bigint, sessionId: string, toolCallId: string, executionId = EXEC_A) {
     const store = db.store({ clock });
     await insertSubagentMessage(db, { id: `m-${sessionId}-${toolCallId}-${executionId}`, sessionId, toolCallId, createdAt: at(db, clock() - 1n) });
-    expect(await store.recordFrame({ sessionId, taskId: `task-${sessionId}`, executionId, toolCallId, toolStatus: 'completed', payload: { status: 'completed' } })).toBe('persisted');
+    expect(
+      await store.recordFrame({ sessionId, taskId: `task-${sessionId}`, executionId, toolCallId, toolStatus: 'completed', payload: { status: 'completed' } }),
+    ).toBe('persisted');
   }
 
   it('banked excess cannot absorb a missed write: the shortfall goes non-zero at the FIRST miss', async () => {
@@ -40,7 +42,9 @@ describeBothDialects('health: shortfall and excess anti-joins', (dialect) => {
     // Standing excess of two kinds: a cross-execution collision (one message, two rows) and a
     // row whose message write failed (AC-27).
     await healthyFanOut(clock, 's1', 'tc-reused', EXEC_A);
-    expect(await db.store({ clock }).recordFrame({ sessionId: 's1', taskId: 'task-s1', executionId: EXEC_B, toolCallId: 'tc-reused', payload: {} })).toBe('persisted');
+    expect(await db.store({ clock }).recordFrame({ sessionId: 's1', taskId: 'task-s1', executionId: EXEC_B, toolCallId: 'tc-reused', payload: {} })).toBe(
+      'persisted',
+    );
     await insertSubagentRow(db, { id: 'r-orphan', sessionId: 's2', toolCallId: 'tc-orphan', executionId: EXEC_A, observedAt: at(db, AFTER(30n)) });
     const banked = await db.store().checkHealth();
     expect(banked).toMatchObject({ shortfall: 0, excess: 1, collisions: 1, verdict: 'healthy' });
@@ -90,20 +94,33 @@ describeBothDialects('health: shortfall and excess anti-joins', (dialect) => {
     const clean = await db.store().checkHealth();
     expect(clean).toMatchObject({ shortfall: 0, excess: 0 });
     // Control: the same shape WITH a task id is expected, so the filter is what kept it out.
-    await insertMessage(db, { id: 'm-real', sessionId: 's1', taskId: 'task-s1', metadata: subagentMetadata({ toolCallId: 'tc-a', subagent: {} }), createdAt: at(db, AFTER(3n)) });
+    await insertMessage(db, {
+      id: 'm-real',
+      sessionId: 's1',
+      taskId: 'task-s1',
+      metadata: subagentMetadata({ toolCallId: 'tc-a', subagent: {} }),
+      createdAt: at(db, AFTER(3n)),
+    });
     expect(await db.store().checkHealth()).toMatchObject({ shortfall: 1 });
   });
 
   it('the excess side subtracts every subagent message, identity filter or not (revision 4)', async () => {
     // A row whose message exists but carries an empty task_id column: accounted for, not excess.
-    await insertMessage(db, { id: 'm-empty-task', sessionId: 's1', taskId: '', metadata: subagentMetadata({ toolCallId: 'tc-e', subagent: {} }), createdAt: at(db, AFTER(1n)) });
+    await insertMessage(db, {
+      id: 'm-empty-task',
+      sessionId: 's1',
+      taskId: '',
+      metadata: subagentMetadata({ toolCallId: 'tc-e', subagent: {} }),
+      createdAt: at(db, AFTER(1n)),
+    });
     await insertSubagentRow(db, { id: 'r-e', sessionId: 's1', toolCallId: 'tc-e', observedAt: at(db, AFTER(1n)) });
     expect(await db.store().checkHealth()).toMatchObject({ shortfall: 0, excess: 0, verdict: 'healthy' });
   });
 
   it("malformed metadata (NULL, '', 'null', '{broken', non-objects) is counted as a non-match, never an error", async () => {
     const junk = [null, '', 'null', '{broken', '[1,2]', '"subagent_task"', '42', '{"normalized":"subagent_task"}'];
-    for (const [i, metadata] of junk.entries()) await insertMessage(db, { id: `m-junk-${i}`, sessionId: 's1', metadata, createdAt: at(db, AFTER(BigInt(i + 1))) });
+    for (const [i, metadata] of junk.entries())
+      await insertMessage(db, { id: `m-junk-${i}`, sessionId: 's1', metadata, createdAt: at(db, AFTER(BigInt(i + 1))) });
     // A real miss among them still counts, and a real row is still accounted for.
     await insertSubagentMessage(db, { id: 'm-miss', sessionId: 's1', toolCallId: 'tc-miss', createdAt: at(db, AFTER(20n)) });
     await insertSubagentMessage(db, { id: 'm-ok', sessionId: 's2', toolCallId: 'tc-ok', createdAt: at(db, AFTER(21n)) });
@@ -137,6 +154,13 @@ describeBothDialects('health: shortfall and excess anti-joins', (dialect) => {
     const report = await db.store().checkHealth();
     // The window is capture_since's, never execution_since's: both rows are in it, the real
     // UUID row and the sentinel row are two identities (one collision), not one folded row.
-    expect(report).toMatchObject({ state: 'activated', shortfall: 0, excess: 0, collisions: 1, last_observed_at: '2026-07-25T17:21:01.000000Z', verdict: 'healthy' });
+    expect(report).toMatchObject({
+      state: 'activated',
+      shortfall: 0,
+      excess: 0,
+      collisions: 1,
+      last_observed_at: '2026-07-25T17:21:01.000000Z',
+      verdict: 'healthy',
+    });
   });
 });

@@ -103,7 +103,7 @@ describeBothDialects('health: one-microsecond boundary', (dialect) => {
     expect(await check(at, key, text)).toMatchObject(expectedAt(at));
   });
 
-  it('AC-24e same day: a row later on the key\'s own calendar day is after a second-precision key', async () => {
+  it("AC-24e same day: a row later on the key's own calendar day is after a second-precision key", async () => {
     const text = (ns: bigint) => (dialect === 'sqlite' ? sqliteForm(ns, 'canonical') : formatMicros(ns));
     await setKey(db, KEY.captureSince, '2026-07-30T01:39:37Z');
     // 23h59m after the key, same date: a raw text comparison reads it as BEFORE the key.

@@ -13,7 +13,8 @@ import { at, insertSubagentMessage, insertSubagentRow, KEY, SECOND, setKey } fro
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 
 const T0 = 1_785_000_000_000_000_000n;
-const LATE_ROW = "INSERT INTO task_session_subagents (id, task_session_id, task_id, agent_execution_id, tool_call_id, source, observed_at, updated_at) VALUES ('r-late', 's1', 'task-s1', 'unknown', 'tc-late', 'live', $1, $1)";
+const LATE_ROW =
+  "INSERT INTO task_session_subagents (id, task_session_id, task_id, agent_execution_id, tool_call_id, source, observed_at, updated_at) VALUES ('r-late', 's1', 'task-s1', 'unknown', 'tc-late', 'live', $1, $1)";
 
 describeBothDialects('health: AC-28b confirmation', (dialect) => {
   let db: TestDb;

@@ -69,7 +69,11 @@ describeBothDialects('health: activation-key states', (dialect) => {
     });
     // ...whereas with capture_since present the same missing table is an error naming it.
     await setKey(db, KEY.captureSince, CAPTURE);
-    await expect(db.store().checkHealth()).rejects.toMatchObject({ name: 'HealthCheckError', code: 'missing_tables', message: expect.stringContaining('task_session_subagents') });
+    await expect(db.store().checkHealth()).rejects.toMatchObject({
+      name: 'HealthCheckError',
+      code: 'missing_tables',
+      message: expect.stringContaining('task_session_subagents'),
+    });
   });
 
   it('reports legacy second-precision keys verbatim and still bounds the window at that second', async () => {
@@ -88,10 +92,13 @@ describeBothDialects('health: activation-key states', (dialect) => {
     it(`rejects a capture_since that is not an instant (${JSON.stringify(bad)}) with a HealthCheckError`, async () => {
       await setKey(db, KEY.captureSince, bad);
       await setKey(db, KEY.executionSince, EXECUTION);
-      const err = await db.store().checkHealth().then(
-        () => null,
-        (e: unknown) => e,
-      );
+      const err = await db
+        .store()
+        .checkHealth()
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
       expect(err).toBeInstanceOf(HealthCheckError);
       expect(err).toMatchObject({ code: 'invalid_capture_since', keys: { capture_since: bad, backfill_through: null, execution_since: EXECUTION } });
       expect((err as Error).message).toContain('subagent_context_capture_since');
@@ -100,6 +107,10 @@ describeBothDialects('health: activation-key states', (dialect) => {
 
   it('rejects with missing_tables when kandev_meta does not exist', async () => {
     await db.exec('DROP TABLE kandev_meta');
-    await expect(db.store().checkHealth()).rejects.toMatchObject({ name: 'HealthCheckError', code: 'missing_tables', message: expect.stringContaining('kandev_meta') });
+    await expect(db.store().checkHealth()).rejects.toMatchObject({
+      name: 'HealthCheckError',
+      code: 'missing_tables',
+      message: expect.stringContaining('kandev_meta'),
+    });
   });
 });

@@ -137,8 +137,14 @@ describeBothDialects('health: index-driven plans on a 100k-message store', (dial
       expect(Number(stat1.n)).toBe(0);
       for (const name of STATEMENTS) {
         const plan = sqlitePlan(db.sqlite!, name);
-        expect(plan.filter((d) => /^SCAN (m|s|msg|task_session_messages|task_session_subagents)\b/.test(d)), `${name}: ${plan.join(' | ')}`).toEqual([]);
-        expect(plan.some((d) => /^SEARCH s USING (COVERING )?INDEX idx_subagents_observed_at \(observed_at>\?\)/.test(d)), `${name}: ${plan.join(' | ')}`).toBe(true);
+        expect(
+          plan.filter((d) => /^SCAN (m|s|msg|task_session_messages|task_session_subagents)\b/.test(d)),
+          `${name}: ${plan.join(' | ')}`,
+        ).toEqual([]);
+        expect(
+          plan.some((d) => /^SEARCH s USING (COVERING )?INDEX idx_subagents_observed_at \(observed_at>\?\)/.test(d)),
+          `${name}: ${plan.join(' | ')}`,
+        ).toBe(true);
         if (name === 'countShortfallSinceCapture' || name === 'countExcessSinceCapture') {
           expect(plan, name).toContain('SEARCH m USING INDEX idx_messages_created_at (created_at>?)');
         }
@@ -155,7 +161,10 @@ describeBothDialects('health: index-driven plans on a 100k-message store', (dial
             expect(seqScansOf(nodes, 'task_session_messages'), label).toEqual([]);
             if (analyzed) expect(seqScansOf(nodes, 'task_session_subagents'), label).toEqual([]);
             if (name === 'countShortfallSinceCapture' || name === 'countExcessSinceCapture') {
-              expect(nodes.some((n) => n['Index Name'] === 'idx_messages_created_at'), label).toBe(true);
+              expect(
+                nodes.some((n) => n['Index Name'] === 'idx_messages_created_at'),
+                label,
+              ).toBe(true);
             }
           }
         }

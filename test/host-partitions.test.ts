@@ -58,16 +58,39 @@ describe('a range-partitioned host task_session_messages [postgres]', () => {
     expect(kind.relkind).toBe('p');
     await insertSession(db, 's1', 'task-1');
     // History in five months and in the default partition (a date beyond the monthly ranges).
-    const history = ['2026-01-10T08:00:00Z', '2026-02-20T09:30:00Z', '2026-03-31T23:59:59.999999Z', '2026-04-01T00:00:00Z', '2026-05-05T05:05:05Z', '2025-12-31T23:00:00Z'];
+    const history = [
+      '2026-01-10T08:00:00Z',
+      '2026-02-20T09:30:00Z',
+      '2026-03-31T23:59:59.999999Z',
+      '2026-04-01T00:00:00Z',
+      '2026-05-05T05:05:05Z',
+      '2025-12-31T23:00:00Z',
+    ];
     for (const [i, at] of history.entries()) {
-      await insertMessage(db, { id: `m-history-${i}`, sessionId: 's1', taskId: 'task-1', turnId: 'turn-1', metadata: subagentMetadata({ toolCallId: `tc-history-${i}`, toolStatus: 'completed', subagent: { total_tokens: 100 + i } }), createdAt: hostTimestamp(db, ns(at)) });
+      await insertMessage(db, {
+        id: `m-history-${i}`,
+        sessionId: 's1',
+        taskId: 'task-1',
+        turnId: 'turn-1',
+        metadata: subagentMetadata({ toolCallId: `tc-history-${i}`, toolStatus: 'completed', subagent: { total_tokens: 100 + i } }),
+        createdAt: hostTimestamp(db, ns(at)),
+      });
     }
   });
   afterAll(async () => db.close());
 
   it('the backfill reads across every partition and activates', async () => {
-    const counts = await db.query<{ part: string; n: string }>('SELECT tableoid::regclass::text AS part, count(*) AS n FROM task_session_messages GROUP BY 1 ORDER BY 1');
-    expect(counts.map((c) => c.part)).toEqual([partitionOf('2026-01'), partitionOf('2026-02'), partitionOf('2026-03'), partitionOf('2026-04'), partitionOf('2026-05'), DEFAULT_PARTITION]);
+    const counts = await db.query<{ part: string; n: string }>(
+      'SELECT tableoid::regclass::text AS part, count(*) AS n FROM task_session_messages GROUP BY 1 ORDER BY 1',
+    );
+    expect(counts.map((c) => c.part)).toEqual([
+      partitionOf('2026-01'),
+      partitionOf('2026-02'),
+      partitionOf('2026-03'),
+      partitionOf('2026-04'),
+      partitionOf('2026-05'),
+      DEFAULT_PARTITION,
+    ]);
 
     const report = await db.store({ clock: steppingClock(ACTIVATION, SECOND) }).runMigrations();
     expect(report.ok).toBe(true);
@@ -84,11 +107,29 @@ describe('a range-partitioned host task_session_messages [postgres]', () => {
     const clock = steppingClock(ns('2026-07-02T10:00:00Z'), SECOND);
     const store = db.store({ clock });
     // A recorded subagent in July, and one in August whose row was never written.
-    await insertMessage(db, { id: 'm-july', sessionId: 's1', taskId: 'task-1', metadata: subagentMetadata({ toolCallId: 'tc-july', subagent: {} }), createdAt: hostTimestamp(db, clock()) });
+    await insertMessage(db, {
+      id: 'm-july',
+      sessionId: 's1',
+      taskId: 'task-1',
+      metadata: subagentMetadata({ toolCallId: 'tc-july', subagent: {} }),
+      createdAt: hostTimestamp(db, clock()),
+    });
     expect(await store.recordFrame({ sessionId: 's1', taskId: 'task-1', toolCallId: 'tc-july', payload: {} })).toBe('persisted');
-    await insertMessage(db, { id: 'm-august', sessionId: 's1', taskId: 'task-1', metadata: subagentMetadata({ toolCallId: 'tc-august', subagent: {} }), createdAt: hostTimestamp(db, ns('2026-08-20T00:00:00Z')) });
+    await insertMessage(db, {
+      id: 'm-august',
+      sessionId: 's1',
+      taskId: 'task-1',
+      metadata: subagentMetadata({ toolCallId: 'tc-august', subagent: {} }),
+      createdAt: hostTimestamp(db, ns('2026-08-20T00:00:00Z')),
+    });
     // … and one in the default partition (2027), also missed.
-    await insertMessage(db, { id: 'm-2027', sessionId: 's1', taskId: 'task-1', metadata: subagentMetadata({ toolCallId: 'tc-2027', subagent: {} }), createdAt: hostTimestamp(db, ns('2027-03-01T00:00:00Z')) });
+    await insertMessage(db, {
+      id: 'm-2027',
+      sessionId: 's1',
+      taskId: 'task-1',
+      metadata: subagentMetadata({ toolCallId: 'tc-2027', subagent: {} }),
+      createdAt: hostTimestamp(db, ns('2027-03-01T00:00:00Z')),
+    });
 
     expect(await store.checkHealth()).toMatchObject({ shortfall: 2, excess: 0, verdict: 'shortfall' });
     expect(await store.recordFrame({ sessionId: 's1', taskId: 'task-1', toolCallId: 'tc-august', payload: {} })).toBe('persisted');
@@ -107,7 +148,11 @@ describe('a range-partitioned host task_session_messages [postgres]', () => {
           const label = `${name} (${generic ? 'generic' : 'custom'} plan)`;
           expect(scannedPartitions(nodes), label).toEqual(expected);
           // The generic plan knows the window only at execution: the pruning happens at start-up.
-          if (generic) expect(nodes.some((n) => (n['Subplans Removed'] ?? 0) >= 5), label).toBe(true);
+          if (generic)
+            expect(
+              nodes.some((n) => (n['Subplans Removed'] ?? 0) >= 5),
+              label,
+            ).toBe(true);
         }
       }
     });

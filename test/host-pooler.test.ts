@@ -98,7 +98,9 @@ describe('behind PgBouncer in transaction mode [postgres]', () => {
     const logger = recordingLogger();
     const batches = createPostgresStore(pool, { clock: steppingClock(), logger }); // still named
     const outcomes = await Promise.all(
-      Array.from({ length: 24 }, (_, b) => batches.recordFrames(Array.from({ length: 50 }, (_, i) => frame({ toolCallId: `b${b}_${i % 25}`, toolStatus: i >= 25 ? 'completed' : null })))),
+      Array.from({ length: 24 }, (_, b) =>
+        batches.recordFrames(Array.from({ length: 50 }, (_, i) => frame({ toolCallId: `b${b}_${i % 25}`, toolStatus: i >= 25 ? 'completed' : null }))),
+      ),
     );
     expect(outcomes.flat().filter((o) => o !== 'persisted')).toEqual([]);
     expect(logger.lines).toEqual([]);

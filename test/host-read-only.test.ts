@@ -136,7 +136,9 @@ describeBothDialects('read-only connections', (dialect) => {
       const report = await reader.runMigrations(); // already current: lock-free reads only
       expect(report.ok).toBe(true);
 
-      const recorder = createPostgresStore(await role('sc_writer', ['GRANT SELECT, INSERT, UPDATE ON task_session_subagents TO $ROLE']), { clock: steppingClock() });
+      const recorder = createPostgresStore(await role('sc_writer', ['GRANT SELECT, INSERT, UPDATE ON task_session_subagents TO $ROLE']), {
+        clock: steppingClock(),
+      });
       expect(await recorder.recordFrame(frame({ toolCallId: 'by_writer' }))).toBe('persisted');
       expect(await recorder.recordFrames([frame({ toolCallId: 'by_writer_batch' })])).toEqual(['persisted']);
       expect((await writer.listBySession('s1')).map((r) => r.tool_call_id).sort()).toEqual(['by_writer', 'by_writer_batch', 'history', 'live']);

@@ -29,10 +29,12 @@ describe('host tables in a non-public schema through search_path [postgres]', ()
 
   const hostQuery = (sql: string, params: unknown[] = []) => pool.query(sql, params);
   const insertMessage = (id: string, sessionId: string, toolCallId: string, atNs: bigint) =>
-    hostQuery(
-      `INSERT INTO task_session_messages (id, task_session_id, task_id, metadata, created_at) VALUES ($1, $2, 'task-1', $3, $4)`,
-      [id, sessionId, subagentMetadata({ toolCallId, toolStatus: 'completed', subagent: { model: 'm' } }), formatMicros(atNs)],
-    );
+    hostQuery(`INSERT INTO task_session_messages (id, task_session_id, task_id, metadata, created_at) VALUES ($1, $2, 'task-1', $3, $4)`, [
+      id,
+      sessionId,
+      subagentMetadata({ toolCallId, toolStatus: 'completed', subagent: { model: 'm' } }),
+      formatMicros(atNs),
+    ]);
 
   beforeAll(async () => {
     const bootstrap = clientFor(server);
@@ -47,9 +49,10 @@ describe('host tables in a non-public schema through search_path [postgres]', ()
     // Decoys in public, with a subagent message of their own: never read by the package.
     await admin.query(HOST_DDL);
     await admin.query(`INSERT INTO public.task_sessions (id, task_id, created_at, updated_at) VALUES ('s1', 'task-1', '2026-01-01', '2026-01-01')`);
-    await admin.query(`INSERT INTO public.task_session_messages (id, task_session_id, task_id, metadata, created_at) VALUES ('decoy', 's1', 'task-1', $1, '2026-01-02')`, [
-      subagentMetadata({ toolCallId: 'tc-decoy', subagent: {} }),
-    ]);
+    await admin.query(
+      `INSERT INTO public.task_session_messages (id, task_session_id, task_id, metadata, created_at) VALUES ('decoy', 's1', 'task-1', $1, '2026-01-02')`,
+      [subagentMetadata({ toolCallId: 'tc-decoy', subagent: {} })],
+    );
 
     url.searchParams.set('options', '-c search_path=host_app');
     pool = poolFor({ connectionString: url.toString(), max: 4 });
@@ -69,7 +72,7 @@ describe('host tables in a non-public schema through search_path [postgres]', ()
   });
 
   it('the connection resolves unqualified names in host_app', async () => {
-    const { rows } = await hostQuery('SELECT current_schema() AS schema, current_setting(\'search_path\') AS path');
+    const { rows } = await hostQuery("SELECT current_schema() AS schema, current_setting('search_path') AS path");
     expect(rows[0]).toEqual({ schema: 'host_app', path: 'host_app' });
   });
 
@@ -83,11 +86,30 @@ describe('host tables in a non-public schema through search_path [postgres]', ()
        WHERE n.nspname IN ('public', 'host_app') AND c.relkind IN ('r', 'i', 'S', 'v', 'm', 'p')
       UNION ALL
       SELECT n.nspname, p.proname, 'f' FROM pg_proc AS p JOIN pg_namespace AS n ON n.oid = p.pronamespace WHERE n.nspname IN ('public', 'host_app')`);
-    const inSchema = (schema: string) => objects.rows.filter((o) => o.schema === schema).map((o) => o.name).sort();
+    const inSchema = (schema: string) =>
+      objects.rows
+        .filter((o) => o.schema === schema)
+        .map((o) => o.name)
+        .sort();
     // public holds the decoy host tables and their indexes, nothing else.
-    expect(inSchema('public')).toEqual(['idx_messages_created_at', 'idx_messages_session_created', 'task_session_messages', 'task_session_messages_pkey', 'task_sessions', 'task_sessions_pkey']);
+    expect(inSchema('public')).toEqual([
+      'idx_messages_created_at',
+      'idx_messages_session_created',
+      'task_session_messages',
+      'task_session_messages_pkey',
+      'task_sessions',
+      'task_sessions_pkey',
+    ]);
     expect(inSchema('host_app')).toEqual(
-      expect.arrayContaining(['kandev_meta', 'task_session_subagents', 'idx_subagents_session_id', 'idx_subagents_task_id', 'idx_subagents_turn_id', 'idx_subagents_observed_at', 'subagent_context_is_json']),
+      expect.arrayContaining([
+        'kandev_meta',
+        'task_session_subagents',
+        'idx_subagents_session_id',
+        'idx_subagents_task_id',
+        'idx_subagents_turn_id',
+        'idx_subagents_observed_at',
+        'subagent_context_is_json',
+      ]),
     );
 
     const keys = await hostQuery('SELECT key FROM kandev_meta ORDER BY key');
@@ -98,17 +120,30 @@ describe('host tables in a non-public schema through search_path [postgres]', ()
 
   it('recordFrame, recordFrames, both lists and checkHealth work there', async () => {
     await insertMessage('m-live-1', 's1', 'tc-live-1', clock());
-    expect(await store.recordFrame({ sessionId: 's1', taskId: 'task-1', turnId: 'turn-1', executionId: 'e-1', toolCallId: 'tc-live-1', toolStatus: 'completed', payload: { model: 'm' } })).toBe('persisted');
+    expect(
+      await store.recordFrame({
+        sessionId: 's1',
+        taskId: 'task-1',
+        turnId: 'turn-1',
+        executionId: 'e-1',
+        toolCallId: 'tc-live-1',
+        toolStatus: 'completed',
+        payload: { model: 'm' },
+      }),
+    ).toBe('persisted');
     await insertMessage('m-live-2', 's1', 'tc-live-2', clock());
-    expect(await store.recordFrames([{ sessionId: 's1', taskId: 'task-1', turnId: 'turn-1', executionId: 'e-1', toolCallId: 'tc-live-2', payload: {} }])).toEqual(['persisted']);
+    expect(
+      await store.recordFrames([{ sessionId: 's1', taskId: 'task-1', turnId: 'turn-1', executionId: 'e-1', toolCallId: 'tc-live-2', payload: {} }]),
+    ).toEqual(['persisted']);
 
     expect((await store.listByTurn('s1', 'turn-1')).map((r) => r.tool_call_id)).toEqual(['tc-live-1', 'tc-live-2']);
     expect(await store.checkHealth()).toMatchObject({ state: 'activated', shortfall: 0, excess: 0, verdict: 'healthy' });
 
     // A real shortfall in host_app is seen (a decoy message in public, after activation, is not).
-    await admin.query(`INSERT INTO public.task_session_messages (id, task_session_id, task_id, metadata, created_at) VALUES ('decoy-late', 's1', 'task-1', $1, '2027-01-01')`, [
-      subagentMetadata({ toolCallId: 'tc-decoy-late', subagent: {} }),
-    ]);
+    await admin.query(
+      `INSERT INTO public.task_session_messages (id, task_session_id, task_id, metadata, created_at) VALUES ('decoy-late', 's1', 'task-1', $1, '2027-01-01')`,
+      [subagentMetadata({ toolCallId: 'tc-decoy-late', subagent: {} })],
+    );
     expect(await store.checkHealth()).toMatchObject({ shortfall: 0 });
     await insertMessage('m-missed', 's1', 'tc-missed', clock());
     expect(await store.checkHealth()).toMatchObject({ shortfall: 1, verdict: 'shortfall' });

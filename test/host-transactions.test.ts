@@ -58,7 +58,8 @@ async function beginHostTransaction(db: TestDb): Promise<HostTransaction> {
     }
   };
   return {
-    writeMessage: async (id, toolCallId) => void (await client.query(MESSAGE_SQL, [id, subagentMetadata({ toolCallId, subagent: { subagent_type: 'reviewer' } }), at])),
+    writeMessage: async (id, toolCallId) =>
+      void (await client.query(MESSAGE_SQL, [id, subagentMetadata({ toolCallId, subagent: { subagent_type: 'reviewer' } }), at])),
     options: { client },
     exec: async (sql) => void (await client.query(sql)),
     commit: () => end('COMMIT'),
@@ -159,11 +160,9 @@ describeBothDialects('host transactions', (dialect) => {
     // The host's transaction is still usable: its next message and the next frames go in.
     await host.writeMessage('m2', 'toolu_ok');
     expect(await store.recordFrame(frame({ toolCallId: 'toolu_ok' }), host.options)).toBe('persisted');
-    expect(await store.recordFrames([frame({ toolCallId: 'toolu_b' }), frame({ toolCallId: 'poison' }), frame({ toolCallId: 'toolu_c' })], host.options)).toEqual([
-      'persisted',
-      'failed',
-      'persisted',
-    ]);
+    expect(
+      await store.recordFrames([frame({ toolCallId: 'toolu_b' }), frame({ toolCallId: 'poison' }), frame({ toolCallId: 'toolu_c' })], host.options),
+    ).toEqual(['persisted', 'failed', 'persisted']);
     await host.commit();
 
     expect(await messages()).toEqual(['m1', 'm2']);
@@ -181,7 +180,10 @@ describeBothDialects('host transactions', (dialect) => {
     const store = db.store({ clock: steppingClock() });
     const host = await begin();
     expect(await store.recordFrame(frame({ toolCallId: '' }), host.options)).toBe('skipped_no_identity');
-    expect(await store.recordFrames([frame({ sessionId: null }), frame({ toolCallId: 'toolu_a' })], host.options)).toEqual(['skipped_no_identity', 'persisted']);
+    expect(await store.recordFrames([frame({ sessionId: null }), frame({ toolCallId: 'toolu_a' })], host.options)).toEqual([
+      'skipped_no_identity',
+      'persisted',
+    ]);
     await host.commit();
     expect(await toolCallIds()).toEqual(['toolu_a']);
     expect(store.counters()).toMatchObject({ attempted: 3, skipped_no_identity: 2, persisted: 1, failed: 0 });
@@ -228,7 +230,7 @@ describeBothDialects('host transactions', (dialect) => {
       expect(store.counters()).toMatchObject({ attempted: 3, persisted: 0, failed: 3 });
     });
 
-    it('a host transaction that is already aborted fails the frames and stays the host\'s to roll back', async () => {
+    it("a host transaction that is already aborted fails the frames and stays the host's to roll back", async () => {
       const logger = recordingLogger();
       const store = db.store({ clock: steppingClock(), logger });
       const host = await begin();

@@ -53,7 +53,9 @@ async function transcript(db: TestDb, pool: pg.Pool) {
 
   const firstMigration = report(await store.runMigrations());
   const outcomes = [
-    await store.recordFrame(frame({ toolCallId: 'big', toolStatus: 'completed', payload: { total_tokens: BIG, tool_use_count: 0, duration_ms: 2n ** 53n, is_async: true } })),
+    await store.recordFrame(
+      frame({ toolCallId: 'big', toolStatus: 'completed', payload: { total_tokens: BIG, tool_use_count: 0, duration_ms: 2n ** 53n, is_async: true } }),
+    ),
     await store.recordFrame(frame({ toolCallId: 'plain', executionId: EXEC_B, payload: { subagent_type: 'explorer', model: 'claude-opus-5[1m]' } })),
     ...(await store.recordFrames([frame({ sessionId: 's2', taskId: 'task-2', toolCallId: 'batch', executionId: EXEC_A, payload: { total_tokens: 7 } })])),
   ];
@@ -111,7 +113,7 @@ describe('host type parsers [postgres]', () => {
     expect(t.warnings).toEqual([]);
   });
 
-  it("host global parsers for bool, int2/4/8, float4/8, numeric, json/jsonb, date, timestamp and timestamptz change nothing", async () => {
+  it('host global parsers for bool, int2/4/8, float4/8, numeric, json/jsonb, date, timestamp and timestamptz change nothing', async () => {
     const baseline = await fresh();
     const expected = await transcript(baseline.db, baseline.pool);
     overrideGlobalParsers();
@@ -121,7 +123,7 @@ describe('host type parsers [postgres]', () => {
     expect(await transcript(host.db, host.pool)).toEqual(expected);
   });
 
-  it("a pool created with its own `types` changes nothing either", async () => {
+  it('a pool created with its own `types` changes nothing either', async () => {
     const baseline = await fresh();
     const expected = await transcript(baseline.db, baseline.pool);
     const host = await fresh({ types: { getTypeParser: (() => (v: string) => `pool:${v}`) as unknown as typeof pg.types.getTypeParser } });

@@ -44,7 +44,11 @@ describeBothDialects('identity bounds', (dialect) => {
       sessionId: 's1',
       taskId: over.taskId ?? 'task-1',
       turnId: over.turnId ?? 'turn-1',
-      metadata: JSON.stringify({ tool_call_id: 'toolCallId' in over ? over.toolCallId : id, status: 'completed', normalized: { kind: 'subagent_task', subagent_task: over.subagent ?? { model: 'm' } } }),
+      metadata: JSON.stringify({
+        tool_call_id: 'toolCallId' in over ? over.toolCallId : id,
+        status: 'completed',
+        normalized: { kind: 'subagent_task', subagent_task: over.subagent ?? { model: 'm' } },
+      }),
       createdAt: hostTimestamp(db, T0 + s * SECOND),
     });
 
@@ -64,8 +68,11 @@ describeBothDialects('identity bounds', (dialect) => {
     if (dialect === 'postgres') {
       // The data is what the fact needs: PostgreSQL cannot index such an id in the upsert key.
       await expect(
-        db.query(`INSERT INTO task_session_subagents (id, task_session_id, task_id, agent_execution_id, tool_call_id, observed_at, updated_at)
-                  VALUES ('probe', 's1', 'task-1', 'unknown', $1, now(), now())`, [longTool]),
+        db.query(
+          `INSERT INTO task_session_subagents (id, task_session_id, task_id, agent_execution_id, tool_call_id, observed_at, updated_at)
+                  VALUES ('probe', 's1', 'task-1', 'unknown', $1, now(), now())`,
+          [longTool],
+        ),
       ).rejects.toMatchObject({ code: '54000' });
     }
     const keys = await keysOf();
@@ -93,17 +100,35 @@ describeBothDialects('identity bounds', (dialect) => {
     ];
     for (const [i, c] of cases.entries()) {
       expect(utf8Bytes(c.toolCallId) > MAX_ID_BYTES || utf8Bytes(c.taskId) > MAX_ID_BYTES).toBe(true);
-      await insertMessage(db, { id: `m-${i}`, sessionId: c.sessionId, taskId: c.taskId, metadata: subagentMetadata({ toolCallId: c.toolCallId, subagent: {} }), createdAt: hostTimestamp(db, clock()) });
+      await insertMessage(db, {
+        id: `m-${i}`,
+        sessionId: c.sessionId,
+        taskId: c.taskId,
+        metadata: subagentMetadata({ toolCallId: c.toolCallId, subagent: {} }),
+        createdAt: hostTimestamp(db, clock()),
+      });
       expect(await store.recordFrame({ ...c, executionId: 'e-1', payload: {} })).toBe('skipped_no_identity');
     }
     // One subagent recorded normally, so the verdict has a row to read.
-    await insertMessage(db, { id: 'm-ok', sessionId: 's1', taskId: 'task-1', metadata: subagentMetadata({ toolCallId: 'toolu-ok', subagent: {} }), createdAt: hostTimestamp(db, clock()) });
+    await insertMessage(db, {
+      id: 'm-ok',
+      sessionId: 's1',
+      taskId: 'task-1',
+      metadata: subagentMetadata({ toolCallId: 'toolu-ok', subagent: {} }),
+      createdAt: hostTimestamp(db, clock()),
+    });
     expect(await store.recordFrame({ sessionId: 's1', taskId: 'task-1', toolCallId: 'toolu-ok', executionId: 'e-1', payload: {} })).toBe('persisted');
 
     expect(await store.checkHealth()).toMatchObject({ shortfall: 0, excess: 0, verdict: 'healthy' });
     // The bound is inclusive: at exactly MAX_ID_BYTES the same message is expected and recorded.
     const atBound = incompressibleId(MAX_ID_BYTES, 'utf8');
-    await insertMessage(db, { id: 'm-bound', sessionId: 's1', taskId: 'task-1', metadata: subagentMetadata({ toolCallId: atBound, subagent: {} }), createdAt: hostTimestamp(db, clock()) });
+    await insertMessage(db, {
+      id: 'm-bound',
+      sessionId: 's1',
+      taskId: 'task-1',
+      metadata: subagentMetadata({ toolCallId: atBound, subagent: {} }),
+      createdAt: hostTimestamp(db, clock()),
+    });
     expect(await store.checkHealth()).toMatchObject({ shortfall: 1 });
     expect(await store.recordFrame({ sessionId: 's1', taskId: 'task-1', toolCallId: atBound, executionId: 'e-1', payload: {} })).toBe('persisted');
     expect(await store.checkHealth()).toMatchObject({ shortfall: 0, verdict: 'healthy' });
@@ -114,7 +139,14 @@ describeBothDialects('identity bounds', (dialect) => {
     expect((await store.runMigrations()).ok).toBe(true);
     const execA = incompressibleId(600, 'base64');
     const execB = incompressibleId(600, 'utf8');
-    const f = (executionId: string, payload: Record<string, unknown>, toolStatus?: string) => ({ sessionId: 's1', taskId: 'task-1', toolCallId: 'toolu-shared', executionId, toolStatus, payload });
+    const f = (executionId: string, payload: Record<string, unknown>, toolStatus?: string) => ({
+      sessionId: 's1',
+      taskId: 'task-1',
+      toolCallId: 'toolu-shared',
+      executionId,
+      toolStatus,
+      payload,
+    });
     expect(await store.recordFrame(f(execA, { model: 'model-a' }))).toBe('persisted');
     expect(await store.recordFrames([f(execB, { model: 'model-b' }), f(execA, { total_tokens: 11 }, 'completed')])).toEqual(['persisted', 'persisted']);
     expect(await store.recordFrame(f(execB, { total_tokens: 22 }, 'completed'))).toBe('persisted');
@@ -139,11 +171,23 @@ describeBothDialects('identity bounds', (dialect) => {
     expect(await store.listBySession('s1')).toEqual([]);
 
     for (const [i, toolCallId] of [777, 0, 1.5, true, ['x'], { id: 'x' }].entries()) {
-      await insertMessage(db, { id: `m-live-${i}`, sessionId: 's1', taskId: 'task-1', metadata: JSON.stringify({ tool_call_id: toolCallId, normalized: { kind: 'subagent_task', subagent_task: {} } }), createdAt: hostTimestamp(db, clock()) });
+      await insertMessage(db, {
+        id: `m-live-${i}`,
+        sessionId: 's1',
+        taskId: 'task-1',
+        metadata: JSON.stringify({ tool_call_id: toolCallId, normalized: { kind: 'subagent_task', subagent_task: {} } }),
+        createdAt: hostTimestamp(db, clock()),
+      });
       expect(await store.recordFrame({ sessionId: 's1', taskId: 'task-1', toolCallId: toolCallId as never, payload: {} })).toBe('skipped_no_identity');
     }
     // A string '777' is a different, recordable id: it is expected, and found once written.
-    await insertMessage(db, { id: 'm-string', sessionId: 's1', taskId: 'task-1', metadata: subagentMetadata({ toolCallId: '777', subagent: {} }), createdAt: hostTimestamp(db, clock()) });
+    await insertMessage(db, {
+      id: 'm-string',
+      sessionId: 's1',
+      taskId: 'task-1',
+      metadata: subagentMetadata({ toolCallId: '777', subagent: {} }),
+      createdAt: hostTimestamp(db, clock()),
+    });
     expect(await store.checkHealth()).toMatchObject({ shortfall: 1 });
     expect(await store.recordFrame({ sessionId: 's1', taskId: 'task-1', toolCallId: '777', payload: {} })).toBe('persisted');
     expect(await store.checkHealth()).toMatchObject({ shortfall: 0, verdict: 'healthy' });
@@ -156,7 +200,13 @@ describeBothDialects('identity bounds', (dialect) => {
     const recordable = ['\\ufffd', 'z\\ufffe', '\\uffff', 'é\\ud83d\\ude00'];
     const all = [...unrecordable, ...recordable];
     for (const [i, escaped] of all.entries()) {
-      await insertMessage(db, { id: `m-h-${i}`, sessionId: 's1', taskId: 'task-1', metadata: `{"tool_call_id":"h-${escaped}","normalized":{"kind":"subagent_task","subagent_task":{}}}`, createdAt: hostTimestamp(db, T0 + BigInt(i) * SECOND) });
+      await insertMessage(db, {
+        id: `m-h-${i}`,
+        sessionId: 's1',
+        taskId: 'task-1',
+        metadata: `{"tool_call_id":"h-${escaped}","normalized":{"kind":"subagent_task","subagent_task":{}}}`,
+        createdAt: hostTimestamp(db, T0 + BigInt(i) * SECOND),
+      });
     }
     const clock = steppingClock(CLOCK_START, SECOND);
     const store = db.store({ clock });
@@ -166,8 +216,16 @@ describeBothDialects('identity bounds', (dialect) => {
 
     for (const [i, escaped] of all.entries()) {
       const toolCallId = `l-${decode(escaped)}`;
-      await insertMessage(db, { id: `m-l-${i}`, sessionId: 's1', taskId: 'task-1', metadata: `{"tool_call_id":"l-${escaped}","normalized":{"kind":"subagent_task","subagent_task":{}}}`, createdAt: hostTimestamp(db, clock()) });
-      expect(await store.recordFrame({ sessionId: 's1', taskId: 'task-1', toolCallId, payload: {} })).toBe(i < unrecordable.length ? 'skipped_no_identity' : 'persisted');
+      await insertMessage(db, {
+        id: `m-l-${i}`,
+        sessionId: 's1',
+        taskId: 'task-1',
+        metadata: `{"tool_call_id":"l-${escaped}","normalized":{"kind":"subagent_task","subagent_task":{}}}`,
+        createdAt: hostTimestamp(db, clock()),
+      });
+      expect(await store.recordFrame({ sessionId: 's1', taskId: 'task-1', toolCallId, payload: {} })).toBe(
+        i < unrecordable.length ? 'skipped_no_identity' : 'persisted',
+      );
     }
     expect(await store.checkHealth()).toMatchObject({ shortfall: 0, verdict: 'healthy' });
   });
@@ -223,7 +281,9 @@ describeBothDialects('identity bounds', (dialect) => {
     await insertSession(db, session, task);
     const store = db.store({ clock: steppingClock(CLOCK_START) });
     expect((await store.runMigrations()).ok).toBe(true);
-    expect(await store.recordFrame({ sessionId: session, taskId: task, executionId: execution, toolCallId: toolCall, turnId: turn, payload: {} })).toBe('persisted');
+    expect(await store.recordFrame({ sessionId: session, taskId: task, executionId: execution, toolCallId: toolCall, turnId: turn, payload: {} })).toBe(
+      'persisted',
+    );
     const [row] = await store.listBySession(session);
     expect(row).toMatchObject({ task_session_id: session, task_id: task, agent_execution_id: execution, tool_call_id: toolCall, turn_id: turn });
     if (dialect === 'postgres') {
@@ -233,8 +293,11 @@ describeBothDialects('identity bounds', (dialect) => {
       const [s, e, t] = [big(), big(), big()];
       await insertSession(db, s, 'task-1');
       await expect(
-        db.query(`INSERT INTO task_session_subagents (id, task_session_id, task_id, agent_execution_id, tool_call_id, observed_at, updated_at)
-                  VALUES ('probe', $1, 'task-1', $2, $3, now(), now())`, [s, e, t]),
+        db.query(
+          `INSERT INTO task_session_subagents (id, task_session_id, task_id, agent_execution_id, tool_call_id, observed_at, updated_at)
+                  VALUES ('probe', $1, 'task-1', $2, $3, now(), now())`,
+          [s, e, t],
+        ),
       ).rejects.toMatchObject({ code: '54000' });
     }
   });

@@ -56,7 +56,10 @@ function constructionsIn(file: string, source: string): Construction[] {
   return found;
 }
 
-const all = ['src', 'test', 'scripts'].flatMap(files).filter((f) => f !== THIS_FILE).flatMap((f) => constructionsIn(f, readFileSync(f, 'utf8')));
+const all = ['src', 'test', 'scripts']
+  .flatMap(files)
+  .filter((f) => f !== THIS_FILE)
+  .flatMap((f) => constructionsIn(f, readFileSync(f, 'utf8')));
 const where = (c: Construction) => `${c.file}:${c.line}: ${c.text}`;
 
 describe('layout: PostgreSQL connections', () => {

@@ -41,7 +41,10 @@ const metricCases: Case[] = (
   ] as const
 ).map(([name, value]) => ({
   name: `metrics given ${name}`,
-  input: frame({ toolCallId: `metric ${name}`, payload: { total_tokens: value as never, tool_use_count: value as never, duration_ms: value as never, model: 'kept' } }),
+  input: frame({
+    toolCallId: `metric ${name}`,
+    payload: { total_tokens: value as never, tool_use_count: value as never, duration_ms: value as never, model: 'kept' },
+  }),
   outcome: 'persisted',
   anomalous: true,
   row: { total_tokens: null, tool_use_count: null, duration_ms: null, model: 'kept' },
@@ -49,14 +52,39 @@ const metricCases: Case[] = (
 
 const cases: Case[] = [
   ...metricCases,
-  { name: '-0', input: frame({ toolCallId: 'minus zero', payload: { total_tokens: -0, tool_use_count: -0, duration_ms: -0 } }), outcome: 'persisted', row: { total_tokens: null, tool_use_count: 0, duration_ms: null } },
+  {
+    name: '-0',
+    input: frame({ toolCallId: 'minus zero', payload: { total_tokens: -0, tool_use_count: -0, duration_ms: -0 } }),
+    outcome: 'persisted',
+    row: { total_tokens: null, tool_use_count: 0, duration_ms: null },
+  },
   {
     name: 'wrong-typed text fields',
-    input: frame({ toolCallId: 'wrong text', turnId: 7 as never, parentToolCallId: {} as never, toolStatus: ['completed'] as never, payload: { model: 5 as never, description: true as never, status: { s: 1 } as never, subagent_type: null as never } }),
+    input: frame({
+      toolCallId: 'wrong text',
+      turnId: 7 as never,
+      parentToolCallId: {} as never,
+      toolStatus: ['completed'] as never,
+      payload: { model: 5 as never, description: true as never, status: { s: 1 } as never, subagent_type: null as never },
+    }),
     outcome: 'persisted',
-    row: { turn_id: null, parent_tool_call_id: null, tool_status: null, settled_at: null, model: null, description: null, agent_status: null, subagent_type: null },
+    row: {
+      turn_id: null,
+      parent_tool_call_id: null,
+      tool_status: null,
+      settled_at: null,
+      model: null,
+      description: null,
+      agent_status: null,
+      subagent_type: null,
+    },
   },
-  { name: '1 MB text values', input: frame({ toolCallId: 'big text', payload: { model: BIG_MODEL, description: BIG_DESCRIPTION } }), outcome: 'persisted', row: { model: BIG_MODEL, description: BIG_DESCRIPTION } },
+  {
+    name: '1 MB text values',
+    input: frame({ toolCallId: 'big text', payload: { model: BIG_MODEL, description: BIG_DESCRIPTION } }),
+    outcome: 'persisted',
+    row: { model: BIG_MODEL, description: BIG_DESCRIPTION },
+  },
   { name: 'a 1 MB tool call id', input: frame({ toolCallId: randomBytes(MB).toString('base64') }), outcome: 'skipped_no_identity' },
   { name: 'a 1 MB turn id', input: frame({ toolCallId: 'big turn', turnId: 't'.repeat(MB) }), outcome: 'persisted', row: { turn_id: null } },
   {
@@ -66,12 +94,37 @@ const cases: Case[] = [
     outcome: 'persisted',
     row: { agent_execution_id: `sha256:${createHash('sha256').update('e'.repeat(MB), 'utf8').digest('hex')}` },
   },
-  { name: 'NUL bytes in text', input: frame({ toolCallId: 'nul text', payload: { model: 'a\u0000b', description: '\u0000' } }), outcome: 'persisted', row: { model: null, description: null } },
+  {
+    name: 'NUL bytes in text',
+    input: frame({ toolCallId: 'nul text', payload: { model: 'a\u0000b', description: '\u0000' } }),
+    outcome: 'persisted',
+    row: { model: null, description: null },
+  },
   { name: 'a NUL byte in the tool call id', input: frame({ toolCallId: 'nul\u0000id' }), outcome: 'skipped_no_identity' },
-  { name: 'lone surrogates', input: frame({ toolCallId: 'surrogates', payload: { model: 'x\uD800', description: '\uDC00y' } }), outcome: 'persisted', row: { model: null, description: null } },
-  { name: 'missing payload', input: (({ payload: _p, ...rest }) => ({ ...rest, toolCallId: 'no payload' }))(frame()), outcome: 'persisted', row: { model: null, total_tokens: null, tool_use_count: null, duration_ms: null, is_async: false } },
-  { name: 'a null payload', input: frame({ toolCallId: 'null payload', payload: null as never }), outcome: 'persisted', row: { model: null, tool_use_count: null } },
-  { name: 'a string payload', input: frame({ toolCallId: 'string payload', payload: '{"total_tokens": 5}' as never }), outcome: 'persisted', row: { total_tokens: null } },
+  {
+    name: 'lone surrogates',
+    input: frame({ toolCallId: 'surrogates', payload: { model: 'x\uD800', description: '\uDC00y' } }),
+    outcome: 'persisted',
+    row: { model: null, description: null },
+  },
+  {
+    name: 'missing payload',
+    input: (({ payload: _p, ...rest }) => ({ ...rest, toolCallId: 'no payload' }))(frame()),
+    outcome: 'persisted',
+    row: { model: null, total_tokens: null, tool_use_count: null, duration_ms: null, is_async: false },
+  },
+  {
+    name: 'a null payload',
+    input: frame({ toolCallId: 'null payload', payload: null as never }),
+    outcome: 'persisted',
+    row: { model: null, tool_use_count: null },
+  },
+  {
+    name: 'a string payload',
+    input: frame({ toolCallId: 'string payload', payload: '{"total_tokens": 5}' as never }),
+    outcome: 'persisted',
+    row: { total_tokens: null },
+  },
   { name: 'an array payload', input: frame({ toolCallId: 'array payload', payload: [1, 2] as never }), outcome: 'persisted', row: { total_tokens: null } },
   { name: 'a null frame', input: null, outcome: 'skipped_no_identity' },
   { name: 'an undefined frame', input: undefined, outcome: 'skipped_no_identity' },
@@ -90,7 +143,9 @@ const cases: Case[] = [
   },
   {
     name: 'a JSON __proto__ key in the payload only',
-    input: JSON.parse('{"sessionId": "s1", "taskId": "task-1", "toolCallId": "proto payload", "payload": {"__proto__": {"total_tokens": 9, "model": "inherited"}}}'),
+    input: JSON.parse(
+      '{"sessionId": "s1", "taskId": "task-1", "toolCallId": "proto payload", "payload": {"__proto__": {"total_tokens": 9, "model": "inherited"}}}',
+    ),
     outcome: 'persisted',
     row: { total_tokens: null, model: null },
   },
@@ -102,17 +157,43 @@ const cases: Case[] = [
   },
   {
     name: 'a throwing getter on the frame',
-    input: Object.defineProperty(frame({ toolCallId: 'getter' }), 'toolStatus', { enumerable: true, get: () => { throw new Error('getter exploded'); } }),
+    input: Object.defineProperty(frame({ toolCallId: 'getter' }), 'toolStatus', {
+      enumerable: true,
+      get: () => {
+        throw new Error('getter exploded');
+      },
+    }),
     outcome: 'failed',
   },
   {
     name: 'a throwing getter on the payload',
-    input: frame({ toolCallId: 'payload getter', payload: Object.defineProperty({}, 'model', { enumerable: true, get: () => { throw new Error('getter exploded'); } }) }),
+    input: frame({
+      toolCallId: 'payload getter',
+      payload: Object.defineProperty({}, 'model', {
+        enumerable: true,
+        get: () => {
+          throw new Error('getter exploded');
+        },
+      }),
+    }),
     outcome: 'failed',
   },
   {
     name: 'a proxy that throws on every trap',
-    input: new Proxy({}, { get: () => { throw new Error('trap'); }, has: () => { throw new Error('trap'); }, getOwnPropertyDescriptor: () => { throw new Error('trap'); } }),
+    input: new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('trap');
+        },
+        has: () => {
+          throw new Error('trap');
+        },
+        getOwnPropertyDescriptor: () => {
+          throw new Error('trap');
+        },
+      },
+    ),
     outcome: 'failed',
   },
 ];
@@ -167,7 +248,16 @@ describeBothDialects('live bad input', (dialect) => {
     const store = db.store({ clock: steppingClock() });
     const proto = Object.prototype as Record<string, unknown>;
     const keys = ['sessionId', 'taskId', 'toolCallId', 'model', 'total_tokens', 'tool_use_count', 'is_async', 'toolStatus'];
-    Object.assign(proto, { sessionId: 's1', taskId: 'task-1', toolCallId: 'polluted', model: 'polluted', total_tokens: 5, tool_use_count: 0, is_async: true, toolStatus: 'completed' });
+    Object.assign(proto, {
+      sessionId: 's1',
+      taskId: 'task-1',
+      toolCallId: 'polluted',
+      model: 'polluted',
+      total_tokens: 5,
+      tool_use_count: 0,
+      is_async: true,
+      toolStatus: 'completed',
+    });
     let bare: string, withIdentity: string;
     try {
       bare = await store.recordFrame({ payload: {} } as never);
@@ -177,6 +267,8 @@ describeBothDialects('live bad input', (dialect) => {
     }
     expect([bare, withIdentity]).toEqual(['skipped_no_identity', 'persisted']);
     const rows = await store.listBySession('s1');
-    expect(rows.map((r) => [r.tool_call_id, r.model, r.total_tokens, r.tool_use_count, r.is_async, r.tool_status, r.settled_at])).toEqual([['clean', null, null, null, false, null, null]]);
+    expect(rows.map((r) => [r.tool_call_id, r.model, r.total_tokens, r.tool_use_count, r.is_async, r.tool_status, r.settled_at])).toEqual([
+      ['clean', null, null, null, false, null, null],
+    ]);
   });
 });

@@ -67,7 +67,10 @@ describeBothDialects('batch statement equivalence', (dialect) => {
       // Frame by frame through the single upsert, with each frame's own instant.
       for (const { input, observedAtNs } of pending) {
         if (dialect === 'sqlite') {
-          sqliteGenerated.upsertSubagentContext.run(upsertParameters(input, columnTime(observedAtNs), (n) => n), single.sqlite as Database.Database);
+          sqliteGenerated.upsertSubagentContext.run(
+            upsertParameters(input, columnTime(observedAtNs), (n) => n),
+            single.sqlite as Database.Database,
+          );
         } else {
           await postgresGenerated.upsertSubagentContext.run(upsertParameters(input, columnTime(observedAtNs), int64Text), single.pool!);
         }
@@ -105,7 +108,14 @@ describeBothDialects('batch statement JSON', (dialect) => {
     expect(read.length).toBeGreaterThan(10);
     expect(Object.keys(frame).sort()).toEqual([...read].sort());
     expect(Object.keys(frame)).toHaveLength(Object.keys(upsertParameters(input, '', int64Text)).length);
-    expect(frame).toMatchObject({ task_session_id: 's1', task_id: 't1', tool_call_id: 'tc', agent_execution_id: 'unknown', total_tokens: String(2n ** 62n), is_async: 0 });
+    expect(frame).toMatchObject({
+      task_session_id: 's1',
+      task_id: 't1',
+      tool_call_id: 'tc',
+      agent_execution_id: 'unknown',
+      total_tokens: String(2n ** 62n),
+      is_async: 0,
+    });
     expect(frame.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 });

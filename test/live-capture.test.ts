@@ -59,7 +59,11 @@ describeBothDialects('live capture', (dialect) => {
   });
 
   for (const missing of ['sessionId', 'taskId', 'toolCallId'] as const) {
-    for (const [how, value] of [['empty', ''], ['null', null], ['absent', undefined]] as const) {
+    for (const [how, value] of [
+      ['empty', ''],
+      ['null', null],
+      ['absent', undefined],
+    ] as const) {
       it(`a frame with ${how} ${missing} writes nothing and counts skipped_no_identity only (AC-2)`, async () => {
         const store = db.store({ clock: steppingClock() });
         const f = frame({ executionId: '', payload: { total_tokens: -1 } }); // would count both qualifiers if it reached the write
@@ -91,14 +95,26 @@ describeBothDialects('live capture', (dialect) => {
 
   it('a live frame merging onto a backfilled row keeps source and observed_at and fills the rest (AC-1 merge path)', async () => {
     await seedRow(db, {
-      sessionId: 's1', taskId: 'task-1', executionId: 'unknown', toolCallId: 'toolu_bf', turnId: 'turn-1',
-      source: 'backfill', agentStatus: 'async_launched', observedAt: '2026-07-01 09:00:00.000001',
+      sessionId: 's1',
+      taskId: 'task-1',
+      executionId: 'unknown',
+      toolCallId: 'toolu_bf',
+      turnId: 'turn-1',
+      source: 'backfill',
+      agentStatus: 'async_launched',
+      observedAt: '2026-07-01 09:00:00.000001',
     });
     const store = db.store({ clock: steppingClock() });
-    const outcome = await store.recordFrame(frame({
-      executionId: '', toolCallId: 'toolu_bf', taskId: 'task-other', turnId: 'turn-9', toolStatus: 'completed',
-      payload: { model: 'claude-opus-5[1m]', subagent_type: 'reviewer', total_tokens: 900, tool_use_count: 0 },
-    }));
+    const outcome = await store.recordFrame(
+      frame({
+        executionId: '',
+        toolCallId: 'toolu_bf',
+        taskId: 'task-other',
+        turnId: 'turn-9',
+        toolStatus: 'completed',
+        payload: { model: 'claude-opus-5[1m]', subagent_type: 'reviewer', total_tokens: 900, tool_use_count: 0 },
+      }),
+    );
     expect(outcome).toBe('persisted');
     const rows = await store.listBySession('s1');
     expect(rows).toHaveLength(1);
@@ -142,17 +158,33 @@ describeBothDialects('live capture', (dialect) => {
 
   it('a late frame from an earlier execution leaves the newer execution row byte-identical (AC-32)', async () => {
     await seedRow(db, {
-      sessionId: 's1', taskId: 'task-1', executionId: EXEC_B, toolCallId: 'toolu_reused', turnId: 'turn-2',
-      toolStatus: 'completed', agentStatus: 'completed', model: 'model-b', totalTokens: 4321, toolUseCount: 9, durationMs: 777,
-      observedAt: '2026-07-25 17:00:00.000001', settledAt: '2026-07-25 17:05:00.000002', updatedAt: '2026-07-25 17:05:00.000002',
+      sessionId: 's1',
+      taskId: 'task-1',
+      executionId: EXEC_B,
+      toolCallId: 'toolu_reused',
+      turnId: 'turn-2',
+      toolStatus: 'completed',
+      agentStatus: 'completed',
+      model: 'model-b',
+      totalTokens: 4321,
+      toolUseCount: 9,
+      durationMs: 777,
+      observedAt: '2026-07-25 17:00:00.000001',
+      settledAt: '2026-07-25 17:05:00.000002',
+      updatedAt: '2026-07-25 17:05:00.000002',
     });
     const before = await rawRow(db, 's1', EXEC_B, 'toolu_reused');
     expect(before).not.toBeNull();
     const store = db.store({ clock: steppingClock() });
-    const outcome = await store.recordFrame(frame({
-      executionId: EXEC_A, toolCallId: 'toolu_reused', turnId: 'turn-1', toolStatus: 'in_progress',
-      payload: { model: 'model-a', status: 'started', total_tokens: 1, tool_use_count: 2, duration_ms: 3, is_async: true },
-    }));
+    const outcome = await store.recordFrame(
+      frame({
+        executionId: EXEC_A,
+        toolCallId: 'toolu_reused',
+        turnId: 'turn-1',
+        toolStatus: 'in_progress',
+        payload: { model: 'model-a', status: 'started', total_tokens: 1, tool_use_count: 2, duration_ms: 3, is_async: true },
+      }),
+    );
     expect(outcome).toBe('persisted');
     expect(await rawRow(db, 's1', EXEC_B, 'toolu_reused')).toBe(before);
     const rows = await store.listBySession('s1');
@@ -166,7 +198,14 @@ describeBothDialects('live capture', (dialect) => {
     // A clock that stands still: every frame ties on observed_at.
     const tied = 1_785_000_000_123_456_789n;
     const still = db.store({ clock: () => tied });
-    for (const [toolCallId, executionId] of [['b', EXEC_B], ['b', EXEC_A], ['a', EXEC_B], ['\u{1D4B3}', EXEC_A], ['\uFF21', EXEC_A], ['B', EXEC_A]] as const) {
+    for (const [toolCallId, executionId] of [
+      ['b', EXEC_B],
+      ['b', EXEC_A],
+      ['a', EXEC_B],
+      ['\u{1D4B3}', EXEC_A],
+      ['\uFF21', EXEC_A],
+      ['B', EXEC_A],
+    ] as const) {
       await still.recordFrame(frame({ toolCallId, executionId, turnId: 'turn-1' }));
     }
     // An earlier instant sorts first whatever its ids; sub-microsecond digits truncate into the tie.

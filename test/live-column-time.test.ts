@@ -11,8 +11,18 @@ describe('column time formatter', () => {
     const format = createColumnTimeFormatter('+00:00');
     const S = 1_000_000_000n;
     const instants = [
-      0n, 999n, 1_000n, S - 1n, S, 86_400n * S - 1n, 86_400n * S, MAX_COLUMN_INSTANT_NS - 1n,
-      1_785_000_000_123_456_789n, 1_785_000_000_999_999_999n, 1_785_000_001_000_000_000n, 1_785_000_000_000_000_000n,
+      0n,
+      999n,
+      1_000n,
+      S - 1n,
+      S,
+      86_400n * S - 1n,
+      86_400n * S,
+      MAX_COLUMN_INSTANT_NS - 1n,
+      1_785_000_000_123_456_789n,
+      1_785_000_000_999_999_999n,
+      1_785_000_001_000_000_000n,
+      1_785_000_000_000_000_000n,
     ];
     const rng = prng(99);
     let t = 1_785_000_000_000_000_000n;

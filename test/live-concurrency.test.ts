@@ -88,7 +88,10 @@ describe('live concurrency [postgres]', () => {
 
   it('200 frames for one key over >= 8 connections: one row, write-once columns from the first commit (AC-14)', async () => {
     const rng = prng(14);
-    await hammer(Array.from({ length: 200 }, (_, i) => contentionFrame(rng, `f${i}`, 'toolu_hot')), 1);
+    await hammer(
+      Array.from({ length: 200 }, (_, i) => contentionFrame(rng, `f${i}`, 'toolu_hot')),
+      1,
+    );
   });
 
   it('240 frames over 40 keys, interleaved, over >= 8 connections: one row per key, none lost (AC-15)', async () => {
@@ -117,7 +120,12 @@ describe('live concurrency [sqlite]', () => {
       const frames = Array.from({ length: 120 }, (_, i) => contentionFrame(rng, `f${i}`, i % 3 === 0 ? 'toolu_hot' : `toolu_${i % 7}`));
       for (let i = 0; i < frames.length; i++) expect(await stores[i % 2].recordFrame(frames[i])).toBe('persisted');
       const rows = await stores[1].listBySession('s1');
-      expectRowsMatchCommitOrder(rows, await readWriteLog(db), new Map(frames.map((f) => [f.payload.description!, f])), new Set(frames.map((f) => f.toolCallId)).size);
+      expectRowsMatchCommitOrder(
+        rows,
+        await readWriteLog(db),
+        new Map(frames.map((f) => [f.payload.description!, f])),
+        new Set(frames.map((f) => f.toolCallId)).size,
+      );
       expect(await stores[0].listBySession('s1')).toEqual(rows); // both connections read the same rows
     } finally {
       second.close();
@@ -150,7 +158,10 @@ describe('live concurrency [sqlite]', () => {
       );
       for (const [i, r] of results.entries()) {
         expect(r.warns, `writer ${i}`).toEqual([]);
-        expect(r.outcomes.filter((o) => o !== 'persisted'), `writer ${i}`).toEqual([]);
+        expect(
+          r.outcomes.filter((o) => o !== 'persisted'),
+          `writer ${i}`,
+        ).toEqual([]);
         expect(r.counters).toMatchObject({ attempted: FRAMES, persisted: FRAMES, failed: 0 });
       }
     } finally {
@@ -159,7 +170,10 @@ describe('live concurrency [sqlite]', () => {
     const log = await readWriteLog(db);
     // The two writers really interleaved on the hot key (not one after the other): every round
     // holds both writers' hot frames, so each of the 20 rounds adds at least one switch.
-    const hot = log.filter((e) => e.toolCallId === 'toolu_hot').map((e) => e.marker[0]).join('');
+    const hot = log
+      .filter((e) => e.toolCallId === 'toolu_hot')
+      .map((e) => e.marker[0])
+      .join('');
     expect(hot.match(/AB|BA/g)?.length ?? 0).toBeGreaterThanOrEqual(20);
     const frames = new Map(jobs.flat().map((f) => [f.payload.description!, f]));
     const keys = new Set(jobs.flat().map((f) => f.toolCallId)).size;

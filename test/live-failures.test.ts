@@ -40,7 +40,14 @@ describeBothDialects('live failures', (dialect) => {
 
   it('a throwing logger does not turn a failure into a rejection (AC-27)', async () => {
     await failWritesOf(db, 'poison');
-    const store = db.store({ clock: steppingClock(), logger: { warn: () => { throw new Error('logger down'); } } });
+    const store = db.store({
+      clock: steppingClock(),
+      logger: {
+        warn: () => {
+          throw new Error('logger down');
+        },
+      },
+    });
     await expect(store.recordFrame(frame({ toolCallId: 'poison' }))).resolves.toBe('failed');
     await expect(store.recordFrames([frame({ toolCallId: 'poison' }), frame({ toolCallId: 'ok' })])).resolves.toEqual(['failed', 'persisted']);
     expect(store.counters()).toMatchObject({ attempted: 3, persisted: 1, failed: 2 });
@@ -68,7 +75,7 @@ describeBothDialects('live failures', (dialect) => {
       frame({ toolCallId: 'a' }),
       frame({ toolCallId: 'a', payload: { total_tokens: 10 } }), // a merge is persisted too: writes, not rows
       frame({ toolCallId: '' }),
-      frame({ sessionId: '' , payload: { total_tokens: -1 } }), // skipped: qualifiers not counted
+      frame({ sessionId: '', payload: { total_tokens: -1 } }), // skipped: qualifiers not counted
       frame({ toolCallId: 'poison', payload: { duration_ms: -1 } }),
       frame({ toolCallId: 'b', executionId: null, payload: { tool_use_count: -1, total_tokens: -1 } }),
       frame({ toolCallId: 'c', sessionId: 'no-such-session' }), // the foreign key rejects it
@@ -94,7 +101,10 @@ describeBothDialects('live failures', (dialect) => {
     ]);
     expect(outcomes).toEqual(['persisted', 'failed', 'skipped_no_identity', 'persisted', 'persisted', 'failed']);
     expect(store.counters()).toEqual({ attempted: 6, persisted: 3, skipped_no_identity: 1, anomalous_value: 1, failed: 2, unknown_execution: 0 });
-    expect(logger.lines.map((l) => [l.fields.session_id, l.fields.tool_call_id])).toEqual([['s1', 'poison'], ['no-such-session', 'c']]);
+    expect(logger.lines.map((l) => [l.fields.session_id, l.fields.tool_call_id])).toEqual([
+      ['s1', 'poison'],
+      ['no-such-session', 'c'],
+    ]);
     const rows = await store.listBySession('s1');
     expect(rows.map((r) => [r.tool_call_id, r.tool_status, r.model, r.settled_at])).toEqual([
       ['a', 'completed', 'm', '2026-07-25T17:20:00.125456Z'], // third clock read: one per admitted frame, in order (the skipped frame reads none)
@@ -106,7 +116,12 @@ describeBothDialects('live failures', (dialect) => {
     await failWritesOf(db, 'poison', 'transaction');
     const logger = recordingLogger();
     const store = db.store({ clock: steppingClock(), logger });
-    const outcomes = await store.recordFrames([frame({ toolCallId: 'a' }), frame({ toolCallId: 'poison' }), frame({ toolCallId: 'b' }), frame({ sessionId: null })]);
+    const outcomes = await store.recordFrames([
+      frame({ toolCallId: 'a' }),
+      frame({ toolCallId: 'poison' }),
+      frame({ toolCallId: 'b' }),
+      frame({ sessionId: null }),
+    ]);
     expect(outcomes).toEqual(['failed', 'failed', 'failed', 'skipped_no_identity']);
     expect(store.counters()).toEqual({ attempted: 4, persisted: 0, skipped_no_identity: 1, anomalous_value: 0, failed: 3, unknown_execution: 0 });
     expect(logger.lines.map((l) => l.fields.tool_call_id)).toEqual(['a', 'poison', 'b']);
@@ -125,7 +140,12 @@ describeBothDialects('live failures', (dialect) => {
     expect(outcomes).toEqual(['failed', 'failed', 'failed', 'failed', 'persisted']);
     expect(logger.lines.map((l) => l.fields.tool_call_id)).toEqual(['t0', 't1', 't2', 't3']);
     expect(await toolCallIds()).toEqual(['t4']);
-    const throwing = db.store({ clock: () => { throw new Error('clock down'); }, logger });
+    const throwing = db.store({
+      clock: () => {
+        throw new Error('clock down');
+      },
+      logger,
+    });
     expect(await throwing.recordFrames([frame({ toolCallId: 'x' }), frame({ toolCallId: '' })])).toEqual(['failed', 'skipped_no_identity']);
     expect(identityHolds(store.counters()) && identityHolds(throwing.counters())).toBe(true);
   });

@@ -56,8 +56,16 @@ describeBothDialects('live write path against the reference model', (dialect) =>
 
   // What the sequences exercised, so the generator cannot silently stop producing a case.
   const tally = {
-    persisted: 0, skipped_no_identity: 0, failed: 0, anomalous_value: 0, unknown_execution: 0,
-    settledRows: 0, reportedZeroToolUses: 0, unknownRows: 0, rowsWithoutTurn: 0, bigintMetrics: 0,
+    persisted: 0,
+    skipped_no_identity: 0,
+    failed: 0,
+    anomalous_value: 0,
+    unknown_execution: 0,
+    settledRows: 0,
+    reportedZeroToolUses: 0,
+    unknownRows: 0,
+    rowsWithoutTurn: 0,
+    bigintMetrics: 0,
   };
 
   it(`${SEQUENCES} random sequences, frame by frame and in batches, match the model and each other`, async () => {

@@ -7,7 +7,17 @@ import { insertSession } from './helpers/host-rows.js';
 import { frame } from './helpers/live-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 
-const NULLABLE_TEXT = ['turn_id', 'parent_tool_call_id', 'subagent_type', 'description', 'agent_id', 'child_session_id', 'model', 'agent_status', 'tool_status'] as const;
+const NULLABLE_TEXT = [
+  'turn_id',
+  'parent_tool_call_id',
+  'subagent_type',
+  'description',
+  'agent_id',
+  'child_session_id',
+  'model',
+  'agent_status',
+  'tool_status',
+] as const;
 
 describeBothDialects('live normalization', (dialect) => {
   let db: TestDb;
@@ -30,8 +40,20 @@ describeBothDialects('live normalization', (dialect) => {
   it('an async_launched payload stores all three metrics as NULL and none as 0 (the one shape)', async () => {
     const store = db.store({ clock: steppingClock() });
     // The wire shape: plain int64 zeros for tokens and duration, no tool count at all.
-    await store.recordFrame(frame({ toolCallId: 'a', toolStatus: 'completed', payload: { status: 'async_launched', is_async: true, agent_id: 'ag', model: 'm', total_tokens: 0, duration_ms: 0 } }));
-    await store.recordFrame(frame({ toolCallId: 'b', toolStatus: 'completed', payload: { status: 'async_launched', is_async: true, total_tokens: 0, duration_ms: 0, tool_use_count: null } }));
+    await store.recordFrame(
+      frame({
+        toolCallId: 'a',
+        toolStatus: 'completed',
+        payload: { status: 'async_launched', is_async: true, agent_id: 'ag', model: 'm', total_tokens: 0, duration_ms: 0 },
+      }),
+    );
+    await store.recordFrame(
+      frame({
+        toolCallId: 'b',
+        toolStatus: 'completed',
+        payload: { status: 'async_launched', is_async: true, total_tokens: 0, duration_ms: 0, tool_use_count: null },
+      }),
+    );
     const shape = await db.query<{ n: string | number; all_null: string | number; any_zero: string | number }>(
       `SELECT COUNT(*) AS n,
               SUM(CASE WHEN total_tokens IS NULL AND tool_use_count IS NULL AND duration_ms IS NULL THEN 1 ELSE 0 END) AS all_null,
@@ -86,23 +108,38 @@ describeBothDialects('live normalization', (dialect) => {
   it('an empty string is stored as NULL in every nullable text column, and never blanks a stored value (column rules, AC-4)', async () => {
     const store = db.store({ clock: steppingClock() });
     const empties = frame({
-      turnId: '', parentToolCallId: '', toolStatus: '',
+      turnId: '',
+      parentToolCallId: '',
+      toolStatus: '',
       payload: { subagent_type: '', description: '', agent_id: '', child_session_id: '', model: '', status: '' },
     });
     expect(await store.recordFrame(empties)).toBe('persisted');
     const nullity = async () =>
-      (await db.query<Record<string, unknown>>(`SELECT ${NULLABLE_TEXT.map((c) => `CASE WHEN ${c} IS NULL THEN 'NULL' ELSE ${c} END AS ${c}`).join(', ')} FROM task_session_subagents`))[0];
+      (
+        await db.query<Record<string, unknown>>(
+          `SELECT ${NULLABLE_TEXT.map((c) => `CASE WHEN ${c} IS NULL THEN 'NULL' ELSE ${c} END AS ${c}`).join(', ')} FROM task_session_subagents`,
+        )
+      )[0];
     expect(await nullity()).toEqual(Object.fromEntries(NULLABLE_TEXT.map((c) => [c, 'NULL'])));
 
     const full = frame({
-      turnId: 'turn-1', parentToolCallId: 'toolu_parent', toolStatus: 'in_progress',
+      turnId: 'turn-1',
+      parentToolCallId: 'toolu_parent',
+      toolStatus: 'in_progress',
       payload: { subagent_type: 'reviewer', description: 'Review', agent_id: 'agent-7', child_session_id: 'ses_1', model: 'm', status: 'started' },
     });
     await store.recordFrame(full);
     const learned = await nullity();
     expect(learned).toEqual({
-      turn_id: 'turn-1', parent_tool_call_id: 'toolu_parent', subagent_type: 'reviewer', description: 'Review', agent_id: 'agent-7',
-      child_session_id: 'ses_1', model: 'm', agent_status: 'started', tool_status: 'in_progress',
+      turn_id: 'turn-1',
+      parent_tool_call_id: 'toolu_parent',
+      subagent_type: 'reviewer',
+      description: 'Review',
+      agent_id: 'agent-7',
+      child_session_id: 'ses_1',
+      model: 'm',
+      agent_status: 'started',
+      tool_status: 'in_progress',
     });
     await store.recordFrame(empties);
     const bare = frame({ payload: {} });

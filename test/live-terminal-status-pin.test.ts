@@ -57,7 +57,9 @@ describe('terminal tool statuses (AC-11 pin)', () => {
       found[file] = terminalLists.map((l) => l.join(','));
     }
     // The live upsert classifies terminality in both dialects; the discovery must see it.
-    expect(Object.keys(found)).toEqual(expect.arrayContaining([join('queries', 'sqlite', 'upsert_subagent_context.sql'), join('queries', 'postgres', 'upsert_subagent_context.sql')]));
+    expect(Object.keys(found)).toEqual(
+      expect.arrayContaining([join('queries', 'sqlite', 'upsert_subagent_context.sql'), join('queries', 'postgres', 'upsert_subagent_context.sql')]),
+    );
   });
 
   it('the SQL scanner finds a partial list and a stray literal (so the check above can fail)', () => {

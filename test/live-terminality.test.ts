@@ -10,7 +10,19 @@ import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db
 
 const T0 = '2026-07-25T17:20:00.123456Z';
 const T1 = '2026-07-25T17:20:00.124456Z';
-const NOT_TERMINAL = ['pending', 'in_progress', 'COMPLETED', 'Completed', 'canceled', 'cancel', 'done', 'succeeded', ' completed', 'completed ', 'async_launched'];
+const NOT_TERMINAL = [
+  'pending',
+  'in_progress',
+  'COMPLETED',
+  'Completed',
+  'canceled',
+  'cancel',
+  'done',
+  'succeeded',
+  ' completed',
+  'completed ',
+  'async_launched',
+];
 
 describeBothDialects('live terminality', (dialect) => {
   let db: TestDb;
@@ -63,7 +75,9 @@ describeBothDialects('live terminality', (dialect) => {
   it('a frame after settlement replaces model and other columns but not tool_status or settled_at (AC-12, AC-5)', async () => {
     const store = db.store({ clock: steppingClock() });
     await store.recordFrame(frame({ toolStatus: 'completed', payload: { model: 'model-1', status: 'completed', total_tokens: 10, description: 'd1' } }));
-    await store.recordFrame(frame({ toolStatus: 'in_progress', turnId: 'turn-2', payload: { model: 'model-2', status: 'late', total_tokens: 20, subagent_type: 'filled-late' } }));
+    await store.recordFrame(
+      frame({ toolStatus: 'in_progress', turnId: 'turn-2', payload: { model: 'model-2', status: 'late', total_tokens: 20, subagent_type: 'filled-late' } }),
+    );
     await store.recordFrame(frame({ toolStatus: 'failed' })); // a second terminal value does not move either
     const [row] = await store.listBySession('s1');
     expect(row).toMatchObject({

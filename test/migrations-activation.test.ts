@@ -171,7 +171,13 @@ describeBothDialects('runMigrations: activation keys', (dialect) => {
     db = await openTestDb(dialect, 'package');
     await insertSession(db, 's1');
     await insertMessage(db, { id: 'm1', sessionId: 's1', createdAt: ts('2026-08-01 10:00:00'), metadata: '{"kind":"text"}' });
-    await insertMessage(db, { id: 'm2', sessionId: 's1', taskId: '', createdAt: ts('2026-08-01 10:00:01'), metadata: subagentMetadata({ toolCallId: 't', subagent: {} }) });
+    await insertMessage(db, {
+      id: 'm2',
+      sessionId: 's1',
+      taskId: '',
+      createdAt: ts('2026-08-01 10:00:01'),
+      metadata: subagentMetadata({ toolCallId: 't', subagent: {} }),
+    });
     await insertMessage(db, { id: 'm3', sessionId: 's1', createdAt: ts('2026-08-01 10:00:02'), metadata: '{"normalized":{"kind":"subagent_task"' });
     const report = await db.store({ clock: steppingClock() }).runMigrations();
     expect(stepStatuses(report).backfill_subagent_contexts).toBe('applied');
@@ -182,7 +188,7 @@ describeBothDialects('runMigrations: activation keys', (dialect) => {
     expect(await backfilledCount()).toBe(0);
   });
 
-  it('AC-24 point 3, AC-24e: every key this build writes keeps the clock\'s nine fraction digits', async () => {
+  it("AC-24 point 3, AC-24e: every key this build writes keeps the clock's nine fraction digits", async () => {
     db = await openTestDb(dialect);
     await seedMessages();
     const samples: bigint[] = [];

@@ -118,8 +118,7 @@ async function createLateMessageTrigger(db: TestDb, createdAt: string): Promise<
  */
 async function sqliteOrderLog(db: TestDb): Promise<OrderLog> {
   const reader = new Database(db.location, { readonly: true });
-  const committed = () =>
-    Number((reader.prepare(`SELECT count(*) AS n FROM task_session_subagents WHERE source = 'backfill'`).get() as { n: number }).n);
+  const committed = () => Number((reader.prepare(`SELECT count(*) AS n FROM task_session_subagents WHERE source = 'backfill'`).get() as { n: number }).n);
   const events: OrderEvent[] = [];
   let inserted = 0;
   const note = (what: string, ns?: bigint) => {

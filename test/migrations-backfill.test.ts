@@ -13,10 +13,28 @@ const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 /** A backfilled row as listBySession returns it, without its random id. */
 function backfilled(over: Partial<SubagentContextRow>): Omit<SubagentContextRow, 'id'> {
   return {
-    task_session_id: 's1', task_id: 'task-s1', turn_id: null, agent_execution_id: 'unknown', tool_call_id: 'toolu',
-    parent_tool_call_id: null, subagent_type: null, description: null, agent_id: null, child_session_id: null,
-    model: null, agent_status: null, tool_status: null, is_async: false, total_tokens: null, tool_use_count: null,
-    duration_ms: null, source: 'backfill', observed_at: '', settled_at: null, updated_at: '', ...over,
+    task_session_id: 's1',
+    task_id: 'task-s1',
+    turn_id: null,
+    agent_execution_id: 'unknown',
+    tool_call_id: 'toolu',
+    parent_tool_call_id: null,
+    subagent_type: null,
+    description: null,
+    agent_id: null,
+    child_session_id: null,
+    model: null,
+    agent_status: null,
+    tool_status: null,
+    is_async: false,
+    total_tokens: null,
+    tool_use_count: null,
+    duration_ms: null,
+    source: 'backfill',
+    observed_at: '',
+    settled_at: null,
+    updated_at: '',
+    ...over,
   };
 }
 const withoutId = (rows: SubagentContextRow[]) => rows.map(({ id: _id, ...rest }) => rest);
@@ -44,37 +62,68 @@ describeBothDialects('runMigrations: backfill', (dialect) => {
 
   it('AC-21: every column from its named source; tool_status from top-level status, agent_status from the child, turn_id from the column', async () => {
     await message({
-      id: 'm1', turnId: 'turn-7',
+      id: 'm1',
+      turnId: 'turn-7',
       // +02:00 and a trimmed fraction: the instant, not the text, becomes observed_at
       createdAt: ts('2026-08-01 10:00:00.25', '2026-08-01 12:00:00.25+02:00'),
       updatedAt: ts('2026-08-01 10:05:00.000001', '2026-08-01T10:05:00.000001Z'),
       metadata: subagentMetadata({
-        toolCallId: 'toolu_done', toolStatus: 'completed', parentToolCallId: 'toolu_parent',
+        toolCallId: 'toolu_done',
+        toolStatus: 'completed',
+        parentToolCallId: 'toolu_parent',
         subagent: {
-          status: 'async_launched', description: 'Explore', subagent_type: 'general-purpose', agent_id: 'agent-1',
-          child_session_id: 'ses_c', model: 'claude-opus-5[1m]', total_tokens: 275717, tool_use_count: 17,
-          duration_ms: 61234, is_async: true, prompt: 'not stored', result_text: 'not stored',
+          status: 'async_launched',
+          description: 'Explore',
+          subagent_type: 'general-purpose',
+          agent_id: 'agent-1',
+          child_session_id: 'ses_c',
+          model: 'claude-opus-5[1m]',
+          total_tokens: 275717,
+          tool_use_count: 17,
+          duration_ms: 61234,
+          is_async: true,
+          prompt: 'not stored',
+          result_text: 'not stored',
         },
       }),
     });
     // The two statuses differ the other way round: the child says completed, the ACP tool
     // call is still in progress, so the row must NOT settle (AC-11 keys off tool_status).
     await message({
-      id: 'm2', turnId: '', createdAt: ts('2026-08-01 10:00:01'), updatedAt: ts('2026-08-01 10:09:00'),
+      id: 'm2',
+      turnId: '',
+      createdAt: ts('2026-08-01 10:00:01'),
+      updatedAt: ts('2026-08-01 10:09:00'),
       metadata: subagentMetadata({ toolCallId: 'toolu_running', toolStatus: 'in_progress', subagent: { status: 'completed' } }),
     });
     await migrate();
     expect(await rows()).toEqual([
       backfilled({
-        turn_id: 'turn-7', tool_call_id: 'toolu_done', parent_tool_call_id: 'toolu_parent', subagent_type: 'general-purpose',
-        description: 'Explore', agent_id: 'agent-1', child_session_id: 'ses_c', model: 'claude-opus-5[1m]',
-        agent_status: 'async_launched', tool_status: 'completed', is_async: true, total_tokens: 275717, tool_use_count: 17,
-        duration_ms: 61234, observed_at: '2026-08-01T10:00:00.250000Z', settled_at: '2026-08-01T10:05:00.000001Z',
+        turn_id: 'turn-7',
+        tool_call_id: 'toolu_done',
+        parent_tool_call_id: 'toolu_parent',
+        subagent_type: 'general-purpose',
+        description: 'Explore',
+        agent_id: 'agent-1',
+        child_session_id: 'ses_c',
+        model: 'claude-opus-5[1m]',
+        agent_status: 'async_launched',
+        tool_status: 'completed',
+        is_async: true,
+        total_tokens: 275717,
+        tool_use_count: 17,
+        duration_ms: 61234,
+        observed_at: '2026-08-01T10:00:00.250000Z',
+        settled_at: '2026-08-01T10:05:00.000001Z',
         updated_at: '2026-08-01T10:05:00.000001Z',
       }),
       backfilled({
-        tool_call_id: 'toolu_running', agent_status: 'completed', tool_status: 'in_progress',
-        observed_at: '2026-08-01T10:00:01.000000Z', settled_at: null, updated_at: '2026-08-01T10:09:00.000000Z',
+        tool_call_id: 'toolu_running',
+        agent_status: 'completed',
+        tool_status: 'in_progress',
+        observed_at: '2026-08-01T10:00:01.000000Z',
+        settled_at: null,
+        updated_at: '2026-08-01T10:09:00.000000Z',
       }),
     ]);
     const stored = await db.query<{ id: string; o: string; s: string | null; u: string }>(
@@ -100,7 +149,12 @@ describeBothDialects('runMigrations: backfill', (dialect) => {
   it('AC-23a: settled_at and updated_at fall back to created_at when the host left updated_at NULL; each of the six terminal values settles', async () => {
     const terminal = ['complete', 'completed', 'success', 'error', 'failed', 'cancelled'];
     for (const [i, status] of [...terminal, 'pending'].entries()) {
-      await message({ id: `m${i}`, createdAt: ts(`2026-08-01 10:00:0${i}`), updatedAt: null, metadata: subagentMetadata({ toolCallId: `t${i}`, toolStatus: status, subagent: {} }) });
+      await message({
+        id: `m${i}`,
+        createdAt: ts(`2026-08-01 10:00:0${i}`),
+        updatedAt: null,
+        metadata: subagentMetadata({ toolCallId: `t${i}`, toolStatus: status, subagent: {} }),
+      });
     }
     await migrate();
     const got = await rows();
@@ -120,7 +174,11 @@ describeBothDialects('runMigrations: backfill', (dialect) => {
     await message({ id: 'null-task', taskId: null, createdAt: ts('2026-08-01 10:00:02'), metadata: meta('t3') });
     await message({ id: 'empty-call', createdAt: ts('2026-08-01 10:00:03'), metadata: meta('') });
     await message({ id: 'numeric-call', createdAt: ts('2026-08-01 10:00:04'), metadata: meta(123) });
-    await message({ id: 'no-call', createdAt: ts('2026-08-01 10:00:05'), metadata: JSON.stringify({ normalized: { kind: 'subagent_task', subagent_task: {} } }) });
+    await message({
+      id: 'no-call',
+      createdAt: ts('2026-08-01 10:00:05'),
+      metadata: JSON.stringify({ normalized: { kind: 'subagent_task', subagent_task: {} } }),
+    });
     await message({ id: 'kept', createdAt: ts('2026-08-01 10:00:06'), metadata: meta('t7') });
     await migrate();
     expect(await db.query(`SELECT tool_call_id FROM task_session_subagents`)).toEqual([{ tool_call_id: 't7' }]);
@@ -150,9 +208,13 @@ describeBothDialects('runMigrations: backfill', (dialect) => {
   it('AC-22: a live row on the key wins, a live row with a real execution id coexists, and a replay is a no-op', async () => {
     const store = db.store({ clock: steppingClock(1_786_000_000_000_000_000n) });
     // captured live before the backfill ran: no execution id (the shared sentinel) …
-    expect(await store.recordFrame({ sessionId: 's1', taskId: 'task-s1', toolCallId: 'toolu_live', toolStatus: 'in_progress', payload: { model: 'live-model' } })).toBe('persisted');
+    expect(
+      await store.recordFrame({ sessionId: 's1', taskId: 'task-s1', toolCallId: 'toolu_live', toolStatus: 'in_progress', payload: { model: 'live-model' } }),
+    ).toBe('persisted');
     // … and with a real execution id
-    expect(await store.recordFrame({ sessionId: 's1', taskId: 'task-s1', toolCallId: 'toolu_exec', executionId: 'exec-1', payload: { model: 'live-exec' } })).toBe('persisted');
+    expect(
+      await store.recordFrame({ sessionId: 's1', taskId: 'task-s1', toolCallId: 'toolu_exec', executionId: 'exec-1', payload: { model: 'live-exec' } }),
+    ).toBe('persisted');
     const sub = (toolCallId: string) => subagentMetadata({ toolCallId, toolStatus: 'completed', subagent: { model: 'from-message', total_tokens: 5 } });
     await message({ id: 'm1', createdAt: ts('2026-08-01 10:00:00'), metadata: sub('toolu_live') });
     await message({ id: 'm2', createdAt: ts('2026-08-01 10:00:01'), metadata: sub('toolu_exec') });
@@ -192,37 +254,60 @@ describeBothDialects('runMigrations: backfill', (dialect) => {
       ['blank', null, null, null, false],
     ]);
     expect(got[3]).toMatchObject({ model: null, description: null, agent_id: null, agent_status: null });
-    const zeros = await db.query<{ n: number | string }>(
-      `SELECT count(*) AS n FROM task_session_subagents WHERE total_tokens = 0 OR duration_ms = 0`,
-    );
+    const zeros = await db.query<{ n: number | string }>(`SELECT count(*) AS n FROM task_session_subagents WHERE total_tokens = 0 OR duration_ms = 0`);
     expect(Number(zeros[0].n)).toBe(0);
   });
 
   it('malformed metadata and values never abort the statement: such a message is skipped, such a value is NULL', async () => {
     const at = (s: number) => ts(`2026-08-01 10:00:${String(s).padStart(2, '0')}`);
     const bad: [string, string | null][] = [
-      ['null-meta', null], ['empty-meta', ''], ['json-null', 'null'], ['broken', '{broken subagent_task'],
-      ['array', '["subagent_task"]'], ['string', '"subagent_task"'], ['number', '42'],
+      ['null-meta', null],
+      ['empty-meta', ''],
+      ['json-null', 'null'],
+      ['broken', '{broken subagent_task'],
+      ['array', '["subagent_task"]'],
+      ['string', '"subagent_task"'],
+      ['number', '42'],
       ['wrong-kind', JSON.stringify({ tool_call_id: 'k', normalized: { kind: 'tool_call', subagent_task: {} }, note: 'subagent_task' })],
       ['kind-not-string', JSON.stringify({ tool_call_id: 'k2', normalized: { kind: ['subagent_task'] } })],
     ];
     for (const [i, [id, metadata]] of bad.entries()) await message({ id, createdAt: at(i), metadata });
     // Qualifying, with every field of the wrong type or out of range.
     await message({
-      id: 'wrong-types', createdAt: at(20),
+      id: 'wrong-types',
+      createdAt: at(20),
       metadata: JSON.stringify({
-        tool_call_id: 'toolu_weird', status: 42, parent_tool_call_id: { x: 1 },
+        tool_call_id: 'toolu_weird',
+        status: 42,
+        parent_tool_call_id: { x: 1 },
         normalized: {
           kind: 'subagent_task',
           subagent_task: {
-            status: ['done'], model: 5, description: true, subagent_type: null, agent_id: 1.5, child_session_id: {},
-            total_tokens: '100', tool_use_count: 1.5, duration_ms: true, is_async: 'true',
+            status: ['done'],
+            model: 5,
+            description: true,
+            subagent_type: null,
+            agent_id: 1.5,
+            child_session_id: {},
+            total_tokens: '100',
+            tool_use_count: 1.5,
+            duration_ms: true,
+            is_async: 'true',
           },
         },
       }),
     });
-    await message({ id: 'huge', createdAt: at(21), metadata: '{"tool_call_id":"toolu_huge","normalized":{"kind":"subagent_task","subagent_task":{"total_tokens":1e30,"duration_ms":9223372036854775808,"tool_use_count":9223372036854775807}}}' });
-    await message({ id: 'task-string', createdAt: at(22), metadata: JSON.stringify({ tool_call_id: 'toolu_str', normalized: { kind: 'subagent_task', subagent_task: 'not an object' } }) });
+    await message({
+      id: 'huge',
+      createdAt: at(21),
+      metadata:
+        '{"tool_call_id":"toolu_huge","normalized":{"kind":"subagent_task","subagent_task":{"total_tokens":1e30,"duration_ms":9223372036854775808,"tool_use_count":9223372036854775807}}}',
+    });
+    await message({
+      id: 'task-string',
+      createdAt: at(22),
+      metadata: JSON.stringify({ tool_call_id: 'toolu_str', normalized: { kind: 'subagent_task', subagent_task: 'not an object' } }),
+    });
     if (dialect === 'sqlite') await message({ id: 'bad-time', createdAt: 'yesterday', metadata: subagentMetadata({ toolCallId: 'toolu_when', subagent: {} }) });
     // A message whose session row is gone (only possible where foreign keys were off): skipped.
     await insertWithoutForeignKeys(

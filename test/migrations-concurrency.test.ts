@@ -22,7 +22,12 @@ describeBothDialects('runMigrations: concurrent migrators', (dialect) => {
       const at = dialect === 'sqlite' ? `2026-08-01 10:00:${String(i).padStart(2, '0')}+00:00` : `2026-08-01 10:00:${String(i).padStart(2, '0')}`;
       // every fourth tool call appears twice (AC-21b): 40 messages, 30 subagents
       const toolCallId = `toolu_${i % 4 === 3 ? i - 1 : i}`;
-      await insertMessage(db, { id: `m${i}`, sessionId: i % 4 < 2 ? 's1' : 's2', createdAt: at, metadata: subagentMetadata({ toolCallId, toolStatus: 'completed', subagent: { total_tokens: i + 1 } }) });
+      await insertMessage(db, {
+        id: `m${i}`,
+        sessionId: i % 4 < 2 ? 's1' : 's2',
+        createdAt: at,
+        metadata: subagentMetadata({ toolCallId, toolStatus: 'completed', subagent: { total_tokens: i + 1 } }),
+      });
     }
     // Every kandev_meta write is recorded, so "written once" is counted, not inferred.
     await db.exec(`CREATE TABLE kandev_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL DEFAULT '')`);

@@ -44,25 +44,23 @@ describeBothDialects('runMigrations: database version check', (dialect) => {
 
   const migrate = (logger: ReturnType<typeof recordingLogger>, minimumVersion?: Minimum): Promise<MigrationReport> => {
     const ctx: StoreContext = { dialect, clock: steppingClock(), logger };
-    return dialect === 'sqlite'
-      ? runSqliteMigrations(db.sqlite!, ctx, { minimumVersion })
-      : runPostgresMigrations(db.pool!, ctx, { minimumVersion });
+    return dialect === 'sqlite' ? runSqliteMigrations(db.sqlite!, ctx, { minimumVersion }) : runPostgresMigrations(db.pool!, ctx, { minimumVersion });
   };
 
-  it('reads the engine\'s version in its own integer encoding', async () => {
+  it("reads the engine's version in its own integer encoding", async () => {
     const version = await readVersion();
     expect(version).toEqual(await independentVersion());
     expect(Number.isInteger(version.number)).toBe(true);
   });
 
-  it('the engine under test meets the package\'s own minimum: the pass runs and reports no check', async () => {
+  it("the engine under test meets the package's own minimum: the pass runs and reports no check", async () => {
     const report = await db.store({ clock: steppingClock() }).runMigrations();
     expect(report.ok).toBe(true);
     expect(report.steps.map((s) => s.name)).not.toContain('check_database_version');
     expect(report.steps.map((s) => s.name)).toContain('backfill_subagent_contexts');
   });
 
-  it('a minimum equal to the engine\'s version passes (the boundary is inclusive)', async () => {
+  it("a minimum equal to the engine's version passes (the boundary is inclusive)", async () => {
     const real = await independentVersion();
     const logger = recordingLogger();
     const report = await migrate(logger, { ...real, reason: 'injected by the test' });

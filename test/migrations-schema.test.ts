@@ -70,7 +70,10 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     await insertSession(d, 's1');
     await insertMessage(d, { id: 'plain', sessionId: 's1', metadata: '{"kind":"text"}', createdAt: hostTs(dialect, '2026-08-01 10:00:00.000001') });
     await insertMessage(d, {
-      id: 'sub', sessionId: 's1', turnId: 'turn-1', createdAt: hostTs(dialect, '2026-08-01 10:00:01.5'),
+      id: 'sub',
+      sessionId: 's1',
+      turnId: 'turn-1',
+      createdAt: hostTs(dialect, '2026-08-01 10:00:01.5'),
       metadata: subagentMetadata({ toolCallId: 'toolu_1', toolStatus: 'completed', subagent: { status: 'completed', total_tokens: 10 } }),
     });
     const messagesBefore = await d.query(`SELECT * FROM task_session_messages ORDER BY id`);
@@ -190,7 +193,12 @@ describeBothDialects('runMigrations: schema', (dialect) => {
   it('AC-33b fourth state: the rebuild commits but the execution_since write fails — the backfill still runs, the next run writes the key', async () => {
     const d = await db('legacy');
     await insertSession(d, 's1');
-    await insertMessage(d, { id: 'm1', sessionId: 's1', createdAt: hostTs(dialect, '2026-08-01 10:00:00'), metadata: subagentMetadata({ toolCallId: 't1', subagent: {} }) });
+    await insertMessage(d, {
+      id: 'm1',
+      sessionId: 's1',
+      createdAt: hostTs(dialect, '2026-08-01 10:00:00'),
+      metadata: subagentMetadata({ toolCallId: 't1', subagent: {} }),
+    });
     await d.exec(`CREATE TABLE kandev_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL DEFAULT '')`);
     await d.exec(
       dialect === 'sqlite'
@@ -201,14 +209,22 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     const logger = recordingLogger();
     const store = d.store({ clock: steppingClock(), logger });
     const first = await store.runMigrations();
-    expect(stepStatuses(first)).toMatchObject({ upgrade_pre_amendment_table: 'applied', record_execution_since: 'failed', backfill_subagent_contexts: 'applied' });
+    expect(stepStatuses(first)).toMatchObject({
+      upgrade_pre_amendment_table: 'applied',
+      record_execution_since: 'failed',
+      backfill_subagent_contexts: 'applied',
+    });
     expect(logger.warnings.map((w) => w.fields.step)).toEqual(['record_execution_since']);
     expect(Object.keys(await metaKeys(d)).sort()).toEqual([ACTIVATION_KEYS.backfillThrough, ACTIVATION_KEYS.captureSince].sort());
 
     await d.exec(dialect === 'sqlite' ? `DROP TRIGGER inject_failure` : `DROP TRIGGER inject_failure ON kandev_meta`);
     const second = await store.runMigrations();
     expect(second.ok).toBe(true);
-    expect(stepStatuses(second)).toMatchObject({ upgrade_pre_amendment_table: 'skipped', record_execution_since: 'applied', backfill_subagent_contexts: 'skipped' });
+    expect(stepStatuses(second)).toMatchObject({
+      upgrade_pre_amendment_table: 'skipped',
+      record_execution_since: 'applied',
+      backfill_subagent_contexts: 'skipped',
+    });
     expect((await metaKeys(d))[ACTIVATION_KEYS.executionSince]).toMatch(KEY_FORM);
   });
 
@@ -218,7 +234,9 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     await insertSession(d, 's2');
     await seedPreAmendmentRows(d);
     await insertMessage(d, {
-      id: 'm1', sessionId: 's1', createdAt: hostTs(dialect, '2026-08-01 10:00:00'),
+      id: 'm1',
+      sessionId: 's1',
+      createdAt: hostTs(dialect, '2026-08-01 10:00:00'),
       metadata: subagentMetadata({ toolCallId: 'toolu_new', subagent: {} }),
     });
     const before = await rawRows(d);
@@ -245,7 +263,11 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     await removeUpgradeFailure(d);
     const retried = await store.runMigrations();
     expect(retried.ok).toBe(true);
-    expect(stepStatuses(retried)).toMatchObject({ upgrade_pre_amendment_table: 'applied', record_execution_since: 'applied', backfill_subagent_contexts: 'applied' });
+    expect(stepStatuses(retried)).toMatchObject({
+      upgrade_pre_amendment_table: 'applied',
+      record_execution_since: 'applied',
+      backfill_subagent_contexts: 'applied',
+    });
     expect(await endStateFacts(d)).toEqual({ executionColumnNotNull: true, threeColumnUnique: true, twoColumnUnique: false });
     expect(await rawRows(d).then((rows) => rows.length)).toBe(before.length + 1); // + the backfilled message
     expect(Object.keys(await metaKeys(d)).sort()).toEqual(Object.values(ACTIVATION_KEYS).sort());
@@ -254,13 +276,33 @@ describeBothDialects('runMigrations: schema', (dialect) => {
   it('DESIGN §2: runMigrations() never rejects — a dead connection, a throwing clock and a throwing logger are reported, not thrown', async () => {
     const d = await db();
     await insertSession(d, 's1');
-    await insertMessage(d, { id: 'm1', sessionId: 's1', createdAt: hostTs(dialect, '2026-08-01 10:00:00'), metadata: subagentMetadata({ toolCallId: 't1', subagent: {} }) });
-    const throwingLogger = { warn: () => { throw new Error('logger down'); } };
+    await insertMessage(d, {
+      id: 'm1',
+      sessionId: 's1',
+      createdAt: hostTs(dialect, '2026-08-01 10:00:00'),
+      metadata: subagentMetadata({ toolCallId: 't1', subagent: {} }),
+    });
+    const throwingLogger = {
+      warn: () => {
+        throw new Error('logger down');
+      },
+    };
 
     // A clock that fails: the two steps that need an instant fail and roll back; nothing else.
-    const brokenClock = await d.store({ clock: () => { throw new Error('clock down'); }, logger: throwingLogger }).runMigrations();
+    const brokenClock = await d
+      .store({
+        clock: () => {
+          throw new Error('clock down');
+        },
+        logger: throwingLogger,
+      })
+      .runMigrations();
     expect(brokenClock.ok).toBe(false);
-    expect(stepStatuses(brokenClock)).toMatchObject({ create_subagent_table: 'applied', record_execution_since: 'failed', backfill_subagent_contexts: 'failed' });
+    expect(stepStatuses(brokenClock)).toMatchObject({
+      create_subagent_table: 'applied',
+      record_execution_since: 'failed',
+      backfill_subagent_contexts: 'failed',
+    });
     expect(await metaKeys(d)).toEqual({});
     expect(await d.query(`SELECT id FROM task_session_subagents`)).toEqual([]); // the INSERT rolled back with the key writes
 
@@ -269,9 +311,13 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     const report = await dead.store.runMigrations();
     await dead.cleanup();
     expect(report.ok).toBe(false);
-    expect(report.steps.filter((s) => s.status === 'failed').map((s) => s.name)).toEqual(
-      ['ensure_kandev_meta', 'create_subagent_table', ...(dialect === 'postgres' ? ['ensure_json_helpers'] : []), 'upgrade_pre_amendment_table', 'record_execution_since'],
-    );
+    expect(report.steps.filter((s) => s.status === 'failed').map((s) => s.name)).toEqual([
+      'ensure_kandev_meta',
+      'create_subagent_table',
+      ...(dialect === 'postgres' ? ['ensure_json_helpers'] : []),
+      'upgrade_pre_amendment_table',
+      'record_execution_since',
+    ]);
     for (const step of report.steps.filter((s) => s.status === 'failed')) expect(step.error).toBeTruthy();
   });
 
@@ -279,8 +325,14 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     const d = await db('legacy');
     await insertSession(d, 's1');
     await insertMessage(d, {
-      id: 'm1', sessionId: 's1', createdAt: hostTs(dialect, '2026-08-01 10:00:00'),
-      metadata: subagentMetadata({ toolCallId: 'toolu_big', toolStatus: 'completed', subagent: { total_tokens: 5_000_000_000, duration_ms: 4_294_967_296, tool_use_count: 2_147_483_648 } }),
+      id: 'm1',
+      sessionId: 's1',
+      createdAt: hostTs(dialect, '2026-08-01 10:00:00'),
+      metadata: subagentMetadata({
+        toolCallId: 'toolu_big',
+        toolStatus: 'completed',
+        subagent: { total_tokens: 5_000_000_000, duration_ms: 4_294_967_296, tool_use_count: 2_147_483_648 },
+      }),
     });
     const report = await d.store({ clock: steppingClock() }).runMigrations();
     expect(report.ok).toBe(true);

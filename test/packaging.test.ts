@@ -108,17 +108,21 @@ function runIn(dialect: Dialect, command: string, args: readonly string[]): Prom
 describe('packaging: the tarball', () => {
   it('ships the entries, the CLI, every .sql and the declarations, and nothing else', () => {
     const files = new Set(packed.files);
-    const targets = [
-      ...Object.values(manifest.exports).flatMap((e) => (typeof e === 'string' ? [e] : Object.values(e))),
-      ...Object.values(manifest.bin),
-    ].map((p) => p.replace(/^\.\//, ''));
+    const targets = [...Object.values(manifest.exports).flatMap((e) => (typeof e === 'string' ? [e] : Object.values(e))), ...Object.values(manifest.bin)].map(
+      (p) => p.replace(/^\.\//, ''),
+    );
     for (const t of targets) expect(files.has(t), t).toBe(true);
     for (const dir of ['queries', 'schema']) {
       const sql = (readdirSync(dir, { recursive: true, encoding: 'utf8' }) as string[]).filter((f) => f.endsWith('.sql')).map((f) => join(dir, f));
       expect(sql.length).toBeGreaterThan(0);
-      expect(packed.files.filter((f) => f.startsWith(`${dir}/`)), dir).toEqual(sql.sort());
+      expect(
+        packed.files.filter((f) => f.startsWith(`${dir}/`)),
+        dir,
+      ).toEqual(sql.sort());
     }
-    const outside = packed.files.filter((f) => !/^(dist\/(src|generated)\/.*\.(js|d\.ts|js\.map)|(queries|schema)\/.*\.sql|package\.json|README\.md|CHANGELOG\.md)$/.test(f));
+    const outside = packed.files.filter(
+      (f) => !/^(dist\/(src|generated)\/.*\.(js|d\.ts|js\.map)|(queries|schema)\/.*\.sql|package\.json|README\.md|CHANGELOG\.md)$/.test(f),
+    );
     expect(outside).toEqual([]);
     expect(packed.files.some((f) => f.startsWith('dist/test') || f.startsWith('dist/scripts'))).toBe(false);
   });
@@ -130,7 +134,10 @@ describe('packaging: the tarball', () => {
     for (const f of maps) {
       const map = JSON.parse(readFileSync(join(installed, f), 'utf8')) as { sources: string[]; sourcesContent?: (string | null)[] };
       expect(map.sourcesContent?.length, f).toBe(map.sources.length);
-      expect(map.sourcesContent?.every((s) => typeof s === 'string' && s.length > 0), f).toBe(true);
+      expect(
+        map.sourcesContent?.every((s) => typeof s === 'string' && s.length > 0),
+        f,
+      ).toBe(true);
     }
   });
 
@@ -185,7 +192,10 @@ describe('packaging: the README runs as written', () => {
   /** The host as the README assumes it: its tables (from the installed package's schema/host
    * fixture) and the session the example records into. */
   async function seedHost(dialect: Dialect): Promise<void> {
-    const hostDdl = readFileSync(join(prepared[dialect].project.dir, 'node_modules', 'subagent-context', 'schema', 'host', dialect, '001_host_tables.sql'), 'utf8');
+    const hostDdl = readFileSync(
+      join(prepared[dialect].project.dir, 'node_modules', 'subagent-context', 'schema', 'host', dialect, '001_host_tables.sql'),
+      'utf8',
+    );
     const session = `INSERT INTO task_sessions (id, task_id, created_at, updated_at) VALUES ('${SESSION}', 'task-42', '2026-01-01 00:00:00', '2026-01-01 00:00:00')`;
     if (dialect === 'sqlite') {
       const db = new Database(join(prepared.sqlite.project.dir, 'kandev.db'));

@@ -36,7 +36,19 @@ function fixture(db: TestDb): ReportRowSeed[] {
   const forms = ['canonical', 'trimmed', 'plus02', 'minus03', 'rfc3339', 'nanos'] as const;
   let i = 0;
   const at = (iso: string) => (db.dialect === 'sqlite' ? sqliteForm(ns(iso), forms[i++ % forms.length]) : hostTimestamp(db, ns(iso)));
-  const row = (id: string, sessionId: string, turnId: string | null, source: 'live' | 'backfill', executionId: string, observed: string, settled: boolean, totalTokens: number | null, subagentType: string | null, model: string | null, taskId?: string): ReportRowSeed => ({
+  const row = (
+    id: string,
+    sessionId: string,
+    turnId: string | null,
+    source: 'live' | 'backfill',
+    executionId: string,
+    observed: string,
+    settled: boolean,
+    totalTokens: number | null,
+    subagentType: string | null,
+    model: string | null,
+    taskId?: string,
+  ): ReportRowSeed => ({
     id,
     sessionId,
     taskId: taskId ?? (sessionId === 's3' ? 'T2' : 'T1'),
@@ -72,7 +84,14 @@ describeBothDialects('report: figures against hand-computed expectations', (dial
   let db: TestDb;
   beforeAll(async () => {
     db = await openTestDb(dialect, 'package');
-    for (const [s, t] of [['s1', 'T1'], ['s2', 'T1'], ['s3', 'T2'], ['s4', 'T3'], ['s5', 'T4']]) await seedSession(db, s, t);
+    for (const [s, t] of [
+      ['s1', 'T1'],
+      ['s2', 'T1'],
+      ['s3', 'T2'],
+      ['s4', 'T3'],
+      ['s5', 'T4'],
+    ])
+      await seedSession(db, s, t);
     for (const r of fixture(db)) await seedRow(db, r);
     await seedMessage(db, 'm4', 's4', hostTimestamp(db, ns('2026-03-01T15:00:00Z')));
     await seedMessage(db, 'm5', 's5', hostTimestamp(db, ns('2026-02-01T00:00:00Z')));
@@ -128,7 +147,16 @@ describeBothDialects('report: figures against hand-computed expectations', (dial
       { model: 'haiku', rows: 1, settled: 1, measured: 1, unmeasured: 0, total_tokens: 50_000, mean_tokens: 50_000 },
     ]);
     // 1-2-5 buckets from [5, 10) (the 7) to [200k, 500k) (the 250000), gaps as 0.
-    const filled = new Map([[5, 1], [500, 1], [1_000, 1], [2_000, 1], [10_000, 1], [20_000, 1], [50_000, 1], [200_000, 1]]);
+    const filled = new Map([
+      [5, 1],
+      [500, 1],
+      [1_000, 1],
+      [2_000, 1],
+      [10_000, 1],
+      [20_000, 1],
+      [50_000, 1],
+      [200_000, 1],
+    ]);
     const edges = [5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000];
     expect(r.tokens.distribution).toEqual(edges.slice(0, -1).map((from, i) => ({ from, to: edges[i + 1], subagents: filled.get(from) ?? 0 })));
     // Real ids: b3 c1 (exec-1), c2 (exec-2), e1 n1 (exec-3), f1 f2 (exec-4). 'unknown': 5 backfill + d1,
@@ -138,7 +166,11 @@ describeBothDialects('report: figures against hand-computed expectations', (dial
 
   it('the caveats name what applies: provenance, the boundary, unknown turns, validity, the sentinel, NULL tokens', async () => {
     const { caveats } = await db.store().report();
-    const has = (re: RegExp) => expect(caveats.some((c) => re.test(c)), `${re} in\n${caveats.join('\n')}`).toBe(true);
+    const has = (re: RegExp) =>
+      expect(
+        caveats.some((c) => re.test(c)),
+        `${re} in\n${caveats.join('\n')}`,
+      ).toBe(true);
     has(/^5 rows of 13 came from the backfill .*AC-25/);
     has(/^Fan-out is known for turns whose first subagent was observed at or after subagent_context_backfill_through \(2026-03-01T10:00:00\.000000000Z\)/);
     has(/^2 turns began before any fan-out boundary; their rows are counted, not discarded/);
@@ -187,12 +219,19 @@ describeBothDialects('report: figures against hand-computed expectations', (dial
     expect(next.tokens).toMatchObject({ rows: 1, settled: 0, outstanding: 1, total_tokens: 0, mean_tokens: null });
   });
 
-  it('taskIds scopes every figure through the session\'s task, not the row\'s own task_id', async () => {
+  it("taskIds scopes every figure through the session's task, not the row's own task_id", async () => {
     const t2 = await db.store().report({ taskIds: ['T2'] });
     // s3: e1, n1 (its own task_id says T9), f1, f2.
     expect(t2.task_ids).toEqual(['T2']);
     expect(t2.provenance).toEqual({ rows: 4, live: 4, backfill: 0, live_before_capture_since: 1 });
-    expect(t2.fan_out).toMatchObject({ known: [{ subagents: 1, turns: 1 }, { subagents: 2, turns: 1 }], unknown: [], rows_without_turn: 1 });
+    expect(t2.fan_out).toMatchObject({
+      known: [
+        { subagents: 1, turns: 1 },
+        { subagents: 2, turns: 1 },
+      ],
+      unknown: [],
+      rows_without_turn: 1,
+    });
     expect(t2.cards).toMatchObject({ tasks: 1, sessions: 1, subagent_contexts: 4 });
     expect(t2.tokens).toMatchObject({ settled: 3, measured: 3, total_tokens: 999 + 3_000 + 12_000 });
     expect(t2.executions).toMatchObject({ distinct: 2, unknown_rows: 0 });
@@ -204,7 +243,13 @@ describeBothDialects('report: figures against hand-computed expectations', (dial
     expect(t9.cards).toMatchObject({ tasks: 0, sessions: 0 });
 
     // A task with a session but no subagent; two tasks at once (duplicates collapse).
-    expect((await db.store().report({ taskIds: ['T3'] })).cards).toMatchObject({ tasks: 1, sessions: 1, subagent_contexts: 0, sessions_per_card: 1, contexts_per_card: 1 });
+    expect((await db.store().report({ taskIds: ['T3'] })).cards).toMatchObject({
+      tasks: 1,
+      sessions: 1,
+      subagent_contexts: 0,
+      sessions_per_card: 1,
+      contexts_per_card: 1,
+    });
     const both = await db.store().report({ taskIds: ['T2', 'T1', 'T2'] });
     expect(both.task_ids).toEqual(['T2', 'T1']);
     expect(both.provenance.rows).toBe(13);

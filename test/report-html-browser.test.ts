@@ -16,7 +16,16 @@ import { seedReportFixture } from './helpers/report-fixture.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 // The fills src/report/html-page.ts gives each chart's bars.
 const FILL: Record<string, [number, number, number]> = {
   'fan-out-known': [0x0f, 0x76, 0x6e],
@@ -48,7 +57,8 @@ function colouredPixels(png: PNG, box: { x: number; y: number; width: number; he
   for (let y = Math.max(0, Math.floor(box.y)); y < Math.min(png.height, Math.ceil(box.y + box.height)); y++) {
     for (let x = Math.max(0, Math.floor(box.x)); x < Math.min(png.width, Math.ceil(box.x + box.width)); x++) {
       const i = (y * png.width + x) * 4;
-      if (Math.abs(png.data[i] - rgb[0]) <= tolerance && Math.abs(png.data[i + 1] - rgb[1]) <= tolerance && Math.abs(png.data[i + 2] - rgb[2]) <= tolerance) count++;
+      if (Math.abs(png.data[i] - rgb[0]) <= tolerance && Math.abs(png.data[i + 1] - rgb[1]) <= tolerance && Math.abs(png.data[i + 2] - rgb[2]) <= tolerance)
+        count++;
     }
   }
   return count;
@@ -104,14 +114,18 @@ describeBothDialects('report: the HTML page renders its charts in chromium', (di
     ];
     for (const [chart, buckets] of expectations) {
       const bars = await barsOf(page, chart);
-      expect(bars.map((b) => b.value), chart).toEqual(buckets.map((b) => b.value));
+      expect(
+        bars.map((b) => b.value),
+        chart,
+      ).toEqual(buckets.map((b) => b.value));
       for (const b of bars) {
         expect(b.width, chart).toBeGreaterThan(1);
         expect(b.height, chart).toBeGreaterThan(1);
       }
       // Taller bar, larger value: heights are in the order of the values.
       const byValue = [...bars].sort((a, b) => a.value - b.value);
-      for (let i = 1; i < byValue.length; i++) if (byValue[i].value > byValue[i - 1].value) expect(byValue[i].height, chart).toBeGreaterThan(byValue[i - 1].height);
+      for (let i = 1; i < byValue.length; i++)
+        if (byValue[i].value > byValue[i - 1].value) expect(byValue[i].height, chart).toBeGreaterThan(byValue[i - 1].height);
     }
 
     const png = PNG.sync.read(readFileSync(shot));

@@ -128,7 +128,14 @@ describeBothDialects('report: index-served plans on a 100k-message store', (dial
     // turn is (session, i / 300): 99000 / 300 = 330 exactly, so turns 330–332 hold 3 rows in
     // each of the 10 sessions, and turn 333 (99900…99999) one.
     expect(r.provenance.rows).toBe(100);
-    expect(r.fan_out).toMatchObject({ known: [{ subagents: 1, turns: 10 }, { subagents: 3, turns: 30 }], unknown: [], turns_before_since: 0 });
+    expect(r.fan_out).toMatchObject({
+      known: [
+        { subagents: 1, turns: 10 },
+        { subagents: 3, turns: 30 },
+      ],
+      unknown: [],
+      turns_before_since: 0,
+    });
     // Every 20th message's row has no tokens: i % 20 = 0 among i % 10 = 0 in the window, 50 of 100.
     expect(r.tokens).toMatchObject({ settled: 100, measured: 50, unmeasured: 50 });
     expect(r.cards).toMatchObject({ sessions: 100, tasks: 50, sessions_with_subagents: 10 });
@@ -141,12 +148,21 @@ describeBothDialects('report: index-served plans on a 100k-message store', (dial
         for (const name of STATEMENTS) {
           const plan = sqlitePlan(db.sqlite!, name, taskIds);
           const label = `${name} ${JSON.stringify(taskIds)}: ${plan.join(' | ')}`;
-          expect(plan.filter((d) => /^SCAN (s|a|m|task_session_messages|task_session_subagents)\b/.test(d)), label).toEqual([]);
+          expect(
+            plan.filter((d) => /^SCAN (s|a|m|task_session_messages|task_session_subagents)\b/.test(d)),
+            label,
+          ).toEqual([]);
           if (name === 'reportCards') {
             expect(plan, label).toContain('SEARCH m USING COVERING INDEX idx_messages_session_created (task_session_id=? AND created_at>? AND created_at<?)');
-            expect(plan.some((d) => /^SEARCH s USING INDEX idx_subagents_session_id/.test(d)), label).toBe(true);
+            expect(
+              plan.some((d) => /^SEARCH s USING INDEX idx_subagents_session_id/.test(d)),
+              label,
+            ).toBe(true);
           } else {
-            expect(plan.some((d) => /^SEARCH s USING INDEX idx_subagents_observed_at \(observed_at>\? AND observed_at<\?\)/.test(d)), label).toBe(true);
+            expect(
+              plan.some((d) => /^SEARCH s USING INDEX idx_subagents_observed_at \(observed_at>\? AND observed_at<\?\)/.test(d)),
+              label,
+            ).toBe(true);
           }
           if (name === 'reportFanOut') expect(plan, label).toContain('SEARCH a USING INDEX idx_subagents_turn_id (turn_id=?)');
         }
@@ -165,7 +181,11 @@ describeBothDialects('report: index-served plans on a 100k-message store', (dial
             // touched turns, alias a, may be a hash join over the whole table when PostgreSQL
             // judges 10k rows cheaper to read than ~100 turn_id probes; it has no window.)
             if (analyzed) expect(seqScansOf(windowScans(nodes), 'task_session_subagents'), label).toEqual([]);
-            if (name !== 'reportCards') expect(nodes.some((n) => n['Index Name'] === 'idx_subagents_observed_at'), label).toBe(true);
+            if (name !== 'reportCards')
+              expect(
+                nodes.some((n) => n['Index Name'] === 'idx_subagents_observed_at'),
+                label,
+              ).toBe(true);
           }
         }
       });

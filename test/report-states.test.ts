@@ -21,8 +21,28 @@ type Keys = Partial<Record<typeof C | typeof B | typeof E, string>>;
 async function seed(db: TestDb, keys: Keys): Promise<void> {
   const at = (iso: string) => hostTimestamp(db, parseInstant(iso)!);
   await seedSession(db, 's1', 'T1');
-  await seedRow(db, { id: 'old', sessionId: 's1', taskId: 'T1', turnId: 'turn-old', source: 'backfill', executionId: 'unknown', observedAt: at('2026-03-01T08:00:00Z'), settledAt: null, totalTokens: null });
-  await seedRow(db, { id: 'new', sessionId: 's1', taskId: 'T1', turnId: 'turn-new', source: 'live', executionId: 'exec-1', observedAt: at('2026-03-01T13:00:00Z'), settledAt: null, totalTokens: null });
+  await seedRow(db, {
+    id: 'old',
+    sessionId: 's1',
+    taskId: 'T1',
+    turnId: 'turn-old',
+    source: 'backfill',
+    executionId: 'unknown',
+    observedAt: at('2026-03-01T08:00:00Z'),
+    settledAt: null,
+    totalTokens: null,
+  });
+  await seedRow(db, {
+    id: 'new',
+    sessionId: 's1',
+    taskId: 'T1',
+    turnId: 'turn-new',
+    source: 'live',
+    executionId: 'exec-1',
+    observedAt: at('2026-03-01T13:00:00Z'),
+    settledAt: null,
+    totalTokens: null,
+  });
   await seedKeys(db, keys);
 }
 
@@ -54,7 +74,13 @@ describeBothDialects('report: state and boundaries come from the keys', (dialect
   it('capture_only (AC-24b): no agent_execution_id is an execution identity, so none is counted', async () => {
     const r = await report({ [C]: CAPTURE, [B]: BACKFILL });
     expect(r.state).toBe('capture_only');
-    expect(r.executions).toEqual({ distinct: null, identified_rows: 1, unknown_rows: 1, unknown_backfill_rows: 1, unknown_live_rows_since_execution_since: null });
+    expect(r.executions).toEqual({
+      distinct: null,
+      identified_rows: 1,
+      unknown_rows: 1,
+      unknown_backfill_rows: 1,
+      unknown_live_rows_since_execution_since: null,
+    });
     expect(r.fan_out).toMatchObject({ known: ONE, unknown: ONE });
     expect(caveat(r, /^Amendment 1 has not applied \(AC-24b\)/)).toBe(true);
   });
@@ -95,7 +121,9 @@ describeBothDialects('report: state and boundaries come from the keys', (dialect
   it('an unreadable backfill_through bounds nothing: known only from capture_since, disclosed', async () => {
     const r = await report({ [C]: CAPTURE, [B]: 'last tuesday', [E]: CAPTURE });
     expect(r.fan_out).toMatchObject({ known_from: CAPTURE, known_from_key: 'capture_since', known: ONE, unknown: ONE });
-    expect(caveat(r, /^subagent_context_backfill_through holds "last tuesday", which is not an instant.*known only from subagent_context_capture_since/)).toBe(true);
+    expect(caveat(r, /^subagent_context_backfill_through holds "last tuesday", which is not an instant.*known only from subagent_context_capture_since/)).toBe(
+      true,
+    );
   });
 
   it('an unreadable capture_since publishes no boundary at all (the safe direction)', async () => {

@@ -46,9 +46,24 @@ async function seedBoundaries(db: TestDb, b: Boundaries, text: (ns: bigint) => s
     ['w-end', b.until, 'exec-2'],
   ];
   for (const [id, at, executionId] of rows) {
-    await seedRow(db, { id, sessionId: 's-rows', taskId: 'T1', turnId: `turn-${id}`, source: 'live', executionId, observedAt: text(at), settledAt: null, totalTokens: null });
+    await seedRow(db, {
+      id,
+      sessionId: 's-rows',
+      taskId: 'T1',
+      turnId: `turn-${id}`,
+      source: 'live',
+      executionId,
+      observedAt: text(at),
+      settledAt: null,
+      totalTokens: null,
+    });
   }
-  for (const [id, at] of [['m-before', b.since - MICRO], ['m-at', b.since], ['m-last', b.until - MICRO], ['m-end', b.until]] as const) {
+  for (const [id, at] of [
+    ['m-before', b.since - MICRO],
+    ['m-at', b.since],
+    ['m-last', b.until - MICRO],
+    ['m-end', b.until],
+  ] as const) {
     await seedSession(db, `s-${id}`, `T-${id}`);
     await seedMessage(db, id, `s-${id}`, text(at));
   }
@@ -94,7 +109,18 @@ describeBothDialects('report: exact windows and keys', (dialect) => {
       // 1 µs before a whole second cannot be written without a fraction: use 1 s before.
       const second = 1_000_000n * MICRO;
       await seedSession(db, 's1', 'T1');
-      const at = (id: string, ns: bigint) => seedRow(db, { id, sessionId: 's1', taskId: 'T1', turnId: id, source: 'live', executionId: 'unknown', observedAt: sqliteForm(ns, 'seconds'), settledAt: null, totalTokens: null });
+      const at = (id: string, ns: bigint) =>
+        seedRow(db, {
+          id,
+          sessionId: 's1',
+          taskId: 'T1',
+          turnId: id,
+          source: 'live',
+          executionId: 'unknown',
+          observedAt: sqliteForm(ns, 'seconds'),
+          settledAt: null,
+          totalTokens: null,
+        });
       await at('before', b.since - second);
       await at('at', b.since);
       await at('last', b.until - second);
@@ -179,7 +205,10 @@ describeBothDialects('report: exact windows and keys', (dialect) => {
   it('a store the package never migrated: report() rejects with missing_tables', async () => {
     const bare = await openTestDb(dialect); // host tables only
     try {
-      const err = await bare.store().report().catch((e: unknown) => e);
+      const err = await bare
+        .store()
+        .report()
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(SubagentContextError);
       expect((err as SubagentContextError).code).toBe('missing_tables');
       expect((err as Error).message).toMatch(/missing tables kandev_meta, task_session_subagents/);

@@ -31,9 +31,7 @@ function declaredResult(dialect: string, fileBase: string, queryName: string): M
   const wanted = `I${pascal(queryName)}Result`;
   const iface = source.statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === wanted);
   if (!iface) throw new Error(`${file}: no interface ${wanted}`);
-  return new Map(
-    iface.members.filter(ts.isPropertySignature).map((m) => [(m.name as ts.Identifier | ts.StringLiteral).text, m.type?.getText(source) ?? '']),
-  );
+  return new Map(iface.members.filter(ts.isPropertySignature).map((m) => [(m.name as ts.Identifier | ts.StringLiteral).text, m.type?.getText(source) ?? '']));
 }
 
 /** Whether a value is one of the members of a declared union such as `string | null`. */
@@ -76,10 +74,18 @@ describeBothDialects('generated result types hold at run time', (dialect) => {
     const store = db.store({ clock });
     expect((await store.runMigrations()).ok).toBe(true);
     await insertSession(db, 's1');
-    for (const [toolCallId, toolStatus] of [['call-settled', 'completed'], ['call-open', 'in_progress']] as const) {
+    for (const [toolCallId, toolStatus] of [
+      ['call-settled', 'completed'],
+      ['call-open', 'in_progress'],
+    ] as const) {
       await insertSubagentMessage(db, { id: `m-${toolCallId}`, sessionId: 's1', toolCallId, createdAt: at(db, clock.now() + SECOND) });
       const outcome = await store.recordFrame({
-        sessionId: 's1', taskId: 'task-s1', turnId: 'turn-1', executionId: EXECUTION, toolCallId, toolStatus,
+        sessionId: 's1',
+        taskId: 'task-s1',
+        turnId: 'turn-1',
+        executionId: EXECUTION,
+        toolCallId,
+        toolStatus,
         payload: { status: toolStatus, total_tokens: 1200, duration_ms: 3400, tool_use_count: 0, is_async: true },
       });
       expect(outcome).toBe('persisted');

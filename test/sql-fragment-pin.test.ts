@@ -178,7 +178,10 @@ describe('repeated SQL fragments are pinned to one canonical text', () => {
     // Each fragment of each dialect is found, so the check above cannot pass by finding nothing.
     for (const [dialect, { fragments }] of Object.entries(DIALECTS)) {
       for (const f of fragments) {
-        expect(copies.some((c) => c.startsWith(`queries/${dialect}/`) && c.includes(`: ${f.name}(`)), `${dialect} ${f.name}`).toBe(true);
+        expect(
+          copies.some((c) => c.startsWith(`queries/${dialect}/`) && c.includes(`: ${f.name}(`)),
+          `${dialect} ${f.name}`,
+        ).toBe(true);
       }
     }
     expect(copies).toEqual(
@@ -208,7 +211,7 @@ describe('repeated SQL fragments are pinned to one canonical text', () => {
     );
   });
 
-  it("docs/timestamps.md shows exactly the canonical utc9 text", () => {
+  it('docs/timestamps.md shows exactly the canonical utc9 text', () => {
     const doc = readFileSync('docs/timestamps.md', 'utf8');
     const blocks = [...doc.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]).filter((b) => b.includes("'.0123456789'"));
     expect(blocks.length).toBe(1);
@@ -263,7 +266,9 @@ describe('the fragment checker (so the checks above can fail)', () => {
       'q.sql:1: the header must name the fragment prefiltered_metadata_or_empty and test/sql-fragment-pin.test.ts',
     ]);
     const unmarkedPrefilter = `/* @name q */\nSELECT 1 FROM m WHERE instr(m.metadata, '_task') > 0;`;
-    expect(checkSqlFragments('q.sql', unmarkedPrefilter, fragments, anchors).problems[0]).toMatch(/^q\.sql:2: "instr\(m\.metadata, '_task'\)" outside a marked copy/);
+    expect(checkSqlFragments('q.sql', unmarkedPrefilter, fragments, anchors).problems[0]).toMatch(
+      /^q\.sql:2: "instr\(m\.metadata, '_task'\)" outside a marked copy/,
+    );
   });
 
   it('rejects a recordable_id copy whose length is not MAX_ID_BYTES, on both dialects', () => {
@@ -272,7 +277,8 @@ describe('the fragment checker (so the checks above can fail)', () => {
       const good = canonical(rec.text('p.tool_call_id'));
       const bad = good.replace(`<= ${MAX_ID_BYTES}`, `<= ${MAX_ID_BYTES + 1}`);
       expect(bad, dialect).not.toBe(good);
-      const sql = (body: string) => `/*\n * Fragments: recordable_id, pinned by test/sql-fragment-pin.test.ts.\n */\n/* @name q */\nSELECT 1 FROM p WHERE /* recordable_id(p.tool_call_id) */ ${body};`;
+      const sql = (body: string) =>
+        `/*\n * Fragments: recordable_id, pinned by test/sql-fragment-pin.test.ts.\n */\n/* @name q */\nSELECT 1 FROM p WHERE /* recordable_id(p.tool_call_id) */ ${body};`;
       expect(checkSqlFragments('q.sql', sql(good), fs, as).problems, dialect).toEqual([]);
       expect(checkSqlFragments('q.sql', sql(bad), fs, as).problems[0], dialect).toMatch(/^q\.sql:5: the copy marked recordable_id\(p\.tool_call_id\)/);
     }

@@ -41,9 +41,11 @@ async function measure(paths: Paths, runs: number): Promise<Map<string, number>>
     for (const name of order) {
       await paths.clear();
       const pass =
-        name === 'autocommit' ? await paths.autocommit()
-        : name.startsWith('raw-') ? await paths.rawBurst(Number(name.split('-').at(-1)))
-        : await paths.burst(Number(name.split('-').at(-1)));
+        name === 'autocommit'
+          ? await paths.autocommit()
+          : name.startsWith('raw-')
+            ? await paths.rawBurst(Number(name.split('-').at(-1)))
+            : await paths.burst(Number(name.split('-').at(-1)));
       if (r >= 0) results.get(name)!.push(pass.framesPerSecond);
     }
   }
@@ -121,7 +123,8 @@ export async function postgresBatch(server: RunningPostgres, frames: number, run
             const start = process.hrtime.bigint();
             for (let i = 0; i < raw.length; i += size) {
               await client.query('BEGIN');
-              for (let j = i; j < Math.min(i + size, raw.length); j++) await client.query({ name: 'bench_raw_upsert', text: raw[j].text, values: raw[j].values });
+              for (let j = i; j < Math.min(i + size, raw.length); j++)
+                await client.query({ name: 'bench_raw_upsert', text: raw[j].text, values: raw[j].values });
               await client.query('COMMIT');
             }
             return { framesPerSecond: raw.length / (Number(process.hrtime.bigint() - start) / 1e9), latenciesMs: [] };
@@ -139,4 +142,3 @@ export async function postgresBatch(server: RunningPostgres, frames: number, run
     await live.drop();
   }
 }
-

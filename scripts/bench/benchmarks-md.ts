@@ -77,7 +77,11 @@ function rowKey(line: string): string | null {
  * run measured (new ones go where the old ones were), and records the run under its own
  * heading. Without an existing block, writes this run's block as it is.
  */
-export function mergeResultsBlock(file: string, run: BenchRun, scope: { sections: readonly Finding['section'][]; dialects: readonly Finding['dialect'][] }): void {
+export function mergeResultsBlock(
+  file: string,
+  run: BenchRun,
+  scope: { sections: readonly Finding['section'][]; dialects: readonly Finding['dialect'][] },
+): void {
   const current = existsSync(file) ? readFileSync(file, 'utf8') : '';
   const start = current.indexOf(START);
   const end = current.indexOf(END);
@@ -110,7 +114,10 @@ export function mergeResultsBlock(file: string, run: BenchRun, scope: { sections
   lines = [
     ...replace(table, run.findings.map(findingRow)),
     ...middle,
-    ...replace(details, run.findings.map(findingDetail).filter((d): d is string => d !== null)),
+    ...replace(
+      details,
+      run.findings.map(findingDetail).filter((d): d is string => d !== null),
+    ),
     ...after,
   ];
 

@@ -39,11 +39,29 @@ export function liveWorkload(frameCount: number, seed = 42): LiveWorkload {
     for (let step = 0; step < FRAMES_PER_SUBAGENT; step++) {
       for (const sub of subagents) {
         const payload =
-          step === 0 ? { description: sub.description, subagent_type: sub.subagentType }
-          : step === 1 ? { description: sub.description }
-          : step === 2 ? { model: 'claude-opus-5[1m]' }
-          : { status: 'completed', agent_id: `agent_${rng.hex(12)}`, model: 'claude-opus-5[1m]', total_tokens: rng.int(5_000, 250_000), tool_use_count: rng.int(1, 40), duration_ms: rng.int(5_000, 600_000) };
-        frames.push({ sessionId, taskId, turnId, executionId: execution, toolCallId: sub.toolCallId, toolStatus: step === 3 ? 'completed' : step === 0 ? 'pending' : 'in_progress', payload });
+          step === 0
+            ? { description: sub.description, subagent_type: sub.subagentType }
+            : step === 1
+              ? { description: sub.description }
+              : step === 2
+                ? { model: 'claude-opus-5[1m]' }
+                : {
+                    status: 'completed',
+                    agent_id: `agent_${rng.hex(12)}`,
+                    model: 'claude-opus-5[1m]',
+                    total_tokens: rng.int(5_000, 250_000),
+                    tool_use_count: rng.int(1, 40),
+                    duration_ms: rng.int(5_000, 600_000),
+                  };
+        frames.push({
+          sessionId,
+          taskId,
+          turnId,
+          executionId: execution,
+          toolCallId: sub.toolCallId,
+          toolStatus: step === 3 ? 'completed' : step === 0 ? 'pending' : 'in_progress',
+          payload,
+        });
         sessionOf.push(s);
       }
     }

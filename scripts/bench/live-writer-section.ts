@@ -74,7 +74,8 @@ export async function sqliteLive(dir: string, sync: SqliteSync, frames: number, 
     const storePass = async () => {
       const store = createSqliteStore(live.db);
       const result = await timedPass(w, 1, (i) => store.recordFrame(w.frames[i]));
-      if (store.counters().persisted !== frames) throw new Error(`recordFrame persisted ${store.counters().persisted} of ${frames} frames: ${JSON.stringify(store.counters())}`);
+      if (store.counters().persisted !== frames)
+        throw new Error(`recordFrame persisted ${store.counters().persisted} of ${frames} frames: ${JSON.stringify(store.counters())}`);
       return result;
     };
     const rawPass = () => timedPass(w, 1, (i) => statement.run(raw[i]));
@@ -95,7 +96,13 @@ export async function sqliteLive(dir: string, sync: SqliteSync, frames: number, 
 /** A PostgreSQL run's route: straight to the server, or through PgBouncer in transaction mode. */
 export type PostgresRoute = { kind: 'direct' } | { kind: 'pgbouncer'; bouncer: RunningPgBouncer; poolSize: number };
 
-export async function postgresLive(server: RunningPostgres, connections: number, frames: number, runs: number, route: PostgresRoute = { kind: 'direct' }): Promise<Finding> {
+export async function postgresLive(
+  server: RunningPostgres,
+  connections: number,
+  frames: number,
+  runs: number,
+  route: PostgresRoute = { kind: 'direct' },
+): Promise<Finding> {
   const w = liveWorkload(frames);
   const raw = postgresRawRows(w);
   const live = await openPostgresLiveDb(server, w);
@@ -106,7 +113,8 @@ export async function postgresLive(server: RunningPostgres, connections: number,
     const storePass = async () => {
       const store = createPostgresStore(pool, { logger: { warn: () => {}, info: (fields) => void ((fields as { code?: unknown }).code && switched++) } });
       const result = await timedPass(w, connections, (i) => store.recordFrame(w.frames[i]));
-      if (store.counters().persisted !== frames) throw new Error(`recordFrame persisted ${store.counters().persisted} of ${frames} frames: ${JSON.stringify(store.counters())}`);
+      if (store.counters().persisted !== frames)
+        throw new Error(`recordFrame persisted ${store.counters().persisted} of ${frames} frames: ${JSON.stringify(store.counters())}`);
       return result;
     };
     // Direct: the named statement, parsed once per connection. Through the pooler: unnamed,

@@ -40,13 +40,26 @@ async function timeMs<T>(fn: () => Promise<T>): Promise<[number, T]> {
   return [msSince(start), value];
 }
 
-export async function measureReport(target: ReportTarget, store: SubagentContextStore, runs: number, memory: { reset(): void; peakKb(): number }): Promise<ReportMeasurement> {
+export async function measureReport(
+  target: ReportTarget,
+  store: SubagentContextStore,
+  runs: number,
+  memory: { reset(): void; peakKb(): number },
+): Promise<ReportMeasurement> {
   const sinceText = await target.createdAtAt(0.99);
   const since = formatKeyInstant(parseInstant(sinceText)!);
   const m: ReportMeasurement = {
-    recentMs: [], recentSubagentsMs: [], recentMessagesMs: [], recentMessages: 0,
-    fullMs: [], fullSubagentsMs: [], fullMessagesMs: [], fullMessages: 0,
-    rows: 0, peakRssKb: 0, heapUsedKb: 0,
+    recentMs: [],
+    recentSubagentsMs: [],
+    recentMessagesMs: [],
+    recentMessages: 0,
+    fullMs: [],
+    fullSubagentsMs: [],
+    fullMessagesMs: [],
+    fullMessages: 0,
+    rows: 0,
+    peakRssKb: 0,
+    heapUsedKb: 0,
   };
   // Memory first, over report() alone.
   memory.reset();

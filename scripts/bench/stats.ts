@@ -18,5 +18,6 @@ export function msSince(start: bigint): number {
 }
 
 export const fmtInt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
-export const fmtMs = (n: number) => (!Number.isFinite(n) ? 'n/a' : n >= 100 ? `${fmtInt(n)} ms` : n >= 1 ? `${n.toFixed(1)} ms` : `${(n * 1000).toFixed(0)} µs`);
+export const fmtMs = (n: number) =>
+  !Number.isFinite(n) ? 'n/a' : n >= 100 ? `${fmtInt(n)} ms` : n >= 1 ? `${n.toFixed(1)} ms` : `${(n * 1000).toFixed(0)} µs`;
 export const fmtRatio = (n: number) => (Number.isFinite(n) ? `${n.toFixed(2)}×` : 'n/a');

@@ -20,7 +20,10 @@ const mb = (kb: number | undefined) => (kb === undefined ? 'n/a' : `${fmtInt(kb 
 
 function runWorker(args: string[]): Promise<StoreMeasurement> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'store-worker.ts'), ...args], { stdio: ['ignore', 'pipe', 'inherit'], cwd: resolve(here, '..', '..') });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'store-worker.ts'), ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      cwd: resolve(here, '..', '..'),
+    });
     let out = '';
     child.stdout.on('data', (chunk) => (out += String(chunk)));
     child.on('error', reject);
@@ -90,7 +93,16 @@ export async function storeSections(o: StoreSectionOptions): Promise<Finding[]> 
       const sections = wanted.filter((s) => s !== 'health' || isMillion);
       if (sections.length === 0) continue;
       process.stderr.write(`bench: ${dialect} ${name}: ${sections.join(', ')} …\n`);
-      const m = await runWorker(['--dialect', dialect, '--location', locations.get(`${dialect}:${name}`)!, '--runs', String(o.runs), '--sections', sections.join(',')]);
+      const m = await runWorker([
+        '--dialect',
+        dialect,
+        '--location',
+        locations.get(`${dialect}:${name}`)!,
+        '--runs',
+        String(o.runs),
+        '--sections',
+        sections.join(','),
+      ]);
       const storeText = `${name} (${fmtInt(m.messages)} messages, ${fmtInt(m.subagentMessages)} subagent)`;
       if (m.backfill) {
         const run = median(m.backfill.runMs);

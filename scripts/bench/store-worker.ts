@@ -64,12 +64,19 @@ function sqliteTarget(file: string, manifest: StoreManifest): Target {
     bareSubagents: async () => db.prepare('SELECT * FROM task_session_subagents').all().length,
     bareMessages: async (since) => {
       let n = 0;
-      const rows = since === null ? db.prepare('SELECT * FROM task_session_messages').iterate() : db.prepare('SELECT * FROM task_session_messages WHERE created_at >= ?').iterate(since);
+      const rows =
+        since === null
+          ? db.prepare('SELECT * FROM task_session_messages').iterate()
+          : db.prepare('SELECT * FROM task_session_messages WHERE created_at >= ?').iterate(since);
       for (const _row of rows) n++;
       return n;
     },
     createdAtAt: async (fraction) =>
-      (db.prepare('SELECT created_at FROM task_session_messages ORDER BY created_at LIMIT 1 OFFSET ?').get(Math.floor(fraction * (manifest.profile.messages - 1))) as { created_at: string }).created_at,
+      (
+        db
+          .prepare('SELECT created_at FROM task_session_messages ORDER BY created_at LIMIT 1 OFFSET ?')
+          .get(Math.floor(fraction * (manifest.profile.messages - 1))) as { created_at: string }
+      ).created_at,
     setCaptureSince: async (value) => void db.prepare('UPDATE kandev_meta SET value = ? WHERE key = ?').run(value, CAPTURE_SINCE),
     serverPeakRssKb: async () => undefined,
     close: async () => void db.close(),
@@ -107,10 +114,16 @@ async function postgresTarget(url: string, manifest: StoreManifest): Promise<Tar
       return n;
     },
     createdAtAt: async (fraction) =>
-      (await admin.query('SELECT created_at::text AS at FROM task_session_messages ORDER BY created_at LIMIT 1 OFFSET $1', [Math.floor(fraction * (manifest.profile.messages - 1))])).rows[0].at as string,
+      (
+        await admin.query('SELECT created_at::text AS at FROM task_session_messages ORDER BY created_at LIMIT 1 OFFSET $1', [
+          Math.floor(fraction * (manifest.profile.messages - 1)),
+        ])
+      ).rows[0].at as string,
     setCaptureSince: async (value) => void (await admin.query('UPDATE kandev_meta SET value = $1 WHERE key = $2', [value, CAPTURE_SINCE])),
     serverPeakRssKb: async () => {
-      const pids = (await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> $1', [adminPid])).rows.map((r: { pid: number }) => r.pid);
+      const pids = (await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> $1', [adminPid])).rows.map(
+        (r: { pid: number }) => r.pid,
+      );
       const peaks = pids.flatMap((pid) => {
         try {
           const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -175,7 +188,14 @@ async function main(): Promise<void> {
   const manifest = dialect === 'sqlite' ? readSqliteManifestRw(location) : await readPostgresManifest(location);
   if (!manifest) throw new Error(`${location} is not a generated benchmark store`);
   const target = dialect === 'sqlite' ? sqliteTarget(location, manifest) : await postgresTarget(location, manifest);
-  const out: StoreMeasurement = { profile: manifest.profile.name, dialect, messages: manifest.profile.messages, subagentMessages: manifest.profile.subagentMessages, peakRssKb: 0, baselineRssKb: 0 };
+  const out: StoreMeasurement = {
+    profile: manifest.profile.name,
+    dialect,
+    messages: manifest.profile.messages,
+    subagentMessages: manifest.profile.subagentMessages,
+    peakRssKb: 0,
+    baselineRssKb: 0,
+  };
   try {
     await target.reset();
     await target.floor(); // warm the cache once, for both paths alike

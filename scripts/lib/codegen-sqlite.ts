@@ -55,8 +55,7 @@ function columnTypes(db: Database.Database, q: ParsedQuery, sql: string, hints: 
     let nullable = true;
     if (c.table && c.column) {
       const info = db.prepare(`SELECT type, "notnull", pk FROM pragma_table_info(?) WHERE name = ?`).get(c.table, c.column) as
-        | { type: string; notnull: number; pk: number }
-        | undefined;
+        { type: string; notnull: number; pk: number } | undefined;
       if (info) {
         tsType = tsTypeOfDeclared(info.type);
         nullable = info.notnull === 0 && info.pk === 0;
@@ -70,7 +69,10 @@ function columnTypes(db: Database.Database, q: ParsedQuery, sql: string, hints: 
 }
 
 function docComment(sql: string): string {
-  const body = sql.replace(/\*\//g, '* /').split('\n').map((l) => ` * ${l}`.trimEnd());
+  const body = sql
+    .replace(/\*\//g, '* /')
+    .split('\n')
+    .map((l) => ` * ${l}`.trimEnd());
   return ['/**', ' * Query generated from SQL:', ' * ```', ...body, ' * ```', ' */'].join('\n');
 }
 

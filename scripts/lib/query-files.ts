@@ -47,7 +47,8 @@ export function listQueryFiles(root: string, dialect: Dialect, group: QueryGroup
   const entries = readdirSync(join(root, rel), { withFileTypes: true });
   if (group.folder === '') {
     const strays = entries.filter((e) => e.isDirectory() && !QUERY_GROUPS.some((g) => g.folder === e.name));
-    if (strays.length) throw new CodegenError(`${strays.map((e) => join(rel, e.name)).join(', ')}: not a query group (${QUERY_GROUPS.map((g) => g.folder || '.').join(', ')})`);
+    if (strays.length)
+      throw new CodegenError(`${strays.map((e) => join(rel, e.name)).join(', ')}: not a query group (${QUERY_GROUPS.map((g) => g.folder || '.').join(', ')})`);
   } else if (entries.some((e) => e.isDirectory())) {
     throw new CodegenError(`${rel}: query groups do not nest`);
   }
@@ -117,8 +118,14 @@ export function assertDialectParity(sqlite: readonly ParsedQuery[], postgres: re
       continue;
     }
     if (qa.name !== qb.name) errors.push(`${f}.sql: query name ${qa.name} (sqlite) vs ${qb.name} (postgres)`);
-    const pa = qa.params.map((p) => `${p.name}${p.required ? '!' : ''}`).sort().join(', ');
-    const pb = qb.params.map((p) => `${p.name}${p.required ? '!' : ''}`).sort().join(', ');
+    const pa = qa.params
+      .map((p) => `${p.name}${p.required ? '!' : ''}`)
+      .sort()
+      .join(', ');
+    const pb = qb.params
+      .map((p) => `${p.name}${p.required ? '!' : ''}`)
+      .sort()
+      .join(', ');
     if (pa !== pb) errors.push(`${f}.sql: parameters [${pa}] (sqlite) vs [${pb}] (postgres)`);
   }
   if (errors.length) throw new CodegenError(`dialects disagree:\n  ${errors.join('\n  ')}`);

@@ -55,10 +55,12 @@ export type StoreProfileName = keyof typeof STORE_PROFILES;
 const END_OF_HISTORY_NS = BigInt(Date.UTC(2026, 7, 12, 13, 30, 0)) * 1_000_000n;
 const NS_PER_DAY = 86_400_000_000_000n;
 
-
 // ---------------------------------------------------------------- content
 
-const WORDS = 'the session turn agent review change file test diff build error cache token model context subagent schema index query migration backfill writer health commit branch deploy config handler stream frame payload result status update retry timeout parse render card step cost report'.split(' ');
+const WORDS =
+  'the session turn agent review change file test diff build error cache token model context subagent schema index query migration backfill writer health commit branch deploy config handler stream frame payload result status update retry timeout parse render card step cost report'.split(
+    ' ',
+  );
 
 /** A long seeded text; messages take slices of it, so generating 1M of them stays cheap. */
 function textPool(rng: SeededRandom): string {
@@ -124,13 +126,24 @@ export function* syntheticHistory(p: StoreProfile): Generator<{ session?: HostSe
     if (roll < 0.12) {
       message = { ...base, authorType: 'user', type: 'message', content: slice(80, 1200), metadata: null };
     } else if (roll < 0.4) {
-      message = { ...base, authorType: 'agent', type: 'message', content: slice(40, 1500), metadata: roll < 0.26 ? null : JSON.stringify({ model: rng.pick(MODELS) }) };
+      message = {
+        ...base,
+        authorType: 'agent',
+        type: 'message',
+        content: slice(40, 1500),
+        metadata: roll < 0.26 ? null : JSON.stringify({ model: rng.pick(MODELS) }),
+      };
     } else {
       const kind = rng.pick(TOOL_KINDS);
       // One tool call in 5,000 merely mentions the kind in its output: a text prefilter alone
       // would take it for a subagent launch.
       const output = rng.next() < 0.0002 ? `grep: Kind: "subagent_task" ${slice(20, 200)}` : slice(0, 1150);
-      const metadata = { tool_call_id: `toolu_01${rng.base62(22)}`, status: 'completed', title: kind, normalized: { kind, [kind]: { target: slice(10, 60), output } } };
+      const metadata = {
+        tool_call_id: `toolu_01${rng.base62(22)}`,
+        status: 'completed',
+        title: kind,
+        normalized: { kind, [kind]: { target: slice(10, 60), output } },
+      };
       message = { ...base, authorType: 'agent', type: 'tool_call', content: slice(20, 100), metadata: JSON.stringify(metadata) };
     }
     // Legacy rows: metadata the host wrote as '', 'null' or truncated JSON (1 in 2,000 each).
@@ -142,13 +155,40 @@ export function* syntheticHistory(p: StoreProfile): Generator<{ session?: HostSe
 
 function subagentMetadata(rng: SeededRandom, slice: (min: number, max: number) => string): string {
   const roll = rng.next();
-  const base = { description: slice(20, 80), prompt: slice(200, 2_000), subagent_type: rng.pick(['code-reviewer', 'security-reviewer', 'general-purpose', 'Explore']) };
+  const base = {
+    description: slice(20, 80),
+    prompt: slice(200, 2_000),
+    subagent_type: rng.pick(['code-reviewer', 'security-reviewer', 'general-purpose', 'Explore']),
+  };
   const [toolStatus, payload] =
-    roll < 0.75 ? ['completed', { ...base, status: 'async_launched', agent_id: `agent_${rng.hex(12)}`, model: rng.pick(MODELS), is_async: true, total_tokens: 0, duration_ms: 0 }]
-    : roll < 0.975 ? ['completed', { ...base, status: 'completed', agent_id: `agent_${rng.hex(12)}`, model: rng.pick(MODELS), total_tokens: rng.int(5_000, 275_717), tool_use_count: rng.int(1, 60), duration_ms: rng.int(5_000, 900_000), result_text: slice(100, 3_000) }]
-    : roll < 0.995 ? ['in_progress', { ...base, status: 'started', child_session_id: `ses_${rng.base62(24)}` }]
-    : ['pending', base];
-  return JSON.stringify({ tool_call_id: `toolu_01${rng.base62(22)}`, status: toolStatus, title: 'Task', normalized: { kind: 'subagent_task', subagent_task: payload } });
+    roll < 0.75
+      ? [
+          'completed',
+          { ...base, status: 'async_launched', agent_id: `agent_${rng.hex(12)}`, model: rng.pick(MODELS), is_async: true, total_tokens: 0, duration_ms: 0 },
+        ]
+      : roll < 0.975
+        ? [
+            'completed',
+            {
+              ...base,
+              status: 'completed',
+              agent_id: `agent_${rng.hex(12)}`,
+              model: rng.pick(MODELS),
+              total_tokens: rng.int(5_000, 275_717),
+              tool_use_count: rng.int(1, 60),
+              duration_ms: rng.int(5_000, 900_000),
+              result_text: slice(100, 3_000),
+            },
+          ]
+        : roll < 0.995
+          ? ['in_progress', { ...base, status: 'started', child_session_id: `ses_${rng.base62(24)}` }]
+          : ['pending', base];
+  return JSON.stringify({
+    tool_call_id: `toolu_01${rng.base62(22)}`,
+    status: toolStatus,
+    title: 'Task',
+    normalized: { kind: 'subagent_task', subagent_task: payload },
+  });
 }
 
 // ---------------------------------------------------------------- progress
@@ -222,7 +262,18 @@ export async function ensureSqliteStore(cacheDir: string, p: StoreProfile): Prom
       continue;
     }
     const m = item.message!;
-    insertMessage.run(m.id, m.sessionId, m.taskId, m.turnId, m.authorType, m.content, m.type, m.metadata, goDriverTimestamp(m.createdAtNs), m.updatedAtNs === null ? null : goDriverTimestamp(m.updatedAtNs));
+    insertMessage.run(
+      m.id,
+      m.sessionId,
+      m.taskId,
+      m.turnId,
+      m.authorType,
+      m.content,
+      m.type,
+      m.metadata,
+      goDriverTimestamp(m.createdAtNs),
+      m.updatedAtNs === null ? null : goDriverTimestamp(m.updatedAtNs),
+    );
     if (++done % BATCH === 0) {
       db.exec('COMMIT');
       bar.update(done);
@@ -239,7 +290,13 @@ export async function ensureSqliteStore(cacheDir: string, p: StoreProfile): Prom
 }
 
 function sqliteHostIndexes(db: Database.Database): string[] {
-  return (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('task_sessions', 'task_session_messages') AND sql IS NOT NULL ORDER BY name`).all() as { name: string }[]).map((r) => r.name);
+  return (
+    db
+      .prepare(
+        `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('task_sessions', 'task_session_messages') AND sql IS NOT NULL ORDER BY name`,
+      )
+      .all() as { name: string }[]
+  ).map((r) => r.name);
 }
 
 function writeSqliteManifest(db: Database.Database, p: StoreProfile): void {
@@ -263,7 +320,9 @@ export function readSqliteManifest(file: string): StoreManifest | null {
 /** Drops everything a benchmark run added (the package's tables, extra host indexes). */
 export function resetSqliteStore(db: Database.Database, manifest: StoreManifest): void {
   const keep = new Set(['task_sessions', 'task_session_messages', 'bench_store_manifest']);
-  const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).all() as { name: string }[]).map((r) => r.name);
+  const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).all() as { name: string }[]).map(
+    (r) => r.name,
+  );
   for (const t of tables) if (!keep.has(t)) db.exec(`DROP TABLE IF EXISTS "${t}"`);
   for (const index of sqliteHostIndexes(db)) if (!manifest.hostIndexes.includes(index)) db.exec(`DROP INDEX IF EXISTS "${index}"`);
   db.pragma('wal_checkpoint(TRUNCATE)');
@@ -370,9 +429,13 @@ export async function readPostgresManifest(url: string): Promise<StoreManifest |
 /** Drops everything a benchmark run added (the package's tables and functions, extra host indexes). */
 export async function resetPostgresStore(client: pg.ClientBase, manifest: StoreManifest): Promise<void> {
   const keep = new Set(['task_sessions', 'task_session_messages', 'bench_store_manifest']);
-  const tables = (await client.query(`SELECT tablename FROM pg_tables WHERE schemaname = current_schema()`)).rows.map((r: { tablename: string }) => r.tablename);
+  const tables = (await client.query(`SELECT tablename FROM pg_tables WHERE schemaname = current_schema()`)).rows.map(
+    (r: { tablename: string }) => r.tablename,
+  );
   for (const t of tables) if (!keep.has(t)) await client.query(`DROP TABLE IF EXISTS "${t}" CASCADE`);
   for (const index of await postgresHostIndexes(client)) if (!manifest.hostIndexes.includes(index)) await client.query(`DROP INDEX IF EXISTS "${index}"`);
-  const functions = await client.query(`SELECT p.oid::regprocedure::text AS f FROM pg_proc p WHERE p.pronamespace = current_schema()::regnamespace AND p.proname LIKE 'subagent_context%'`);
+  const functions = await client.query(
+    `SELECT p.oid::regprocedure::text AS f FROM pg_proc p WHERE p.pronamespace = current_schema()::regnamespace AND p.proname LIKE 'subagent_context%'`,
+  );
   for (const { f } of functions.rows as { f: string }[]) await client.query(`DROP FUNCTION IF EXISTS ${f} CASCADE`);
 }

@@ -109,7 +109,11 @@ export async function openDatabase(target: DatabaseTarget, opts: { readonly: boo
 }
 
 /** Runs fn on the opened database and always closes it. */
-export async function withDatabase<T>(target: DatabaseTarget, opts: { readonly: boolean; store?: StoreOptions }, fn: (db: OpenDatabase) => Promise<T>): Promise<T> {
+export async function withDatabase<T>(
+  target: DatabaseTarget,
+  opts: { readonly: boolean; store?: StoreOptions },
+  fn: (db: OpenDatabase) => Promise<T>,
+): Promise<T> {
   const db = await openDatabase(target, opts);
   try {
     return await fn(db);

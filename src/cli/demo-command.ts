@@ -21,7 +21,9 @@ export const demoCommand: CliCommand = {
   options: { sqlite: { type: 'string' }, postgres: { type: 'string' } },
   async run(values, io) {
     const given = values.sqlite !== undefined || values.postgres !== undefined;
-    const target: DatabaseTarget = given ? databaseTarget(values as { sqlite?: string; postgres?: string }) : { dialect: 'sqlite', file: DEFAULT_DEMO_SQLITE_FILE };
+    const target: DatabaseTarget = given
+      ? databaseTarget(values as { sqlite?: string; postgres?: string })
+      : { dialect: 'sqlite', file: DEFAULT_DEMO_SQLITE_FILE };
     // Loaded on demand, like the drivers: --help and usage errors stay fast.
     const { DemoRefusal, openDemoDatabase, runDemo } = await import('../demo/index.js');
     let database: Awaited<ReturnType<typeof openDemoDatabase>>;

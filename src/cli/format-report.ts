@@ -45,7 +45,10 @@ function keyValue(value: string | null, emptyMeaning: string): string {
 function fanOutSection(r: SubagentContextReport): string[] {
   const f = r.fan_out;
   const turns = (n: number) => plural(n, 'turn');
-  const knownTitle = f.known_from === null ? 'known fan-out: none (no boundary may be published)' : `known fan-out: turns whose first subagent was observed at or after ${f.known_from} (${f.known_from_key})`;
+  const knownTitle =
+    f.known_from === null
+      ? 'known fan-out: none (no boundary may be published)'
+      : `known fan-out: turns whose first subagent was observed at or after ${f.known_from} (${f.known_from_key})`;
   return [
     'Fan-out: subagents per turn',
     `  ${knownTitle}`,
@@ -77,7 +80,10 @@ function cardsSection(r: SubagentContextReport): string[] {
 function provenanceSection(r: SubagentContextReport): string[] {
   const p = r.provenance;
   const before = p.live_before_capture_since === null ? '' : ` (${formatInt(p.live_before_capture_since)} observed before capture_since)`;
-  return ['Provenance (AC-25: live and backfilled rows are not compared like-for-like)', `  ${plural(p.rows, 'row')}: ${formatInt(p.live)} live${before} · ${formatInt(p.backfill)} backfill`];
+  return [
+    'Provenance (AC-25: live and backfilled rows are not compared like-for-like)',
+    `  ${plural(p.rows, 'row')}: ${formatInt(p.live)} live${before} · ${formatInt(p.backfill)} backfill`,
+  ];
 }
 
 function tokensSection(r: SubagentContextReport): string[] {
@@ -101,7 +107,8 @@ function tokensSection(r: SubagentContextReport): string[] {
 function executionsSection(r: SubagentContextReport): string[] {
   const e = r.executions;
   const distinct = e.distinct === null ? 'not counted (execution_since is absent, AC-24b)' : formatInt(e.distinct);
-  const sinceKey = e.unknown_live_rows_since_execution_since === null ? '' : ` · ${formatInt(e.unknown_live_rows_since_execution_since)} live since execution_since`;
+  const sinceKey =
+    e.unknown_live_rows_since_execution_since === null ? '' : ` · ${formatInt(e.unknown_live_rows_since_execution_since)} live since execution_since`;
   return [
     "Executions ('unknown' is never an execution)",
     `  distinct executions: ${distinct}`,

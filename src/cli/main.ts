@@ -12,7 +12,9 @@ const PROGRAM = 'subagent-context';
 function usage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
-  return [`usage: ${PROGRAM} <command> [options]`, '', 'commands:', ...lines, '', `Run \`${PROGRAM} <command> --help\` for a command's options.`, ''].join('\n');
+  return [`usage: ${PROGRAM} <command> [options]`, '', 'commands:', ...lines, '', `Run \`${PROGRAM} <command> --help\` for a command's options.`, ''].join(
+    '\n',
+  );
 }
 
 function commandUsage(name: string, command: CliCommand): string {

@@ -60,8 +60,22 @@ const MINUTE = 60n * SECOND;
 const MODELS = ['claude-opus-5[1m]', 'claude-sonnet-5', 'claude-opus-5[1m]', 'claude-haiku-4-5'];
 const REVIEWERS = ['security-reviewer', 'code-reviewer', 'performance-reviewer', 'test-reviewer'];
 const HELPERS = ['general-purpose', 'Explore', 'test-runner', 'docs-writer', 'migration-planner'];
-const FILES = ['internal/orchestrator/event_handlers_streaming.go', 'internal/task/repository/sqlite/base_schema.go', 'apps/web/src/components/subagent-card.tsx', 'internal/agentctl/server/adapter/transport/acp/subagent.go', 'README.md', 'internal/task/service/service_messages.go'];
-const ASKS = ['Fix the flaky session-resume test', 'Add pagination to the task list', 'Review the diff before merge', 'Port the cost report to the new schema', 'Investigate the slow boot on large stores', 'Tighten the websocket auth scoper'];
+const FILES = [
+  'internal/orchestrator/event_handlers_streaming.go',
+  'internal/task/repository/sqlite/base_schema.go',
+  'apps/web/src/components/subagent-card.tsx',
+  'internal/agentctl/server/adapter/transport/acp/subagent.go',
+  'README.md',
+  'internal/task/service/service_messages.go',
+];
+const ASKS = [
+  'Fix the flaky session-resume test',
+  'Add pagination to the task list',
+  'Review the diff before merge',
+  'Port the cost report to the new schema',
+  'Investigate the slow boot on large stores',
+  'Tighten the websocket auth scoper',
+];
 
 interface SubagentSpec {
   toolCallId: string;
@@ -87,7 +101,16 @@ function subagentPayload(rng: SeededRandom, s: SubagentSpec, description: string
   switch (s.status) {
     case 'async_launched':
       // Claude's run_in_background dispatch: identity and model, usage reported as 0 (AC-7a).
-      return { ...base, status: 'async_launched', agent_id: `agent_${rng.hex(12)}`, model: rng.pick(MODELS), is_async: true, output_file: `/tmp/claude/tasks/${rng.hex(8)}.output`, total_tokens: 0, duration_ms: 0 };
+      return {
+        ...base,
+        status: 'async_launched',
+        agent_id: `agent_${rng.hex(12)}`,
+        model: rng.pick(MODELS),
+        is_async: true,
+        output_file: `/tmp/claude/tasks/${rng.hex(8)}.output`,
+        total_tokens: 0,
+        duration_ms: 0,
+      };
     case 'completed': {
       const payload: Record<string, unknown> = {
         ...base,
@@ -117,10 +140,13 @@ function ordinaryToolCall(rng: SeededRandom): { content: string; metadata: Recor
   const kind = rng.pick(['read_file', 'search', 'shell', 'edit', 'read_file']);
   const file = rng.pick(FILES);
   const detail: Record<string, unknown> =
-    kind === 'read_file' ? { path: file, lines: rng.int(40, 900) }
-    : kind === 'search' ? { pattern: rng.pick(['recordSubagentContext', 'ToolUseCount', 'isTerminalToolStatus']), matches: rng.int(0, 30) }
-    : kind === 'shell' ? { command: rng.pick(['go test ./internal/...', 'make lint', 'git diff --stat']), exit_code: rng.int(0, 1) }
-    : { path: file, additions: rng.int(1, 80), deletions: rng.int(0, 40) };
+    kind === 'read_file'
+      ? { path: file, lines: rng.int(40, 900) }
+      : kind === 'search'
+        ? { pattern: rng.pick(['recordSubagentContext', 'ToolUseCount', 'isTerminalToolStatus']), matches: rng.int(0, 30) }
+        : kind === 'shell'
+          ? { command: rng.pick(['go test ./internal/...', 'make lint', 'git diff --stat']), exit_code: rng.int(0, 1) }
+          : { path: file, additions: rng.int(1, 80), deletions: rng.int(0, 40) };
   return { content: `${kind} ${file}`, metadata: { tool_call_id: `toolu_01${rng.base62(22)}`, status: 'completed', normalized: { kind, [kind]: detail } } };
 }
 
@@ -148,7 +174,10 @@ export function buildDemoHistory(seed = 20260812): DemoHistory {
   const turnsBySession = assignTurns(rng, claude, opencode);
 
   // Claude statuses, shuffled over the 248 Claude subagents in session order.
-  const claudeCount = [...turnsBySession].filter(([id]) => !opencode.includes(id)).flatMap(([, ks]) => ks).reduce((a, b) => a + b, 0);
+  const claudeCount = [...turnsBySession]
+    .filter(([id]) => !opencode.includes(id))
+    .flatMap(([, ks]) => ks)
+    .reduce((a, b) => a + b, 0);
   const statuses = rng.shuffle<SampledStatus>([
     ...Array<SampledStatus>(SAMPLED_STATUSES.async_launched).fill('async_launched'),
     ...Array<SampledStatus>(SAMPLED_STATUSES.completed).fill('completed'),
@@ -199,18 +228,46 @@ export function buildDemoHistory(seed = 20260812): DemoHistory {
       clock += BigInt(rng.int(2, 40)) * MINUTE;
       push({ authorType: 'user', type: 'message', content: rng.pick(ASKS), metadata: null, createdAtNs: clock, updatedAtNs: clock });
       step(20, 90);
-      push({ authorType: 'agent', type: 'message', content: 'Looking at the code paths involved first.', metadata: null, createdAtNs: clock, updatedAtNs: clock });
+      push({
+        authorType: 'agent',
+        type: 'message',
+        content: 'Looking at the code paths involved first.',
+        metadata: null,
+        createdAtNs: clock,
+        updatedAtNs: clock,
+      });
       for (let i = rng.int(turn.fanOut ? 0 : 1, 4); i > 0; i--) {
         step(10, 120);
         if (messageNo + 1 >= trapAt) {
           trapAt = Number.POSITIVE_INFINITY;
           // Mentions subagent_task in its text but is a shell call: a naive text match is not a subagent.
-          const metadata = { tool_call_id: `toolu_01${rng.base62(22)}`, status: 'completed', normalized: { kind: 'shell', shell: { command: 'rg -n "subagent_task" internal/', output: 'internal/orchestrator/subagent.go:41:  Kind: "subagent_task",' } } };
-          push({ authorType: 'agent', type: 'tool_call', content: 'rg -n "subagent_task" internal/', metadata: JSON.stringify(metadata), createdAtNs: clock, updatedAtNs: clock + SECOND });
+          const metadata = {
+            tool_call_id: `toolu_01${rng.base62(22)}`,
+            status: 'completed',
+            normalized: {
+              kind: 'shell',
+              shell: { command: 'rg -n "subagent_task" internal/', output: 'internal/orchestrator/subagent.go:41:  Kind: "subagent_task",' },
+            },
+          };
+          push({
+            authorType: 'agent',
+            type: 'tool_call',
+            content: 'rg -n "subagent_task" internal/',
+            metadata: JSON.stringify(metadata),
+            createdAtNs: clock,
+            updatedAtNs: clock + SECOND,
+          });
           continue;
         }
         const call = ordinaryToolCall(rng);
-        push({ authorType: 'agent', type: 'tool_call', content: call.content, metadata: JSON.stringify(call.metadata), createdAtNs: clock, updatedAtNs: clock + BigInt(rng.int(1, 20)) * SECOND });
+        push({
+          authorType: 'agent',
+          type: 'tool_call',
+          content: call.content,
+          metadata: JSON.stringify(call.metadata),
+          createdAtNs: clock,
+          updatedAtNs: clock + BigInt(rng.int(1, 20)) * SECOND,
+        });
       }
       // The fan-out: parallel launches a fraction of a second apart.
       const launched: SubagentSpec[] = [];
@@ -246,18 +303,28 @@ export function buildDemoHistory(seed = 20260812): DemoHistory {
           normalized: { kind: 'subagent_task', subagent_task: payload },
         };
         const lastUpdate = spec.status === 'completed' ? BigInt(payload.duration_ms as number) * NS_PER_MS : BigInt(rng.int(1, 5)) * SECOND;
-        push({
-          authorType: 'agent',
-          type: 'tool_call',
-          content: description,
-          metadata: JSON.stringify(metadata),
-          createdAtNs: clock,
-          // A launch that never progressed was never updated; the host leaves updated_at NULL.
-          updatedAtNs: spec.status === 'absent' ? null : clock + lastUpdate,
-        }, true);
+        push(
+          {
+            authorType: 'agent',
+            type: 'tool_call',
+            content: description,
+            metadata: JSON.stringify(metadata),
+            createdAtNs: clock,
+            // A launch that never progressed was never updated; the host leaves updated_at NULL.
+            updatedAtNs: spec.status === 'absent' ? null : clock + lastUpdate,
+          },
+          true,
+        );
       }
       step(30, 600);
-      push({ authorType: 'agent', type: 'message', content: turn.fanOut ? `Collected results from ${turn.fanOut} subagent(s).` : 'Done; the change is ready for review.', metadata: null, createdAtNs: clock, updatedAtNs: clock });
+      push({
+        authorType: 'agent',
+        type: 'message',
+        content: turn.fanOut ? `Collected results from ${turn.fanOut} subagent(s).` : 'Done; the change is ready for review.',
+        metadata: null,
+        createdAtNs: clock,
+        updatedAtNs: clock,
+      });
     });
   }
 

@@ -61,7 +61,8 @@ function reusedLines(input: DemoReportInput): string[] {
   return [
     `${toolCallId} in ${sessionId} now has ${plural(input.reusedRows.length, 'row')}, one per execution:`,
     ...input.reusedRows.map(
-      (r) => `  execution ${r.agent_execution_id.slice(0, 8)}…  ${r.turn_id ?? '(no turn)'}  agent_status ${r.agent_status ?? '—'}  total_tokens ${r.total_tokens === null ? 'NULL' : fmt(Number(r.total_tokens))}`,
+      (r) =>
+        `  execution ${r.agent_execution_id.slice(0, 8)}…  ${r.turn_id ?? '(no turn)'}  agent_status ${r.agent_status ?? '—'}  total_tokens ${r.total_tokens === null ? 'NULL' : fmt(Number(r.total_tokens))}`,
     ),
   ];
 }
@@ -88,7 +89,9 @@ function storyLines(r: SubagentContextReport): string[] {
     );
   }
   if (f.known_from !== null) {
-    lines.push(`- known fan-out: ${plural(sumTurns(f.known), 'turn')} (${plural(sumSubagents(f.known), 'subagent')}) whose first subagent came at or after ${f.known_from_key} (${f.known_from}).`);
+    lines.push(
+      `- known fan-out: ${plural(sumTurns(f.known), 'turn')} (${plural(sumSubagents(f.known), 'subagent')}) whose first subagent came at or after ${f.known_from_key} (${f.known_from}).`,
+    );
   }
   const unknownTurns = sumTurns(f.unknown);
   if (unknownTurns > 0) {
@@ -104,7 +107,9 @@ function storyLines(r: SubagentContextReport): string[] {
       `- read as 0, the ${plural(t.unmeasured, 'unmeasured subagent')} would pull the mean from ${fmt(t.mean_tokens)} to ${fmt(zeroFilled)} tokens per settled subagent: ${fixed(t.mean_tokens / zeroFilled, 1)}× too low.`,
     );
   }
-  lines.push(`- ${plural(p.live, 'live row')} and ${plural(p.backfill, 'backfilled row')}: the report keeps the two provenances apart (tokens by source), as AC-25 asks.`);
+  lines.push(
+    `- ${plural(p.live, 'live row')} and ${plural(p.backfill, 'backfilled row')}: the report keeps the two provenances apart (tokens by source), as AC-25 asks.`,
+  );
   return lines;
 }
 
@@ -133,10 +138,11 @@ export function renderDemoReport(input: DemoReportInput): string {
     `${h.malformedMetadata} messages whose metadata is malformed ('', 'null', '{broken').`,
     ...section(`1. runMigrations() — the upgrade boots at ${input.upgradeAt} (simulated clock)`, migrationLines(input.migration)),
     ...section('2. Activation keys (kandev_meta)', keyLines(input.report.keys)),
-    ...section(
-      `3. Live stream: ${plural(input.live.frames, 'frame')} as an orchestrator delivers them (${input.live.burstFrames} in one recordFrames burst)`,
-      [...input.live.notes.map((n) => `- ${n}`), counterLine(input.counters), ...reusedLines(input)],
-    ),
+    ...section(`3. Live stream: ${plural(input.live.frames, 'frame')} as an orchestrator delivers them (${input.live.burstFrames} in one recordFrames burst)`, [
+      ...input.live.notes.map((n) => `- ${n}`),
+      counterLine(input.counters),
+      ...reusedLines(input),
+    ]),
     ...section('4. checkHealth()', healthLines(input.health)),
     ...section('5. store.report() — what the store now answers (`subagent-context report` prints the same)', [
       ...formatReport(input.report, input.where).trimEnd().split('\n'),

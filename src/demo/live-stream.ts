@@ -70,11 +70,27 @@ export async function streamLiveFrames(
     ...overrides,
   });
   const metadataOf = (s: LiveSubagent, toolStatus: string, payload: SubagentTaskPayload) =>
-    JSON.stringify({ tool_call_id: s.toolCallId, status: toolStatus, title: 'Task', normalized: { kind: 'subagent_task', subagent_task: { description: s.description, subagent_type: s.subagentType, ...payload } } });
+    JSON.stringify({
+      tool_call_id: s.toolCallId,
+      status: toolStatus,
+      title: 'Task',
+      normalized: { kind: 'subagent_task', subagent_task: { description: s.description, subagent_type: s.subagentType, ...payload } },
+    });
   /** The host writes the launch's message first, then the orchestrator records the frame. */
   const launch = async (s: LiveSubagent, taskId = s.taskId) => {
     const at = clock.read();
-    await host.insertMessage({ id: s.messageId, sessionId: s.sessionId, taskId, turnId: s.turnId, authorType: 'agent', type: 'tool_call', content: s.description, metadata: metadataOf(s, 'pending', {}), createdAtNs: at, updatedAtNs: at });
+    await host.insertMessage({
+      id: s.messageId,
+      sessionId: s.sessionId,
+      taskId,
+      turnId: s.turnId,
+      authorType: 'agent',
+      type: 'tool_call',
+      content: s.description,
+      metadata: metadataOf(s, 'pending', {}),
+      createdAtNs: at,
+      updatedAtNs: at,
+    });
   };
   const progress = async (s: LiveSubagent, toolStatus: string, payload: SubagentTaskPayload) => {
     await host.updateMessageMetadata(s.messageId, metadataOf(s, toolStatus, payload), clock.read());
@@ -103,7 +119,14 @@ export async function streamLiveFrames(
     await record(frameOf(s, 'pending', {}));
   }
   const [security, code, perf] = reviewers;
-  const done = (tokens: number, tools: number, ms: number): SubagentTaskPayload => ({ status: 'completed', agent_id: `agent_${tokens.toString(16)}`, model: 'claude-opus-5[1m]', total_tokens: tokens, tool_use_count: tools, duration_ms: ms });
+  const done = (tokens: number, tools: number, ms: number): SubagentTaskPayload => ({
+    status: 'completed',
+    agent_id: `agent_${tokens.toString(16)}`,
+    model: 'claude-opus-5[1m]',
+    total_tokens: tokens,
+    tool_use_count: tools,
+    duration_ms: ms,
+  });
   await record(frameOf(security, 'in_progress', { model: 'claude-opus-5[1m]' }));
   clock.advance(MINUTE);
   await progress(code, 'completed', done(41_207, 12, 58_311));
@@ -121,8 +144,22 @@ export async function streamLiveFrames(
   // Turn 2 (first execution): a background dispatch, which never reports usage (AC-7).
   clock.advance(4n * MINUTE);
   const reusedId = 'toolu_01LiveReusedAcrossExecs';
-  const background = subagent(`${where.sessionId}-turn-live-2`, LIVE_EXECUTIONS.first, reusedId, 'general-purpose', 'Run the full test suite in the background');
-  const dispatched: SubagentTaskPayload = { status: 'async_launched', agent_id: 'agent_5a1e0f2c9d31', model: 'claude-sonnet-5', is_async: true, total_tokens: 0, duration_ms: 0, output_file: '/tmp/claude/tasks/5a1e0f2c.output' };
+  const background = subagent(
+    `${where.sessionId}-turn-live-2`,
+    LIVE_EXECUTIONS.first,
+    reusedId,
+    'general-purpose',
+    'Run the full test suite in the background',
+  );
+  const dispatched: SubagentTaskPayload = {
+    status: 'async_launched',
+    agent_id: 'agent_5a1e0f2c9d31',
+    model: 'claude-sonnet-5',
+    is_async: true,
+    total_tokens: 0,
+    duration_ms: 0,
+    output_file: '/tmp/claude/tasks/5a1e0f2c.output',
+  };
   await launch(background);
   await record(frameOf(background, 'pending', {}));
   await progress(background, 'completed', dispatched);
@@ -154,12 +191,17 @@ export async function streamLiveFrames(
   // own row and cannot clobber the resumed execution's (AC-30, AC-32).
   clock.advance(MINUTE);
   await record(frameOf(background, 'completed', dispatched));
-  notes.push(`a late frame from execution ${LIVE_EXECUTIONS.first.slice(0, 8)}… reused ${reusedId}; it merged into its own execution's row, the newer execution's row is untouched (AC-32)`);
+  notes.push(
+    `a late frame from execution ${LIVE_EXECUTIONS.first.slice(0, 8)}… reused ${reusedId}; it merged into its own execution's row, the newer execution's row is untouched (AC-32)`,
+  );
 
   // Another session's frames arrive with an empty execution id: stored as 'unknown' (AC-31).
   clock.advance(3n * MINUTE);
   const other = { sessionId: where.otherSessionId, taskId: where.otherTaskId };
-  const anonymous = subagent(`${other.sessionId}-turn-live-1`, '', 'toolu_01LiveNoExecutionId000', 'Explore', 'Map the callers of recordSubagentContext', { ...where, ...other });
+  const anonymous = subagent(`${other.sessionId}-turn-live-1`, '', 'toolu_01LiveNoExecutionId000', 'Explore', 'Map the callers of recordSubagentContext', {
+    ...where,
+    ...other,
+  });
   await launch(anonymous);
   await record(frameOf(anonymous, 'pending', {}));
   await progress(anonymous, 'completed', done(17_733, 22, 33_090));
@@ -169,7 +211,14 @@ export async function streamLiveFrames(
   // A frame whose session never resolved a task: the host still writes its message (with an
   // empty task_id), the writer skips it (AC-2), and the health check excludes it (AC-28).
   clock.advance(2n * MINUTE);
-  const orphan = subagent(`${where.thirdSessionId}-turn-live-1`, LIVE_EXECUTIONS.resumed, 'toolu_01LiveWithoutTaskId000', 'general-purpose', 'Summarise the open review threads', { ...where, sessionId: where.thirdSessionId, taskId: '' });
+  const orphan = subagent(
+    `${where.thirdSessionId}-turn-live-1`,
+    LIVE_EXECUTIONS.resumed,
+    'toolu_01LiveWithoutTaskId000',
+    'general-purpose',
+    'Summarise the open review threads',
+    { ...where, sessionId: where.thirdSessionId, taskId: '' },
+  );
   await launch(orphan, '');
   await record(frameOf(orphan, 'pending', {}, { taskId: null }));
   notes.push(`a frame without a task id was skipped (skipped_no_identity, AC-2); its message is excluded from the health comparison`);

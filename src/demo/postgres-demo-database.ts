@@ -27,7 +27,9 @@ export async function openPostgresDemoDatabase(url: string): Promise<DemoDatabas
   try {
     const tables = await demoExistingTables.run(undefined, pool);
     if (tables.length > 0) {
-      throw new DemoRefusal(`${redacted(url)} already holds ${tables.map((t) => t.name).join(', ')}; the demo builds its own history — point --postgres at an empty database (e.g. createdb subagent_context_demo)`);
+      throw new DemoRefusal(
+        `${redacted(url)} already holds ${tables.map((t) => t.name).join(', ')}; the demo builds its own history — point --postgres at an empty database (e.g. createdb subagent_context_demo)`,
+      );
     }
   } catch (err) {
     await pool.end();

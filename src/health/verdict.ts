@@ -8,11 +8,7 @@
 //   divergence signal there is, and never "healthy" (AC-29, revision 4).
 import type { HealthVerdict } from '../types.js';
 
-export function decideVerdict(input: {
-  captureSincePresent: boolean;
-  confirmedShortfall: number | null;
-  lastObservedAt: string | null;
-}): HealthVerdict {
+export function decideVerdict(input: { captureSincePresent: boolean; confirmedShortfall: number | null; lastObservedAt: string | null }): HealthVerdict {
   if (!input.captureSincePresent) return 'not_activated';
   if ((input.confirmedShortfall ?? 0) > 0) return 'shortfall';
   if (input.lastObservedAt === null) return 'nothing_since_activation';

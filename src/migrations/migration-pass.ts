@@ -124,7 +124,9 @@ async function alreadyCurrent(db: MigrationDatabase, plan: readonly PlannedStep[
   }
 }
 
-const skippedAs = (reason: string) => (step: PlannedStep): MigrationStep => ({ name: step.name, status: 'skipped', ms: 0, error: reason });
+const skippedAs =
+  (reason: string) =>
+  (step: PlannedStep): MigrationStep => ({ name: step.name, status: 'skipped', ms: 0, error: reason });
 
 export async function runMigrationPass(db: MigrationDatabase, ctx: StoreContext): Promise<MigrationReport> {
   const plan = planSteps(db, ctx);

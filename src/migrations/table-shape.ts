@@ -22,13 +22,7 @@ export interface TableShape {
  * required outcomes but do not gate subagent_context_execution_since.
  */
 export function executionIdentityShapeHolds(shape: TableShape): boolean {
-  return (
-    shape.tablePresent &&
-    shape.executionColumnPresent &&
-    shape.executionColumnNotNull &&
-    shape.threeColumnUniquePresent &&
-    !shape.twoColumnUniquePresent
-  );
+  return shape.tablePresent && shape.executionColumnPresent && shape.executionColumnNotNull && shape.threeColumnUniquePresent && !shape.twoColumnUniquePresent;
 }
 
 /** Row of the observe query, whichever driver returned it (SQLite: bigint 0/1; PostgreSQL: boolean/number). */

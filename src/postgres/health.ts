@@ -34,7 +34,11 @@ export function postgresHealthQueries(pool: pg.Pool | pg.PoolClient): HealthQuer
     },
     async readKeys() {
       const [row] = await readActivationKeys.run(
-        { captureSinceKey: ACTIVATION_KEYS.captureSince, backfillThroughKey: ACTIVATION_KEYS.backfillThrough, executionSinceKey: ACTIVATION_KEYS.executionSince },
+        {
+          captureSinceKey: ACTIVATION_KEYS.captureSince,
+          backfillThroughKey: ACTIVATION_KEYS.backfillThrough,
+          executionSinceKey: ACTIVATION_KEYS.executionSince,
+        },
         pool,
       );
       return { capture_since: row?.capture_since ?? null, backfill_through: row?.backfill_through ?? null, execution_since: row?.execution_since ?? null };

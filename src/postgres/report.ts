@@ -7,14 +7,7 @@
 // All statements run on one connection in one REPEATABLE READ, READ ONLY transaction, so
 // every figure comes from the same snapshot (and a hot standby can serve it).
 import type pg from 'pg';
-import {
-  readActivationKeys,
-  reportCards,
-  reportFanOut,
-  reportRowCounts,
-  reportTokenDistribution,
-  reportTokens,
-} from '../../generated/postgres/index.js';
+import { readActivationKeys, reportCards, reportFanOut, reportRowCounts, reportTokenDistribution, reportTokens } from '../../generated/postgres/index.js';
 import { ACTIVATION_KEYS } from '../activation-keys.js';
 import type { StoreContext } from '../dialect.js';
 import { ceilToMicros, formatMicros } from '../instant.js';
@@ -69,7 +62,11 @@ export function postgresReportReader(pool: pg.Pool): ReportReader {
     read: (plan) =>
       inReadSnapshot(pool, async (client) => {
         const [k] = await readActivationKeys.run(
-          { captureSinceKey: ACTIVATION_KEYS.captureSince, backfillThroughKey: ACTIVATION_KEYS.backfillThrough, executionSinceKey: ACTIVATION_KEYS.executionSince },
+          {
+            captureSinceKey: ACTIVATION_KEYS.captureSince,
+            backfillThroughKey: ACTIVATION_KEYS.backfillThrough,
+            executionSinceKey: ACTIVATION_KEYS.executionSince,
+          },
           client,
         );
         const keys = { capture_since: k?.capture_since ?? null, backfill_through: k?.backfill_through ?? null, execution_since: k?.execution_since ?? null };

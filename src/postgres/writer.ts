@@ -41,7 +41,10 @@ export interface PostgresWriterOptions {
 /** The `client` of recordFrame(frame, { client }), checked before anything is sent. */
 function hostClient(client: unknown): Queryable {
   if (typeof (client as { query?: unknown } | null)?.query !== 'function') {
-    throw new SubagentContextError('invalid_client', 'the client option must be a node-postgres client (pg.PoolClient or pg.Client) inside an open transaction');
+    throw new SubagentContextError(
+      'invalid_client',
+      'the client option must be a node-postgres client (pg.PoolClient or pg.Client) inside an open transaction',
+    );
   }
   return client as Queryable;
 }

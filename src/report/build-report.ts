@@ -67,7 +67,12 @@ export function composeReport(raw: RawReport): SubagentContextReport {
   const state = classifyActivationState(keys);
   const bySource = tokenGroups(raw.tokens, 'source');
   const sum = (f: (g: TokenFigures) => number) => bySource.reduce((t, g) => t + f(g), 0);
-  const totals = figures(sum((g) => g.rows), sum((g) => g.settled), sum((g) => g.measured), sum((g) => g.total_tokens));
+  const totals = figures(
+    sum((g) => g.rows),
+    sum((g) => g.settled),
+    sum((g) => g.measured),
+    sum((g) => g.total_tokens),
+  );
   const inWindow = raw.fanOut.filter((r) => r.era !== 'before_since');
 
   const provenance: SubagentContextReport['provenance'] = {
@@ -133,7 +138,10 @@ export async function buildReport(reader: ReportReader, ctx: StoreContext, optio
   const present = await reader.probeTables();
   const missing = REPORT_TABLES.filter((t) => !present[t]);
   if (missing.length) {
-    throw new SubagentContextError('missing_tables', `report: missing table${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (run \`subagent-context migrate\` on the ${ctx.dialect} store)`);
+    throw new SubagentContextError(
+      'missing_tables',
+      `report: missing table${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (run \`subagent-context migrate\` on the ${ctx.dialect} store)`,
+    );
   }
   const raw = await reader.read((keys) => ({ ...request, ...boundariesFromKeys(keys) }));
   return composeReport(raw);

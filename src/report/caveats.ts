@@ -45,12 +45,15 @@ function stateCaveats(state: ActivationState): string[] {
 function keyCaveats(input: CaveatInput): string[] {
   const { bounds, keys } = input;
   const out = bounds.unreadable.map(
-    (name) => `${KEY(name)} holds ${JSON.stringify(keys[name])}, which is not an instant, so it bounds nothing in this report (AC-24e)${name === 'backfill_through' && bounds.knownFromNs !== null ? '; fan-out is treated as known only from subagent_context_capture_since' : ''}.`,
+    (name) =>
+      `${KEY(name)} holds ${JSON.stringify(keys[name])}, which is not an instant, so it bounds nothing in this report (AC-24e)${name === 'backfill_through' && bounds.knownFromNs !== null ? '; fan-out is treated as known only from subagent_context_capture_since' : ''}.`,
   );
   const boundaryKeys: KeyName[] = bounds.knownFromKey ? [bounds.knownFromKey, 'capture_since'] : [];
   for (const name of new Set(boundaryKeys)) {
     if (bounds.secondPrecision.includes(name)) {
-      out.push(`${KEY(name)} (${keys[name]}) has second precision, as the pre-amendment build wrote it: rows within that second may sit on either side of it, a disclosed limitation (AC-24 point 5).`);
+      out.push(
+        `${KEY(name)} (${keys[name]}) has second precision, as the pre-amendment build wrote it: rows within that second may sit on either side of it, a disclosed limitation (AC-24 point 5).`,
+      );
     }
   }
   return out;
@@ -63,19 +66,36 @@ function fanOutCaveats(input: CaveatInput): string[] {
   if (bounds.knownFromNs !== null) {
     const from = at(bounds.knownFromNs);
     if (bounds.knownFromKey === 'backfill_through') {
-      out.push(`Fan-out is known for turns whose first subagent was observed at or after subagent_context_backfill_through (${from}). Turns that began earlier have unknown fan-out: their counts are what survived in message history, lower bounds and never zeros (AC-25).`);
+      out.push(
+        `Fan-out is known for turns whose first subagent was observed at or after subagent_context_backfill_through (${from}). Turns that began earlier have unknown fan-out: their counts are what survived in message history, lower bounds and never zeros (AC-25).`,
+      );
     } else if (keys.backfill_through === '') {
-      out.push(`subagent_context_backfill_through is '' (AC-24f): the backfill matched no subagent message, so there was no earlier history to recover and none is missing. Fan-out is known from subagent_context_capture_since (${from}).`);
+      out.push(
+        `subagent_context_backfill_through is '' (AC-24f): the backfill matched no subagent message, so there was no earlier history to recover and none is missing. Fan-out is known from subagent_context_capture_since (${from}).`,
+      );
     } else if (keys.backfill_through === null) {
-      out.push(`subagent_context_backfill_through is absent (a partial key pair the next boot completes, AC-24d): fan-out is treated as known only from subagent_context_capture_since (${from}).`);
+      out.push(
+        `subagent_context_backfill_through is absent (a partial key pair the next boot completes, AC-24d): fan-out is treated as known only from subagent_context_capture_since (${from}).`,
+      );
     }
   }
   if (unknownTurns > 0) {
-    out.push(`${n(unknownTurns, 'turn')} began before any fan-out boundary; their rows are counted, not discarded, because the keys bound completeness, never validity (AC-25).`);
+    out.push(
+      `${n(unknownTurns, 'turn')} began before any fan-out boundary; their rows are counted, not discarded, because the keys bound completeness, never validity (AC-25).`,
+    );
   }
-  if (fanOut.rows_without_turn > 0) out.push(`${n(fanOut.rows_without_turn, 'row')} in the window ${fanOut.rows_without_turn === 1 ? 'has' : 'have'} no turn_id (no turn was active) and ${fanOut.rows_without_turn === 1 ? 'is' : 'are'} in no fan-out histogram.`);
-  if (fanOut.turns_past_until > 0) out.push(`${n(fanOut.turns_past_until, 'turn')} continue${fanOut.turns_past_until === 1 ? 's' : ''} at or after until; a turn is counted whole in the window where its first subagent was observed.`);
-  if (fanOut.turns_before_since > 0) out.push(`${n(fanOut.turns_before_since, 'turn')} with subagents in the window began before since; ${fanOut.turns_before_since === 1 ? 'it is' : 'they are'} counted in the window where ${fanOut.turns_before_since === 1 ? 'it' : 'they'} began, not here.`);
+  if (fanOut.rows_without_turn > 0)
+    out.push(
+      `${n(fanOut.rows_without_turn, 'row')} in the window ${fanOut.rows_without_turn === 1 ? 'has' : 'have'} no turn_id (no turn was active) and ${fanOut.rows_without_turn === 1 ? 'is' : 'are'} in no fan-out histogram.`,
+    );
+  if (fanOut.turns_past_until > 0)
+    out.push(
+      `${n(fanOut.turns_past_until, 'turn')} continue${fanOut.turns_past_until === 1 ? 's' : ''} at or after until; a turn is counted whole in the window where its first subagent was observed.`,
+    );
+  if (fanOut.turns_before_since > 0)
+    out.push(
+      `${n(fanOut.turns_before_since, 'turn')} with subagents in the window began before since; ${fanOut.turns_before_since === 1 ? 'it is' : 'they are'} counted in the window where ${fanOut.turns_before_since === 1 ? 'it' : 'they'} began, not here.`,
+    );
   return out;
 }
 
@@ -84,10 +104,14 @@ function completenessCaveats(input: CaveatInput): string[] {
   const out: string[] = [];
   const capture = bounds.captureSinceNs;
   if (capture !== null && (bounds.sinceNs === null || bounds.sinceNs < capture)) {
-    out.push(`Before subagent_context_capture_since (${at(capture)}) the absence of a row is not evidence that no subagent ran (AC-25): sessions deleted before activation left no trace.`);
+    out.push(
+      `Before subagent_context_capture_since (${at(capture)}) the absence of a row is not evidence that no subagent ran (AC-25): sessions deleted before activation left no trace.`,
+    );
   }
   if ((provenance.live_before_capture_since ?? 0) > 0) {
-    out.push(`${n(provenance.live_before_capture_since!, 'live row')} ${provenance.live_before_capture_since === 1 ? 'was' : 'were'} observed before subagent_context_capture_since. They are real measurements and are counted: the keys bound completeness, never validity (AC-25).`);
+    out.push(
+      `${n(provenance.live_before_capture_since!, 'live row')} ${provenance.live_before_capture_since === 1 ? 'was' : 'were'} observed before subagent_context_capture_since. They are real measurements and are counted: the keys bound completeness, never validity (AC-25).`,
+    );
   }
   return out;
 }
@@ -96,10 +120,15 @@ function provenanceCaveats(input: CaveatInput): string[] {
   const { provenance: p } = input;
   const out: string[] = [];
   if (p.backfill > 0) {
-    out.push(`${n(p.backfill, 'row')} of ${p.rows.toLocaleString('en-US')} came from the backfill (source 'backfill'), rebuilt once from what survived in message metadata, often without tokens, statuses or an execution id. Live and backfilled rows are not compared like-for-like: token figures are also given by source (AC-25).`);
+    out.push(
+      `${n(p.backfill, 'row')} of ${p.rows.toLocaleString('en-US')} came from the backfill (source 'backfill'), rebuilt once from what survived in message metadata, often without tokens, statuses or an execution id. Live and backfilled rows are not compared like-for-like: token figures are also given by source (AC-25).`,
+    );
   }
   const other = p.rows - p.live - p.backfill;
-  if (other > 0) out.push(`${n(other, 'row')} carr${other === 1 ? 'ies' : 'y'} a source other than 'live' or 'backfill'; ${other === 1 ? 'it is' : 'they are'} counted in the totals only.`);
+  if (other > 0)
+    out.push(
+      `${n(other, 'row')} carr${other === 1 ? 'ies' : 'y'} a source other than 'live' or 'backfill'; ${other === 1 ? 'it is' : 'they are'} counted in the totals only.`,
+    );
   return out;
 }
 
@@ -107,10 +136,14 @@ function executionCaveats(input: CaveatInput): string[] {
   const { executions: e } = input;
   const out: string[] = [];
   if (e.unknown_rows > 0) {
-    out.push(`${n(e.unknown_rows, 'row')} carr${e.unknown_rows === 1 ? 'ies' : 'y'} agent_execution_id 'unknown': the execution is unrecorded. 'unknown' is never counted as an execution, nor read as one shared execution (AC-25, AC-31).`);
+    out.push(
+      `${n(e.unknown_rows, 'row')} carr${e.unknown_rows === 1 ? 'ies' : 'y'} agent_execution_id 'unknown': the execution is unrecorded. 'unknown' is never counted as an execution, nor read as one shared execution (AC-25, AC-31).`,
+    );
   }
   if ((e.unknown_live_rows_since_execution_since ?? 0) > 0) {
-    out.push(`${n(e.unknown_live_rows_since_execution_since!, 'live row')} observed since subagent_context_execution_since arrived without an execution id, the regression AC-31 makes observable.`);
+    out.push(
+      `${n(e.unknown_live_rows_since_execution_since!, 'live row')} observed since subagent_context_execution_since arrived without an execution id, the regression AC-31 makes observable.`,
+    );
   }
   return out;
 }
@@ -120,16 +153,21 @@ function tokenCaveats(input: CaveatInput): string[] {
   const out: string[] = [];
   if (t.unmeasured > 0) {
     const one = t.unmeasured === 1;
-    out.push(`${n(t.unmeasured, 'settled subagent')} reported no token usage (total_tokens NULL). ${one ? 'It is' : 'They are'} counted as unmeasured, never as 0: totals and means cover the ${n(t.measured, 'measured subagent')} only (AC-7).`);
+    out.push(
+      `${n(t.unmeasured, 'settled subagent')} reported no token usage (total_tokens NULL). ${one ? 'It is' : 'They are'} counted as unmeasured, never as 0: totals and means cover the ${n(t.measured, 'measured subagent')} only (AC-7).`,
+    );
   }
-  if (t.outstanding > 0) out.push(`${n(t.outstanding, 'subagent')} had not settled when read and ${t.outstanding === 1 ? 'is' : 'are'} outside the token figures.`);
+  if (t.outstanding > 0)
+    out.push(`${n(t.outstanding, 'subagent')} had not settled when read and ${t.outstanding === 1 ? 'is' : 'are'} outside the token figures.`);
   return out;
 }
 
 function scopeCaveats(input: CaveatInput): string[] {
   const ids = input.bounds.taskIds;
   if (ids === null) return [];
-  return [`Scoped to ${n(ids.length, 'task')}, through each session's own task (spec § Permissions): every figure covers ${ids.length === 1 ? 'that task' : 'those tasks'} only.`];
+  return [
+    `Scoped to ${n(ids.length, 'task')}, through each session's own task (spec § Permissions): every figure covers ${ids.length === 1 ? 'that task' : 'those tasks'} only.`,
+  ];
 }
 
 export function reportCaveats(input: CaveatInput): string[] {

@@ -82,7 +82,10 @@ function fanOutPanel(r: SubagentContextReport): string {
   });
   const unknown = verticalBarChart({
     id: 'fan-out-unknown',
-    title: f.known_from === null ? 'Unknown fan-out (no boundary: every count is a lower bound)' : 'Unknown fan-out (turns that began before the boundary: lower bounds)',
+    title:
+      f.known_from === null
+        ? 'Unknown fan-out (no boundary: every count is a lower bound)'
+        : 'Unknown fan-out (turns that began before the boundary: lower bounds)',
     xLabel: 'subagent rows in the turn (at least)',
     yLabel: 'turns',
     bars: fanOutBars(f.unknown),
@@ -117,7 +120,10 @@ ${chart}</section>`;
 
 function tokenTable(r: SubagentContextReport): string {
   const rows = r.tokens.by_source
-    .map((g) => `<tr><td>${e(g.source ?? '(none)')}</td><td>${formatInt(g.rows)}</td><td>${formatInt(g.settled)}</td><td>${formatInt(g.measured)}</td><td>${formatInt(g.unmeasured)}</td><td>${formatInt(g.total_tokens)}</td><td>${g.mean_tokens === null ? '—' : formatInt(Math.round(g.mean_tokens))}</td></tr>`)
+    .map(
+      (g) =>
+        `<tr><td>${e(g.source ?? '(none)')}</td><td>${formatInt(g.rows)}</td><td>${formatInt(g.settled)}</td><td>${formatInt(g.measured)}</td><td>${formatInt(g.unmeasured)}</td><td>${formatInt(g.total_tokens)}</td><td>${g.mean_tokens === null ? '—' : formatInt(Math.round(g.mean_tokens))}</td></tr>`,
+    )
     .join('');
   const t = r.tokens;
   return `<table><thead><tr><th>source</th><th>rows</th><th>settled</th><th>measured</th><th>unmeasured (NULL)</th><th>total tokens</th><th>mean per measured</th></tr></thead>

@@ -54,5 +54,10 @@ export function toTokenBucketRow(row: object): TokenBucketRow {
 
 export function toFanOutRow(row: object): FanOutRow {
   const r = row as Row;
-  return { era: toEra(r.era), subagents: toNumber(r.subagents, 'subagents'), turns: toNumber(r.turns, 'turns'), pastUntil: toNumber(r.past_until, 'past_until') };
+  return {
+    era: toEra(r.era),
+    subagents: toNumber(r.subagents, 'subagents'),
+    turns: toNumber(r.turns, 'turns'),
+    pastUntil: toNumber(r.past_until, 'past_until'),
+  };
 }

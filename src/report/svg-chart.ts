@@ -113,7 +113,9 @@ export function horizontalBarChart(spec: ChartSpec): string {
     ...rows,
     `<text class="axis-title" x="${m.left + plotW / 2}" y="${H - 10}" text-anchor="middle">${escapeHtml(spec.xLabel)}</text>`,
     '</svg>',
-    spec.bars.some((b) => b.note) ? `<ul class="notes">${spec.bars.map((b) => (b.note ? `<li><b>${escapeHtml(b.label)}</b>: ${escapeHtml(b.note)}</li>` : '')).join('')}</ul>` : '',
+    spec.bars.some((b) => b.note)
+      ? `<ul class="notes">${spec.bars.map((b) => (b.note ? `<li><b>${escapeHtml(b.label)}</b>: ${escapeHtml(b.note)}</li>` : '')).join('')}</ul>`
+      : '',
     '</figure>',
   ].join('\n');
 }

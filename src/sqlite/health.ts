@@ -33,7 +33,11 @@ export function sqliteHealthQueries(db: Database): HealthQueries {
     },
     async readKeys() {
       const row = readActivationKeys.get(
-        { captureSinceKey: ACTIVATION_KEYS.captureSince, backfillThroughKey: ACTIVATION_KEYS.backfillThrough, executionSinceKey: ACTIVATION_KEYS.executionSince },
+        {
+          captureSinceKey: ACTIVATION_KEYS.captureSince,
+          backfillThroughKey: ACTIVATION_KEYS.backfillThrough,
+          executionSinceKey: ACTIVATION_KEYS.executionSince,
+        },
         db,
       );
       return { capture_since: row?.capture_since ?? null, backfill_through: row?.backfill_through ?? null, execution_since: row?.execution_since ?? null };

@@ -57,17 +57,13 @@ function sqliteSteps(db: Database): MigrationDatabase['steps'] {
         // The copy writes the 'unknown' sentinel into every row; on a table that already has
         // the column it would overwrite real execution ids, so that shape is refused.
         refusal: (s) =>
-          s.executionColumnPresent
-            ? 'task_session_subagents has agent_execution_id but not the AC-33 key set: unrecognised shape, left as it is'
-            : undefined,
+          s.executionColumnPresent ? 'task_session_subagents has agent_execution_id but not the AC-33 key set: unrecognised shape, left as it is' : undefined,
         scripts: [SET_ASIDE_PRE_AMENDMENT_TABLE, SUBAGENT_TABLE, COPY_PRE_AMENDMENT_ROWS, SUBAGENT_INDEXES],
         verify: true,
         around: (transaction) => withRebuildPragmas(db, transaction),
       },
     ],
-    onceEndStateHolds: [
-      { name: MIGRATION_STEP.ensureSubagentIndexes, needed: (s) => s.missingSecondaryIndexes !== 0, scripts: [SUBAGENT_INDEXES] },
-    ],
+    onceEndStateHolds: [{ name: MIGRATION_STEP.ensureSubagentIndexes, needed: (s) => s.missingSecondaryIndexes !== 0, scripts: [SUBAGENT_INDEXES] }],
   };
 }
 

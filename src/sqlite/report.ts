@@ -6,14 +6,7 @@
 // timestamp form lies. All statements run in one read transaction (one WAL snapshot), and
 // synchronously, so no other work on this connection can interleave with it.
 import type { Database } from 'better-sqlite3';
-import {
-  readActivationKeys,
-  reportCards,
-  reportFanOut,
-  reportRowCounts,
-  reportTokenDistribution,
-  reportTokens,
-} from '../../generated/sqlite/index.js';
+import { readActivationKeys, reportCards, reportFanOut, reportRowCounts, reportTokenDistribution, reportTokens } from '../../generated/sqlite/index.js';
 import { ACTIVATION_KEYS } from '../activation-keys.js';
 import { MAX_COLUMN_INSTANT_NS } from '../column-time.js';
 import type { StoreContext } from '../dialect.js';
@@ -62,7 +55,11 @@ export function sqliteReportReader(db: Database): ReportReader {
     async read(plan) {
       return inReadTransaction(db, () => {
         const k = readActivationKeys.get(
-          { captureSinceKey: ACTIVATION_KEYS.captureSince, backfillThroughKey: ACTIVATION_KEYS.backfillThrough, executionSinceKey: ACTIVATION_KEYS.executionSince },
+          {
+            captureSinceKey: ACTIVATION_KEYS.captureSince,
+            backfillThroughKey: ACTIVATION_KEYS.backfillThrough,
+            executionSinceKey: ACTIVATION_KEYS.executionSince,
+          },
           db,
         );
         const keys = { capture_since: k?.capture_since ?? null, backfill_through: k?.backfill_through ?? null, execution_since: k?.execution_since ?? null };

@@ -10,7 +10,15 @@ const TSC = resolve('node_modules/typescript/bin/tsc');
 /** The strictest settings the issue names: `strict`, and the installed declarations checked
  * too (`skipLibCheck: false`). NodeNext emits the program; Bundler only type-checks. */
 const TSCONFIG = {
-  compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, outDir: 'out', noEmitOnError: true },
+  compilerOptions: {
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    strict: true,
+    skipLibCheck: false,
+    outDir: 'out',
+    noEmitOnError: true,
+  },
   include: ['*.ts'],
 };
 const TSCONFIG_BUNDLER = { extends: './tsconfig.json', compilerOptions: { module: 'ESNext', moduleResolution: 'Bundler', noEmit: true } };

@@ -49,10 +49,10 @@ export async function waitUntil(what: string, condition: () => Promise<boolean>,
  * event type ('Timeout' is a pg_sleep); `admin` must be outside a transaction.
  */
 export async function blockedBackends(admin: pg.Client, applicationName: string, waitEventType = 'Lock'): Promise<number[]> {
-  const { rows } = await admin.query<{ pid: number }>(
-    `SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = $2 ORDER BY pid`,
-    [applicationName, waitEventType],
-  );
+  const { rows } = await admin.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = $2 ORDER BY pid`, [
+    applicationName,
+    waitEventType,
+  ]);
   return rows.map((r) => r.pid);
 }
 

@@ -37,12 +37,7 @@ export async function insertMessage(db: TestDb, m: MessageSeed): Promise<void> {
 }
 
 /** metadata JSON for a subagent tool-call message, as the host's message writer stores it. */
-export function subagentMetadata(opts: {
-  toolCallId: string;
-  toolStatus?: string;
-  parentToolCallId?: string;
-  subagent: Record<string, unknown>;
-}): string {
+export function subagentMetadata(opts: { toolCallId: string; toolStatus?: string; parentToolCallId?: string; subagent: Record<string, unknown> }): string {
   return JSON.stringify({
     tool_call_id: opts.toolCallId,
     ...(opts.toolStatus !== undefined ? { status: opts.toolStatus } : {}),

@@ -21,8 +21,14 @@ const MULTIBYTE_RANGES: readonly (readonly [number, number])[] = [
  * letters to land on the exact length).
  */
 export function incompressibleId(bytes: number, shape: IdShape): string {
-  if (shape === 'base64') return randomBytes(Math.ceil((bytes * 3) / 4) + 3).toString('base64url').slice(0, bytes);
-  if (shape === 'hex') return randomBytes(Math.ceil(bytes / 2)).toString('hex').slice(0, bytes);
+  if (shape === 'base64')
+    return randomBytes(Math.ceil((bytes * 3) / 4) + 3)
+      .toString('base64url')
+      .slice(0, bytes);
+  if (shape === 'hex')
+    return randomBytes(Math.ceil(bytes / 2))
+      .toString('hex')
+      .slice(0, bytes);
   let s = '';
   let used = 0;
   while (bytes - used >= 4) {

@@ -24,7 +24,11 @@ export async function rawRow(db: TestDb, sessionId: string, executionId: string,
     return rows.length === 1 ? rows[0].raw : null;
   }
   const columns = (await db.query<{ name: string }>(`SELECT name FROM pragma_table_info('task_session_subagents') ORDER BY cid`)).map((c) => c.name);
-  const rows = await db.query<{ raw: string }>(`SELECT ${columns.map((c) => `quote(${c})`).join(` || '|' || `)} AS raw FROM task_session_subagents ${where}`, [sessionId, executionId, toolCallId]);
+  const rows = await db.query<{ raw: string }>(`SELECT ${columns.map((c) => `quote(${c})`).join(` || '|' || `)} AS raw FROM task_session_subagents ${where}`, [
+    sessionId,
+    executionId,
+    toolCallId,
+  ]);
   return rows.length === 1 ? rows[0].raw : null;
 }
 
@@ -59,9 +63,22 @@ export async function seedRow(db: TestDb, r: SeedRow): Promise<void> {
        agent_status, tool_status, model, total_tokens, tool_use_count, duration_ms, is_async, source, observed_at, settled_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 0, $13, $14, $15, $16)`,
     [
-      `seeded-${r.executionId}-${r.toolCallId}`, r.sessionId, r.taskId, r.turnId ?? null, r.executionId, r.toolCallId,
-      r.agentStatus ?? null, r.toolStatus ?? null, r.model ?? null, r.totalTokens ?? null, r.toolUseCount ?? null, r.durationMs ?? null,
-      r.source ?? 'live', seedTimestamp(db, r.observedAt), r.settledAt ? seedTimestamp(db, r.settledAt) : null, seedTimestamp(db, r.updatedAt ?? r.observedAt),
+      `seeded-${r.executionId}-${r.toolCallId}`,
+      r.sessionId,
+      r.taskId,
+      r.turnId ?? null,
+      r.executionId,
+      r.toolCallId,
+      r.agentStatus ?? null,
+      r.toolStatus ?? null,
+      r.model ?? null,
+      r.totalTokens ?? null,
+      r.toolUseCount ?? null,
+      r.durationMs ?? null,
+      r.source ?? 'live',
+      seedTimestamp(db, r.observedAt),
+      r.settledAt ? seedTimestamp(db, r.settledAt) : null,
+      seedTimestamp(db, r.updatedAt ?? r.observedAt),
     ],
   );
 }

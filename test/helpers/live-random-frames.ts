@@ -15,12 +15,50 @@ const TOOL_CALLS = ['toolu_01A', 'toolu_01B', 'toolu_02', 'call_é', 'call_\uFF2
 const LONG_ID = 'é'.repeat(257);
 const EXECUTIONS = ['0b7e7d52-6f5e-4c2e-9d0a-2a3c7b1f0e11', 'a91c3f0e-2b7d-4e8a-8c1f-5d6e7f809a1b', '', null, ABSENT, 'unknown', LONG_ID];
 const TURNS = [ABSENT, null, '', 'turn-1', 'turn-2', 'turn-3', LONG_ID, 'é'.repeat(256)];
-const TOOL_STATUSES = [ABSENT, null, '', 'pending', 'in_progress', 'COMPLETED', 'Completed', 'canceled', 'done', 'complete', 'completed', 'success', 'error', 'failed', 'cancelled'];
+const TOOL_STATUSES = [
+  ABSENT,
+  null,
+  '',
+  'pending',
+  'in_progress',
+  'COMPLETED',
+  'Completed',
+  'canceled',
+  'done',
+  'complete',
+  'completed',
+  'success',
+  'error',
+  'failed',
+  'cancelled',
+];
 const AGENT_STATUSES = [ABSENT, '', 'async_launched', 'completed', 'started', 'provider_specific_status', 7];
 const TEXTS = [ABSENT, ABSENT, null, '', 'value-a', 'value-b', 'claude-opus-5[1m]', 42, { text: 'x' }, 'nul\u0000byte', 'lone\uD800surrogate', 'ünïcødé ✓ 𝒳'];
 const METRICS = [
-  ABSENT, ABSENT, null, 0, -0, 0n, 1, 17, 275_717, 2n ** 53n + 1n, 2 ** 60, 9_223_372_036_854_775_807n, 9_223_372_036_854_775_808n,
-  -1, -5n, 1.5, '12', NaN, Infinity, -Infinity, 1e30, true, {}, [3],
+  ABSENT,
+  ABSENT,
+  null,
+  0,
+  -0,
+  0n,
+  1,
+  17,
+  275_717,
+  2n ** 53n + 1n,
+  2 ** 60,
+  9_223_372_036_854_775_807n,
+  9_223_372_036_854_775_808n,
+  -1,
+  -5n,
+  1.5,
+  '12',
+  NaN,
+  Infinity,
+  -Infinity,
+  1e30,
+  true,
+  {},
+  [3],
 ];
 const ASYNC = [ABSENT, ABSENT, true, false, 'true', 1];
 
@@ -99,7 +137,7 @@ export function randomClock(seed: number): () => bigint {
 export function randomChunks<T>(seed: number, items: readonly T[], maxChunk = 8): T[][] {
   const rng = prng(seed ^ 0xc4a2);
   const chunks: T[][] = [];
-  for (let i = 0; i < items.length; ) {
+  for (let i = 0; i < items.length;) {
     const size = 1 + Math.floor(rng.next() * maxChunk);
     chunks.push(items.slice(i, i + size));
     i += size;

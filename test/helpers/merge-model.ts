@@ -152,7 +152,18 @@ export class MergeModel {
     } else {
       // Write-once: task_id, agent_execution_id, source, observed_at (AC-1, AC-5 table).
       if (row.turn_id === null) row.turn_id = reported.turn_id; // AC-2a: first non-empty wins, NULL fills forward
-      for (const column of ['parent_tool_call_id', 'subagent_type', 'description', 'agent_id', 'child_session_id', 'model', 'agent_status', 'total_tokens', 'tool_use_count', 'duration_ms'] as const) {
+      for (const column of [
+        'parent_tool_call_id',
+        'subagent_type',
+        'description',
+        'agent_id',
+        'child_session_id',
+        'model',
+        'agent_status',
+        'total_tokens',
+        'tool_use_count',
+        'duration_ms',
+      ] as const) {
         const value = reported[column];
         if (value !== null) (row as Record<string, unknown>)[column] = value; // AC-5, never blank (AC-4)
       }

@@ -54,9 +54,7 @@ export async function indexSet(db: TestDb): Promise<string[]> {
     );
     return rows.map((r) => `${r.name} unique=${r.uniq} partial=${r.partial} (${r.cols}) ${r.sql ?? ''}`);
   }
-  const rows = await db.query<{ def: string }>(
-    `SELECT indexdef AS def FROM pg_indexes WHERE tablename = 'task_session_subagents' ORDER BY indexname`,
-  );
+  const rows = await db.query<{ def: string }>(`SELECT indexdef AS def FROM pg_indexes WHERE tablename = 'task_session_subagents' ORDER BY indexname`);
   return rows.map((r) => r.def);
 }
 
@@ -109,17 +107,77 @@ export async function seedPreAmendmentRows(db: TestDb): Promise<void> {
   const ts = (sqlite: string, postgres: string) => (db.dialect === 'sqlite' ? sqlite : postgres);
   const rows: unknown[][] = [
     // an async_launched dispatch: no metrics at all (NULL, never 0), never settled
-    ['row-a', 's1', 'task-s1', 'turn-1', 'toolu_a', null, 'general-purpose', 'Explore', 'agent-a', null, 'claude-opus-5[1m]',
-      'async_launched', 'completed', 1, null, null, null, 'backfill',
-      ts('2026-07-30 01:39:37.271235+00:00', '2026-07-30 01:39:37.271235'), null, ts('2026-07-30 01:39:37.2712+02:00', '2026-07-30 01:39:37.2712')],
+    [
+      'row-a',
+      's1',
+      'task-s1',
+      'turn-1',
+      'toolu_a',
+      null,
+      'general-purpose',
+      'Explore',
+      'agent-a',
+      null,
+      'claude-opus-5[1m]',
+      'async_launched',
+      'completed',
+      1,
+      null,
+      null,
+      null,
+      'backfill',
+      ts('2026-07-30 01:39:37.271235+00:00', '2026-07-30 01:39:37.271235'),
+      null,
+      ts('2026-07-30 01:39:37.2712+02:00', '2026-07-30 01:39:37.2712'),
+    ],
     // a completed subagent with every metric, settled, nested
-    ['row-b', 's1', 'task-s1', null, 'toolu_b', 'toolu_a', 'security-reviewer', 'Review', 'agent-b', 'ses_child', 'm',
-      'completed', 'completed', 0, 275717, 0, 61234, 'live',
-      ts('2026-07-30T01:40:00Z', '2026-07-30 01:40:00'), ts('2026-07-30 01:41:00.5+00:00', '2026-07-30 01:41:00.5'), ts('2026-07-30 01:41:00.5+00:00', '2026-07-30 01:41:00.5')],
+    [
+      'row-b',
+      's1',
+      'task-s1',
+      null,
+      'toolu_b',
+      'toolu_a',
+      'security-reviewer',
+      'Review',
+      'agent-b',
+      'ses_child',
+      'm',
+      'completed',
+      'completed',
+      0,
+      275717,
+      0,
+      61234,
+      'live',
+      ts('2026-07-30T01:40:00Z', '2026-07-30 01:40:00'),
+      ts('2026-07-30 01:41:00.5+00:00', '2026-07-30 01:41:00.5'),
+      ts('2026-07-30 01:41:00.5+00:00', '2026-07-30 01:41:00.5'),
+    ],
     // the same tool_call_id in another session
-    ['row-c', 's2', 'task-s2', 'turn-9', 'toolu_a', null, null, null, null, null, null,
-      null, 'in_progress', 0, null, 3, null, 'live',
-      ts('2026-07-29 23:00:00.000001-05:00', '2026-07-30 04:00:00.000001'), null, ts('2026-07-29 23:00:00.000001-05:00', '2026-07-30 04:00:00.000001')],
+    [
+      'row-c',
+      's2',
+      'task-s2',
+      'turn-9',
+      'toolu_a',
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      'in_progress',
+      0,
+      null,
+      3,
+      null,
+      'live',
+      ts('2026-07-29 23:00:00.000001-05:00', '2026-07-30 04:00:00.000001'),
+      null,
+      ts('2026-07-29 23:00:00.000001-05:00', '2026-07-30 04:00:00.000001'),
+    ],
   ];
   for (const r of rows) {
     await db.query(
@@ -133,9 +191,27 @@ export async function seedPreAmendmentRows(db: TestDb): Promise<void> {
 }
 
 const LEGACY_COLUMNS = [
-  'id', 'task_session_id', 'task_id', 'turn_id', 'tool_call_id', 'parent_tool_call_id', 'subagent_type', 'description',
-  'agent_id', 'child_session_id', 'model', 'agent_status', 'tool_status', 'is_async', 'total_tokens', 'tool_use_count',
-  'duration_ms', 'source', 'observed_at', 'settled_at', 'updated_at',
+  'id',
+  'task_session_id',
+  'task_id',
+  'turn_id',
+  'tool_call_id',
+  'parent_tool_call_id',
+  'subagent_type',
+  'description',
+  'agent_id',
+  'child_session_id',
+  'model',
+  'agent_status',
+  'tool_status',
+  'is_async',
+  'total_tokens',
+  'tool_use_count',
+  'duration_ms',
+  'source',
+  'observed_at',
+  'settled_at',
+  'updated_at',
 ];
 
 /**

@@ -22,7 +22,14 @@ const LIVE_TURNS = [1, 2, 3, 1, 4, 3, 1, 2, 3, 1, 3, 2, 1];
 
 export async function seedReportFixture(db: TestDb): Promise<void> {
   const at = (ns: bigint) => hostTimestamp(db, ns);
-  const sessions = [['s1', 'T1'], ['s2', 'T1'], ['s3', 'T2'], ['s4', 'T3'], ['s5', 'T4'], ['s6', 'T4']];
+  const sessions = [
+    ['s1', 'T1'],
+    ['s2', 'T1'],
+    ['s3', 'T2'],
+    ['s4', 'T3'],
+    ['s5', 'T4'],
+    ['s6', 'T4'],
+  ];
   for (const [s, t] of sessions) await seedSession(db, s, t);
   let n = 0;
   const turn = async (source: 'live' | 'backfill', startNs: bigint, size: number, t: number) => {

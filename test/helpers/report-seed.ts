@@ -40,10 +40,26 @@ export async function seedRow(db: TestDb, r: ReportRowSeed): Promise<void> {
     `INSERT INTO task_session_subagents (id, task_session_id, task_id, turn_id, agent_execution_id, tool_call_id,
        subagent_type, model, total_tokens, source, observed_at, settled_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $11)`,
-    [r.id, r.sessionId, r.taskId, r.turnId, r.executionId, `tc-${r.id}`, r.subagentType ?? null, r.model ?? null, r.totalTokens, r.source, r.observedAt, r.settledAt],
+    [
+      r.id,
+      r.sessionId,
+      r.taskId,
+      r.turnId,
+      r.executionId,
+      `tc-${r.id}`,
+      r.subagentType ?? null,
+      r.model ?? null,
+      r.totalTokens,
+      r.source,
+      r.observedAt,
+      r.settledAt,
+    ],
   );
 }
 
-export async function seedKeys(db: TestDb, keys: Partial<Record<'subagent_context_capture_since' | 'subagent_context_backfill_through' | 'subagent_context_execution_since', string>>): Promise<void> {
+export async function seedKeys(
+  db: TestDb,
+  keys: Partial<Record<'subagent_context_capture_since' | 'subagent_context_backfill_through' | 'subagent_context_execution_since', string>>,
+): Promise<void> {
   for (const [key, value] of Object.entries(keys)) await db.query('INSERT INTO kandev_meta (key, value) VALUES ($1, $2)', [key, value]);
 }

@@ -115,12 +115,7 @@ const excerpt = (s: string) => JSON.stringify(s.slice(0, 40).replace(/\s+/g, ' '
  * marked copy, every `requires` partner is present, and the header (the text before the
  * statement's `@name` annotation) names each fragment the file uses and the pin file.
  */
-export function checkSqlFragments(
-  file: string,
-  sql: string,
-  fragments: readonly Fragment[],
-  anchors: readonly Anchor[],
-): FragmentCheck {
+export function checkSqlFragments(file: string, sql: string, fragments: readonly Fragment[], anchors: readonly Anchor[]): FragmentCheck {
   const byName = new Map(fragments.map((f) => [f.name, f]));
   const { code, blockComments } = lex(sql);
   const rest = code.split('');

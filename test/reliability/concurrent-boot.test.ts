@@ -91,7 +91,11 @@ describeBothDialects('concurrent boot', (dialect) => {
     const keys = await db.query<{ key: string }>('SELECT key FROM kandev_meta ORDER BY key');
     expect(keys.map((k) => k.key)).toEqual(Object.values(ACTIVATION_KEYS).sort());
     const writes = await db.query<{ key: string; n: number | string }>('SELECT key, COUNT(*) AS n FROM meta_audit GROUP BY key ORDER BY key');
-    expect(writes.map((w) => [w.key, Number(w.n)])).toEqual(Object.values(ACTIVATION_KEYS).sort().map((k) => [k, 1]));
+    expect(writes.map((w) => [w.key, Number(w.n)])).toEqual(
+      Object.values(ACTIVATION_KEYS)
+        .sort()
+        .map((k) => [k, 1]),
+    );
     const [{ n: backfilled }] = await db.query<{ n: number | string }>("SELECT COUNT(*) AS n FROM task_session_subagents WHERE source = 'backfill'");
     expect(Number(backfilled)).toBe(QUALIFYING_MESSAGES);
     // One live row per distinct key sent: each process's own keys plus the shared ones.
@@ -106,7 +110,7 @@ describeBothDialects('concurrent boot', (dialect) => {
     expect(new Set(sharedRows.map((r) => `${r.task_session_id}|${r.tool_call_id}`))).toEqual(sharedKeys);
     expect(sharedRows.every((r) => r.agent_execution_id === 'exec-shared')).toBe(true);
     const [{ n: distinct }] = await db.query<{ n: number | string }>(
-      "SELECT COUNT(*) AS n FROM (SELECT DISTINCT task_session_id, agent_execution_id, tool_call_id FROM task_session_subagents) AS d",
+      'SELECT COUNT(*) AS n FROM (SELECT DISTINCT task_session_id, agent_execution_id, tool_call_id FROM task_session_subagents) AS d',
     );
     const [{ n: total }] = await db.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM task_session_subagents');
     expect(Number(distinct)).toBe(Number(total)); // exactly one row per key

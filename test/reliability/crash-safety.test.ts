@@ -164,7 +164,24 @@ async function keys(p: Probe, dialect: Dialect): Promise<Record<string, string>>
 /** Every legacy row's original values, as text, keyed by id. */
 async function legacySnapshot(p: Probe, dialect: Dialect): Promise<string[]> {
   const cast = (c: string) => (dialect === 'postgres' ? `${c}::text` : `CAST(${c} AS TEXT)`);
-  const cols = ['id', 'task_session_id', 'task_id', 'turn_id', 'tool_call_id', 'model', 'agent_status', 'tool_status', 'is_async', 'total_tokens', 'tool_use_count', 'duration_ms', 'source', 'observed_at', 'settled_at', 'updated_at'];
+  const cols = [
+    'id',
+    'task_session_id',
+    'task_id',
+    'turn_id',
+    'tool_call_id',
+    'model',
+    'agent_status',
+    'tool_status',
+    'is_async',
+    'total_tokens',
+    'tool_use_count',
+    'duration_ms',
+    'source',
+    'observed_at',
+    'settled_at',
+    'updated_at',
+  ];
   const rows = await p.query<Record<string, string | null>>(
     `SELECT ${cols.map((c) => `${cast(c)} AS ${c}`).join(', ')} FROM task_session_subagents WHERE tool_call_id LIKE 'legacy_%' ORDER BY id`,
   );
@@ -198,7 +215,8 @@ async function assertInvariants(p: Probe, dialect: Dialect, phase: Phase, legacy
 describeBothDialects('crash safety', (dialect) => {
   const copies = new Map<Phase, StoreCopies>();
   beforeAll(async () => {
-    for (const phase of ['backfill', 'legacy_rebuild'] as const) copies.set(phase, dialect === 'sqlite' ? await sqliteCopies(phase) : await postgresCopies(phase));
+    for (const phase of ['backfill', 'legacy_rebuild'] as const)
+      copies.set(phase, dialect === 'sqlite' ? await sqliteCopies(phase) : await postgresCopies(phase));
   }, 300_000);
   afterAll(async () => {
     for (const c of copies.values()) await c.dispose();

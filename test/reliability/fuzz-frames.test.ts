@@ -13,9 +13,39 @@ const SEED = 0x5eed_f022;
 const SESSIONS = ['s-a', 's-b', 's-c'];
 
 const HOSTILE_SCALARS: readonly unknown[] = [
-  undefined, null, '', ' ', '\u0000', 'a\u0000b', 'ñ漢字🙂', '\ud800', "'; DROP TABLE task_session_subagents; --",
-  NaN, Infinity, -Infinity, 1e30, -0, 0, -1, 1.5, 2 ** 53, 2 ** 63, 9223372036854775807n, 9223372036854775808n, -5n,
-  true, false, {}, [], [7], { valueOf: () => 5 }, '123', '__proto__', new Date(0), () => 1, Symbol('s'),
+  undefined,
+  null,
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  'ñ漢字🙂',
+  '\ud800',
+  "'; DROP TABLE task_session_subagents; --",
+  NaN,
+  Infinity,
+  -Infinity,
+  1e30,
+  -0,
+  0,
+  -1,
+  1.5,
+  2 ** 53,
+  2 ** 63,
+  9223372036854775807n,
+  9223372036854775808n,
+  -5n,
+  true,
+  false,
+  {},
+  [],
+  [7],
+  { valueOf: () => 5 },
+  '123',
+  '__proto__',
+  new Date(0),
+  () => 1,
+  Symbol('s'),
 ];
 const METRIC_VALUES: readonly unknown[] = [...HOSTILE_SCALARS, 1, 42, 275_717, 3n, 2n ** 62n];
 const TEXT_VALUES: readonly unknown[] = [...HOSTILE_SCALARS, 'completed', 'async_launched', 'claude-opus-5[1m]', 'x'.repeat(4096)];
@@ -41,7 +71,12 @@ function hostileFrame(r: Prng): unknown {
   if (roll < 0.06) return { ...frame, payload: JSON.parse('{"__proto__": {"model": "polluted", "total_tokens": 9}, "constructor": {"prototype": {"x": 1}}}') };
   if (roll < 0.07) {
     const trap = Object.create({ model: 'inherited', total_tokens: 77 });
-    Object.defineProperty(trap, 'description', { enumerable: true, get() { throw new Error('hostile getter'); } });
+    Object.defineProperty(trap, 'description', {
+      enumerable: true,
+      get() {
+        throw new Error('hostile getter');
+      },
+    });
     return { ...frame, payload: trap };
   }
   if (roll < 0.075) return { ...frame, payload: { description: 'x'.repeat(1 << 20), total_tokens: 5 } };
@@ -126,10 +161,7 @@ describeBothDialects('fuzzed frames', (dialect) => {
     while (sent < FRAMES) {
       const batch = Array.from({ length: Math.min(r.chance(0.5) ? 1 : 1 + r.int(40), FRAMES - sent) }, () => hostileFrame(r));
       batch.forEach((f) => recordEvidence(evidence, f));
-      const results =
-        batch.length === 1
-          ? [await store.recordFrame(batch[0] as SubagentFrame)]
-          : await store.recordFrames(batch as SubagentFrame[]);
+      const results = batch.length === 1 ? [await store.recordFrame(batch[0] as SubagentFrame)] : await store.recordFrames(batch as SubagentFrame[]);
       for (const o of results) outcomes[o]++;
       sent += batch.length;
     }
@@ -151,7 +183,21 @@ describeBothDialects('fuzzed frames', (dialect) => {
       const key = `${row.task_session_id}|${row.agent_execution_id}|${row.tool_call_id}`;
       const cols = evidence.get(key);
       expect(cols, `row ${key} has no frame with a usable identity`).toBeDefined();
-      for (const col of ['task_id', 'turn_id', 'parent_tool_call_id', 'tool_status', 'agent_status', 'description', 'subagent_type', 'agent_id', 'child_session_id', 'model', 'total_tokens', 'duration_ms', 'tool_use_count'] as const) {
+      for (const col of [
+        'task_id',
+        'turn_id',
+        'parent_tool_call_id',
+        'tool_status',
+        'agent_status',
+        'description',
+        'subagent_type',
+        'agent_id',
+        'child_session_id',
+        'model',
+        'total_tokens',
+        'duration_ms',
+        'tool_use_count',
+      ] as const) {
         const value = row[col];
         if (value === null) continue;
         expect(cols!.get(col)?.has(String(value)), `${key}.${col} = ${String(value).slice(0, 40)} was never reported`).toBe(true);

@@ -70,7 +70,11 @@ describeBothDialects('fuzzed identities: incompressible ids of 1 byte to 10 KB',
         sessionId: session,
         taskId: task,
         turnId: turn,
-        metadata: JSON.stringify({ tool_call_id: toolCall, status: 'completed', normalized: { kind: 'subagent_task', subagent_task: { model: 'm', total_tokens: 10 } } }),
+        metadata: JSON.stringify({
+          tool_call_id: toolCall,
+          status: 'completed',
+          normalized: { kind: 'subagent_task', subagent_task: { model: 'm', total_tokens: 10 } },
+        }),
         createdAt: hostTimestamp(db, T0 + BigInt(i) * SECOND),
       });
       if (typeof toolCall === 'string' && recordable(session) && recordable(task) && recordable(toolCall)) {
@@ -109,19 +113,36 @@ describeBothDialects('fuzzed identities: incompressible ids of 1 byte to 10 KB',
       const toolCallId = randomId(r);
       const turnId = r.chance(0.5) ? 'turn-live' : randomId(r);
       // The host writes the message first (a tool-call frame is what the writer records).
-      await insertMessage(db, { id: `m-live-${i}`, sessionId, taskId, turnId, metadata: subagentMetadata({ toolCallId, subagent: {} }), createdAt: hostTimestamp(db, clock()) });
+      await insertMessage(db, {
+        id: `m-live-${i}`,
+        sessionId,
+        taskId,
+        turnId,
+        metadata: subagentMetadata({ toolCallId, subagent: {} }),
+        createdAt: hostTimestamp(db, clock()),
+      });
       // One to three executions (AC-32: a tool call id reused), each with one to three frames.
       const executions = Array.from({ length: 1 + r.int(3) }, () => (r.chance(0.1) ? undefined : randomId(r)));
       const batch: SubagentFrame[] = [];
       for (const executionId of executions) {
         for (let k = 0, n = 1 + r.int(3); k < n; k++) {
-          batch.push({ sessionId, taskId, turnId, toolCallId, executionId, toolStatus: k === n - 1 ? 'completed' : 'in_progress', payload: { model: `model-${k}`, total_tokens: k + 1 } });
+          batch.push({
+            sessionId,
+            taskId,
+            turnId,
+            toolCallId,
+            executionId,
+            toolStatus: k === n - 1 ? 'completed' : 'in_progress',
+            payload: { model: `model-${k}`, total_tokens: k + 1 },
+          });
         }
       }
       const outcomes = r.chance(0.5) ? await store.recordFrames(batch) : await Promise.all(batch.map((f) => store.recordFrame(f)));
       frames += batch.length;
       const identified = recordable(sessionId) && recordable(taskId) && recordable(toolCallId);
-      expect(outcomes, `subagent ${i}: ${keyOf(sessionId, toolCallId)}, task ${short(taskId)}`).toEqual(batch.map(() => (identified ? 'persisted' : 'skipped_no_identity')));
+      expect(outcomes, `subagent ${i}: ${keyOf(sessionId, toolCallId)}, task ${short(taskId)}`).toEqual(
+        batch.map(() => (identified ? 'persisted' : 'skipped_no_identity')),
+      );
       if (!identified) {
         skipped += batch.length;
         continue;

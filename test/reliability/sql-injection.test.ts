@@ -16,7 +16,7 @@ const PAYLOADS = [
   '?',
   "\\'; SELECT pg_sleep(5); --",
   '%_*',
-  'Robert\'); DELETE FROM kandev_meta WHERE (\'1\'=\'1',
+  "Robert'); DELETE FROM kandev_meta WHERE ('1'='1",
   '/* comment */ UNION SELECT * FROM task_sessions',
 ];
 
