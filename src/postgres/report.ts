@@ -16,6 +16,7 @@ import type { ReportBounds, ReportReader } from '../report/queries.js';
 import { toCardCounts, toFanOutRow, toRowCounts, toTokenBucketRow, toTokenGroupRow } from '../report/raw-rows.js';
 import type { ReportOptions, SubagentContextReport } from '../report/types.js';
 import { postgresHealthQueries } from './health.js';
+import { withTransaction } from './transaction.js';
 
 /** The parameters every report statement shares. */
 export function postgresReportParams(b: ReportBounds) {
@@ -34,26 +35,9 @@ export function postgresReportParams(b: ReportBounds) {
   };
 }
 
-/** One snapshot on one pooled client; the client is destroyed if the transaction cannot end cleanly. */
-async function inReadSnapshot<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  let broken = false;
-  try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-    const result = await fn(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    try {
-      await client.query('ROLLBACK');
-    } catch {
-      broken = true;
-    }
-    throw err;
-  } finally {
-    client.release(broken);
-  }
-}
+/** One snapshot on one pooled client: every figure from the same committed state, servable by a hot standby. */
+const inReadSnapshot = <T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> =>
+  withTransaction(pool, fn, 'BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
 
 export function postgresReportReader(pool: pg.Pool): ReportReader {
   const health = postgresHealthQueries(pool);

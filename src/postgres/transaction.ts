@@ -6,7 +6,8 @@ import type pg from 'pg';
 
 type Queryable = Pick<pg.ClientBase, 'query'>;
 
-export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+/** `begin` opens the transaction: plain BEGIN, or e.g. the report's read-only snapshot. */
+export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
   const client = await pool.connect();
   let broken = false;
   // While a client is checked out, node-postgres takes the pool's 'error' listener off it, and
@@ -16,7 +17,7 @@ export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClie
   const onError = () => void (broken = true);
   client.on('error', onError);
   try {
-    await client.query('BEGIN');
+    await client.query(begin);
     const result = await fn(client);
     await client.query('COMMIT');
     return result;
