@@ -97,7 +97,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await database?.drop();
-  if (work) rmSync(work, { recursive: true, force: true });
+  // retries: a failed prepare can leave the other project's npm install still writing for a moment
+  if (work) rmSync(work, { recursive: true, force: true, maxRetries: 10, retryDelay: 500 });
 });
 
 /** Runs a compiled program or the installed CLI in a project. */

@@ -8,7 +8,7 @@ import { PACKAGE_TYPES } from './type-parsers.js';
 
 type QueryArgs = unknown[];
 
-/** node-postgres query arguments (a text or a config, then its parameters and an optional callback), with `types` set. */
+/** node-postgres query arguments (a text or a config, then its parameters and an optional callback), carrying the package's types. */
 function typed(args: QueryArgs): QueryArgs {
   const first = args[0];
   if (typeof first === 'string') return [{ text: first, types: PACKAGE_TYPES }, ...args.slice(1)];

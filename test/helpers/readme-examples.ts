@@ -1,7 +1,7 @@
 // The README's runnable examples: each ```ts block preceded by a marker line
-// `<!-- packaging-test: NAME -->`, keyed by NAME. test/packaging.test.ts compiles and runs them
+// `<!-- packaging-test: NAME -->` (blank lines between them allowed: Prettier puts one there), keyed by NAME. test/packaging.test.ts compiles and runs them
 // in projects that installed the packed tarball, so the README cannot drift from the package.
-const BLOCK = /<!-- packaging-test: ([^>]+?) -->\n```ts\n([\s\S]*?)\n```/g;
+const BLOCK = /<!-- packaging-test: ([^>]+?) -->\n(?:[ \t]*\n)*```ts\n([\s\S]*?)\n```/g;
 
 export function readmeExamples(readme: string): Map<string, string> {
   const examples = new Map<string, string>();
