@@ -82,11 +82,14 @@ describe('faults: a server restart [postgres]', () => {
       expect(await Promise.all(single)).toEqual(['failed', 'failed']);
       expect(await batch).toEqual(['failed', 'skipped_no_identity', 'failed']);
       expect(logger.lines.map((l) => l.fields.tool_call_id).sort()).toEqual(['in-flight-1', 'in-flight-2', 'in-flight-3', 'in-flight-4']);
-      // The held statements were terminated (57P01); the batch's savepoint retry then met the
-      // server shutting down (57P03) or already gone.
+      // The held statements were terminated (57P01). The batch's retry then meets the server at
+      // whatever point its shutdown has reached — still refusing new sessions (57P03), its socket
+      // closing under the connect (ECONNRESET) or already closed (ECONNREFUSED): which one is a
+      // race with the postmaster, not something the store decides, so any of them is the cause
+      // the WARN must carry (a CI run under load saw ECONNRESET).
       const codes = Object.fromEntries(logger.lines.map((l) => [l.fields.tool_call_id, l.fields.code]));
       expect([codes['in-flight-1'], codes['in-flight-2']]).toEqual(['57P01', '57P01']);
-      expect(['57P03', 'ECONNREFUSED']).toContain(codes['in-flight-3']);
+      expect(['57P03', 'ECONNRESET', 'ECONNREFUSED']).toContain(codes['in-flight-3']);
       expect(codes['in-flight-4']).toBe(codes['in-flight-3']);
       await admin.end();
 
