@@ -7,35 +7,14 @@
 import { poolFor } from '../scripts/lib/postgres-database.js';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createPostgresStore } from '../src/index.js';
-import { formatKeyInstant, formatMicros, formatUtc9 } from '../src/instant.js';
+import { formatKeyInstant, formatMicros } from '../src/instant.js';
 import type { HealthReport } from '../src/types.js';
 import { insertSession } from './helpers/host-rows.js';
 import { insertSubagentMessage, insertSubagentRow, KEY, MICRO, setKey } from './helpers/health-seed.js';
+import { sqliteForm, type SqliteForm } from './helpers/sqlite-forms.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 
-const HOUR = 3_600_000_000_000n;
 const EXEC_B = '0b7e7d52-6f5e-4c2e-9d0a-2a3c7b1f0e11';
-
-/** A SQLite host timestamp for `ns` in one of the stored forms. */
-type Form = 'canonical' | 'trimmed' | 'plus02' | 'minus03' | 'rfc3339' | 'nanos';
-function sqliteForm(ns: bigint, form: Form): string {
-  const trim = (text: string) => text.replace(/\.?0+$/, '');
-  const local = (offsetNs: bigint) => trim(formatUtc9(ns + offsetNs));
-  switch (form) {
-    case 'canonical':
-      return `${formatMicros(ns)}+00:00`;
-    case 'trimmed':
-      return `${local(0n)}+00:00`;
-    case 'plus02':
-      return `${local(2n * HOUR)}+02:00`;
-    case 'minus03':
-      return `${local(-3n * HOUR)}-03:00`;
-    case 'rfc3339':
-      return `${local(0n).replace(' ', 'T')}Z`;
-    case 'nanos':
-      return `${formatUtc9(ns)}+00:00`;
-  }
-}
 
 /**
  * One message and one row 1 µs before the boundary, one of each exactly at it, and a
@@ -79,7 +58,7 @@ describeBothDialects('health: one-microsecond boundary', (dialect) => {
   }
 
   if (dialect === 'sqlite') {
-    const forms: Form[] = ['canonical', 'trimmed', 'plus02', 'minus03', 'rfc3339', 'nanos'];
+    const forms: SqliteForm[] = ['canonical', 'trimmed', 'plus02', 'minus03', 'rfc3339', 'nanos'];
     for (const form of forms) {
       it(`SQLite, host timestamps in ${form} form: 1 µs before is outside, exactly at is inside`, async () => {
         for (const b of BOUNDARIES) {

@@ -13,6 +13,7 @@ import { postgresWindow } from '../src/postgres/health.js';
 import { sqliteWindow } from '../src/sqlite/health.js';
 import { KEY, SECOND, setKey } from './helpers/health-seed.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { explainGenerated, type PlanNode } from './helpers/postgres-explain.js';
 
 const MESSAGES = 100_000;
 const SESSIONS = 100;
@@ -69,48 +70,9 @@ function sqlitePlan(sqlite: Database.Database, name: (typeof STATEMENTS)[number]
     .map((r) => (r as { detail: string }).detail);
 }
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-function flatten(node: PlanNode): PlanNode[] {
-  return [node, ...(node.Plans ?? []).flatMap(flatten)];
-}
-
-/**
- * PostgreSQL: the plan nodes of a generated statement, bound as the health check binds it.
- * The statement text comes from the generated PreparedQuery itself, run on a real connection
- * that asks for its plan; `generic` prepares it and forces the generic plan.
- */
-async function postgresPlan(pool: pg.Pool, name: (typeof STATEMENTS)[number], generic: boolean): Promise<PlanNode[]> {
-  const client = await pool.connect();
-  try {
-    let plan: PlanNode | undefined;
-    const explaining = {
-      query: async (text: string, bindings: unknown[]) => {
-        if (!generic) {
-          const r = await client.query(`EXPLAIN (FORMAT JSON) ${text}`, bindings);
-          plan = (r.rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan;
-        } else {
-          await client.query('SET plan_cache_mode = force_generic_plan');
-          await client.query(`PREPARE health_statement AS ${text}`);
-          const literals = bindings.map((b) => `'${String(b)}'`).join(', ');
-          const r = await client.query(`EXPLAIN (FORMAT JSON) EXECUTE health_statement(${literals})`);
-          plan = (r.rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan;
-          await client.query('DEALLOCATE health_statement');
-          await client.query('RESET plan_cache_mode');
-        }
-        return { rows: [], rowCount: 0 };
-      },
-    };
-    await postgresQueries[name].run(postgresWindow(SINCE_NS), explaining);
-    return flatten(plan!);
-  } finally {
-    client.release();
-  }
-}
+/** PostgreSQL: the plan nodes of a generated statement, bound as the health check binds it. */
+const postgresPlan = (pool: pg.Pool, name: (typeof STATEMENTS)[number], generic: boolean): Promise<PlanNode[]> =>
+  explainGenerated(pool, postgresQueries[name], postgresWindow(SINCE_NS), generic);
 
 const seqScansOf = (nodes: PlanNode[], table: string) => nodes.filter((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === table);
 
