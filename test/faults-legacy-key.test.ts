@@ -12,33 +12,7 @@ import { insertSession } from './helpers/host-rows.js';
 import { frame, recordingLogger } from './helpers/live-db.js';
 import { endStateFacts, metaKeys, rawRows, seedPreAmendmentRows, tableExists } from './helpers/migration-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
-
-/**
- * A real failure at the end of the AC-33 upgrade (as in test/migrations-schema.test.ts):
- * SQLite — a table squatting on the name of an index the rebuild creates; PostgreSQL — an
- * event trigger raising once the three-column key exists.
- */
-async function injectUpgradeFailure(d: TestDb): Promise<void> {
-  if (d.dialect === 'sqlite') {
-    await d.exec(`CREATE TABLE idx_subagents_observed_at (x INTEGER)`);
-    return;
-  }
-  await d.exec(`
-    CREATE FUNCTION inject_upgrade_failure() RETURNS event_trigger LANGUAGE plpgsql AS $f$
-    BEGIN
-      IF EXISTS (SELECT 1 FROM pg_constraint
-                  WHERE conrelid = to_regclass('task_session_subagents')
-                    AND pg_get_constraintdef(oid) = 'UNIQUE (task_session_id, agent_execution_id, tool_call_id)') THEN
-        RAISE EXCEPTION 'injected';
-      END IF;
-    END $f$;
-    CREATE EVENT TRIGGER inject_upgrade_failure ON ddl_command_end WHEN TAG IN ('ALTER TABLE')
-      EXECUTE FUNCTION inject_upgrade_failure();`);
-}
-
-async function removeUpgradeFailure(d: TestDb): Promise<void> {
-  await d.exec(d.dialect === 'sqlite' ? `DROP TABLE idx_subagents_observed_at` : `DROP EVENT TRIGGER inject_upgrade_failure`);
-}
+import { injectUpgradeFailure, removeUpgradeFailure } from './helpers/upgrade-failure.js';
 
 describeBothDialects('faults: AC-33a degraded state, the two-column key survives', (dialect) => {
   let db: TestDb;

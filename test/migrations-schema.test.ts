@@ -23,6 +23,7 @@ import {
   tableExists,
 } from './helpers/migration-db.js';
 import { describeBothDialects, openTestDb, type Dialect, type TestDb } from './helpers/test-db.js';
+import { injectUpgradeFailure, removeUpgradeFailure } from './helpers/upgrade-failure.js';
 
 const sqliteLegacySql = sqliteLegacy.map((s) => s.sql).join('\n');
 const postgresLegacySql = postgresLegacy.map((s) => s.sql).join('\n');
@@ -357,32 +358,4 @@ async function deadStore(d: TestDb): Promise<{ store: ReturnType<TestDb['store']
 /** Host timestamp text for a UTC wall time, in the dialect's host form. */
 function hostTs(dialect: Dialect, utc: string): string {
   return dialect === 'sqlite' ? `${utc}+00:00` : utc;
-}
-
-/**
- * A real failure at the END of the upgrade, so rolling back has to undo every earlier part:
- * SQLite — a table squatting on the last index name the rebuild creates (CREATE INDEX IF NOT
- * EXISTS still refuses a table's name); PostgreSQL — an event trigger that raises as soon as
- * the three-column key exists, i.e. after the column was added and the old key dropped.
- */
-async function injectUpgradeFailure(d: TestDb): Promise<void> {
-  if (d.dialect === 'sqlite') {
-    await d.exec(`CREATE TABLE idx_subagents_observed_at (x INTEGER)`);
-    return;
-  }
-  await d.exec(`
-    CREATE FUNCTION inject_upgrade_failure() RETURNS event_trigger LANGUAGE plpgsql AS $f$
-    BEGIN
-      IF EXISTS (SELECT 1 FROM pg_constraint
-                  WHERE conrelid = to_regclass('task_session_subagents')
-                    AND pg_get_constraintdef(oid) = 'UNIQUE (task_session_id, agent_execution_id, tool_call_id)') THEN
-        RAISE EXCEPTION 'injected';
-      END IF;
-    END $f$;
-    CREATE EVENT TRIGGER inject_upgrade_failure ON ddl_command_end WHEN TAG IN ('ALTER TABLE')
-      EXECUTE FUNCTION inject_upgrade_failure();`);
-}
-
-async function removeUpgradeFailure(d: TestDb): Promise<void> {
-  await d.exec(d.dialect === 'sqlite' ? `DROP TABLE idx_subagents_observed_at` : `DROP EVENT TRIGGER inject_upgrade_failure`);
 }
