@@ -12,6 +12,12 @@ import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db
 
 beforeAll(assertBuilt);
 
+function printed(text: string, pattern: RegExp): RegExpMatchArray {
+  const m = text.match(pattern);
+  if (!m) throw new Error(`the report did not print ${pattern}:\n${text}`);
+  return m;
+}
+
 describeBothDialects('cli: report', (dialect) => {
   let db: TestDb;
   let dir: string;
@@ -26,15 +32,29 @@ describeBothDialects('cli: report', (dialect) => {
   });
   const report = (...extra: string[]) => runCliBinary(['report', ...databaseArgs(db), ...extra]);
 
-  it('human view: caveats first, then a bar per fan-out bucket and token bucket', async () => {
+  it('human view: the finding first, then a bar per fan-out bucket and token bucket, then the caveats as numbered notes', async () => {
     const run = await report();
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const expected = await db.store().report();
     const out = run.stdout;
     expect(out).toMatch(/^subagent-context report: /);
-    expect(out.indexOf('Read these first (AC-25)')).toBeLessThan(out.indexOf('Fan-out: subagents per turn'));
-    for (const c of expected.caveats) expect(out).toContain(`  • ${c}`);
+    expect(out.indexOf('What it found')).toBeGreaterThan(0);
+    expect(out.indexOf('What it found')).toBeLessThan(out.indexOf('Fan-out: subagents per turn'));
+    expect(out.indexOf('Executions (')).toBeLessThan(out.indexOf('Notes: how to read these figures'));
+    expect(expected.caveats.length).toBeGreaterThan(2);
+    expected.caveats.forEach((c, i) => {
+      // The sentence without its criteria, then the criteria as references: "  3. … [AC-25, AC-31]".
+      const refs = [...new Set(c.match(/AC-\d+[a-z]?(?: point \d+)?/g) ?? [])];
+      const line = printed(out, new RegExp(`^  ${i + 1}\\. (.*)$`, 'm'))[1];
+      expect(line.endsWith(refs.length ? ` [${refs.join(', ')}]` : '.'), line).toBe(true);
+      expect(c.replace(/[ ,(]*AC-\d+[a-z]?(?: point \d+)?\)?/g, '').replace(/\W+/g, ' ')).toBe(
+        line
+          .replace(/ \[[^\]]*\]$/, '')
+          .replace(/[ ,(]*AC-\d+[a-z]?(?: point \d+)?\)?/g, '')
+          .replace(/\W+/g, ' '),
+      );
+    });
     // One drawn bar per known bucket: "k │███ n turns".
     for (const b of expected.fan_out.known) {
       expect(out).toMatch(new RegExp(`^\\s+${b.subagents} │[█▏▎▍▌▋▊▉]+ ${b.turns} turns?$`, 'm'));

@@ -272,10 +272,10 @@ describeBothDialects('demo', (dialect) => {
   let figures: Promise<ExpectedFigures> | undefined;
   const expected = () => (figures ??= expectedFigures(target));
 
-  // One demo run per dialect; every test below only reads what it printed and wrote.
+  // One demo run per dialect (the full walk-through, --verbose); every test below only reads what it printed and wrote.
   beforeAll(async () => {
     target = await demoTarget(dialect);
-    run = await captureDemo(target.args);
+    run = await captureDemo([...target.args, '--verbose']);
   });
   afterAll(async () => target.close());
 
@@ -329,7 +329,7 @@ describeBothDialects('demo', (dialect) => {
     const keys = printed(block, /^\s+keys +capture_since (\S+) · backfill_through (\S+) · execution_since (\S+)$/m).slice(1);
     expect(keys).toEqual([e.keys.capture_since, e.keys.backfill_through, e.keys.execution_since]);
 
-    // Every bullet printed is one of these, with these figures, in this order, and none is missing.
+    // Every numbered note printed is one of these, with these figures, in this order, and none is missing.
     const rules: [RegExp, (number | string)[]][] = [
       [/^([\d,]+) rows? of ([\d,]+) came from the backfill \(source 'backfill'\)/, [e.provenance.backfill, e.provenance.rows]],
       [
@@ -346,7 +346,12 @@ describeBothDialects('demo', (dialect) => {
       ],
       [/^([\d,]+) subagents? had not settled when read/, [e.tokens.outstanding]],
     ];
-    const bullets = [...block.matchAll(/^\s+• (.*)$/gm)].map((m) => m[1]);
+    // "N. sentence [AC-…]": numbered from 1, the criteria as references at the end, none left in the running text but AC-31's name.
+    const notes = [...block.matchAll(/^\s+(\d+)\. (.*?)(?: \[(AC-[^\]]+)\])?$/gm)];
+    expect(notes.map((m) => Number(m[1]))).toEqual(notes.map((_, i) => i + 1));
+    expect(notes.filter((m) => /\(AC-|, AC-\d+\)/.test(m[2]))).toEqual([]);
+    expect(notes.map((m) => m[3] ?? '')).toEqual(['AC-25', 'AC-25', 'AC-25', 'AC-25', 'AC-25, AC-31', 'AC-31', 'AC-7', '']);
+    const bullets = notes.map((m) => m[2]);
     const read = bullets.map((text) => {
       const hits = rules.flatMap(([pattern], index) => {
         const m = text.match(pattern);
@@ -544,7 +549,60 @@ describeBothDialects('demo safety and determinism', (dialect) => {
     // SQLite: the same file again (the demo replaces its own file); PostgreSQL: a second empty database.
     const b = await captureDemo(dialect === 'sqlite' ? first.args : (await open()).args);
     expect(stable(b.text)).toEqual(stable(a.text));
-    expect(a.text).toContain('Fan-out: subagents per turn');
+    expect(a.text).toContain('What it found');
+  });
+
+  it('by default prints the finding first, in about 25 lines, with figures the tables hold', async () => {
+    const t = await open();
+    const run = await captureDemo(t.args);
+    expect([run.code, run.errors]).toEqual([EXIT.ok, '']);
+    const e = await expectedFigures(t);
+    const lines = run.text.trimEnd().split('\n');
+    expect(lines.length).toBeLessThanOrEqual(32);
+    // The headline is the fourth line: no step, key or caveat before it.
+    expect(lines[2]).toBe('What it found');
+    const headline = printed(
+      lines[3],
+      /^ {3}A card's work ran in ([\d.]+) contexts, not the ([\d.]+) session per card that task_sessions shows: ([\d,]+) subagents across ([\d,]+) cards \(([\d,]+) of them fanned out\)\.$/,
+    );
+    expect(headline.slice(1)).toEqual([
+      decimals((e.cards.sessions + e.cards.contexts) / e.cards.tasks, 2),
+      decimals(e.cards.sessions / e.cards.tasks, 2),
+      e.cards.contexts.toLocaleString('en-US'),
+      String(e.cards.tasks),
+      String(e.cards.tasksWithSubagents),
+    ]);
+    const all = [...e.fanOut.known, ...e.fanOut.unknown];
+    const fan = printed(
+      run.text,
+      /([\d,]+) turns spawned subagents; ([\d,]+) of them spawned two or more, up to ([\d,]+) at once\. ([\d,]+) turns with a complete count, ([\d,]+) earlier turns/,
+    );
+    expect(fan.slice(1).map(num)).toEqual([
+      all.reduce((n, [, turns]) => n + turns, 0),
+      all.filter(([k]) => k >= 2).reduce((n, [, turns]) => n + turns, 0),
+      Math.max(...all.map(([k]) => k)),
+      [...e.fanOut.known.values()].reduce((a, b) => a + b, 0),
+      e.fanOut.unknownTurns,
+    ]);
+    const tk = e.tokens;
+    const tokens = printed(run.text, /([\d,]+) tokens over ([\d,]+) subagents that reported usage, ([\d,]+) each on average; ([\d,]+) more reported nothing/);
+    expect(tokens.slice(1).map(num)).toEqual([tk.total, tk.measured, Math.round(tk.total / tk.measured), tk.unmeasured]);
+    // Then the charts: the cards ratio and the fan-out recovered from history.
+    const ratios = Object.fromEntries(bars(linesBetween(run.text, /^What it found$/, /subagents per turn, turns from the history/)));
+    expect(ratios).toEqual({
+      'sessions per card': decimals(e.cards.sessions / e.cards.tasks, 2),
+      'contexts per card': `${decimals((e.cards.sessions + e.cards.contexts) / e.cards.tasks, 2)}  (sessions + subagent contexts)`,
+    });
+    const histogram = bars(linesBetween(run.text, /subagents per turn, turns from the history/, /^What ran$/)).map(([k, rest]) => [
+      Number(k),
+      num(printed(rest, /^([\d,]+) turns?$/)[1]),
+    ]);
+    expect(histogram).toEqual(contiguous(e.fanOut.unknown));
+    expect(num(printed(run.text, /([\d,]+) rows backfilled from history/)[1])).toBe(e.provenance.backfill);
+    expect(printed(run.text, /Health check: (\w+), shortfall (\d+)\./).slice(1)).toEqual(['healthy', '0']);
+    expect(run.text).toMatch(/^ {3}8 notes on how far these figures may be read: run with --verbose/m);
+    expect(run.text).toContain('demo --verbose');
+    expect(run.text).not.toMatch(/runMigrations|Read these first/);
   });
 
   it('refuses a database it did not make, and leaves it untouched', async () => {

@@ -13,12 +13,12 @@ export const DEFAULT_DEMO_SQLITE_FILE = 'subagent-context-demo.db';
 
 export const demoCommand: CliCommand = {
   summary: 'seed a sample host history, migrate and backfill it, stream live frames, print the report',
-  synopsis: '[--sqlite FILE | --postgres URL]',
+  synopsis: '[--sqlite FILE | --postgres URL] [--verbose]',
   details:
     `Creates FILE (default ./${DEFAULT_DEMO_SQLITE_FILE}) or uses an EMPTY PostgreSQL database; never writes into a ` +
-    'database it did not create. Exit status: 0 ok, 2 usage error or a database the demo refuses, 7 database error ' +
+    'database it did not create. Prints the finding (about 25 lines); --verbose prints the full walk-through. Exit status: 0 ok, 2 usage error or a database the demo refuses, 7 database error ' +
     'or the demo did not end healthy.',
-  options: { sqlite: { type: 'string' }, postgres: { type: 'string' } },
+  options: { sqlite: { type: 'string' }, postgres: { type: 'string' }, verbose: { type: 'boolean' } },
   async run(values, io) {
     const given = values.sqlite !== undefined || values.postgres !== undefined;
     const target: DatabaseTarget = given
@@ -33,7 +33,7 @@ export const demoCommand: CliCommand = {
       // A database the demo did not make is the wrong argument, not a broken database.
       throw err instanceof DemoRefusal ? usageError(`refusing to run: ${err.message}`) : toCliError(err, true);
     }
-    const outcome = await runDemo(database, io.out);
+    const outcome = await runDemo(database, io.out, { verbose: values.verbose === true });
     if (!outcome.migrationOk) throw databaseError('the demo did not end healthy: the upgrade failed (see the migration report above)');
     if ('error' in outcome.health) throw databaseError(`the demo did not end healthy: the health check failed: ${outcome.health.error}`);
     if (outcome.health.verdict !== 'healthy') throw databaseError(`the demo did not end healthy: verdict ${outcome.health.verdict}`);

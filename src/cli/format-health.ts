@@ -1,9 +1,11 @@
-// Human-readable health output: every figure, what it means, and the verdict. `--json`
-// prints the HealthReport itself instead.
+// Human-readable health output: every figure, what it means, and the verdict. Key values are
+// the host's data: made visible and clipped (src/report/display-text.ts). `--json` prints the
+// HealthReport itself instead, verbatim.
+import { clipVisible, visibleLines } from '../report/display-text.js';
 import type { HealthReport } from '../types.js';
 
 function keyLine(name: string, value: string | null, emptyMeaning: string): string {
-  const shown = value === null ? 'absent' : value === '' ? `''  ${emptyMeaning}` : value;
+  const shown = value === null ? 'absent' : value === '' ? `''  ${emptyMeaning}` : clipVisible(value, 64);
   return `  ${name.padEnd(18)}${shown}`;
 }
 
@@ -52,5 +54,5 @@ export function formatHealth(report: HealthReport, where: string): string {
     );
   }
   lines.push(`verdict: ${verdictLine(report)}`);
-  return `${lines.join('\n')}\n`;
+  return visibleLines(`${lines.join('\n')}\n`);
 }

@@ -1,5 +1,7 @@
 // Human-readable migration output: one line per step, then the result. `--json` prints the
-// MigrationReport itself instead.
+// MigrationReport itself instead. A step's error may quote the database (a key value, a
+// host's trigger message): made visible like every human view (src/report/display-text.ts).
+import { visibleLines } from '../report/display-text.js';
 import type { MigrationReport } from '../types.js';
 
 export function formatMigration(report: MigrationReport, where: string): string {
@@ -14,5 +16,5 @@ export function formatMigration(report: MigrationReport, where: string): string 
       ? `result: ok (${report.steps.length} step${report.steps.length === 1 ? '' : 's'})`
       : `result: FAILED (${failed} of ${report.steps.length} steps failed; the next run retries them)`,
   );
-  return `${lines.join('\n')}\n`;
+  return visibleLines(`${lines.join('\n')}\n`);
 }

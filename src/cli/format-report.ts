@@ -1,22 +1,30 @@
-// The report for a terminal: the caveats first (they say how to read every figure below),
-// then fan-out, cards, provenance, tokens and executions, with Unicode bar charts for the
-// fan-out histograms and the token distribution. `--json` prints the report itself instead.
+// The report for a terminal: what it found in plain words first, then fan-out, cards,
+// provenance, tokens and executions with Unicode bar charts, then the caveats as numbered
+// notes citing the criteria they apply. Every string from the database is made visible
+// (escapes for control characters) and clipped by grapheme: see src/report/display-text.ts.
+// `--json` prints the report itself instead, verbatim.
 import {
   describeScope,
   describeWindow,
   fanOutBars,
   formatInt,
   formatRatio,
+  maxOf,
   plural,
   STATE_MEANING,
   tokenDistributionBars,
   tokenGroupBars,
   type Bar,
 } from '../report/chart-data.js';
+import { clipVisible, displayWidth, padStartVisible, visibleLines } from '../report/display-text.js';
+import { findingLines } from '../report/finding.js';
+import { noteLines } from '../report/notes.js';
 import type { SubagentContextReport } from '../report/types.js';
 
 const BAR_WIDTH = 36;
 const LABEL_WIDTH = 28;
+/** Columns a key value may take: a stored key is the host's data and may be anything. */
+const KEY_WIDTH = 64;
 const PARTIAL = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
 
 /** A bar in eighths of a character; any non-zero value shows at least a sliver. */
@@ -26,20 +34,18 @@ export function unicodeBar(value: number, max: number, width = BAR_WIDTH): strin
   return '█'.repeat(Math.floor(eighths / 8)) + PARTIAL[eighths % 8];
 }
 
-const clip = (text: string, width: number) => (text.length > width ? `${text.slice(0, width - 1)}…` : text);
-
-function chart(bars: Bar[], unit: (n: number) => string, empty: string): string[] {
-  if (bars.length === 0 || bars.every((b) => b.value === 0)) return [`    (${empty})`];
-  const max = Math.max(...bars.map((b) => b.value));
-  const width = Math.min(LABEL_WIDTH, Math.max(...bars.map((b) => b.label.length)));
+export function chart(bars: Bar[], unit: (n: number) => string, empty: string, indent = '    '): string[] {
+  if (bars.length === 0 || bars.every((b) => b.value === 0)) return [`${indent}(${empty})`];
+  const max = maxOf(bars.map((b) => b.value));
+  const width = maxOf(bars.map((b) => displayWidth(clipVisible(b.label, LABEL_WIDTH))));
   return bars.map((b) => {
     const drawn = unicodeBar(b.value, max);
-    return `    ${clip(b.label, width).padStart(width)} │${drawn}${drawn ? ' ' : ''}${unit(b.value)}${b.note ? `  (${b.note})` : ''}`;
+    return `${indent}${padStartVisible(b.label, width)} │${drawn}${drawn ? ' ' : ''}${unit(b.value)}${b.note ? `  (${b.note})` : ''}`;
   });
 }
 
 function keyValue(value: string | null, emptyMeaning: string): string {
-  return value === null ? 'absent' : value === '' ? `''  ${emptyMeaning}` : value;
+  return value === null ? 'absent' : value === '' ? `''  ${emptyMeaning}` : clipVisible(value, KEY_WIDTH);
 }
 
 function fanOutSection(r: SubagentContextReport): string[] {
@@ -116,21 +122,30 @@ function executionsSection(r: SubagentContextReport): string[] {
   ];
 }
 
+/** The notes after the charts: how far each figure above may be read, then the keys they rest on. */
+function notesSection(r: SubagentContextReport): string[] {
+  return [
+    "Notes: how to read these figures (the criteria in brackets are the spec's)",
+    ...noteLines(r.caveats).map((l) => `  ${l}`),
+    `  keys    capture_since ${keyValue(r.keys.capture_since, '')} · backfill_through ${keyValue(r.keys.backfill_through, '(sentinel: nothing to backfill, AC-24f)')} · execution_since ${keyValue(r.keys.execution_since, '')}`,
+  ];
+}
+
 export function formatReport(r: SubagentContextReport, where: string): string {
   const blocks: string[][] = [
     [
       `subagent-context report: ${where}`,
       `  window  ${describeWindow(r.window)}`,
-      `  scope   ${describeScope(r.task_ids)}`,
+      `  scope   ${clipVisible(describeScope(r.task_ids), 120)}`,
       `  state   ${r.state}: ${STATE_MEANING[r.state]}`,
-      `  keys    capture_since ${keyValue(r.keys.capture_since, '')} · backfill_through ${keyValue(r.keys.backfill_through, '(sentinel: nothing to backfill, AC-24f)')} · execution_since ${keyValue(r.keys.execution_since, '')}`,
     ],
-    ['Read these first (AC-25)', ...(r.caveats.length ? r.caveats.map((c) => `  • ${c}`) : ['  • none apply to this store and window'])],
+    ['What it found', ...findingLines(r).map((l) => `  ${l}`)],
     fanOutSection(r),
     cardsSection(r),
     provenanceSection(r),
     tokensSection(r),
     executionsSection(r),
+    notesSection(r),
   ];
-  return `${blocks.map((b) => b.join('\n')).join('\n\n')}\n`;
+  return visibleLines(`${blocks.map((b) => b.join('\n')).join('\n\n')}\n`);
 }

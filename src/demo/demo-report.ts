@@ -1,11 +1,15 @@
-// Renders the demo's report as plain terminal text. Every figure comes from the store's own
+// Renders the demo's report as plain terminal text, in two lengths: by default the finding
+// in plain words, its two charts and one paragraph on what ran (about 25 lines); with
+// --verbose the full walk-through, step by step. Every figure comes from the store's own
 // API: the migration report, the counters, the health report, listBySession(), and
-// store.report(), printed by the `report` command's own formatter; the closing lines only
+// store.report(), printed by the `report` command's own formatter; the story lines only
 // restate the report's figures (and one ratio of them) as the story the feature exists for.
 // test/demo-report.test.ts re-derives every printed figure from the tables independently.
-import { formatReport } from '../cli/format-report.js';
+import { chart, formatReport } from '../cli/format-report.js';
 import type { FanOutBucket, HealthReport, MigrationReport, SubagentContextReport, SubagentContextRow, WriterCounters } from '../index.js';
-import { formatRatio } from '../report/chart-data.js';
+import { fanOutBars, formatRatio } from '../report/chart-data.js';
+import { visibleLines } from '../report/display-text.js';
+import { findingLines } from '../report/finding.js';
 import type { DemoHistory } from './demo-history.js';
 import type { LiveStreamResult } from './live-stream.js';
 
@@ -127,6 +131,58 @@ function exampleLines(input: DemoReportInput): string[] {
   ];
 }
 
+/** What the default demo ran, in one paragraph: the upgrade, the live stream, the health check. */
+function whatRanLines(input: DemoReportInput): string[] {
+  const h = input.history;
+  const c = input.counters;
+  const m = input.migration;
+  const health = 'error' in input.health ? `unavailable (${input.health.error})` : `${input.health.verdict}, shortfall ${input.health.shortfall ?? 'not run'}`;
+  return [
+    `A seeded host history (${plural(h.cards, 'card')}, ${fmt(h.messages)} messages, ${plural(h.subagentMessages, 'subagent launch', 'subagent launches')}) was upgraded at ${input.upgradeAt}`,
+    `(simulated clock): ${plural(m.steps.length, 'migration step')}, ${m.ok ? 'ok' : 'FAILED'}, ${plural(input.report.provenance.backfill, 'row')} backfilled from history. Then ${plural(c.attempted, 'live frame')}:`,
+    `${fmt(c.persisted)} persisted, ${fmt(c.skipped_no_identity)} skipped without a task id, ${fmt(c.failed)} failed. Health check: ${health}.`,
+  ];
+}
+
+/** The default demo: the finding first, then its charts, then what ran and where to look. */
+export function renderDemoSummary(input: DemoReportInput): string {
+  const r = input.report;
+  const c = r.cards;
+  const notes = r.caveats.length;
+  const lines = [
+    `subagent-context demo · ${input.where}`,
+    '',
+    'What it found',
+    ...findingLines(r).map((l) => `   ${l}`),
+    '',
+    ...chart(
+      [
+        { label: 'sessions per card', value: c.sessions_per_card ?? 0 },
+        { label: 'contexts per card', value: c.contexts_per_card ?? 0, note: 'sessions + subagent contexts' },
+      ],
+      formatRatio,
+      'no card was active',
+      '   ',
+    ),
+    '',
+    '   subagents per turn, turns from the history before the upgrade (lower bounds)',
+    ...chart(fanOutBars(r.fan_out.unknown), (n) => plural(n, 'turn'), 'no turn with subagents', '   '),
+    '',
+    'What ran',
+    ...whatRanLines(input).map((l) => `   ${l}`),
+    ...(notes ? [`   ${plural(notes, 'note')} on how far these figures may be read: run with --verbose, or \`report\` below.`] : []),
+    '',
+    'Look at it yourself (the database stays where it is)',
+    ...exampleLines(input)
+      .slice(0, 2)
+      .map((l) => `   ${l}`),
+    `   npx subagent-context demo --verbose   # the full walk-through: migration steps, keys, live frames, every figure`,
+    '',
+  ];
+  return visibleLines(lines.join('\n'));
+}
+
+/** The full walk-through (--verbose): each step of the demo, then the report as `report` prints it. */
 export function renderDemoReport(input: DemoReportInput): string {
   const h = input.history;
   const s = h.statuses;
@@ -153,5 +209,5 @@ export function renderDemoReport(input: DemoReportInput): string {
     ...section('6. Look at it yourself — the database stays where it is:', exampleLines(input)),
     '',
   ];
-  return lines.join('\n');
+  return visibleLines(lines.join('\n'));
 }

@@ -9,9 +9,10 @@ import type { DatabaseTarget } from '../cli/database.js';
 import { toError } from '../errors.js';
 import { formatKeyInstant } from '../instant.js';
 import type { HealthReport, Logger } from '../index.js';
+import { visibleLines } from '../report/display-text.js';
 import type { DemoDatabase } from './demo-database.js';
 import { buildDemoHistory } from './demo-history.js';
-import { renderDemoReport } from './demo-report.js';
+import { renderDemoReport, renderDemoSummary } from './demo-report.js';
 import { streamLiveFrames } from './live-stream.js';
 import { openPostgresDemoDatabase } from './postgres-demo-database.js';
 import { DEMO_UPGRADE_AT_NS, simulatedClock } from './simulated-clock.js';
@@ -37,7 +38,7 @@ export interface DemoOutcome {
  * Runs the demo on an opened database, writes its report through `out` (the CLI's output
  * stream), and closes the database. Rejects only when the database fails underneath it.
  */
-export async function runDemo(database: DemoDatabase, out: (text: string) => void): Promise<DemoOutcome> {
+export async function runDemo(database: DemoDatabase, out: (text: string) => void, options: { verbose?: boolean } = {}): Promise<DemoOutcome> {
   const write = (text: string) => out(text.endsWith('\n') ? text : `${text}\n`);
   const started = process.hrtime.bigint();
   try {
@@ -70,8 +71,9 @@ export async function runDemo(database: DemoDatabase, out: (text: string) => voi
     const report = await store.report();
     const reusedRows = (await store.listBySession(live.reused.sessionId)).filter((r) => r.tool_call_id === live.reused.toolCallId);
 
+    const render = options.verbose ? renderDemoReport : renderDemoSummary;
     write(
-      renderDemoReport({
+      render({
         where: database.where,
         upgradeAt: formatKeyInstant(DEMO_UPGRADE_AT_NS).replace('.000000000Z', 'Z'),
         history: { ...history.summary, messages: history.messages.length },
@@ -86,7 +88,7 @@ export async function runDemo(database: DemoDatabase, out: (text: string) => voi
         examplesNote: database.dialect === 'postgres' ? '(the password is hidden above: substitute your own URL)' : undefined,
       }),
     );
-    if (warnings.length) write(`WARN lines the store logged:\n${warnings.map((w) => `   ${w}`).join('\n')}\n`);
+    if (warnings.length) write(visibleLines(`WARN lines the store logged:\n${warnings.map((w) => `   ${w}`).join('\n')}\n`));
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     write(`done in ${seconds.toFixed(1)} s`);
     return { migrationOk: migration.ok, health };

@@ -11,16 +11,35 @@ export interface Bar {
   note?: string;
   /** This bar's own colour in the HTML page (else the chart's). */
   fill?: string;
+  /** Settled subagents of a token group: the page draws the unmeasured (NULL) share beside the tokens. */
+  share?: { measured: number; unmeasured: number };
 }
+
+/** Groups drawn per token chart (by subagent_type, by model): the rest become one "others" bar; JSON keeps every group. */
+export const GROUP_LIMIT = 10;
+
+/** The largest value, 0 for none; never spreads an array into a call (a report may hold 100k+ groups). */
+export const maxOf = (values: Iterable<number>) => {
+  let max = 0;
+  for (const v of values) if (v > max) max = v;
+  return max;
+};
 
 /** Up to this many subagents per turn the fan-out axis is contiguous (missing k shown as 0). */
 const CONTIGUOUS_FAN_OUT = 30;
 
-export function fanOutBars(buckets: readonly FanOutBucket[]): Bar[] {
-  if (buckets.length === 0) return [];
-  const max = Math.max(...buckets.map((b) => b.subagents));
+/**
+ * One bar per subagents-per-turn value. `through` extends the axis (to draw two histograms on
+ * one x scale); on a non-contiguous axis the other histogram's values are passed as `alsoAt`.
+ */
+export function fanOutBars(buckets: readonly FanOutBucket[], through = 0, alsoAt: readonly number[] = []): Bar[] {
+  if (buckets.length === 0 && through === 0) return [];
+  const max = Math.max(through, maxOf(buckets.map((b) => b.subagents)));
   const turns = new Map(buckets.map((b) => [b.subagents, b.turns]));
-  const ks = max <= CONTIGUOUS_FAN_OUT ? Array.from({ length: max }, (_, i) => i + 1) : buckets.map((b) => b.subagents);
+  const ks =
+    max <= CONTIGUOUS_FAN_OUT
+      ? Array.from({ length: max }, (_, i) => i + 1)
+      : [...new Set([...buckets.map((b) => b.subagents), ...alsoAt])].sort((a, b) => a - b);
   return ks.map((k) => ({ label: String(k), value: turns.get(k) ?? 0 }));
 }
 
@@ -38,16 +57,35 @@ export function tokenDistributionBars(report: SubagentContextReport): Bar[] {
   return report.tokens.distribution.map((b) => ({ label: `${compactNumber(b.from)}–${compactNumber(b.to)}`, value: b.subagents }));
 }
 
-/** Total tokens per group, largest first; the note keeps measured and unmeasured apart. */
-export function tokenGroupBars<K extends string>(groups: readonly TokenGroup<K>[], key: K, notReported: string): Bar[] {
-  return [...groups]
-    .filter((g) => g.settled > 0)
-    .sort((a, b) => b.total_tokens - a.total_tokens || b.settled - a.settled)
-    .map((g) => ({
-      label: g[key] ?? notReported,
-      value: g.total_tokens,
-      note: `${g.measured.toLocaleString('en-US')} measured · ${g.unmeasured.toLocaleString('en-US')} unmeasured${g.mean_tokens === null ? '' : ` · mean ${Math.round(g.mean_tokens).toLocaleString('en-US')}`}`,
-    }));
+const groupNote = (measured: number, unmeasured: number, mean: number | null) =>
+  `${measured.toLocaleString('en-US')} measured · ${unmeasured.toLocaleString('en-US')} unmeasured${mean === null ? '' : ` · mean ${Math.round(mean).toLocaleString('en-US')}`}`;
+
+/**
+ * Total tokens per group, largest first (then most settled); the note keeps measured and
+ * unmeasured apart. Beyond `limit` groups the rest are summed into one "N others" bar, so a
+ * store with 120k distinct subagent_type values draws limit + 1 bars, not 120k.
+ */
+export function tokenGroupBars<K extends string>(groups: readonly TokenGroup<K>[], key: K, notReported: string, limit = GROUP_LIMIT): Bar[] {
+  const sorted = groups.filter((g) => g.settled > 0).sort((a, b) => b.total_tokens - a.total_tokens || b.settled - a.settled);
+  const bar = (label: string, total: number, measured: number, unmeasured: number): Bar => ({
+    label,
+    value: total,
+    note: groupNote(measured, unmeasured, measured === 0 ? null : total / measured),
+    share: { measured, unmeasured },
+  });
+  const shown = sorted.slice(0, limit).map((g) => bar(g[key] ?? notReported, g.total_tokens, g.measured, g.unmeasured));
+  const rest = sorted.slice(limit);
+  if (rest.length === 0) return shown;
+  const sum = (pick: (g: TokenGroup<K>) => number) => rest.reduce((t, g) => t + pick(g), 0);
+  return [
+    ...shown,
+    bar(
+      `(${plural(rest.length, 'other')})`,
+      sum((g) => g.total_tokens),
+      sum((g) => g.measured),
+      sum((g) => g.unmeasured),
+    ),
+  ];
 }
 
 export const formatInt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
