@@ -1,12 +1,24 @@
 // Inline SVG bar charts for the HTML report: no script, no font or image from anywhere, so
 // the page renders the same offline. Every bar is a <rect class="bar"> carrying its label
-// and value as data attributes (the browser test counts them); every text is escaped,
-// because subagent_type and model values come from agents, not from this package.
-import type { Bar } from './chart-data.js';
+// and value as data attributes (the browser test counts them); every text is escaped and
+// made visible (control and bidi characters as escapes, src/report/display-text.ts) and
+// clipped, because subagent_type and model values come from agents, not from this package:
+// a 100 KB label costs a few dozen characters on the page, and each label is its own <text>,
+// so whatever direction it runs in cannot reorder the figures beside it.
+import { maxOf, type Bar } from './chart-data.js';
+import { clipVisible } from './display-text.js';
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
+
+/** Escaped HTML with every RFC3339 instant kept on one line (a timestamp never wraps mid-number). */
+export const keepInstants = (escaped: string) => escaped.replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g, '<span class="instant">$&</span>');
+
+/** A label as drawn beside a bar: visible, clipped to `width` columns, escaped. */
+export const shownLabel = (text: string, width = 26) => escapeHtml(clipVisible(text, width));
+/** A label in a tooltip or a data attribute: longer, but still bounded. */
+export const fullLabel = (text: string) => escapeHtml(clipVisible(text, 160));
 
 export interface ChartSpec {
   /** Stable id: the figure's data-chart attribute. */
@@ -19,63 +31,94 @@ export interface ChartSpec {
   format: (n: number) => string;
   /** Shown in place of the chart when every bar is 0. */
   empty: string;
+  /** Vertical charts: the top of the value axis, to draw two charts on one scale (else this chart's own maximum). */
+  scaleMax?: number;
+  /** Vertical charts: a hatched bar after the others for values that have no bucket (unmeasured subagents). */
+  unmeasured?: { label: string; value: number };
 }
 
-/** 1, 2, 5 x 10^k: the smallest "nice" step that splits max into at most `count` intervals. */
+/** 1, 2, 5 x 10^k, never below 1 (every vertical axis counts turns or subagents): the smallest step splitting max into at most `count` intervals. */
 function niceStep(max: number, count: number): number {
   const raw = max / count;
+  if (raw <= 1) return 1;
   const decade = 10 ** Math.floor(Math.log10(raw));
-  for (const m of [1, 2, 5, 10]) if (m * decade >= raw) return Math.max(m * decade, Number.MIN_VALUE);
+  for (const m of [1, 2, 5, 10]) if (m * decade >= raw) return m * decade;
   return 10 * decade;
 }
 
-function emptyFigure(spec: ChartSpec): string {
-  return `<figure class="chart" data-chart="${spec.id}"><figcaption>${escapeHtml(spec.title)}</figcaption><p class="empty">${escapeHtml(spec.empty)}</p></figure>`;
+/** The value-axis ticks of a count axis: 0, step, 2·step … top, distinct integers. */
+export function countTicks(max: number, count = 4): { ticks: number[]; top: number } {
+  const step = niceStep(Math.max(1, max), count);
+  const top = Math.ceil(Math.max(1, max) / step) * step;
+  const ticks: number[] = [];
+  for (let v = 0; v <= top; v += step) ticks.push(v);
+  return { ticks, top };
 }
+
+const caption = (spec: ChartSpec) => `<figcaption>${keepInstants(escapeHtml(spec.title))}</figcaption>`;
+
+function emptyFigure(spec: ChartSpec): string {
+  return `<figure class="chart" data-chart="${spec.id}">${caption(spec)}<p class="empty">${escapeHtml(spec.empty)}</p></figure>`;
+}
+
+/** A diagonal hatch: what the page draws where a figure is unknown (NULL), never a solid 0 or a value. */
+const hatch = (id: string) =>
+  `<defs><pattern id="hatch-${id}" patternUnits="userSpaceOnUse" width="6" height="6" patternTransform="rotate(45)"><rect class="hatch-bg" width="6" height="6"/><line class="hatch-line" x1="0" y1="0" x2="0" y2="6"/></pattern></defs>`;
 
 /** Vertical bars over a categorical x axis (histograms). Zero buckets keep their slot and draw no bar. */
 export function verticalBarChart(spec: ChartSpec): string {
-  if (spec.bars.every((b) => b.value === 0)) return emptyFigure(spec);
+  const unmeasured = spec.unmeasured && spec.unmeasured.value > 0 ? spec.unmeasured : undefined;
+  if (spec.bars.every((b) => b.value === 0) && !unmeasured) return emptyFigure(spec);
   const W = 560;
   const m = { top: 24, right: 16, bottom: 58, left: 64 };
   const plotW = W - m.left - m.right;
-  const slot = plotW / spec.bars.length;
+  const slots = spec.bars.length + (unmeasured ? 1.5 : 0);
+  const slot = plotW / slots;
+  const labels = spec.bars.map((b) => clipVisible(b.label, 18));
   // Labels wider than their slot are turned; the axis title then moves below them.
-  const rotate = spec.bars.some((b) => b.label.length * 7 > slot);
-  if (rotate) m.bottom += 4.5 * Math.max(...spec.bars.map((b) => b.label.length));
+  const rotate = labels.some((l) => l.length * 7 > slot);
+  if (rotate) m.bottom += 4.5 * maxOf(labels.map((l) => l.length));
   const H = 242 + m.bottom;
   const plotH = H - m.top - m.bottom;
-  const max = Math.max(...spec.bars.map((b) => b.value));
-  const step = niceStep(max, 4);
-  const top = Math.ceil(max / step) * step;
+  const { ticks, top } = countTicks(Math.max(spec.scaleMax ?? 0, maxOf(spec.bars.map((b) => b.value)), unmeasured?.value ?? 0));
   const y = (v: number) => m.top + plotH - (v / top) * plotH;
   const barW = Math.max(2, Math.min(56, slot * 0.72));
 
-  const grid: string[] = [];
-  for (let v = 0; v <= top + step / 2; v += step) {
-    grid.push(
-      `<line class="grid" x1="${m.left}" x2="${W - m.right}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}"/>`,
-      `<text class="tick" x="${m.left - 8}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${escapeHtml(spec.format(v))}</text>`,
-    );
-  }
+  const grid = ticks.flatMap((v) => [
+    `<line class="grid" x1="${m.left}" x2="${W - m.right}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}"/>`,
+    `<text class="tick y-tick" x="${m.left - 8}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${escapeHtml(spec.format(v))}</text>`,
+  ]);
+  const labelY = H - m.bottom + 18;
+  const xLabel = (cx: number, text: string) =>
+    rotate
+      ? `<text class="tick" transform="translate(${cx.toFixed(1)},${labelY}) rotate(-35)" text-anchor="end">${escapeHtml(text)}</text>`
+      : `<text class="tick" x="${cx.toFixed(1)}" y="${labelY}" text-anchor="middle">${escapeHtml(text)}</text>`;
+  const column = (cx: number, value: number, attrs: string, tip: string) => {
+    const h = Math.max(1.5, (value / top) * plotH);
+    return [
+      `<rect ${attrs} data-value="${value}" x="${(cx - barW / 2).toFixed(1)}" y="${(m.top + plotH - h).toFixed(1)}" width="${barW.toFixed(1)}" height="${h.toFixed(1)}" rx="2"><title>${tip}</title></rect>`,
+      `<text class="value" x="${cx.toFixed(1)}" y="${(m.top + plotH - h - 5).toFixed(1)}" text-anchor="middle">${escapeHtml(spec.format(value))}</text>`,
+    ].join('');
+  };
   const bars = spec.bars.map((b, i) => {
     const cx = m.left + slot * (i + 0.5);
-    const labelY = H - m.bottom + 18;
-    const label = rotate
-      ? `<text class="tick" transform="translate(${cx.toFixed(1)},${labelY}) rotate(-35)" text-anchor="end">${escapeHtml(b.label)}</text>`
-      : `<text class="tick" x="${cx.toFixed(1)}" y="${labelY}" text-anchor="middle">${escapeHtml(b.label)}</text>`;
-    if (b.value === 0) return label;
-    const h = Math.max(1.5, (b.value / top) * plotH);
-    const x = cx - barW / 2;
-    return [
-      `<rect class="bar" data-label="${escapeHtml(b.label)}" data-value="${b.value}" x="${x.toFixed(1)}" y="${(m.top + plotH - h).toFixed(1)}" width="${barW.toFixed(1)}" height="${h.toFixed(1)}" rx="2" fill="${b.fill ?? spec.fill}"><title>${escapeHtml(`${b.label}: ${spec.format(b.value)}`)}</title></rect>`,
-      `<text class="value" x="${cx.toFixed(1)}" y="${(m.top + plotH - h - 5).toFixed(1)}" text-anchor="middle">${escapeHtml(spec.format(b.value))}</text>`,
-      label,
-    ].join('');
+    if (b.value === 0) return xLabel(cx, labels[i]);
+    const tip = `${fullLabel(b.label)}: ${escapeHtml(spec.format(b.value))}`;
+    return column(cx, b.value, `class="bar" data-label="${fullLabel(b.label)}" fill="${b.fill ?? spec.fill}"`, tip) + xLabel(cx, labels[i]);
   });
+  if (unmeasured) {
+    const cx = m.left + slot * (spec.bars.length + 1);
+    const tip = `${escapeHtml(unmeasured.label)}: ${escapeHtml(spec.format(unmeasured.value))}`;
+    bars.push(
+      `<line class="axis" x1="${(cx - slot * 0.75).toFixed(1)}" x2="${(cx - slot * 0.75).toFixed(1)}" y1="${m.top}" y2="${y(0)}" stroke-dasharray="3 3"/>`,
+      column(cx, unmeasured.value, `class="unmeasured" fill="url(#hatch-${spec.id})"`, tip),
+      xLabel(cx, unmeasured.label),
+    );
+  }
   return [
-    `<figure class="chart" data-chart="${spec.id}"><figcaption>${escapeHtml(spec.title)}</figcaption>`,
+    `<figure class="chart" data-chart="${spec.id}">${caption(spec)}`,
     `<svg viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeHtml(spec.title)}" xmlns="http://www.w3.org/2000/svg">`,
+    unmeasured ? hatch(spec.id) : '',
     ...grid,
     `<line class="axis" x1="${m.left}" x2="${W - m.right}" y1="${y(0)}" y2="${y(0)}"/>`,
     ...bars,
@@ -85,36 +128,57 @@ export function verticalBarChart(spec: ChartSpec): string {
   ].join('\n');
 }
 
-/** Horizontal bars, one row per group (labels can be long: subagent types, models). */
+/**
+ * Horizontal bars, one row per group (labels can be long: subagent types, models). A bar with
+ * a `share` also draws, under its value bar, its settled subagents as one strip: measured
+ * solid, unmeasured (total_tokens NULL) hatched, so what the tokens do not cover is seen.
+ */
 export function horizontalBarChart(spec: ChartSpec): string {
-  if (spec.bars.every((b) => b.value === 0)) return emptyFigure(spec);
+  if (spec.bars.every((b) => b.value === 0 && !b.share?.unmeasured)) return emptyFigure(spec);
   const W = 560;
-  const rowH = 30;
+  const withShare = spec.bars.some((b) => b.share);
+  const rowH = withShare ? 40 : 30;
   const m = { top: 8, right: 96, bottom: 34, left: 180 };
   const H = m.top + m.bottom + rowH * spec.bars.length;
   const plotW = W - m.left - m.right;
-  const max = Math.max(...spec.bars.map((b) => b.value));
-  const clip = (t: string) => (t.length > 26 ? `${t.slice(0, 25)}…` : t);
+  const max = maxOf(spec.bars.map((b) => b.value));
+  const maxSettled = maxOf(spec.bars.map((b) => (b.share ? b.share.measured + b.share.unmeasured : 0)));
   const rows = spec.bars.map((b, i) => {
     const yTop = m.top + i * rowH;
-    const w = b.value === 0 ? 0 : Math.max(1.5, (b.value / max) * plotW);
-    const label = `<text class="tick" x="${m.left - 8}" y="${yTop + 19}" text-anchor="end">${escapeHtml(clip(b.label))}<title>${escapeHtml(b.label)}</title></text>`;
+    const w = b.value === 0 || max === 0 ? 0 : Math.max(1.5, (b.value / max) * plotW);
+    const label = `<text class="tick" x="${m.left - 8}" y="${yTop + 19}" text-anchor="end">${shownLabel(b.label)}<title>${fullLabel(b.label)}</title></text>`;
     const bar =
       w === 0
         ? ''
-        : `<rect class="bar" data-label="${escapeHtml(b.label)}" data-value="${b.value}" x="${m.left}" y="${yTop + 6}" width="${w.toFixed(1)}" height="${rowH - 12}" rx="2" fill="${b.fill ?? spec.fill}"><title>${escapeHtml(`${b.label}: ${spec.format(b.value)}${b.note ? ` (${b.note})` : ''}`)}</title></rect>`;
+        : `<rect class="bar" data-label="${fullLabel(b.label)}" data-value="${b.value}" x="${m.left}" y="${yTop + 6}" width="${w.toFixed(1)}" height="${rowH - (withShare ? 20 : 12)}" rx="2" fill="${b.fill ?? spec.fill}"><title>${fullLabel(b.label)}: ${escapeHtml(`${spec.format(b.value)}${b.note ? ` (${b.note})` : ''}`)}</title></rect>`;
     const value = `<text class="value" x="${(m.left + w + 6).toFixed(1)}" y="${yTop + 19}">${escapeHtml(spec.format(b.value))}</text>`;
-    return label + bar + value;
+    let share = '';
+    if (b.share && maxSettled > 0) {
+      const unit = plotW / maxSettled;
+      const y0 = yTop + rowH - 12;
+      const mw = b.share.measured * unit;
+      const uw = b.share.unmeasured * unit;
+      const tip = `${fullLabel(b.label)}: ${b.share.measured.toLocaleString('en-US')} measured, ${b.share.unmeasured.toLocaleString('en-US')} unmeasured (NULL)`;
+      share =
+        (mw > 0
+          ? `<rect class="share-measured" data-count="${b.share.measured}" x="${m.left}" y="${y0}" width="${mw.toFixed(1)}" height="6" fill="${spec.fill}"><title>${tip}</title></rect>`
+          : '') +
+        (uw > 0
+          ? `<rect class="unmeasured" data-count="${b.share.unmeasured}" x="${(m.left + mw).toFixed(1)}" y="${y0}" width="${uw.toFixed(1)}" height="6" fill="url(#hatch-${spec.id})"><title>${tip}</title></rect>`
+          : '');
+    }
+    return label + bar + value + share;
   });
   return [
-    `<figure class="chart" data-chart="${spec.id}"><figcaption>${escapeHtml(spec.title)}</figcaption>`,
+    `<figure class="chart" data-chart="${spec.id}">${caption(spec)}`,
     `<svg viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeHtml(spec.title)}" xmlns="http://www.w3.org/2000/svg">`,
+    withShare ? hatch(spec.id) : '',
     `<line class="axis" x1="${m.left}" x2="${m.left}" y1="${m.top}" y2="${H - m.bottom}"/>`,
     ...rows,
     `<text class="axis-title" x="${m.left + plotW / 2}" y="${H - 10}" text-anchor="middle">${escapeHtml(spec.xLabel)}</text>`,
     '</svg>',
     spec.bars.some((b) => b.note)
-      ? `<ul class="notes">${spec.bars.map((b) => (b.note ? `<li><b>${escapeHtml(b.label)}</b>: ${escapeHtml(b.note)}</li>` : '')).join('')}</ul>`
+      ? `<ul class="notes">${spec.bars.map((b) => (b.note ? `<li><bdi>${shownLabel(b.label, 40)}</bdi>: ${escapeHtml(b.note)}</li>` : '')).join('')}</ul>`
       : '',
     '</figure>',
   ].join('\n');
