@@ -114,7 +114,10 @@ describeBothDialects('report: 120k distinct subagent_type values', (dialect) => 
     expect([run.code, run.err]).toEqual([0, '']);
     const html = readFileSync(file, 'utf8');
     expect(html.length).toBeLessThan(300_000);
-    const chart = html.slice(html.indexOf('data-chart="tokens-by-subagent-type"'), html.indexOf('</figure>', html.indexOf('data-chart="tokens-by-subagent-type"')));
+    const chart = html.slice(
+      html.indexOf('data-chart="tokens-by-subagent-type"'),
+      html.indexOf('</figure>', html.indexOf('data-chart="tokens-by-subagent-type"')),
+    );
     expect(chart.match(/<rect class="bar"/g)).toHaveLength(11);
     expect(chart).toContain(`data-label="(${(LABELS + 2 - 10).toLocaleString('en-US')} others)"`);
     // Nowhere in full, not even once: at most 160 columns of it in a tooltip.
