@@ -4,7 +4,7 @@
 // counted, screenshotted, and checked: one <rect class="bar"> per non-empty bucket of each
 // histogram, each with a non-zero rendered size and heights in the order of the values, and
 // pixels of each chart's bar colour inside that chart's region of the decoded screenshot.
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -138,14 +138,98 @@ describeBothDialects('report: the HTML page renders its charts in chromium', (di
       // A drawn bar is at least a few hundred pixels of its colour; a blank region has none.
       expect(colouredPixels(png, box, rgb), chart).toBeGreaterThan(300);
     }
-    // The caveats box is on screen before the first chart.
-    const caveatsY = await page.$eval('#caveats', (el) => el.getBoundingClientRect().y);
-    const chartY = await page.$eval('figure[data-chart="fan-out-known"]', (el) => el.getBoundingClientRect().y);
-    expect(caveatsY).toBeLessThan(chartY);
-    expect(await page.$$eval('#caveats li', (li) => li.length)).toBe(report.caveats.length);
+    // The finding comes before the first chart; the caveats, as numbered notes, after the last.
+    const y = (selector: string) => page.$eval(selector, (el) => el.getBoundingClientRect().y);
+    const findingY = await y('#finding');
+    const chartY = await y('figure[data-chart="fan-out-known"]');
+    const lastChartY = Math.max(...(await page.$$eval('figure.chart', (els) => els.map((el) => el.getBoundingClientRect().bottom))));
+    expect(findingY).toBeLessThan(chartY);
+    expect(await y('#caveats')).toBeGreaterThan(lastChartY);
+    expect(await page.$$eval('#caveats ol > li', (li) => li.length)).toBe(report.caveats.length);
     // SUBAGENT_CONTEXT_SCREENSHOT_DIR keeps the screenshot for a person to look at.
     const keep = process.env.SUBAGENT_CONTEXT_SCREENSHOT_DIR;
     if (keep) copyFileSync(shot, join(keep, `report-${dialect}.png`));
+    await page.close();
+  }, 120_000);
+
+  it('reads on a 400 px screen, in dark mode and on paper; one fan-out scale with a legend; integer ticks; the unmeasured drawn', async () => {
+    const file = join(dir, 'layout.html');
+    const run = await runCliBinary(['report', ...databaseArgs(db), '--html', file]);
+    expect(run.code, run.stderr).toBe(0);
+    const report: SubagentContextReport = await db.store().report();
+    const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
+    const keep = process.env.SUBAGENT_CONTEXT_SCREENSHOT_DIR;
+    const page = await context.newPage();
+    await page.goto(`file://${file}`, { waitUntil: 'load' });
+
+    // Generated-at time and package version.
+    const generated = await page.$eval('#generated', (el) => (el as HTMLElement).innerText);
+    expect(generated).toMatch(new RegExp(`^Generated \\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z by subagent-context ${version.replace(/\./g, '\\.')}$`));
+
+    // Every value axis counts turns or subagents: its ticks are distinct integers, in order.
+    const ticks = await page.$$eval('figure.chart svg', (svgs) => svgs.map((svg) => [...svg.querySelectorAll('text.y-tick')].map((t) => t.textContent ?? '')));
+    expect(ticks.filter((t) => t.length).length).toBeGreaterThanOrEqual(3);
+    for (const axis of ticks.filter((t) => t.length)) {
+      const values = axis.map((t) => Number(t.replace(/,/g, '')));
+      expect(values.every(Number.isInteger), axis.join(' ')).toBe(true);
+      expect(new Set(values).size, axis.join(' ')).toBe(values.length);
+      expect([...values].sort((a, b) => a - b)).toEqual(values);
+    }
+
+    // The two fan-out charts: a legend naming both, one value scale and one subagents axis.
+    expect(await page.$$eval('#fan-out-legend .swatch.known, #fan-out-legend .swatch.unknown', (s) => s.length)).toBe(2);
+    const axis = (chart: string) =>
+      page.$eval(`figure[data-chart="${chart}"] svg`, (svg) => ({
+        y: [...svg.querySelectorAll('text.y-tick')].map((t) => t.textContent),
+        x: [...svg.querySelectorAll('text.tick:not(.y-tick)')].map((t) => t.textContent),
+      }));
+    const [known, unknown] = [await axis('fan-out-known'), await axis('fan-out-unknown')];
+    expect(known).toEqual(unknown);
+    const turnsMax = Math.max(...[...report.fan_out.known, ...report.fan_out.unknown].map((b) => b.turns));
+    expect(Number(known.y.at(-1))).toBeGreaterThanOrEqual(turnsMax);
+
+    // NULL is not 0: each token group draws its unmeasured subagents as a hatched strip, as many as the report counts.
+    const strips = await page.$$eval('figure[data-chart="tokens-by-subagent-type"] rect.unmeasured', (rects) =>
+      rects.map((r) => ({ count: Number(r.getAttribute('data-count')), width: r.getBoundingClientRect().width, fill: r.getAttribute('fill') })),
+    );
+    const unmeasuredGroups = report.tokens.by_subagent_type.filter((g) => g.unmeasured > 0);
+    expect(unmeasuredGroups.length).toBeGreaterThan(0);
+    expect(strips.map((x) => x.count).sort()).toEqual(unmeasuredGroups.map((g) => g.unmeasured).sort());
+    for (const strip of strips) {
+      expect(strip.width).toBeGreaterThan(1);
+      expect(strip.fill).toMatch(/^url\(#hatch-/);
+    }
+    expect(await page.$$eval('#tokens-legend .swatch.unmeasured', (s) => s.length)).toBe(1);
+
+    // 400 px: nothing wider than the screen, and no instant broken over two lines.
+    await page.setViewportSize({ width: 400, height: 800 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(400);
+    const instantLines = await page.$$eval('.instant', (els) => els.map((el) => el.getClientRects().length));
+    expect(instantLines.length).toBeGreaterThan(3);
+    expect(instantLines.every((n) => n === 1)).toBe(true);
+    if (keep) await page.screenshot({ path: join(keep, `report-${dialect}-400px.png`), fullPage: true });
+
+    // Dark mode under prefers-color-scheme: dark.
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const luminance = () =>
+      page.evaluate(() => {
+        const [r, g, b] = getComputedStyle(document.body).backgroundColor.match(/\d+/g)!.map(Number);
+        return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
+      });
+    expect(await luminance()).toBeGreaterThan(0.8);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await luminance()).toBeLessThan(0.2);
+    if (keep) await page.screenshot({ path: join(keep, `report-${dialect}-dark.png`), fullPage: true });
+
+    // On paper: white, flat, one chart per row, whatever the screen's scheme; and it prints to PDF.
+    await page.emulateMedia({ media: 'print', colorScheme: 'dark' });
+    expect(await luminance()).toBeCloseTo(1, 6);
+    expect(await page.$eval('section.panel', (el) => getComputedStyle(el).boxShadow)).toBe('none');
+    expect(await page.$eval('.charts', (el) => getComputedStyle(el).gridTemplateColumns.split(' ').length)).toBe(1);
+    const pdf = await page.pdf({ format: 'A4' });
+    expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+    expect(pdf.length).toBeGreaterThan(20_000);
+    if (keep) writeFileSync(join(keep, `report-${dialect}.pdf`), pdf);
     await page.close();
   }, 120_000);
 
