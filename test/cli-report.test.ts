@@ -93,8 +93,25 @@ describeBothDialects('cli: report', (dialect) => {
     expect(chart('fan-out-known').match(/<rect class="bar"/g)).toHaveLength(expected.fan_out.known.length);
     expect(chart('fan-out-unknown').match(/<rect class="bar"/g)).toHaveLength(expected.fan_out.unknown.length);
     expect(chart('token-distribution').match(/<rect class="bar"/g)).toHaveLength(expected.tokens.distribution.filter((b) => b.subagents > 0).length);
-    for (const c of expected.caveats)
-      expect(html).toContain(c.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;'));
+    // The caveats as numbered notes after the charts: each sentence, its criteria as references.
+    const notes = html.slice(html.indexOf('<section class="notes" id="caveats">'), html.indexOf('</ol>', html.indexOf('id="caveats"')));
+    expect(html.indexOf('id="caveats"')).toBeGreaterThan(html.lastIndexOf('<figure class="chart"'));
+    const items = [...notes.matchAll(/<li>(.*?)<\/li>/gs)].map((m) =>
+      m[1]
+        .replace(/<[^>]+>/g, '')
+        .replace(/&#39;/g, "'")
+        .replace(/&quot;/g, '"')
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>')
+        .replace(/&amp;/g, '&'),
+    );
+    expect(items).toHaveLength(expected.caveats.length);
+    const withoutCriteria = (text: string) => text.replace(/[ ,(]*AC-\d+[a-z]?(?: point \d+)?\)?/g, '').replace(/\W+/g, ' ');
+    expected.caveats.forEach((c, i) => {
+      const refs = [...new Set(c.match(/AC-\d+[a-z]?(?: point \d+)?/g) ?? [])];
+      expect(items[i].endsWith(refs.length ? ` [${refs.join(', ')}]` : '.'), items[i]).toBe(true);
+      expect(withoutCriteria(items[i].replace(/ \[[^\]]*\]$/, ''))).toBe(withoutCriteria(c));
+    });
   });
 
   it('bad arguments exit 2 with one line; an unmigrated store exits 7', async () => {

@@ -87,7 +87,7 @@ function provenanceSection(r: SubagentContextReport): string[] {
   const p = r.provenance;
   const before = p.live_before_capture_since === null ? '' : ` (${formatInt(p.live_before_capture_since)} observed before capture_since)`;
   return [
-    'Provenance (AC-25: live and backfilled rows are not compared like-for-like)',
+    'Provenance: live and backfilled rows, never compared like-for-like',
     `  ${plural(p.rows, 'row')}: ${formatInt(p.live)} live${before} · ${formatInt(p.backfill)} backfill`,
   ];
 }
@@ -112,7 +112,7 @@ function tokensSection(r: SubagentContextReport): string[] {
 
 function executionsSection(r: SubagentContextReport): string[] {
   const e = r.executions;
-  const distinct = e.distinct === null ? 'not counted (execution_since is absent, AC-24b)' : formatInt(e.distinct);
+  const distinct = e.distinct === null ? 'not counted (execution_since is absent: no execution id is an identity)' : formatInt(e.distinct);
   const sinceKey =
     e.unknown_live_rows_since_execution_since === null ? '' : ` · ${formatInt(e.unknown_live_rows_since_execution_since)} live since execution_since`;
   return [
@@ -127,7 +127,7 @@ function notesSection(r: SubagentContextReport): string[] {
   return [
     "Notes: how to read these figures (the criteria in brackets are the spec's)",
     ...noteLines(r.caveats).map((l) => `  ${l}`),
-    `  keys    capture_since ${keyValue(r.keys.capture_since, '')} · backfill_through ${keyValue(r.keys.backfill_through, '(sentinel: nothing to backfill, AC-24f)')} · execution_since ${keyValue(r.keys.execution_since, '')}`,
+    `  keys    capture_since ${keyValue(r.keys.capture_since, '')} · backfill_through ${keyValue(r.keys.backfill_through, '(sentinel: there was no history to backfill)')} · execution_since ${keyValue(r.keys.execution_since, '')}`,
   ];
 }
 

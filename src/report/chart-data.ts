@@ -106,9 +106,10 @@ export function describeScope(taskIds: string[] | null): string {
   return `${plural(taskIds.length, 'task')}: ${shown}${taskIds.length > 5 ? ', …' : ''}`;
 }
 
+// In plain words: the numbered notes cite the criteria.
 export const STATE_MEANING: Record<SubagentContextReport['state'], string> = {
   activated: 'fully activated',
-  capture_only: 'capture works; Amendment 1 has not applied (no execution identities, AC-24b)',
-  execution_only: 'the backfill has not succeeded: no coverage boundary (AC-24a)',
-  not_activated: 'not activated: no boundary, no absence is evidence (AC-24c)',
+  capture_only: 'capture works, but execution ids are not identities yet (Amendment 1 has not applied)',
+  execution_only: 'the backfill has not succeeded yet: no coverage boundary',
+  not_activated: 'not activated: no boundary, so no absence of a row is evidence',
 };

@@ -71,9 +71,8 @@ svg .tick { fill: var(--muted); font-size: 12px; }
 svg .value { fill: var(--fg); font-size: 12px; font-weight: 600; }
 svg .axis-title { fill: var(--muted); font-size: 12.5px; font-weight: 600; }
 svg text { unicode-bidi: isolate; }
-svg .hatch-bg { fill: var(--panel); }
-svg .hatch-line { stroke: var(--hatch); stroke-width: 3; }
-svg rect.unmeasured { stroke: var(--hatch); stroke-width: 1; }
+svg rect.unmeasured { fill: var(--panel); stroke: var(--hatch); stroke-width: 1; }
+svg .hatch-line { fill: none; stroke: var(--hatch); stroke-width: 1.2; pointer-events: none; }
 ul.notes { list-style: none; padding: 0; margin: 4px 0 0; font-size: 12.5px; color: var(--muted); }
 .table-wrap { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; width: 100%; font-size: 14px; margin: 6px 0 14px; }
@@ -118,7 +117,7 @@ const t = (text: string) => keepInstants(e(visible(text)));
 const tile = (n: string, label: string) => `<div class="tile"><div class="n">${e(n)}</div><div class="l">${e(label)}</div></div>`;
 
 function keyText(value: string | null): string {
-  return value === null ? 'absent' : value === '' ? "'' (sentinel: nothing to backfill, AC-24f)" : clipVisible(value, 64);
+  return value === null ? 'absent' : value === '' ? "'' (sentinel: there was no history to backfill)" : clipVisible(value, 64);
 }
 
 function fanOutPanel(r: SubagentContextReport): string {
@@ -258,9 +257,9 @@ function provenancePanel(r: SubagentContextReport): string {
     format: formatInt,
     empty: 'No subagent row in the window.',
   });
-  const distinct = x.distinct === null ? 'not counted: execution_since is absent (AC-24b)' : formatInt(x.distinct);
+  const distinct = x.distinct === null ? 'not counted: execution_since is absent, so no execution id is an identity' : formatInt(x.distinct);
   return `<section class="panel" id="provenance"><h2>Provenance and executions</h2>
-<p class="lead">Backfilled rows were rebuilt from what survived in message metadata; they are shown apart from live rows and are not comparable like-for-like (AC-25).</p>
+<p class="lead">Backfilled rows were rebuilt from what survived in message metadata; they are shown apart from live rows and are not comparable like-for-like.</p>
 <div class="charts">${chart}
 <div class="table-wrap"><table><tbody>
 <tr><td>distinct executions (excluding 'unknown')</td><td>${e(distinct)}</td></tr>
@@ -338,7 +337,7 @@ ${cardsPanel(r)}
 ${tokensPanel(r)}
 ${provenancePanel(r)}
 ${notesSection(r)}
-<footer>${generated}. Figures follow the spec's AC-25 reading rules; see docs/report.md for what each one counts.</footer>
+<footer>${generated}. Figures follow the spec's reading rules (the notes above); docs/report.md says what each one counts.</footer>
 </main></body>
 </html>
 `;

@@ -33,8 +33,6 @@ export interface ChartSpec {
   empty: string;
   /** Vertical charts: the top of the value axis, to draw two charts on one scale (else this chart's own maximum). */
   scaleMax?: number;
-  /** Vertical charts: a hatched bar after the others for values that have no bucket (unmeasured subagents). */
-  unmeasured?: { label: string; value: number };
 }
 
 /** 1, 2, 5 x 10^k, never below 1 (every vertical axis counts turns or subagents): the smallest step splitting max into at most `count` intervals. */
@@ -61,26 +59,37 @@ function emptyFigure(spec: ChartSpec): string {
   return `<figure class="chart" data-chart="${spec.id}">${caption(spec)}<p class="empty">${escapeHtml(spec.empty)}</p></figure>`;
 }
 
-/** A diagonal hatch: what the page draws where a figure is unknown (NULL), never a solid 0 or a value. */
-const hatch = (id: string) =>
-  `<defs><pattern id="hatch-${id}" patternUnits="userSpaceOnUse" width="6" height="6" patternTransform="rotate(45)"><rect class="hatch-bg" width="6" height="6"/><line class="hatch-line" x1="0" y1="0" x2="0" y2="6"/></pattern></defs>`;
+/**
+ * A diagonally hatched box: what the page draws where a figure is unknown (NULL), never a
+ * solid 0 or a value. Drawn as plain lines clipped by hand, because the page's checks allow
+ * no url() reference (a pattern fill would need one).
+ */
+function hatchedRect(x: number, y: number, w: number, h: number, attrs: string, tip: string): string {
+  const segments: string[] = [];
+  for (let x0 = x - h; x0 < x + w; x0 += 4) {
+    // A line rising 45° from (x0, y + h) to (x0 + h, y), cut to the box.
+    const from = Math.max(x0, x);
+    const to = Math.min(x0 + h, x + w);
+    if (to <= from) continue;
+    segments.push(`M${from.toFixed(1)} ${(y + h - (from - x0)).toFixed(1)}L${to.toFixed(1)} ${(y + h - (to - x0)).toFixed(1)}`);
+  }
+  return `<rect ${attrs} x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${w.toFixed(1)}" height="${h.toFixed(1)}"><title>${tip}</title></rect><path class="hatch-line" d="${segments.join('')}"/>`;
+}
 
 /** Vertical bars over a categorical x axis (histograms). Zero buckets keep their slot and draw no bar. */
 export function verticalBarChart(spec: ChartSpec): string {
-  const unmeasured = spec.unmeasured && spec.unmeasured.value > 0 ? spec.unmeasured : undefined;
-  if (spec.bars.every((b) => b.value === 0) && !unmeasured) return emptyFigure(spec);
+  if (spec.bars.every((b) => b.value === 0)) return emptyFigure(spec);
   const W = 560;
   const m = { top: 24, right: 16, bottom: 58, left: 64 };
   const plotW = W - m.left - m.right;
-  const slots = spec.bars.length + (unmeasured ? 1.5 : 0);
-  const slot = plotW / slots;
+  const slot = plotW / spec.bars.length;
   const labels = spec.bars.map((b) => clipVisible(b.label, 18));
   // Labels wider than their slot are turned; the axis title then moves below them.
   const rotate = labels.some((l) => l.length * 7 > slot);
   if (rotate) m.bottom += 4.5 * maxOf(labels.map((l) => l.length));
   const H = 242 + m.bottom;
   const plotH = H - m.top - m.bottom;
-  const { ticks, top } = countTicks(Math.max(spec.scaleMax ?? 0, maxOf(spec.bars.map((b) => b.value)), unmeasured?.value ?? 0));
+  const { ticks, top } = countTicks(Math.max(spec.scaleMax ?? 0, maxOf(spec.bars.map((b) => b.value))));
   const y = (v: number) => m.top + plotH - (v / top) * plotH;
   const barW = Math.max(2, Math.min(56, slot * 0.72));
 
@@ -106,19 +115,9 @@ export function verticalBarChart(spec: ChartSpec): string {
     const tip = `${fullLabel(b.label)}: ${escapeHtml(spec.format(b.value))}`;
     return column(cx, b.value, `class="bar" data-label="${fullLabel(b.label)}" fill="${b.fill ?? spec.fill}"`, tip) + xLabel(cx, labels[i]);
   });
-  if (unmeasured) {
-    const cx = m.left + slot * (spec.bars.length + 1);
-    const tip = `${escapeHtml(unmeasured.label)}: ${escapeHtml(spec.format(unmeasured.value))}`;
-    bars.push(
-      `<line class="axis" x1="${(cx - slot * 0.75).toFixed(1)}" x2="${(cx - slot * 0.75).toFixed(1)}" y1="${m.top}" y2="${y(0)}" stroke-dasharray="3 3"/>`,
-      column(cx, unmeasured.value, `class="unmeasured" fill="url(#hatch-${spec.id})"`, tip),
-      xLabel(cx, unmeasured.label),
-    );
-  }
   return [
     `<figure class="chart" data-chart="${spec.id}">${caption(spec)}`,
     `<svg viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeHtml(spec.title)}" xmlns="http://www.w3.org/2000/svg">`,
-    unmeasured ? hatch(spec.id) : '',
     ...grid,
     `<line class="axis" x1="${m.left}" x2="${W - m.right}" y1="${y(0)}" y2="${y(0)}"/>`,
     ...bars,
@@ -162,17 +161,13 @@ export function horizontalBarChart(spec: ChartSpec): string {
       share =
         (mw > 0
           ? `<rect class="share-measured" data-count="${b.share.measured}" x="${m.left}" y="${y0}" width="${mw.toFixed(1)}" height="6" fill="${spec.fill}"><title>${tip}</title></rect>`
-          : '') +
-        (uw > 0
-          ? `<rect class="unmeasured" data-count="${b.share.unmeasured}" x="${(m.left + mw).toFixed(1)}" y="${y0}" width="${uw.toFixed(1)}" height="6" fill="url(#hatch-${spec.id})"><title>${tip}</title></rect>`
-          : '');
+          : '') + (uw > 0 ? hatchedRect(m.left + mw, y0, uw, 6, `class="unmeasured" data-count="${b.share.unmeasured}"`, tip) : '');
     }
     return label + bar + value + share;
   });
   return [
     `<figure class="chart" data-chart="${spec.id}">${caption(spec)}`,
     `<svg viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeHtml(spec.title)}" xmlns="http://www.w3.org/2000/svg">`,
-    withShare ? hatch(spec.id) : '',
     `<line class="axis" x1="${m.left}" x2="${m.left}" y1="${m.top}" y2="${H - m.bottom}"/>`,
     ...rows,
     `<text class="axis-title" x="${m.left + plotW / 2}" y="${H - 10}" text-anchor="middle">${escapeHtml(spec.xLabel)}</text>`,
