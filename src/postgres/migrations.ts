@@ -13,6 +13,7 @@ import {
   readBackfillThrough,
   readDatabaseVersion,
   readMetaKey,
+  readSubagentTableHostObjects,
   upgradeSchema,
   writeMetaKeyOnce,
 } from '../../generated/postgres/index.js';
@@ -85,6 +86,8 @@ function postgresPrimitives(db: Queryable): MigrationPrimitives {
     },
     insertBackfillRows: async () => void (await backfillSubagentContexts.run(undefined, db)),
     applySchema: async (s) => void (await db.query(s.sql)),
+    // No PostgreSQL step needs it (its upgrade is in place and keeps them); declared for the interface.
+    readHostObjects: () => readSubagentTableHostObjects.run(undefined, db),
     readVersion: async () => {
       const [row] = await readDatabaseVersion.run(undefined, db);
       if (!row) throw new Error('readDatabaseVersion returned no row');
