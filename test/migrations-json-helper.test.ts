@@ -26,7 +26,7 @@ describe('json helper definition [postgres]', () => {
       `SELECT obj_description('subagent_context_is_json(text)'::regprocedure, 'pg_proc') AS version, p.proparallel AS parallel
          FROM pg_proc AS p WHERE p.oid = 'subagent_context_is_json(text)'::regprocedure`,
     );
-    expect(version).toBe('subagent-context json helper v2');
+    expect(version).toBe('subagent-context json helper v3');
     expect(parallel).toBe('r');
     expect(await db.query('SELECT subagent_context_is_json($1) AS ok', [deep])).toEqual([{ ok: false }]);
     expect(await db.query(`SELECT subagent_context_is_json('{"a":1}') AS ok`)).toEqual([{ ok: true }]);

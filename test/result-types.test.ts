@@ -73,6 +73,9 @@ describeBothDialects('generated result types hold at run time', (dialect) => {
     const clock = steppingClock(T0, SECOND);
     const store = db.store({ clock });
     expect((await store.runMigrations()).ok).toBe(true);
+    // What a host may add to the package's table, so readSubagentTableHostObjects has rows to type.
+    await db.exec('ALTER TABLE task_session_subagents ADD COLUMN host_note TEXT');
+    await db.exec('CREATE INDEX host_idx_subagents_model ON task_session_subagents (model)');
     await insertSession(db, 's1');
     for (const [toolCallId, toolStatus] of [
       ['call-settled', 'completed'],

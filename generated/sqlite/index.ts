@@ -13,6 +13,7 @@ export * from './read_activation_keys.queries.js';
 export * from './read_backfill_through.queries.js';
 export * from './read_database_version.queries.js';
 export * from './read_meta_key.queries.js';
+export * from './read_subagent_table_host_objects.queries.js';
 export * from './report_cards.queries.js';
 export * from './report_fan_out.queries.js';
 export * from './report_row_counts.queries.js';

@@ -18,9 +18,11 @@
  * Both are counted per index rather than compared as group_concat(... ORDER BY ...) text, which
  * needs SQLite 3.44; this file needs nothing newer than the package's 3.38 minimum.
  * missing_secondary_indexes counts the names schema/sqlite/003 creates that are absent
- * (AC-33 clause 4). The last two columns exist for PostgreSQL (int4 metric columns, the
- * JSON helper) and are constant here: SQLite INTEGER is already 64-bit and SQLite needs
- * no helper.
+ * (AC-33 clause 4). The last columns exist for PostgreSQL (int4 metric columns, the
+ * JSON helper's trust) and are constant here: SQLite INTEGER is already 64-bit, and SQLite
+ * needs no helper — json_valid is built in, and a database file cannot carry a function for
+ * another role to plant: an application-defined function lives on the connection that
+ * registered it, i.e. in the host's own code (test/migrations-planted-helper.test.ts).
  */
 /* @name observeSubagentTableShape */
 SELECT
@@ -48,4 +50,5 @@ SELECT
            UNION ALL SELECT 'idx_subagents_turn_id' UNION ALL SELECT 'idx_subagents_observed_at') AS wanted
     WHERE wanted.name NOT IN (SELECT il.name FROM pragma_index_list('task_session_subagents') AS il)) AS "missing_secondary_indexes!::bigint",
   0 AS "narrow_metric_columns!::bigint",
-  1 AS "json_helper_present!::bigint";
+  'current' AS "json_helper_state!::string",
+  NULL AS "json_helper_found?::string";

@@ -9,9 +9,28 @@
 -- this only for rows that passed a cheap text prefilter (the few subagent messages).
 -- PARALLEL RESTRICTED, not SAFE: a parallel worker cannot start the subtransaction the
 -- exception block needs ("cannot start subtransactions during a parallel operation").
--- The comment is the definition's version: the migration replaces any other definition.
-CREATE OR REPLACE FUNCTION subagent_context_is_json(doc text) RETURNS boolean
+--
+-- Trust (issue #16 item 3): the function runs as whoever calls it — the operator, during
+-- migrate and health — so the package must only ever run the one it created. It is created
+-- schema-qualified in the schema task_session_subagents lives in (current_schema() before the
+-- table exists), with its search_path pinned so nothing inside resolves through the caller's
+-- path. queries/postgres/observe_subagent_table_shape.sql recognises it by what another role
+-- cannot forge (owner, schema, body hash, language, volatility, settings; the comment is only
+-- for people), and the runner refuses to create over or run anything else.
+-- The probe holds the md5 of the body between the $fn$ quotes: change one, change both.
+DO $do$
+DECLARE
+  home name := COALESCE((SELECT n.nspname FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace
+                          WHERE c.oid = to_regclass('task_session_subagents')),
+                        current_schema());
+BEGIN
+  IF home IS NULL THEN
+    RAISE EXCEPTION 'no schema to create subagent_context_is_json in: search_path names no existing schema';
+  END IF;
+  EXECUTE format($ddl$
+CREATE OR REPLACE FUNCTION %I.subagent_context_is_json(doc text) RETURNS boolean
 LANGUAGE plpgsql IMMUTABLE PARALLEL RESTRICTED
+SET search_path = pg_catalog, pg_temp
 AS $fn$
 BEGIN
   IF doc IS NULL THEN
@@ -22,6 +41,8 @@ BEGIN
 EXCEPTION WHEN others THEN
   RETURN false;
 END
-$fn$;
-
-COMMENT ON FUNCTION subagent_context_is_json(text) IS 'subagent-context json helper v2';
+$fn$
+$ddl$, home);
+  EXECUTE format($ddl$COMMENT ON FUNCTION %I.subagent_context_is_json(text) IS 'subagent-context json helper v3'$ddl$, home);
+END
+$do$;

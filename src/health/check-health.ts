@@ -6,6 +6,7 @@ import type { StoreContext } from '../dialect.js';
 import { errorMessage } from '../errors.js';
 import { parseInstant } from '../instant.js';
 import type { HealthReport } from '../types.js';
+import { jsonHelperRefusal, jsonHelperRunnable } from '../migrations/json-helper.js';
 import { classifyActivationState } from './activation-state.js';
 import { HealthCheckError } from './errors.js';
 import type { HealthQueries, StoreTable } from './queries.js';
@@ -15,6 +16,24 @@ async function requireTables(queries: HealthQueries, tables: readonly StoreTable
   const present = await queries.probeTables();
   const missing = tables.filter((t) => !present[t]);
   if (missing.length) throw new HealthCheckError('missing_tables', `missing table${missing.length > 1 ? 's' : ''} ${missing.join(', ')}: ${hint}`);
+}
+
+/**
+ * Issue #16 item 3: the shortfall and excess statements call PostgreSQL's
+ * subagent_context_is_json, which runs as this connection's role. One another role planted
+ * (or none at all) is reported and never run: a planted one returning false would blind the
+ * very check that exists to catch lost rows.
+ */
+async function requireTrustedHelper(queries: HealthQueries, ctx: StoreContext): Promise<void> {
+  const helper = await queries.jsonHelper();
+  if (jsonHelperRunnable(helper)) return;
+  const message = `the health comparison was not run: ${jsonHelperRefusal(helper)}`;
+  try {
+    ctx.logger.warn({ dialect: ctx.dialect, json_helper: helper.found, state: helper.state }, `subagent-context health: ${message}`);
+  } catch {
+    // a throwing logger must not hide the error below
+  }
+  throw new HealthCheckError('untrusted_object', message);
 }
 
 /**
@@ -62,6 +81,7 @@ async function evaluateHealth(queries: HealthQueries, ctx: StoreContext): Promis
     );
   }
   await requireTables(queries, ['task_session_messages', 'task_session_subagents'], 'the health comparison reads both');
+  await requireTrustedHelper(queries, ctx);
 
   const shortfall = await confirmedShortfall(queries, sinceNs, ctx);
   const excess = await queries.countExcess(sinceNs);

@@ -1,6 +1,7 @@
 // What the dialect-neutral health check needs from a database: one function per statement
 // in queries/<dialect>/, each binding the window start its own way (docs/timestamps.md).
 // src/sqlite/health.ts and src/postgres/health.ts implement it with generated functions.
+import type { JsonHelper } from '../migrations/json-helper.js';
 import type { HealthReport } from '../types.js';
 
 export const STORE_TABLES = ['task_sessions', 'task_session_messages', 'kandev_meta', 'task_session_subagents'] as const;
@@ -10,6 +11,8 @@ export type TablePresence = Record<StoreTable, boolean>;
 export interface HealthQueries {
   /** Which of the tables the package reads exist. */
   probeTables(): Promise<TablePresence>;
+  /** PostgreSQL's subagent_context_is_json as the shape probe judges it (SQLite: always current). */
+  jsonHelper(): Promise<JsonHelper>;
   /** The three activation keys verbatim, null when absent. */
   readKeys(): Promise<HealthReport['keys']>;
   /** AC-28 SHORTFALL for the window starting at `sinceNs` (nanoseconds since the epoch). */

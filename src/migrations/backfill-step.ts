@@ -4,6 +4,7 @@
 // observes it through each real database.
 import { ACTIVATION_KEYS } from '../activation-keys.js';
 import { awaited, type Flow } from './flow.js';
+import { jsonHelperRefusal, jsonHelperRunnable } from './json-helper.js';
 import type { AppliedOrSkipped, MigrationPrimitives } from './migration-database.js';
 
 const { captureSince, backfillThrough } = ACTIVATION_KEYS;
@@ -14,6 +15,11 @@ export function* backfillAndWriteKeys(db: MigrationPrimitives, sampleCaptureSinc
   const capturePresent = yield* awaited(db.keyPresent(captureSince));
   const throughPresent = yield* awaited(db.keyPresent(backfillThrough));
   if (capturePresent && throughPresent) return 'skipped';
+
+  // Issue #16 item 3: both statements below call PostgreSQL's subagent_context_is_json; it is
+  // re-judged under the lock, right before them, and anything but the package's own is not run.
+  const helper = (yield* awaited(db.observeShape())).jsonHelper;
+  if (!jsonHelperRunnable(helper)) throw new Error(`not run: ${jsonHelperRefusal(helper)}`);
 
   // AC-24d: the high-water mark is read BEFORE the INSERT, so it can only under-claim: on
   // PostgreSQL's READ COMMITTED a message committed meanwhile is newer than the mark.

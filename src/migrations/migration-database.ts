@@ -14,6 +14,13 @@ export interface SchemaScript {
   readonly sql: string;
 }
 
+/** Something a host added to the package's table: a column, or an index or trigger with its DDL. */
+export interface HostObject {
+  readonly kind: string;
+  readonly name: string;
+  readonly definition: string | null;
+}
+
 /** A database version in the engine's own integer encoding, and as it names itself. */
 export interface DatabaseVersion {
   readonly number: number;
@@ -37,6 +44,8 @@ export interface MigrationPrimitives {
   /** AC-21…AC-23b: the one INSERT … SELECT of queries/<dialect>/backfill_subagent_contexts.sql. */
   insertBackfillRows(): MaybePromise<void>;
   applySchema(script: SchemaScript): MaybePromise<void>;
+  /** Columns, indexes and triggers a host added to task_session_subagents (queries/<dialect>/read_subagent_table_host_objects.sql). */
+  readHostObjects(): MaybePromise<readonly HostObject[]>;
   readVersion(): MaybePromise<DatabaseVersion>;
 }
 
@@ -53,6 +62,13 @@ export interface SchemaStep {
   /** A reason to refuse a shape the scripts would damage: the step fails, nothing is applied. */
   refusal?(shape: TableShape): string | undefined;
   readonly scripts: readonly SchemaScript[];
+  /**
+   * The scripts drop and re-create the table (SQLite's rebuild): what a host added to it is
+   * read first, under the lock; its indexes and triggers are re-created from their own DDL
+   * after the scripts, and a host column — which the fixed copy cannot carry — refuses the
+   * step, so nothing the host added is ever lost silently (./host-objects.ts).
+   */
+  readonly carriesHostObjects?: boolean;
   /** Re-observe after the scripts and roll back unless the step is no longer needed (AC-33a). */
   readonly verify?: boolean;
   /**

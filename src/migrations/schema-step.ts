@@ -2,6 +2,7 @@
 // transaction under the migration lock, deciding from the shape re-observed under that lock
 // (another migrator may have done the work meanwhile), committing all of it or none.
 import { awaited, type Flow } from './flow.js';
+import { hostObjectScripts } from './host-objects.js';
 import type { AppliedOrSkipped, MigrationDatabase, MigrationPrimitives, SchemaStep } from './migration-database.js';
 
 function* applySchemaStep(db: MigrationPrimitives, step: SchemaStep): Flow<AppliedOrSkipped> {
@@ -9,7 +10,8 @@ function* applySchemaStep(db: MigrationPrimitives, step: SchemaStep): Flow<Appli
   if (!step.needed(shape)) return 'skipped';
   const refusal = step.refusal?.(shape);
   if (refusal) throw new Error(refusal);
-  for (const script of step.scripts) yield* awaited(db.applySchema(script));
+  const carried = step.carriesHostObjects ? hostObjectScripts(yield* awaited(db.readHostObjects())) : [];
+  for (const script of [...step.scripts, ...carried]) yield* awaited(db.applySchema(script));
   // Verified before COMMIT: scripts that ran but did not bring the shape about (an unforeseen
   // shape) are rolled back rather than left half-applied (AC-33a).
   if (step.verify && step.needed(yield* awaited(db.observeShape()))) {

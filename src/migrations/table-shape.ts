@@ -1,5 +1,6 @@
 // The live shape of the package's tables as the observe query reports it
 // (queries/<dialect>/observe_subagent_table_shape.sql), in one dialect-neutral form.
+import { toJsonHelper, type JsonHelper } from './json-helper.js';
 
 export interface TableShape {
   kandevMetaPresent: boolean;
@@ -12,8 +13,8 @@ export interface TableShape {
   missingSecondaryIndexes: number;
   /** PostgreSQL metric columns still declared int2/int4 (DESIGN §3); always 0 on SQLite. */
   narrowMetricColumns: number;
-  /** PostgreSQL's subagent_context_is_json(text) exists; always true on SQLite. */
-  jsonHelperPresent: boolean;
+  /** PostgreSQL's subagent_context_is_json(text) as search_path resolves it; always current on SQLite. */
+  jsonHelper: JsonHelper;
 }
 
 /**
@@ -36,7 +37,8 @@ interface RawShapeColumns {
   two_column_unique_present: unknown;
   missing_secondary_indexes: unknown;
   narrow_metric_columns: unknown;
-  json_helper_present: unknown;
+  json_helper_state: unknown;
+  json_helper_found: unknown;
 }
 
 const flag = (v: unknown): boolean => v === true || v === 1 || v === 1n;
@@ -53,6 +55,6 @@ export function toTableShape(row: RawTableShape | undefined): TableShape {
     twoColumnUniquePresent: flag(row.two_column_unique_present),
     missingSecondaryIndexes: count(row.missing_secondary_indexes),
     narrowMetricColumns: count(row.narrow_metric_columns),
-    jsonHelperPresent: flag(row.json_helper_present),
+    jsonHelper: toJsonHelper(row.json_helper_state, row.json_helper_found),
   };
 }

@@ -10,12 +10,14 @@ import {
   countExcessSinceCapture,
   countShortfallSinceCapture,
   maxObservedAtSinceCapture,
+  observeSubagentTableShape,
   probeStoreTables,
   readActivationKeys,
 } from '../../generated/postgres/index.js';
 import { ACTIVATION_KEYS } from '../activation-keys.js';
 import type { StoreContext } from '../dialect.js';
 import { checkHealth } from '../health/check-health.js';
+import { toTableShape } from '../migrations/table-shape.js';
 import { STORE_TABLES, toCount, type HealthQueries, type TablePresence } from '../health/queries.js';
 import { ceilToMicros, formatMicros } from '../instant.js';
 import type { HealthReport } from '../types.js';
@@ -31,6 +33,9 @@ export function postgresHealthQueries(pool: pg.Pool | pg.PoolClient): HealthQuer
     async probeTables() {
       const [row] = await probeStoreTables.run(undefined, pool);
       return Object.fromEntries(STORE_TABLES.map((t) => [t, row?.[t] === true])) as TablePresence;
+    },
+    async jsonHelper() {
+      return toTableShape((await observeSubagentTableShape.run(undefined, pool))[0]).jsonHelper;
     },
     async readKeys() {
       const [row] = await readActivationKeys.run(

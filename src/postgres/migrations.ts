@@ -13,11 +13,13 @@ import {
   readBackfillThrough,
   readDatabaseVersion,
   readMetaKey,
+  readSubagentTableHostObjects,
   upgradeSchema,
   writeMetaKeyOnce,
 } from '../../generated/postgres/index.js';
 import type { StoreContext } from '../dialect.js';
 import { runAsync } from '../migrations/flow.js';
+import { jsonHelperRefusal } from '../migrations/json-helper.js';
 import type { MigrationDatabase, MigrationPrimitives, SchemaScript } from '../migrations/migration-database.js';
 import { runMigrationPass } from '../migrations/migration-pass.js';
 import { MIGRATION_STEP } from '../migrations/step-names.js';
@@ -48,7 +50,15 @@ const POSTGRES_STEPS: MigrationDatabase['steps'] = {
     { name: MIGRATION_STEP.ensureKandevMeta, needed: (s) => !s.kandevMetaPresent, scripts: [KANDEV_META] },
     { name: MIGRATION_STEP.createSubagentTable, needed: (s) => !s.tablePresent, scripts: [SUBAGENT_TABLE, SUBAGENT_INDEXES] },
     // The backfill and the health queries need it whatever the table's shape (AC-23b).
-    { name: MIGRATION_STEP.ensureJsonHelpers, needed: (s) => !s.jsonHelperPresent, scripts: [JSON_HELPERS] },
+    // Issue #16 item 3: a function another role planted is never created over (CREATE OR
+    // REPLACE keeps its owner) nor run; the step fails with a WARN naming it.
+    {
+      name: MIGRATION_STEP.ensureJsonHelpers,
+      needed: (s) => s.jsonHelper.state !== 'current',
+      refusal: (s) => (s.jsonHelper.state === 'untrusted' ? jsonHelperRefusal(s.jsonHelper) : undefined),
+      scripts: [JSON_HELPERS],
+      verify: true,
+    },
     {
       // AC-33: column + key swap in place, one DO block (schema/postgres/upgrade/001 says how).
       name: MIGRATION_STEP.upgradePreAmendmentTable,
@@ -76,6 +86,8 @@ function postgresPrimitives(db: Queryable): MigrationPrimitives {
     },
     insertBackfillRows: async () => void (await backfillSubagentContexts.run(undefined, db)),
     applySchema: async (s) => void (await db.query(s.sql)),
+    // No PostgreSQL step needs it (its upgrade is in place and keeps them); declared for the interface.
+    readHostObjects: () => readSubagentTableHostObjects.run(undefined, db),
     readVersion: async () => {
       const [row] = await readDatabaseVersion.run(undefined, db);
       if (!row) throw new Error('readDatabaseVersion returned no row');

@@ -114,10 +114,14 @@ export function isNamedStatementConflict(err: unknown): boolean {
  * - 'retry': nothing to undo (autocommit: the failed statement did nothing), retry unnamed;
  * - 'rethrow': the error aborted a transaction the caller must redo (unnamed, by then).
  */
+/** node-postgres reports null for statements without a count; an INSERT always has one. */
+const rowCount = (result: pg.QueryResult): number => result.rowCount ?? 0;
+
 export type ConflictRecovery = 'retry' | 'rethrow' | (() => Promise<void>);
 
 export interface StatementRunner {
-  run<TParams>(statement: PackageStatement<TParams>, params: Required<TParams>, target: Queryable, recovery: ConflictRecovery): Promise<void>;
+  /** Resolves to the statement's rowCount (rows it wrote), which the writer checks. */
+  run<TParams>(statement: PackageStatement<TParams>, params: Required<TParams>, target: Queryable, recovery: ConflictRecovery): Promise<number>;
 }
 
 /**
@@ -132,8 +136,7 @@ export function createStatementRunner(options: { named: boolean; onSwitch?(err: 
       const bound = binding instanceof Promise ? await binding : binding; // no extra tick once learned
       if (named) {
         try {
-          await target.query({ name: bound.name, text: bound.text, values: bound.values, types: PACKAGE_TYPES } as pg.QueryConfig);
-          return;
+          return rowCount(await target.query({ name: bound.name, text: bound.text, values: bound.values, types: PACKAGE_TYPES } as pg.QueryConfig));
         } catch (err) {
           if (!isNamedStatementConflict(err)) throw err;
           if (named) {
@@ -144,7 +147,7 @@ export function createStatementRunner(options: { named: boolean; onSwitch?(err: 
           if (recovery !== 'retry') await recovery();
         }
       }
-      await target.query({ text: bound.text, values: bound.values, types: PACKAGE_TYPES } as pg.QueryConfig);
+      return rowCount(await target.query({ text: bound.text, values: bound.values, types: PACKAGE_TYPES } as pg.QueryConfig));
     },
   };
 }

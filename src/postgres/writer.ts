@@ -20,6 +20,7 @@ import { createColumnTimeFormatter } from '../column-time.js';
 import type { WriterAdapter } from '../dialect.js';
 import { SubagentContextError, toError } from '../errors.js';
 import { int64Text, upsertParameters, type UpsertInput } from '../frame-normalization.js';
+import { requireRowsWritten } from '../no-row-written.js';
 import type { Logger } from '../types.js';
 import { batchRounds, roundParameter, type PendingFrame } from './batch-rounds.js';
 import { createStatementRunner, isNamedStatementConflict, packageStatement, type ConflictRecovery, type Queryable } from './named-statement.js';
@@ -65,9 +66,10 @@ export function createPostgresWriter(pool: pg.Pool, options: PostgresWriterOptio
     },
   });
 
-  const upsertOne = (input: UpsertInput, observedAtNs: bigint, target: Queryable, recovery: ConflictRecovery) => {
+  const upsertOne = async (input: UpsertInput, observedAtNs: bigint, target: Queryable, recovery: ConflictRecovery): Promise<void> => {
     const params: Required<IUpsertSubagentContextParams> = upsertParameters(input, columnTime(observedAtNs), int64Text);
-    return statements.run(upsertStatement, params, target, recovery);
+    // rowCount 0: a host trigger swallowed the statement (../no-row-written.ts).
+    requireRowsWritten(1, await statements.run(upsertStatement, params, target, recovery));
   };
 
   /** One frame in its own savepoint: it commits with the transaction or is undone alone. */
@@ -78,10 +80,12 @@ export function createPostgresWriter(pool: pg.Pool, options: PostgresWriterOptio
    * The optimistic batch: one statement per round (./batch-rounds.ts), so a burst costs a few
    * round trips instead of one per frame. A named-statement conflict aborts the enclosing
    * transaction (earlier rounds included), so it is rethrown and the whole attempt redone.
+   * A round that wrote fewer rows than it carried frames had one swallowed by a host trigger;
+   * which one the count cannot say, so the attempt fails and each frame is redone alone.
    */
   const allRounds = async (batch: readonly PendingFrame[], client: Queryable) => {
     for (const round of batchRounds(batch)) {
-      await statements.run(upsertBatchStatement, { frames: roundParameter(round, columnTime) }, client, 'rethrow');
+      requireRowsWritten(round.length, await statements.run(upsertBatchStatement, { frames: roundParameter(round, columnTime) }, client, 'rethrow'));
     }
   };
 

@@ -11,6 +11,7 @@ import {
   readBackfillThrough,
   readDatabaseVersion,
   readMetaKey,
+  readSubagentTableHostObjects,
   upgradeSchema,
   writeMetaKeyOnce,
 } from '../../generated/sqlite/index.js';
@@ -59,6 +60,8 @@ function sqliteSteps(db: Database): MigrationDatabase['steps'] {
         refusal: (s) =>
           s.executionColumnPresent ? 'task_session_subagents has agent_execution_id but not the AC-33 key set: unrecognised shape, left as it is' : undefined,
         scripts: [SET_ASIDE_PRE_AMENDMENT_TABLE, SUBAGENT_TABLE, COPY_PRE_AMENDMENT_ROWS, SUBAGENT_INDEXES],
+        // Issue #16 item 6: the host's indexes and triggers come back; a host column refuses.
+        carriesHostObjects: true,
         verify: true,
         around: (transaction) => withRebuildPragmas(db, transaction),
       },
@@ -79,6 +82,7 @@ function sqlitePrimitives(db: Database): MigrationPrimitives {
     },
     insertBackfillRows: () => void backfillSubagentContexts.run({}, db),
     applySchema: (s) => void db.exec(s.sql),
+    readHostObjects: () => readSubagentTableHostObjects.all({}, db),
     readVersion: () => {
       const row = readDatabaseVersion.get({}, db);
       if (!row) throw new Error('readDatabaseVersion returned no row');

@@ -14,6 +14,7 @@ import { createColumnTimeFormatter } from '../column-time.js';
 import type { WriterAdapter } from '../dialect.js';
 import { SubagentContextError, toError } from '../errors.js';
 import { upsertParameters, type UpsertInput } from '../frame-normalization.js';
+import { requireRowsWritten } from '../no-row-written.js';
 import { withSavepoint, withWriteScope } from './transaction.js';
 
 const FRAME_SAVEPOINT = 'subagent_context_frame';
@@ -33,7 +34,8 @@ export function createSqliteWriter(db: Database): WriterAdapter {
   const asIs = (n: bigint | null) => n; // better-sqlite3 binds a bigint as an exact INTEGER
   const upsertOne = (input: UpsertInput, observedAtNs: bigint): void => {
     const params: Required<IUpsertSubagentContextParams> = upsertParameters(input, columnTime(observedAtNs), asIs);
-    upsertSubagentContext.statement(db).run(params);
+    // `changes` is 0 when a host trigger swallowed the statement (../no-row-written.ts).
+    requireRowsWritten(1, upsertSubagentContext.statement(db).run(params).changes);
   };
 
   return {
