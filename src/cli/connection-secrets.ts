@@ -59,11 +59,14 @@ function connectionSecrets(text: string): string[] {
  * A function that masks, in any text, every connection string among `args` (a `--postgres URL`,
  * `--postgres=URL` or a bare URL argument) and then every secret value each carries, raw and
  * percent-decoded, longest first so a secret inside another is never half-shown. Used on error
- * lines, where a driver's message may echo what it was given.
+ * lines, where a driver's message may echo what it was given (an sslkey path in ENOENT).
  */
 export function secretMasker(args: readonly string[]): (text: string) => string {
   const urls = [...new Set(args.map((a) => a.replace(/^--postgres=/, '')).filter((a) => /^postgres(ql)?:\/\//i.test(a)))];
-  const secrets = [...new Set(urls.flatMap(connectionSecrets))].sort((a, b) => b.length - a.length);
+  // A secret the masked URL shows anyway (a password equal to the user name, `postgres`) is
+  // no secret there: masking it elsewhere would only garble messages (`--*** was given`).
+  const shown = urls.map(maskConnectionString).join(' ');
+  const secrets = [...new Set(urls.flatMap(connectionSecrets))].filter((s) => !shown.includes(s)).sort((a, b) => b.length - a.length);
   return (text) => {
     let masked = text;
     for (const url of urls) masked = masked.split(url).join(maskConnectionString(url));
