@@ -20,7 +20,8 @@ beforeAll(assertBuilt);
 
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 /** Every file of a folder with its hash: what "left as it was" compares. */
-const snapshot = (dir: string) => Object.fromEntries(readdirSync(dir).map((name) => [name, lstatSync(join(dir, name)).isSymbolicLink() ? 'link' : sha256(join(dir, name))]));
+const snapshot = (dir: string) =>
+  Object.fromEntries(readdirSync(dir).map((name) => [name, lstatSync(join(dir, name)).isSymbolicLink() ? 'link' : sha256(join(dir, name))]));
 
 describeBothDialects('cli: report --html target', (dialect) => {
   let db: TestDb;
@@ -60,7 +61,9 @@ describeBothDialects('cli: report --html target', (dialect) => {
           const run = await report('--html', target, ...force);
           expect(run.code, `${target} ${force}`).toBe(2);
           expect(run.stdout).toBe('');
-          expect(oneLineError(run)).toBe(`subagent-context: refusing --html: ${target} ${why}${why.startsWith('is a symbolic') ? '; give the path of a regular file (the link is never followed)' : '; the report never writes onto its input'}`);
+          expect(oneLineError(run)).toBe(
+            `subagent-context: refusing --html: ${target} ${why}${why.startsWith('is a symbolic') ? '; give the path of a regular file (the link is never followed)' : '; the report never writes onto its input'}`,
+          );
         }
       }
       expect({ ...snapshot(folder), hard: sha256(join(dir, 'hard-link.db')) }).toEqual(before);

@@ -68,14 +68,7 @@ describe('cli: no secret of a connection string in any output [postgres]', () =>
     it(`secrets in the ${form}: migrate, health, report (human, --json, --html) and demo print none, and show the URL masked`, async () => {
       const url = urls(db.location)[form];
       const runs: [string, CliRun][] = [];
-      for (const args of [
-        ['migrate'],
-        ['migrate', '--json'],
-        ['health'],
-        ['health', '--json'],
-        ['report'],
-        ['report', '--json'],
-      ]) {
+      for (const args of [['migrate'], ['migrate', '--json'], ['health'], ['health', '--json'], ['report'], ['report', '--json']]) {
         runs.push([args.join(' '), await runCliBinary([args[0], '--postgres', url, ...args.slice(1)])]);
       }
       const page = join(dir, `page-${form}.html`);

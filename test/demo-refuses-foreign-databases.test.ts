@@ -55,12 +55,24 @@ describeBothDialects('demo refuses a database it did not make', (dialect) => {
     };
 
     for (const [name, make, reason] of [
-      ['only a user table with rows', (f: string) => withDb(f, `CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users VALUES (1, 'ada')`), /holds table users/],
+      [
+        'only a user table with rows',
+        (f: string) => withDb(f, `CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users VALUES (1, 'ada')`),
+        /holds table users/,
+      ],
       ['only a view', (f: string) => withDb(f, `CREATE VIEW answer AS SELECT 42 AS n`), /holds view answer/],
       ['only a user table, in WAL mode', (f: string) => withDb(f, `CREATE TABLE notes (t TEXT)`, ['journal_mode = WAL']), /holds table notes/],
-      ['no table, but another application’s id', (f: string) => withDb(f, '', ['application_id = 1234']), /belongs to another application \(application_id 0x4d2\)/],
+      [
+        'no table, but another application’s id',
+        (f: string) => withDb(f, '', ['application_id = 1234']),
+        /belongs to another application \(application_id 0x4d2\)/,
+      ],
       ['no table, but a user_version', (f: string) => withDb(f, '', ['user_version = 7']), /has a user_version set by another application/],
-      ['bytes that are not a database', (f: string) => writeFileSync(f, 'my diary, not a database, long enough to have a header of a hundred bytes or more: ' + 'x'.repeat(200)), /is not a SQLite database/],
+      [
+        'bytes that are not a database',
+        (f: string) => writeFileSync(f, 'my diary, not a database, long enough to have a header of a hundred bytes or more: ' + 'x'.repeat(200)),
+        /is not a SQLite database/,
+      ],
     ] as const) {
       it(`refuses a file with ${name}, and leaves every byte as it was`, async () => {
         const { folder, file } = fileMadeBy(make);

@@ -52,7 +52,10 @@ const realpathOrNull = (path: string): string | null => {
 /** The database file and its sidecars, each under every name it can have: as given and resolved. */
 function databaseFiles(databaseFile: string): { name: string; label: string }[] {
   const spellings = [resolve(databaseFile), realpathOrNull(databaseFile)].filter((p): p is string => p !== null);
-  return spellings.flatMap((p) => [{ name: p, label: 'the database being read' }, ...SQLITE_SIDECARS.map((s) => ({ name: `${p}${s}`, label: `the database's ${s} file` }))]);
+  return spellings.flatMap((p) => [
+    { name: p, label: 'the database being read' },
+    ...SQLITE_SIDECARS.map((s) => ({ name: `${p}${s}`, label: `the database's ${s} file` })),
+  ]);
 }
 
 /** Why FILE may not be written, or null. Checked before the report runs and again just before the page lands. */
@@ -106,7 +109,7 @@ export function writeHtmlFile(target: HtmlTarget, content: string): void {
     created = true;
     try {
       const bytes = Buffer.from(content, 'utf8');
-      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+      for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at);
       fsyncSync(fd);
     } finally {
       closeSync(fd);

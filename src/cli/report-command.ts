@@ -53,7 +53,9 @@ export const reportCommand: CliCommand = {
     if (values.html === '') throw usageError('--html needs a file path');
     if (values.force && typeof values.html !== 'string') throw usageError('--force only applies to --html FILE');
     const html: HtmlTarget | null =
-      typeof values.html === 'string' ? { path: values.html, force: values.force === true, databaseFile: target.dialect === 'sqlite' ? target.file : undefined } : null;
+      typeof values.html === 'string'
+        ? { path: values.html, force: values.force === true, databaseFile: target.dialect === 'sqlite' ? target.file : undefined }
+        : null;
     if (html) checkHtmlTarget(html); // refused before the report runs, and checked again as the page lands
     const options: ReportOptions = {};
     if (typeof values.since === 'string') options.since = values.since;
