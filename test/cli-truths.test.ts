@@ -4,6 +4,7 @@
 // stored activation key; an offset beyond ±23:59 is not an instant; a single-valued option
 // given twice is a usage error, never silently the last.
 import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatKeyInstant, parseInstant } from '../src/instant.js';
 import { CLI, assertBuilt, databaseArgs, oneLineError, runCliBinary, type CliRun } from './helpers/cli.js';
@@ -79,6 +80,23 @@ describeBothDialects('cli truths', (dialect) => {
       expect(run.stderr, args.join(' ')).toBe('');
       const plain = await runCliBinary(args);
       expect(run.code, args.join(' ')).toBe(plain.code);
+    }
+  });
+
+  it('a stdout that cannot be written (a full disk): exit 73, one line, no stack trace', async () => {
+    const full = openSync('/dev/full', 'w');
+    try {
+      const run = await new Promise<CliRun>((resolvePromise, reject) => {
+        const child = spawn(process.execPath, [CLI, 'report', ...databaseArgs(db), '--json'], { stdio: ['ignore', full, 'pipe'], timeout: 30_000 });
+        let stderr = '';
+        child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+        child.on('error', reject);
+        child.on('close', (code) => resolvePromise({ code, stdout: '', stderr }));
+      });
+      expect(run.code).toBe(73);
+      expect(oneLineError(run)).toMatch(/^subagent-context: cannot write the output \(ENOSPC\)/);
+    } finally {
+      closeSync(full);
     }
   });
 
