@@ -7,7 +7,7 @@
 // sequence or function someone made is refused, and the database is unchanged.
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, inject, it } from 'vitest';
@@ -97,6 +97,14 @@ describeBothDialects('demo refuses a database it did not make', (dialect) => {
       } finally {
         owner.close();
       }
+    });
+
+    it('refuses a symbolic link to nothing (SQLite would create its target, wherever it points)', async () => {
+      const folder = mkdtempSync(join(dir, 'dangling-'));
+      const target = join(folder, 'elsewhere', 'created.db');
+      symlinkSync(target, join(folder, 'demo.db'));
+      expectRefused(await demo(['--sqlite', join(folder, 'demo.db')]), /is a symbolic link to nothing/);
+      expect(readdirSync(folder)).toEqual(['demo.db']);
     });
 
     it('a database that holds nothing (an empty file, every table dropped) is used in place', async () => {

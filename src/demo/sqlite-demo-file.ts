@@ -7,7 +7,7 @@
 // (https://www.sqlite.org/fileformat.html) and, for the refusal's list of objects, a copy in
 // memory.
 import Database from 'better-sqlite3';
-import { closeSync, openSync, readFileSync, readSync, statSync, type Stats } from 'node:fs';
+import { closeSync, lstatSync, openSync, readFileSync, readSync, statSync, type Stats } from 'node:fs';
 import { demoExistingObjects } from '../../generated/sqlite/demo/index.js';
 import { DemoRefusal } from './demo-database.js';
 
@@ -26,6 +26,14 @@ const LIST_OBJECTS_UP_TO_BYTES = 64 * 1024 * 1024;
 const statOrNull = (path: string): Stats | null => {
   try {
     return statSync(path);
+  } catch {
+    return null;
+  }
+};
+
+const lstatOrNull = (path: string): Stats | null => {
+  try {
+    return lstatSync(path);
   } catch {
     return null;
   }
@@ -69,7 +77,11 @@ export function inspectDemoFile(file: string): DemoFileState {
     if ((statOrNull(`${file}${sidecar}`)?.size ?? 0) > 0) throw refuse(`has a non-empty ${sidecar} file beside it (open elsewhere, or not closed cleanly)`);
   }
   const main = statOrNull(file);
-  if (!main) return 'absent';
+  if (!main) {
+    // SQLite would create the file a dangling link points to, wherever that is.
+    if (lstatOrNull(file)?.isSymbolicLink()) throw refuse('is a symbolic link to nothing');
+    return 'absent';
+  }
   if (!main.isFile()) throw refuse('is not a regular file');
   if (main.size === 0) return 'empty';
   const header = readHeader(file);
