@@ -42,24 +42,33 @@ export function formatUtc9(ns: bigint): string {
 
 const INSTANT = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})?$/;
 
+/** Milliseconds since the epoch of a UTC civil time, for every four-digit year: Date.UTC alone reads years 0–99 as 1900–1999. */
+function utcMillis(year: number, month: number, day: number, hour: number, minute: number, second: number): number {
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, 0);
+  return date.getTime();
+}
+
 /**
  * Parses a stored key or timestamp (RFC3339 with 0–9 fraction digits, `T` or space, `Z` or
- * any ±HH:MM offset; no offset means UTC) into exact nanoseconds. Returns null when the
- * text is not such an instant, which includes AC-24f's '' sentinel.
+ * a ±HH:MM offset within ±23:59; no offset means UTC) into exact nanoseconds, for every year
+ * 0000–9999 (0099 is year 99, never 1999). Returns null when the text is not such an
+ * instant, which includes AC-24f's '' sentinel, an impossible date and an offset like +99:99.
  */
 export function parseInstant(text: string): bigint | null {
   const m = INSTANT.exec(text);
   if (!m) return null;
   const [, y, mo, d, h, mi, s, frac = '', zone = 'Z'] = m;
-  const ms = Date.UTC(+y, +mo - 1, +d, +h, +mi, +s);
-  if (Number.isNaN(ms)) return null;
-  const check = new Date(ms);
-  if (check.getUTCMonth() !== +mo - 1 || check.getUTCDate() !== +d || check.getUTCHours() !== +h || check.getUTCMinutes() !== +mi || +s > 59) return null;
+  if (+mo < 1 || +mo > 12 || +d < 1 || +d > 31 || +h > 23 || +mi > 59 || +s > 59) return null;
+  const ms = utcMillis(+y, +mo, +d, +h, +mi, +s);
+  if (new Date(ms).getUTCDate() !== +d) return null; // 02-30 rolled over into March
   let ns = BigInt(ms) * NS_PER_MS + BigInt(frac.padEnd(9, '0') || '0');
   if (zone !== 'Z') {
+    const [offsetHours, offsetMinutes] = [+zone.slice(1, 3), +zone.slice(4, 6)];
+    if (offsetHours > 23 || offsetMinutes > 59) return null; // RFC3339 time-numoffset
     const sign = zone[0] === '-' ? -1n : 1n;
-    const offsetMinutes = BigInt(+zone.slice(1, 3) * 60 + +zone.slice(4, 6));
-    ns -= sign * offsetMinutes * 60n * NS_PER_S;
+    ns -= sign * BigInt(offsetHours * 60 + offsetMinutes) * 60n * NS_PER_S;
   }
   return ns;
 }

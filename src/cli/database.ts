@@ -8,6 +8,7 @@ import { existsSync, statSync } from 'node:fs';
 import type { TablePresence } from '../health/queries.js';
 import type { StoreOptions, SubagentContextStore } from '../types.js';
 import { databaseError, toCliError, usageError } from './cli-error.js';
+import { maskConnectionString } from './connection-secrets.js';
 
 /** parseArgs options every database command accepts. */
 export const DATABASE_OPTIONS = {
@@ -33,16 +34,9 @@ export function databaseTarget(values: { sqlite?: string; postgres?: string }): 
   throw usageError('a database is required: --sqlite FILE or --postgres URL');
 }
 
-/** Where the database is, for output: the file, or the URL without its password. */
+/** Where the database is, for output: the file, or the URL with every secret masked (connection-secrets.ts). */
 export function describeTarget(target: DatabaseTarget): string {
-  if (target.dialect === 'sqlite') return `sqlite ${target.file}`;
-  try {
-    const url = new URL(target.url);
-    if (url.password) url.password = '***';
-    return `postgres ${url.toString()}`;
-  } catch {
-    return 'postgres (unparseable URL)';
-  }
+  return target.dialect === 'sqlite' ? `sqlite ${target.file}` : `postgres ${maskConnectionString(target.url)}`;
 }
 
 export interface OpenDatabase {

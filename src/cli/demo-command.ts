@@ -15,9 +15,11 @@ export const demoCommand: CliCommand = {
   summary: 'seed a sample host history, migrate and backfill it, stream live frames, print the report',
   synopsis: '[--sqlite FILE | --postgres URL] [--verbose]',
   details:
-    `Creates FILE (default ./${DEFAULT_DEMO_SQLITE_FILE}) or uses an EMPTY PostgreSQL database; never writes into a ` +
-    'database it did not create. Prints the finding (about 25 lines); --verbose prints the full walk-through. Exit status: 0 ok, 2 usage error or a database the demo refuses, 7 database error ' +
-    'or the demo did not end healthy.',
+    `Creates FILE (default ./${DEFAULT_DEMO_SQLITE_FILE}), replaces its own earlier FILE, or uses an EMPTY ` +
+    'SQLite file or PostgreSQL database; never deletes or writes into a database it did not create (a single table ' +
+    "or view of anyone's is a refusal, and FILE is left byte for byte). Prints the finding; --verbose prints the full " +
+    'walk-through. Exit status: 0 ok, 2 usage error or a database the demo refuses, 7 database error or the demo did ' +
+    'not end healthy.',
   options: { sqlite: { type: 'string' }, postgres: { type: 'string' }, verbose: { type: 'boolean' } },
   async run(values, io) {
     const given = values.sqlite !== undefined || values.postgres !== undefined;

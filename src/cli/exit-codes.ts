@@ -4,8 +4,10 @@
 export const EXIT = {
   /** health: healthy. migrate: every step applied or skipped. demo: upgrade ok and healthy. --help. */
   ok: 0,
-  /** Bad arguments: unknown command or option, missing or conflicting database option;
-   * demo: a database the demo did not create (it refuses to write there). */
+  /** Bad arguments: unknown command or option, missing, conflicting or repeated database
+   * option; demo: a database the demo did not create (it refuses to write there); report
+   * --html: a target it refuses (the database or its -wal/-shm, an existing file without
+   * --force, a symbolic link, not a regular file). */
   usage: 2,
   /** health: a shortfall confirmed by a second evaluation (AC-28, AC-28b): the alarm. */
   shortfall: 3,
@@ -19,8 +21,12 @@ export const EXIT = {
    * activation key that is not an instant, a statement that failed. demo: the demo did not
    * end healthy (its upgrade failed or its health check is not healthy). */
   database: 7,
-  /** A bug in this CLI. */
+  /** A bug in this CLI (report --html: the page renderer crashed). */
   internal: 70,
+  /** The output could not be written: report --html FILE (no space, no permission, a missing
+   * or read-only folder) or stdout itself (sysexits' EX_CANTCREAT). Never 2: the arguments
+   * were fine, the disk was not. */
+  output: 73,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

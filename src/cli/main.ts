@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import type { CliCommand, CliIO, OptionValues } from './command.js';
 import { COMMANDS } from './commands.js';
 import { toCliError, usageError } from './cli-error.js';
+import { secretMasker } from './connection-secrets.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 
 const PROGRAM = 'subagent-context';
@@ -27,12 +28,28 @@ function lookup(name: string): CliCommand {
   return command;
 }
 
+/**
+ * The command's options, strictly: an unknown option, a positional argument, or a single-valued
+ * option given twice (`--sqlite a --sqlite b`: parseArgs would silently keep the last) is a
+ * usage error. A repeated boolean flag changes nothing and is accepted.
+ */
 function parseOptions(name: string, command: CliCommand, args: string[]): OptionValues {
+  const options = { ...command.options, help: { type: 'boolean', short: 'h' } } as const;
+  let parsed;
   try {
-    return parseArgs({ args, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }).values;
+    parsed = parseArgs({ args, options, strict: true, allowPositionals: false, tokens: true });
   } catch (err) {
     throw usageError(`${err instanceof Error ? err.message : String(err)} (see \`${PROGRAM} ${name} --help\`)`);
   }
+  const seen = new Set<string>();
+  for (const token of parsed.tokens) {
+    if (token.kind !== 'option') continue;
+    const option = command.options[token.name];
+    if (!option || option.type !== 'string' || option.multiple) continue;
+    if (seen.has(token.name)) throw usageError(`--${token.name} was given more than once; give it once (see \`${PROGRAM} ${name} --help\`)`);
+    seen.add(token.name);
+  }
+  return parsed.values;
 }
 
 export async function runCli(argv: readonly string[], io: CliIO): Promise<ExitCode> {
@@ -52,7 +69,8 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<ExitCo
     return await command.run(values, io);
   } catch (err) {
     const failure = toCliError(err);
-    io.err(`${PROGRAM}: ${failure.message}\n`);
+    // A driver's message may echo what it was given (an sslkey path, the URL): never a secret.
+    io.err(`${PROGRAM}: ${secretMasker(argv)(failure.message)}\n`);
     return failure.exitCode;
   }
 }

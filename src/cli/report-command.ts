@@ -1,15 +1,15 @@
 // `subagent-context report`: store.report() on a database opened read-only, printed for a
 // person (Unicode bar charts), as JSON (--json), and/or written as one self-contained HTML
 // page (--html FILE). docs/report.md says what each figure counts.
-import { writeFileSync } from 'node:fs';
 import { SubagentContextError } from '../errors.js';
 import { renderReportHtml } from '../report/html-page.js';
-import type { ReportOptions } from '../report/types.js';
+import type { ReportOptions, SubagentContextReport } from '../report/types.js';
 import { CliError, databaseError, usageError } from './cli-error.js';
 import type { CliCommand } from './command.js';
 import { DATABASE_OPTIONS, databaseTarget, describeTarget, withDatabase } from './database.js';
 import { EXIT } from './exit-codes.js';
 import { formatReport } from './format-report.js';
+import { checkHtmlTarget, writeHtmlFile, type HtmlTarget } from './html-output.js';
 
 /** A report() rejection caused by the arguments is a usage error; any other is the database's. */
 function toCommandError(err: unknown): unknown {
@@ -18,15 +18,27 @@ function toCommandError(err: unknown): unknown {
   return databaseError(err.message);
 }
 
+/** The page, or an internal error: a renderer that throws is this CLI's bug, not the user's arguments. */
+function renderPage(report: SubagentContextReport, where: string): string {
+  try {
+    return renderReportHtml(report, where);
+  } catch (err) {
+    throw new CliError(EXIT.internal, `the HTML page could not be rendered: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+}
+
 export const reportCommand: CliCommand = {
   summary: 'measure fan-out, cards, tokens and executions, with the AC-25 caveats (charts, JSON or HTML)',
-  synopsis: '(--sqlite FILE | --postgres URL) [--since T] [--until T] [--task ID]... [--json] [--html FILE]',
+  synopsis: '(--sqlite FILE | --postgres URL) [--since T] [--until T] [--task ID]... [--json] [--html FILE [--force]]',
   details: [
     'Counts subagent rows observed at or after --since and before --until (RFC3339 instants,',
     'e.g. 2026-08-01T00:00:00Z). --task ID (repeatable) scopes every figure to those tasks.',
     '--json prints the report as JSON; --html FILE also writes one self-contained page with',
-    'charts (no network, no scripts). Opens a SQLite file read-only (never creates one).',
-    'Exit status: 0 report produced, 2 usage error, 7 database error.',
+    'charts (no network, no scripts): never onto the database or its -wal/-shm, never through',
+    'a symbolic link, never over an existing file unless --force; written to a temporary file',
+    'and renamed into place. Opens a SQLite file read-only (never creates one).',
+    'Exit status: 0 report produced, 2 usage error or a refused --html FILE, 7 database error,',
+    '73 the page could not be written (no space, no permission), 70 internal error.',
   ].join('\n'),
   options: {
     ...DATABASE_OPTIONS,
@@ -34,10 +46,17 @@ export const reportCommand: CliCommand = {
     until: { type: 'string' },
     task: { type: 'string', multiple: true },
     html: { type: 'string' },
+    force: { type: 'boolean', default: false },
   },
   async run(values, io) {
     const target = databaseTarget(values as { sqlite?: string; postgres?: string });
     if (values.html === '') throw usageError('--html needs a file path');
+    if (values.force && typeof values.html !== 'string') throw usageError('--force only applies to --html FILE');
+    const html: HtmlTarget | null =
+      typeof values.html === 'string'
+        ? { path: values.html, force: values.force === true, databaseFile: target.dialect === 'sqlite' ? target.file : undefined }
+        : null;
+    if (html) checkHtmlTarget(html); // refused before the report runs, and checked again as the page lands
     const options: ReportOptions = {};
     if (typeof values.since === 'string') options.since = values.since;
     if (typeof values.until === 'string') options.until = values.until;
@@ -50,15 +69,9 @@ export const reportCommand: CliCommand = {
       } catch (err) {
         throw toCommandError(err);
       }
-      if (typeof values.html === 'string') {
-        try {
-          writeFileSync(values.html, renderReportHtml(report, where));
-        } catch (err) {
-          throw new CliError(EXIT.usage, `cannot write --html ${values.html}: ${err instanceof Error ? err.message : String(err)}`);
-        }
-      }
+      if (html) writeHtmlFile(html, renderPage(report, where));
       io.out(values.json ? `${JSON.stringify(report)}\n` : formatReport(report, where));
-      if (typeof values.html === 'string' && !values.json) io.out(`wrote ${values.html}\n`);
+      if (html && !values.json) io.out(`wrote ${html.path}\n`);
       return EXIT.ok;
     });
   },

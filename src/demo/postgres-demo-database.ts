@@ -1,34 +1,26 @@
 // The demo on PostgreSQL (`--postgres URL`): the same history, stream and report as on
-// SQLite. It needs a database without the host tables — it never writes demo rows next to a
-// real host's — and leaves its tables behind for the user to query.
+// SQLite. It needs an EMPTY database (no table, view, sequence or function anyone made) — it
+// never writes demo rows next to a real host's, or anyone's — and leaves its tables behind.
 import pg from 'pg';
-import { demoExistingTables, demoInsertMessage, demoInsertSession, demoUpdateMessageMetadata } from '../../generated/postgres/demo/index.js';
+import { demoExistingObjects, demoInsertMessage, demoInsertSession, demoUpdateMessageMetadata } from '../../generated/postgres/demo/index.js';
 import { hostSchema } from '../../generated/postgres/index.js';
+import { maskConnectionString } from '../cli/connection-secrets.js';
 import { createPostgresStore } from '../index.js';
 import { formatMicros } from '../instant.js';
 import { withTransaction } from '../postgres/transaction.js';
 import { DemoRefusal, shellQuoted, type DemoDatabase, demoMessageParams } from './demo-database.js';
 import type { HostMessage } from './host-rows.js';
 
-/** The URL without its password, for printing. */
-function redacted(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return 'the given PostgreSQL URL';
-  }
-}
-
 export async function openPostgresDemoDatabase(url: string): Promise<DemoDatabase> {
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   pool.on('error', () => {}); // an idle client's socket error surfaces on the next query instead (as in src/cli/database.ts)
   try {
-    const tables = await demoExistingTables.run(undefined, pool);
-    if (tables.length > 0) {
+    const objects = await demoExistingObjects.run(undefined, pool);
+    if (objects.length > 0) {
+      const shown = objects.slice(0, 5).map((o) => `${o.kind} ${o.name}`);
+      const more = objects.length > shown.length ? ` and ${objects.length - shown.length} more` : '';
       throw new DemoRefusal(
-        `${redacted(url)} already holds ${tables.map((t) => t.name).join(', ')}; the demo builds its own history — point --postgres at an empty database (e.g. createdb subagent_context_demo)`,
+        `${maskConnectionString(url)} is not empty (it holds ${shown.join(', ')}${more}); the demo never writes into a database it did not make — point --postgres at an empty database (e.g. createdb subagent_context_demo)`,
       );
     }
   } catch (err) {
@@ -38,9 +30,9 @@ export async function openPostgresDemoDatabase(url: string): Promise<DemoDatabas
   const messageParams = (m: HostMessage) => demoMessageParams(m, formatMicros);
   return {
     dialect: 'postgres',
-    where: `PostgreSQL ${redacted(url)}`,
-    cliOption: `--postgres ${shellQuoted(redacted(url))}`,
-    clientCommand: `psql ${shellQuoted(redacted(url))}`,
+    where: `PostgreSQL ${maskConnectionString(url)}`,
+    cliOption: `--postgres ${shellQuoted(maskConnectionString(url))}`,
+    clientCommand: `psql ${shellQuoted(maskConnectionString(url))}`,
     store: (options) => createPostgresStore(pool, options),
     async createHostTables() {
       for (const script of hostSchema) await pool.query(script.sql);

@@ -1,35 +1,24 @@
 // The demo on the embedded default: a SQLite file, left behind for the user to query.
 // A file the demo made is marked with PRAGMA application_id, so a re-run replaces its own
-// earlier file and refuses any other database that already holds host tables.
+// earlier file; any other database that holds anything is refused (sqlite-demo-file.ts).
 import Database from 'better-sqlite3';
-import { existsSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { demoExistingTables, demoInsertMessage, demoInsertSession, demoUpdateMessageMetadata } from '../../generated/sqlite/demo/index.js';
+import { demoInsertMessage, demoInsertSession, demoUpdateMessageMetadata } from '../../generated/sqlite/demo/index.js';
 import { hostSchema } from '../../generated/sqlite/index.js';
 import { createSqliteStore } from '../index.js';
 import { withImmediateTransaction } from '../sqlite/transaction.js';
-import { DemoRefusal, shellQuoted, type DemoDatabase, demoMessageParams } from './demo-database.js';
+import { shellQuoted, type DemoDatabase, demoMessageParams } from './demo-database.js';
+import { DEMO_APPLICATION_ID, inspectDemoFile } from './sqlite-demo-file.js';
 import { goDriverTimestamp, type HostMessage } from './host-rows.js';
-
-/** 'SCDM' — marks a SQLite file as made by this demo. */
-const DEMO_APPLICATION_ID = 0x5343444d;
 
 function removeDatabaseFiles(file: string): void {
   for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${file}${suffix}`, { force: true });
 }
 
-/** Opens (or replaces) the demo's SQLite file; throws DemoRefusal for a database it did not make. */
+/** Opens FILE for the demo: creates it, uses an empty one in place, or replaces the demo's own; refuses anything else (sqlite-demo-file.ts). */
 function openDemoFile(file: string): Database.Database {
-  if (existsSync(file)) {
-    const existing = new Database(file, { fileMustExist: true });
-    const madeByDemo = existing.pragma('application_id', { simple: true }) === DEMO_APPLICATION_ID;
-    const tables = demoExistingTables.all({}, existing);
-    existing.close();
-    if (!madeByDemo && tables.length > 0) {
-      throw new DemoRefusal(`${file} already holds ${tables.map((t) => t.name).join(', ')} and was not made by the demo; choose another file`);
-    }
-    removeDatabaseFiles(file);
-  }
+  if (inspectDemoFile(file) === 'demo') removeDatabaseFiles(file);
   const db = new Database(file);
   db.pragma(`application_id = ${DEMO_APPLICATION_ID}`);
   db.pragma('journal_mode = WAL'); // as a host would run it

@@ -1,0 +1,76 @@
+// The one place a PostgreSQL connection string is made fit to print. node-postgres
+// (pg-connection-string) copies EVERY query parameter into its config and lets `?password=`
+// override the userinfo password, so a secret can sit in either; `sslkey` names the private
+// key file (and a missing one comes back as an ENOENT error echoing the path). Every output
+// that shows a URL shows maskConnectionString(url); every error line goes through
+// maskSecrets(), which replaces each secret the given URLs carry wherever it appears.
+
+const MASK = '***';
+
+/** Query parameters whose value is masked: password, sslpassword, sslkey, passfile, and anything named like a credential. */
+const SECRET_PARAM = /pass|key|secret|token|cred|auth/i;
+
+/**
+ * Parses a connection string the way pg-connection-string does (its encoding of spaces and
+ * stray `%`, its dummy host for `user:pw@/db`), so what it takes as a secret, we do too.
+ */
+function parseLikePg(text: string): { url: URL; dummyHost: boolean } | null {
+  const str = / |%[^a-f0-9]|%[a-f0-9][^a-f0-9]/i.test(text) ? encodeURI(text).replace(/%25(\d\d)/g, '%$1') : text;
+  try {
+    return { url: new URL(str, 'postgres://base'), dummyHost: false };
+  } catch {
+    try {
+      return { url: new URL(str.replace('@/', '@___DUMMY___/'), 'postgres://base'), dummyHost: true };
+    } catch {
+      return null;
+    }
+  }
+}
+
+const decoded = (text: string) => {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+};
+
+/** The URL with its userinfo password and every secret query parameter replaced by `***`. */
+export function maskConnectionString(text: string): string {
+  const parsed = parseLikePg(text);
+  if (!parsed) return 'postgres URL (not shown: it does not parse)';
+  const { url, dummyHost } = parsed;
+  if (url.password) url.password = MASK;
+  for (const name of new Set(url.searchParams.keys())) if (SECRET_PARAM.test(name)) url.searchParams.set(name, MASK);
+  const shown = url.toString();
+  return dummyHost ? shown.replace('@___DUMMY___/', '@/') : shown;
+}
+
+/** Every secret `text` carries, raw and percent-decoded (empty when it is not a URL). */
+function connectionSecrets(text: string): string[] {
+  const parsed = parseLikePg(text);
+  if (!parsed) return [];
+  const { url } = parsed;
+  const values = [url.password, ...[...url.searchParams].filter(([name]) => SECRET_PARAM.test(name)).map(([, value]) => value)];
+  return values.flatMap((v) => [v, decoded(v), encodeURIComponent(v)]).filter((v) => v !== '');
+}
+
+/**
+ * A function that masks, in any text, every connection string among `args` (a `--postgres URL`,
+ * `--postgres=URL` or a bare URL argument) and then every secret value each carries, raw and
+ * percent-decoded, longest first so a secret inside another is never half-shown. Used on error
+ * lines, where a driver's message may echo what it was given (an sslkey path in ENOENT).
+ */
+export function secretMasker(args: readonly string[]): (text: string) => string {
+  const urls = [...new Set(args.map((a) => a.replace(/^--postgres=/, '')).filter((a) => /^postgres(ql)?:\/\//i.test(a)))];
+  // A secret the masked URL shows anyway (a password equal to the user name, `postgres`) is
+  // no secret there: masking it elsewhere would only garble messages (`--*** was given`).
+  const shown = urls.map(maskConnectionString).join(' ');
+  const secrets = [...new Set(urls.flatMap(connectionSecrets))].filter((s) => !shown.includes(s)).sort((a, b) => b.length - a.length);
+  return (text) => {
+    let masked = text;
+    for (const url of urls) masked = masked.split(url).join(maskConnectionString(url));
+    for (const secret of secrets) masked = masked.split(secret).join(MASK);
+    return masked;
+  };
+}
