@@ -84,7 +84,7 @@ describeBothDialects('ACP recorder', (dialect) => {
     expect(warnings).toHaveLength(1);
   });
 
-  it('updates given without awaiting, with a slow async context, are written in order: the row ends settled with every field', async () => {
+  it('recorded traffic given without awaiting, with a slow async context: every row ends settled with every field', async () => {
     const store = db.store({ clock: steppingClock() });
     const name = 'claude-fanout';
     let n = 0;
@@ -97,6 +97,20 @@ describeBothDialects('ACP recorder', (dialect) => {
     expect(rows).toHaveLength(5);
     for (const row of rows) expect(row).toMatchObject({ tool_status: 'completed', settled_at: expect.any(String), description: expect.any(String), agent_id: expect.any(String) });
     expect(rows.filter((r) => r.total_tokens === 150)).toHaveLength(4);
+  });
+
+  it('writes of one session land in the order given even when an earlier context answers later (a partial input never wins)', async () => {
+    const store = db.store({ clock: steppingClock() });
+    let n = 0;
+    const context = () => new Promise<AcpHostContext>((resolve) => setTimeout(() => resolve(HOST), n++ === 0 ? 40 : 0));
+    const recorder = createAcpRecorder(store, { context });
+    const update = (description: string) => ({
+      sessionId: S,
+      update: { sessionUpdate: 'tool_call_update', toolCallId: 't1', rawInput: { description }, _meta: { claudeCode: { toolName: 'Agent' } } },
+    });
+    // Claude sends the input partial, then full: the later (fuller) one must be the row's.
+    expect(await Promise.all([recorder.sessionUpdate(update('Rev')), recorder.sessionUpdate(update('Review auth'))])).toEqual(['persisted', 'persisted']);
+    expect((await store.listBySession('s1')).map((r) => r.description)).toEqual(['Review auth']);
   });
 
   it('a huge title and a context without execution or turn: persisted, the execution is the unknown sentinel', async () => {
