@@ -13,12 +13,39 @@ const at = (update: Record<string, unknown>) => ({ sessionId: ACP, update });
 const text = (t: string) => [{ type: 'content', content: { type: 'text', text: t } }];
 
 const CURSOR = [
-  at({ sessionUpdate: 'tool_call', toolCallId: 'call_c1', title: 'Task', kind: 'other', status: 'pending', rawInput: { _toolName: 'task', description: 'Review security', prompt: 'Look for injection.', subagent_type: 'reviewer' } }),
-  at({ sessionUpdate: 'tool_call', toolCallId: 'call_c2', title: 'Read file', kind: 'read', status: 'pending', rawInput: { _toolName: 'read_file', path: '/a.ts' } }),
+  at({
+    sessionUpdate: 'tool_call',
+    toolCallId: 'call_c1',
+    title: 'Task',
+    kind: 'other',
+    status: 'pending',
+    rawInput: { _toolName: 'task', description: 'Review security', prompt: 'Look for injection.', subagent_type: 'reviewer' },
+  }),
+  at({
+    sessionUpdate: 'tool_call',
+    toolCallId: 'call_c2',
+    title: 'Read file',
+    kind: 'read',
+    status: 'pending',
+    rawInput: { _toolName: 'read_file', path: '/a.ts' },
+  }),
   at({ sessionUpdate: 'tool_call_update', toolCallId: 'call_c1', status: 'in_progress' }),
   at({ sessionUpdate: 'tool_call_update', toolCallId: 'call_c2', status: 'completed', rawOutput: { content: 'x' } }),
-  at({ sessionUpdate: 'tool_call', toolCallId: 'call_c3', title: 'Task', kind: 'other', status: 'pending', rawInput: { _toolName: 'Task', description: 'Background sweep', prompt: 'Sweep.' } }),
-  at({ sessionUpdate: 'tool_call_update', toolCallId: 'call_c1', status: 'completed', rawOutput: { durationMs: 4200, isBackground: false }, content: text('No findings.') }),
+  at({
+    sessionUpdate: 'tool_call',
+    toolCallId: 'call_c3',
+    title: 'Task',
+    kind: 'other',
+    status: 'pending',
+    rawInput: { _toolName: 'Task', description: 'Background sweep', prompt: 'Sweep.' },
+  }),
+  at({
+    sessionUpdate: 'tool_call_update',
+    toolCallId: 'call_c1',
+    status: 'completed',
+    rawOutput: { durationMs: 4200, isBackground: false },
+    content: text('No findings.'),
+  }),
   at({ sessionUpdate: 'tool_call_update', toolCallId: 'call_c3', status: 'completed', rawOutput: { durationMs: 15, isBackground: true } }),
 ];
 
@@ -51,7 +78,14 @@ describeBothDialects('ACP intake: Cursor and Auggie (hand-built from measured sh
     const { outcomes, rows } = await record(CURSOR);
     expect(outcomes).toEqual(['persisted', undefined, 'persisted', undefined, 'persisted', 'persisted', 'persisted']);
     expect(rows.map((r) => r.tool_call_id)).toEqual(['call_c1', 'call_c3']);
-    expect(rows[0]).toMatchObject({ description: 'Review security', subagent_type: 'reviewer', duration_ms: 4200, is_async: false, tool_status: 'completed', settled_at: expect.any(String) });
+    expect(rows[0]).toMatchObject({
+      description: 'Review security',
+      subagent_type: 'reviewer',
+      duration_ms: 4200,
+      is_async: false,
+      tool_status: 'completed',
+      settled_at: expect.any(String),
+    });
     expect(rows[1]).toMatchObject({ description: 'Background sweep', subagent_type: null, duration_ms: 15, is_async: true, tool_status: 'completed' });
     expect(rows.every((r) => r.total_tokens === null && r.model === null)).toBe(true);
   });

@@ -12,7 +12,11 @@ const claude = (toolCallId: string, extra: Record<string, unknown>, claudeCode: 
 describe('ACP recognizer', () => {
   it('Claude: usage from the status-less toolResponse frame reaches the terminal update; later zeros and empties never overwrite', () => {
     const r = createSubagentRecognizer();
-    expect(r.observe(up({ sessionUpdate: 'tool_call', toolCallId: 't1', title: 'Task', status: 'pending', rawInput: {}, _meta: { claudeCode: { toolName: 'Agent' } } }))).toEqual({
+    expect(
+      r.observe(
+        up({ sessionUpdate: 'tool_call', toolCallId: 't1', title: 'Task', status: 'pending', rawInput: {}, _meta: { claudeCode: { toolName: 'Agent' } } }),
+      ),
+    ).toEqual({
       acpSessionId: S,
       toolCallId: 't1',
       parentToolCallId: null,
@@ -21,7 +25,15 @@ describe('ACP recognizer', () => {
     });
     expect(r.observe(claude('t1', { rawInput: { description: 'Rev' } }))?.payload).toEqual({ description: 'Rev' }); // partial input
     expect(r.observe(claude('t1', { rawInput: { description: 'Review auth', prompt: 'p', subagent_type: 'security' } }))?.toolStatus).toBeNull();
-    const usage = { status: 'completed', agentId: 'a1', totalTokens: 900, totalToolUseCount: 3, totalDurationMs: 1200, resolvedModel: 'claude-x', agentType: 'general-purpose' };
+    const usage = {
+      status: 'completed',
+      agentId: 'a1',
+      totalTokens: 900,
+      totalToolUseCount: 3,
+      totalDurationMs: 1200,
+      resolvedModel: 'claude-x',
+      agentType: 'general-purpose',
+    };
     r.observe(claude('t1', {}, { toolResponse: usage }));
     // A later frame reporting zero tokens, zero duration, zero tool uses and empty text changes nothing (AC-4, AC-7a, AC-8).
     r.observe(claude('t1', { rawInput: { description: '' } }, { toolResponse: { totalTokens: 0, totalDurationMs: 0, totalToolUseCount: 0, status: '' } }));
@@ -49,15 +61,38 @@ describe('ACP recognizer', () => {
   it('Claude: agentType fills subagent_type only when the input named none; a reported zero tool-use count is kept when nothing was learned', () => {
     const r = createSubagentRecognizer();
     r.observe(claude('t2', { rawInput: { description: 'd' } }));
-    expect(r.observe(claude('t2', {}, { toolResponse: { agentType: 'Explore', totalToolUseCount: 0 } }))?.payload).toMatchObject({ subagent_type: 'Explore', tool_use_count: 0 });
+    expect(r.observe(claude('t2', {}, { toolResponse: { agentType: 'Explore', totalToolUseCount: 0 } }))?.payload).toMatchObject({
+      subagent_type: 'Explore',
+      tool_use_count: 0,
+    });
   });
 
   it('Claude: the subagent’s own tools, Monitor and ScheduleWakeup are not subagents; a nested Agent carries its parent', () => {
     const r = createSubagentRecognizer();
     for (const toolName of ['Read', 'Bash', 'SubagentHandback', 'Monitor', 'ScheduleWakeup']) {
-      expect(r.observe(up({ sessionUpdate: 'tool_call', toolCallId: `x-${toolName}`, title: 'Task', status: 'pending', _meta: { claudeCode: { toolName, parentToolUseId: 't1' } } }))).toBeUndefined();
+      expect(
+        r.observe(
+          up({
+            sessionUpdate: 'tool_call',
+            toolCallId: `x-${toolName}`,
+            title: 'Task',
+            status: 'pending',
+            _meta: { claudeCode: { toolName, parentToolUseId: 't1' } },
+          }),
+        ),
+      ).toBeUndefined();
     }
-    expect(r.observe(up({ sessionUpdate: 'tool_call', toolCallId: 'n1', status: 'pending', rawInput: {}, _meta: { claudeCode: { toolName: 'Agent', parentToolUseId: 't1' } } }))?.parentToolCallId).toBe('t1');
+    expect(
+      r.observe(
+        up({
+          sessionUpdate: 'tool_call',
+          toolCallId: 'n1',
+          status: 'pending',
+          rawInput: {},
+          _meta: { claudeCode: { toolName: 'Agent', parentToolUseId: 't1' } },
+        }),
+      )?.parentToolCallId,
+    ).toBe('t1');
     expect(r.observe(up({ sessionUpdate: 'tool_call', toolCallId: 'old', status: 'pending', _meta: { claudeCode: { toolName: 'Task' } } }))).toBeDefined(); // older adapters
     expect(r.size()).toBe(2);
   });
@@ -66,9 +101,17 @@ describe('ACP recognizer', () => {
     const r = createSubagentRecognizer();
     expect(r.observe(up({ sessionUpdate: 'tool_call_update', toolCallId: 'o1', title: 'Review', status: 'in_progress' }))).toBeUndefined(); // unknown call, no evidence
     r.observe(up({ sessionUpdate: 'tool_call', toolCallId: 'o2', title: 'task', kind: 'think', status: 'pending', rawInput: {} }));
-    expect(r.observe(up({ sessionUpdate: 'tool_call_update', toolCallId: 'o2', title: 'Review', status: 'in_progress', rawInput: { description: 'Review', subagent_type: 'general' } }))?.toolStatus).toBe(
-      'in_progress',
-    );
+    expect(
+      r.observe(
+        up({
+          sessionUpdate: 'tool_call_update',
+          toolCallId: 'o2',
+          title: 'Review',
+          status: 'in_progress',
+          rawInput: { description: 'Review', subagent_type: 'general' },
+        }),
+      )?.toolStatus,
+    ).toBe('in_progress');
     const end = r.observe(
       up({
         sessionUpdate: 'tool_call_update',
@@ -78,12 +121,21 @@ describe('ACP recognizer', () => {
         rawOutput: { output: 'ok', metadata: { sessionId: 'ses_1', model: { providerID: 'anthropic', modelID: 'claude-x' }, background: true } },
       }),
     );
-    expect(end?.payload).toEqual({ description: 'Review', subagent_type: 'general', child_session_id: 'ses_1', model: 'anthropic/claude-x', is_async: true, result_text: 'ok' });
+    expect(end?.payload).toEqual({
+      description: 'Review',
+      subagent_type: 'general',
+      child_session_id: 'ses_1',
+      model: 'anthropic/claude-x',
+      is_async: true,
+      result_text: 'ok',
+    });
   });
 
   it('subagent_update: the child session is the tool-call identity and child_session_id; idle settles; a nested child names its parent', () => {
     const r = createSubagentRecognizer();
-    const first = r.observe(up({ sessionUpdate: 'subagent_update', sessionId: 'child-1', title: 'Review', description: 'general-purpose', state: { state: 'running' } }));
+    const first = r.observe(
+      up({ sessionUpdate: 'subagent_update', sessionId: 'child-1', title: 'Review', description: 'general-purpose', state: { state: 'running' } }),
+    );
     expect(first).toEqual({
       acpSessionId: S,
       toolCallId: 'child-1',
@@ -94,7 +146,9 @@ describe('ACP recognizer', () => {
     // Announced on child-1's own session: nested; its traffic belongs to the host's session S.
     const nested = r.observe(up({ sessionUpdate: 'subagent_update', sessionId: 'child-2', title: 'Nested', state: { state: 'running' } }, 'child-1'));
     expect(nested).toMatchObject({ acpSessionId: S, toolCallId: 'child-2', parentToolCallId: 'child-1' });
-    const idle = r.observe(up({ sessionUpdate: 'subagent_update', sessionId: 'child-1', state: { state: 'idle', stopReason: 'end_turn', usage: { totalTokens: 77 } } }));
+    const idle = r.observe(
+      up({ sessionUpdate: 'subagent_update', sessionId: 'child-1', state: { state: 'idle', stopReason: 'end_turn', usage: { totalTokens: 77 } } }),
+    );
     expect(idle).toMatchObject({ toolStatus: 'completed', payload: { description: 'Review', status: 'idle', total_tokens: 77 } });
   });
 

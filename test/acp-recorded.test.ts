@@ -4,6 +4,7 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createAcpRecorder, createSubagentRecognizer } from '../src/acp/index.js';
 import type { SubagentContextRow } from '../src/types.js';
+import { expectClaudeCapability, expectClaudeFanout, expectOpencodeFanout } from './helpers/acp-expectations.js';
 import { acpSessionOf, contextFor, loadAcpFixture, type AcpFixtureName } from './helpers/acp-fixtures.js';
 import { steppingClock } from './helpers/clock.js';
 import { insertSession } from './helpers/host-rows.js';
@@ -19,33 +20,6 @@ async function replay(db: TestDb, name: AcpFixtureName): Promise<Map<string, Sub
   return new Map((await store.listBySession('s1')).map((r) => [r.tool_call_id, r]));
 }
 
-const AGENT_ID = expect.stringMatching(/^a[0-9a-f]{16}$/);
-const CLAUDE_CHILD = expect.stringMatching(/^a[0-9a-f]{16}$/);
-const OPENCODE_CHILD = expect.stringMatching(/^ses_\w+$/);
-const DURATION = expect.any(Number);
-const identity = { task_session_id: 's1', task_id: 'task-1', turn_id: 'turn-1', agent_execution_id: '0b7e7d52-6f5e-4c2e-9d0a-2a3c7b1f0e11', source: 'live' };
-const settled = { tool_status: 'completed', settled_at: expect.any(String) };
-
-/** Claude's toolResponse of a foreground subagent: usage as measured (the scripted API reports 150 tokens a response). */
-function claudeForeground(tool_call_id: string, description: string, tool_use_count: number, parent_tool_call_id: string | null = null) {
-  return {
-    ...identity,
-    ...settled,
-    tool_call_id,
-    parent_tool_call_id,
-    description,
-    subagent_type: 'general-purpose',
-    agent_id: AGENT_ID,
-    child_session_id: null,
-    model: 'claude-opus-5-5',
-    agent_status: 'completed',
-    is_async: false,
-    total_tokens: 150,
-    tool_use_count,
-    duration_ms: DURATION,
-  };
-}
-
 describeBothDialects('ACP intake from recorded real agents', (dialect) => {
   let db: TestDb;
   beforeEach(async () => {
@@ -57,52 +31,15 @@ describeBothDialects('ACP intake from recorded real agents', (dialect) => {
   it('Claude Code: three parallel reviewers, one background, one nested; the subagent’s own Read is no row', async () => {
     const rows = await replay(db, 'claude-fanout');
     expect([...rows.keys()].sort()).toEqual(['toolu_fake0002', 'toolu_fake0003', 'toolu_fake0004', 'toolu_fake0005', 'toolu_fake0015']);
-    expect(rows.get('toolu_fake0002')).toMatchObject(claudeForeground('toolu_fake0002', 'Review security', 1)); // its Read counted, not recorded
-    expect(rows.get('toolu_fake0003')).toMatchObject(claudeForeground('toolu_fake0003', 'Review performance', 0)); // a reported zero (AC-8)
-    expect(rows.get('toolu_fake0004')).toMatchObject(claudeForeground('toolu_fake0004', 'Review style', 1)); // its nested Agent call
-    expect(rows.get('toolu_fake0015')).toMatchObject(claudeForeground('toolu_fake0015', 'Nested check', 0, 'toolu_fake0004'));
-    // Background: async_launched, no usage on the ACP stream (the child's usage never reaches it).
-    expect(rows.get('toolu_fake0005')).toMatchObject({
-      ...identity,
-      ...settled,
-      description: 'Background audit',
-      subagent_type: 'general-purpose',
-      agent_id: AGENT_ID,
-      model: 'claude-opus-5-5',
-      agent_status: 'async_launched',
-      is_async: true,
-      total_tokens: null,
-      tool_use_count: null,
-      duration_ms: null,
-    });
-    for (const row of rows.values()) expect(row.duration_ms === null || (row.duration_ms as number) > 0).toBe(true);
+    expectClaudeFanout(rows);
   });
 
   it('Claude Code with the subagents capability: each subagent_update child is a row keyed by its child session, idle settles it', async () => {
-    const rows = [...(await replay(db, 'claude-subagents-capability')).values()];
-    expect(rows.map((r) => r.description).sort()).toEqual(['Background audit', 'Nested check', 'Review performance', 'Review security', 'Review style']);
-    for (const row of rows) {
-      expect(row).toMatchObject({ ...identity, ...settled, tool_call_id: CLAUDE_CHILD, subagent_type: 'general-purpose', agent_status: 'idle' });
-      expect(row.child_session_id).toBe(row.tool_call_id);
-      // What the capability does not carry: no usage, no agent id, no model.
-      expect(row).toMatchObject({ total_tokens: null, tool_use_count: null, duration_ms: null, agent_id: null, model: null });
-    }
-    const style = rows.find((r) => r.description === 'Review style')!;
-    const nested = rows.find((r) => r.description === 'Nested check')!;
-    expect(nested.parent_tool_call_id).toBe(style.child_session_id); // announced on the style reviewer's own session
-    expect(rows.filter((r) => r !== nested).every((r) => r.parent_tool_call_id === null)).toBe(true);
+    expectClaudeCapability(await replay(db, 'claude-subagents-capability'));
   });
 
   it('OpenCode: three parallel and one background; model providerID/modelID, the child session, no usage', async () => {
-    const rows = await replay(db, 'opencode-fanout');
-    expect([...rows.keys()].sort()).toEqual(['toolu_fake0002', 'toolu_fake0003', 'toolu_fake0004', 'toolu_fake0005']);
-    const base = { ...identity, ...settled, subagent_type: 'general', model: 'scripted/claude-scripted', child_session_id: OPENCODE_CHILD, agent_id: null, agent_status: null };
-    const none = { total_tokens: null, tool_use_count: null, duration_ms: null };
-    expect(rows.get('toolu_fake0002')).toMatchObject({ ...base, ...none, description: 'Review security', is_async: false });
-    expect(rows.get('toolu_fake0003')).toMatchObject({ ...base, ...none, description: 'Review performance', is_async: false });
-    expect(rows.get('toolu_fake0004')).toMatchObject({ ...base, ...none, description: 'Review style', is_async: false });
-    expect(rows.get('toolu_fake0005')).toMatchObject({ ...base, ...none, description: 'Background audit', is_async: true }); // metadata.background
-    expect(new Set([...rows.values()].map((r) => r.child_session_id)).size).toBe(4);
+    expectOpencodeFanout(await replay(db, 'opencode-fanout'));
   });
 
   it('the same traffic through the bare recognizer and store.recordFrame gives the same rows as the recorder', async () => {
@@ -114,7 +51,14 @@ describeBothDialects('ACP intake from recorded real agents', (dialect) => {
       const recognizer = createSubagentRecognizer();
       for (const u of loadAcpFixture('opencode-fanout')) {
         const r = recognizer.observe(u);
-        if (r) await store.recordFrame({ ...contextFor(r.acpSessionId)(r.acpSessionId)!, toolCallId: r.toolCallId, parentToolCallId: r.parentToolCallId, toolStatus: r.toolStatus, payload: r.payload });
+        if (r)
+          await store.recordFrame({
+            ...contextFor(r.acpSessionId)(r.acpSessionId)!,
+            toolCallId: r.toolCallId,
+            parentToolCallId: r.parentToolCallId,
+            toolStatus: r.toolStatus,
+            payload: r.payload,
+          });
       }
       const rows = await store.listBySession('s1');
       expect(rows.map(({ id: _id, ...rest }) => rest)).toEqual([...viaRecorder.values()].map(({ id: _id, ...rest }) => rest));

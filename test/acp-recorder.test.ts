@@ -30,7 +30,13 @@ describeBothDialects('ACP recorder', (dialect) => {
   it('an update that is not a subagent, or not an update, resolves undefined and writes nothing', async () => {
     const store = db.store();
     const recorder = createAcpRecorder(store, { context: contextFor(S) });
-    const inputs = [null, 'x', {}, { sessionId: S, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'hi' } } }, { sessionId: S, update: { sessionUpdate: 'tool_call', toolCallId: 'r', title: 'Read', kind: 'read' } }];
+    const inputs = [
+      null,
+      'x',
+      {},
+      { sessionId: S, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'hi' } } },
+      { sessionId: S, update: { sessionUpdate: 'tool_call', toolCallId: 'r', title: 'Read', kind: 'read' } },
+    ];
     for (const input of inputs) expect(await recorder.sessionUpdate(input as never)).toBeUndefined();
     expect(recorder.counters()).toMatchObject({ updates: 5, not_subagent: 5, recorded: 0 });
     expect(store.counters().attempted).toBe(0);
@@ -89,13 +95,15 @@ describeBothDialects('ACP recorder', (dialect) => {
     const name = 'claude-fanout';
     let n = 0;
     // Each answer takes a different time: later updates would overtake earlier ones without the per-session chain.
-    const context = (id: string) => new Promise<AcpHostContext | undefined>((resolve) => setTimeout(() => resolve(contextFor(acpSessionOf(name))(id)), (7 - (n++ % 7)) * 3));
+    const context = (id: string) =>
+      new Promise<AcpHostContext | undefined>((resolve) => setTimeout(() => resolve(contextFor(acpSessionOf(name))(id)), (7 - (n++ % 7)) * 3));
     const recorder = createAcpRecorder(store, { context });
     const outcomes = await Promise.all(loadAcpFixture(name).map((u) => recorder.sessionUpdate(u)));
     expect(outcomes.filter((o) => o !== undefined).every((o) => o === 'persisted')).toBe(true);
     const rows = await store.listBySession('s1');
     expect(rows).toHaveLength(5);
-    for (const row of rows) expect(row).toMatchObject({ tool_status: 'completed', settled_at: expect.any(String), description: expect.any(String), agent_id: expect.any(String) });
+    for (const row of rows)
+      expect(row).toMatchObject({ tool_status: 'completed', settled_at: expect.any(String), description: expect.any(String), agent_id: expect.any(String) });
     expect(rows.filter((r) => r.total_tokens === 150)).toHaveLength(4);
   });
 
@@ -117,7 +125,12 @@ describeBothDialects('ACP recorder', (dialect) => {
     const store = db.store();
     const recorder = createAcpRecorder(store, { context: () => ({ sessionId: 's1', taskId: 'task-1' }) });
     const description = 'd'.repeat(1_000_000);
-    expect(await recorder.sessionUpdate({ sessionId: S, update: { sessionUpdate: 'tool_call', toolCallId: 'big', title: `sub-agent-x: ${description}`, status: 'completed' } })).toBe('persisted');
+    expect(
+      await recorder.sessionUpdate({
+        sessionId: S,
+        update: { sessionUpdate: 'tool_call', toolCallId: 'big', title: `sub-agent-x: ${description}`, status: 'completed' },
+      }),
+    ).toBe('persisted');
     const [row] = await store.listBySession('s1');
     expect(row).toMatchObject({ agent_execution_id: 'unknown', turn_id: null, subagent_type: 'x', tool_status: 'completed' });
     expect(row.description?.length).toBe(1_000_000);

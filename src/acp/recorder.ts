@@ -44,12 +44,18 @@ export function createAcpRecorder(store: SubagentContextStore, options: AcpRecor
       host = await identity(recognized.acpSessionId);
     } catch (err) {
       counters.context_failed++;
-      logger?.warn({ acpSessionId: recognized.acpSessionId, toolCallId: recognized.toolCallId, ...describeError(err) }, 'acp recorder: context threw; update not recorded');
+      logger?.warn(
+        { acpSessionId: recognized.acpSessionId, toolCallId: recognized.toolCallId, ...describeError(err) },
+        'acp recorder: context threw; update not recorded',
+      );
       return 'failed';
     }
     if (host === TIMED_OUT) {
       counters.context_timeout++;
-      logger?.warn({ acpSessionId: recognized.acpSessionId, toolCallId: recognized.toolCallId, timeoutMs }, 'acp recorder: context did not answer in time; update not recorded');
+      logger?.warn(
+        { acpSessionId: recognized.acpSessionId, toolCallId: recognized.toolCallId, timeoutMs },
+        'acp recorder: context did not answer in time; update not recorded',
+      );
       return 'failed';
     }
     const known = host !== null && typeof host === 'object' ? host : undefined;

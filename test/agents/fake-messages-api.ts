@@ -89,7 +89,11 @@ export async function startFakeMessagesApi(launches: ScriptedLaunch[], workFile:
     const first = firstUserText(req);
     const results = toolResultCount(req);
     if (subagentTool && first.includes(SCRIPT_MARKER)) {
-      if (results === 0) return { blocks: launches.map((l) => ({ type: 'tool_use', id: toolUseId(), name: subagentTool.name, input: launchInput(subagentTool, l) })), stop: 'tool_use' };
+      if (results === 0)
+        return {
+          blocks: launches.map((l) => ({ type: 'tool_use', id: toolUseId(), name: subagentTool.name, input: launchInput(subagentTool, l) })),
+          stop: 'tool_use',
+        };
       return { blocks: [{ type: 'text', text: 'All reviews are in. Done.' }], stop: 'end_turn' };
     }
     if (subagentTool && first.includes(NESTED_MARKER) && results === 0) {
@@ -117,7 +121,9 @@ export async function startFakeMessagesApi(launches: ScriptedLaunch[], workFile:
   function sendStream(res: ServerResponse, model: string, blocks: Block[], stop: string) {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const event = (type: string, data: object) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-    event('message_start', { message: { id: `msg_${++ids}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage } });
+    event('message_start', {
+      message: { id: `msg_${++ids}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage },
+    });
     blocks.forEach((b, index) => {
       if (b.type === 'text') {
         event('content_block_start', { index, content_block: { type: 'text', text: '' } });
@@ -137,7 +143,7 @@ export async function startFakeMessagesApi(launches: ScriptedLaunch[], workFile:
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks).toString('utf8');
-    let body: MessagesRequest = {};
+    let body: MessagesRequest;
     try {
       body = raw ? (JSON.parse(raw) as MessagesRequest) : {};
     } catch {

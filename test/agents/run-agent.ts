@@ -29,6 +29,8 @@ export interface RunAgentOptions {
   prompt: string;
   /** Advertise the ACP `subagents` client capability (unstable). */
   subagentsCapability?: boolean;
+  /** The ACP session id, once session/new has returned (before the prompt). */
+  onSession?(acpSessionId: string): void;
   onUpdate(params: { sessionId: string; update: object }): void | Promise<void>;
   timeoutMs?: number;
 }
@@ -70,6 +72,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
         clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false, ...(options.subagentsCapability ? { subagents: {} } : {}) },
       } as never);
       const session = await ctx.request('session/new', { cwd: options.cwd, mcpServers: [] });
+      options.onSession?.(session.sessionId);
       const response = await ctx.request('session/prompt', { sessionId: session.sessionId, prompt: [{ type: 'text', text: options.prompt }] });
       await chain;
       return { acpSessionId: session.sessionId, stopReason: String(response.stopReason), stderr };

@@ -35,7 +35,12 @@ export interface RecordedRun {
   updates: { sessionId: string; update: object }[];
 }
 
-export async function runScenario(name: ScenarioName, onUpdate?: (params: { sessionId: string; update: object }) => void | Promise<void>): Promise<RecordedRun> {
+export interface ScenarioHooks {
+  onSession?(acpSessionId: string): void;
+  onUpdate?(params: { sessionId: string; update: object }): void | Promise<void>;
+}
+
+export async function runScenario(name: ScenarioName, hooks: ScenarioHooks = {}): Promise<RecordedRun> {
   const scenario = SCENARIOS[name];
   const { home, workFile } = freshHome(name);
   const api = await startFakeMessagesApi(scenario.launches, workFile);
@@ -46,9 +51,10 @@ export async function runScenario(name: ScenarioName, onUpdate?: (params: { sess
       cwd: home,
       prompt: `${SCRIPT_MARKER}: review this change with the reviewers.`,
       subagentsCapability: scenario.subagentsCapability,
+      onSession: hooks.onSession,
       onUpdate: async (params) => {
         updates.push(params);
-        await onUpdate?.(params);
+        await hooks.onUpdate?.(params);
       },
     });
     return { acpSessionId: run.acpSessionId, updates };

@@ -5,7 +5,7 @@
 // `metadata.model {providerID, modelID}` (a model is `providerID/modelID`, as Kandev writes it);
 // no usage at all; a background launch has `metadata.background: true`, a detached dispatch,
 // hence is_async.
-import { bool, contentText, field, object, text, type Json } from '../wire.js';
+import { bool, contentText, field, object, text } from '../wire.js';
 import type { AgentShape } from './shape.js';
 
 function model(value: unknown): string | undefined {
