@@ -32,7 +32,11 @@ for (const name of names) {
   const agent = SCENARIOS[name].agent;
   writeFileSync(
     join(FIXTURES, `${name}.meta.json`),
-    JSON.stringify({ scenario: name, agent, packages: PINNED_AGENTS[agent], acpSessionId: run.acpSessionId, updates: kept.length, recorded_at: new Date().toISOString() }, null, 2) + '\n',
+    JSON.stringify(
+      { scenario: name, agent, packages: PINNED_AGENTS[agent], acpSessionId: run.acpSessionId, updates: kept.length, recorded_at: new Date().toISOString() },
+      null,
+      2,
+    ) + '\n',
   );
   console.log(`${name}: ${kept.length} updates (of ${run.updates.length})`);
 }
