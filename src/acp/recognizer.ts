@@ -150,11 +150,12 @@ export function createSubagentRecognizer(options: SubagentRecognizerOptions = {}
     observe(params: AcpSessionUpdateParams): RecognizedSubagentUpdate | undefined {
       try {
         const sessionId = text(field(params, 'sessionId'));
-        const update = object(field(params, 'update'));
-        if (sessionId === undefined || !update) return undefined;
-        const kind = field(update, 'sessionUpdate');
-        if (kind === 'subagent_update') return observeSubagentUpdate(sessionId, update);
-        if (kind === 'tool_call' || kind === 'tool_call_update') return observeToolCall(sessionId, update);
+        // Own data properties only (a getter is not run, an inherited key never counts).
+        const notification = object(Object.getOwnPropertyDescriptors(params).update?.value);
+        if (sessionId === undefined || !notification) return undefined;
+        const kind = field(notification, 'sessionUpdate');
+        if (kind === 'subagent_update') return observeSubagentUpdate(sessionId, notification);
+        if (kind === 'tool_call' || kind === 'tool_call_update') return observeToolCall(sessionId, notification);
         return undefined;
       } catch {
         // A hostile object (a throwing getter, a revoked proxy): not a readable update.
