@@ -121,6 +121,15 @@ describeBothDialects('ACP recorder', (dialect) => {
     expect((await store.listBySession('s1')).map((r) => r.description)).toEqual(['Review auth']);
   });
 
+  it('flush() resolves once every update handed over (not awaited) is written', async () => {
+    const store = db.store();
+    const recorder = createAcpRecorder(store, { context: () => new Promise<AcpHostContext>((resolve) => setTimeout(() => resolve(HOST), 5)) });
+    for (const id of ['t1', 't2', 't3']) void recorder.sessionUpdate(launch(id, { status: 'completed' }));
+    await recorder.flush();
+    expect((await store.listBySession('s1')).map((r) => r.tool_call_id)).toEqual(['t1', 't2', 't3']);
+    await recorder.flush(); // nothing pending: resolves at once
+  });
+
   it('a huge title and a context without execution or turn: persisted, the execution is the unknown sentinel', async () => {
     const store = db.store();
     const recorder = createAcpRecorder(store, { context: () => ({ sessionId: 's1', taskId: 'task-1' }) });

@@ -95,6 +95,9 @@ export function createAcpRecorder(store: SubagentContextStore, options: AcpRecor
       });
       return next;
     },
+    async flush(): Promise<void> {
+      await Promise.all(tails.values()); // each tail is the end of its session's chain
+    },
     forget(acpSessionId: string): void {
       recognizer.forget(acpSessionId);
     },

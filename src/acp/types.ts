@@ -79,6 +79,9 @@ export interface AcpRecorder {
    * written in the order they were given, whatever the caller awaits.
    */
   sessionUpdate(params: AcpSessionUpdateParams, options?: RecordOptions): Promise<RecordOutcome | undefined>;
+  /** Resolves once every update given so far has been written (a host that did not await them: before reading rows, or at shutdown). Never rejects. */
+  flush(): Promise<void>;
+  /** Drops the recognizer's state for that ACP session (call it at session end, after its last update). */
   forget(acpSessionId: string): void;
   counters(): AcpRecorderCounters;
 }
