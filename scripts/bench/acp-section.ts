@@ -37,7 +37,9 @@ interface AcpWorkload {
 /** `copies` × each fixture, every ACP and child session id made unique per copy, one host session each. */
 function acpWorkload(copies: number): AcpWorkload {
   const fixtures = FIXTURE_NAMES.map((name) => ({
-    lines: readFileSync(join(FIXTURES, `${name}.jsonl`), 'utf8').trim().split('\n'),
+    lines: readFileSync(join(FIXTURES, `${name}.jsonl`), 'utf8')
+      .trim()
+      .split('\n'),
     root: (JSON.parse(readFileSync(join(FIXTURES, `${name}.meta.json`), 'utf8')) as { acpSessionId: string }).acpSessionId,
   }));
   const updates: Update[] = [];
@@ -46,7 +48,11 @@ function acpWorkload(copies: number): AcpWorkload {
     for (const [f, fixture] of fixtures.entries()) {
       const suffix = `-c${k}f${f}`;
       // Session ids (root, and Claude's child sessions `a` + 16 hex) get the copy's suffix.
-      const rename = (line: string) => line.split(fixture.root).join(fixture.root + suffix).replace(/"(a[0-9a-f]{16})"/g, `"$1${suffix}"`);
+      const rename = (line: string) =>
+        line
+          .split(fixture.root)
+          .join(fixture.root + suffix)
+          .replace(/"(a[0-9a-f]{16})"/g, `"$1${suffix}"`);
       for (const line of fixture.lines) updates.push(JSON.parse(rename(line)) as Update);
       hosts.set(fixture.root + suffix, { sessionId: `bench-ses${suffix}`, taskId: `bench-card${suffix}`, executionId: EXECUTION, turnId: 'turn-1' });
     }
@@ -70,7 +76,12 @@ async function timeIt(fn: () => Promise<void>): Promise<number> {
 }
 
 /** Alternating passes of both paths on a cleared table; frames/s medians. */
-async function measure(w: AcpWorkload, runs: number, makeStore: () => SubagentContextStore, clear: () => unknown): Promise<{ recorder: number; store: number }> {
+async function measure(
+  w: AcpWorkload,
+  runs: number,
+  makeStore: () => SubagentContextStore,
+  clear: () => unknown,
+): Promise<{ recorder: number; store: number }> {
   const seconds = { recorder: [] as number[], store: [] as number[] };
   const recorderPass = async () => {
     const store = makeStore();
@@ -78,7 +89,8 @@ async function measure(w: AcpWorkload, runs: number, makeStore: () => SubagentCo
     const s = await timeIt(async () => {
       for (const u of w.updates) await recorder.sessionUpdate(u);
     });
-    if (store.counters().persisted !== w.frames.length) throw new Error(`recorder persisted ${store.counters().persisted} of ${w.frames.length}: ${JSON.stringify(store.counters())}`);
+    if (store.counters().persisted !== w.frames.length)
+      throw new Error(`recorder persisted ${store.counters().persisted} of ${w.frames.length}: ${JSON.stringify(store.counters())}`);
     return s;
   };
   const storePass = async () => {
@@ -118,7 +130,12 @@ export async function sqliteAcp(dir: string, copies: number, runs: number): Prom
   const w = acpWorkload(copies);
   const live = await openSqliteLiveDb(dir, 'NORMAL', w.live);
   try {
-    const fps = await measure(w, runs, () => createSqliteStore(live.db), () => live.clear());
+    const fps = await measure(
+      w,
+      runs,
+      () => createSqliteStore(live.db),
+      () => live.clear(),
+    );
     return throughputFinding('sqlite', 'WAL, synchronous=NORMAL, autocommit', w, fps, runs);
   } finally {
     live.close();
@@ -130,7 +147,12 @@ export async function postgresAcp(server: RunningPostgres, copies: number, runs:
   const live = await openPostgresLiveDb(server, w.live);
   const pool = poolFor({ connectionString: live.url, max: 1 });
   try {
-    const fps = await measure(w, runs, () => createPostgresStore(pool), () => live.clear());
+    const fps = await measure(
+      w,
+      runs,
+      () => createPostgresStore(pool),
+      () => live.clear(),
+    );
     return throughputFinding('postgres', '1 connection, fsync on, autocommit', w, fps, runs);
   } finally {
     await pool.end();
@@ -161,7 +183,12 @@ function heapOver(calls: number, perSession: number, forget: boolean): { checkpo
     r.observe({ sessionId: session, update: { sessionUpdate: 'tool_call', toolCallId, title: 'Task', status: 'pending', rawInput: {}, _meta: meta } });
     r.observe({
       sessionId: session,
-      update: { sessionUpdate: 'tool_call_update', toolCallId, rawInput: { description: `Review part ${i}`, prompt: `Review part ${i} of the change for defects.`, subagent_type: 'general-purpose' }, _meta: meta },
+      update: {
+        sessionUpdate: 'tool_call_update',
+        toolCallId,
+        rawInput: { description: `Review part ${i}`, prompt: `Review part ${i} of the change for defects.`, subagent_type: 'general-purpose' },
+        _meta: meta,
+      },
     });
     // Never settled: state stays until forget (or the cap).
     if (forget && i % perSession === 0) r.forget(session);
