@@ -149,9 +149,11 @@ export function createSubagentRecognizer(options: SubagentRecognizerOptions = {}
   return {
     observe(params: AcpSessionUpdateParams): RecognizedSubagentUpdate | undefined {
       try {
-        const sessionId = text(field(params, 'sessionId'));
-        // Own data properties only (a getter is not run, an inherited key never counts).
-        const notification = object(Object.getOwnPropertyDescriptors(params).update?.value);
+        if (params === null || typeof params !== 'object') return undefined;
+        // The notification's two fields, read directly (the SDK's own object; this runs on every
+        // update); inside the update, only own properties count (src/acp/wire.ts).
+        const sessionId = text(params.sessionId);
+        const notification = object(params.update);
         if (sessionId === undefined || !notification) return undefined;
         const kind = field(notification, 'sessionUpdate');
         if (kind === 'subagent_update') return observeSubagentUpdate(sessionId, notification);
