@@ -23,7 +23,8 @@ export function createAcpRecorder(store: SubagentContextStore, options: AcpRecor
   /** The last pending write per ACP session; removed once it is the last and has settled. */
   const tails = new Map<string, Promise<RecordOutcome>>();
 
-  async function identity(acpSessionId: string): Promise<AcpHostContext | undefined | typeof TIMED_OUT> {
+  /** The host's answer; a synchronous one is used as is (no timer, no extra promise on the hot path). */
+  function identity(acpSessionId: string): AcpHostContext | undefined | Promise<AcpHostContext | undefined | typeof TIMED_OUT> {
     const answer = options.context(acpSessionId);
     if (!(answer instanceof Promise) && typeof (answer as { then?: unknown } | undefined)?.then !== 'function') return answer;
     let timer: NodeJS.Timeout | undefined;
@@ -31,17 +32,14 @@ export function createAcpRecorder(store: SubagentContextStore, options: AcpRecor
       timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs);
       timer.unref?.();
     });
-    try {
-      return await Promise.race([answer, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return Promise.race([answer, timeout]).finally(() => clearTimeout(timer));
   }
 
   async function write(recognized: RecognizedSubagentUpdate, recordOptions: RecordOptions | undefined): Promise<RecordOutcome> {
     let host: AcpHostContext | undefined | typeof TIMED_OUT;
     try {
-      host = await identity(recognized.acpSessionId);
+      const answer = identity(recognized.acpSessionId);
+      host = answer instanceof Promise ? await answer : answer;
     } catch (err) {
       counters.context_failed++;
       logger?.warn(
@@ -88,11 +86,13 @@ export function createAcpRecorder(store: SubagentContextStore, options: AcpRecor
       }
       const key = recognized.acpSessionId;
       const previous = tails.get(key);
-      const next = previous ? previous.then(() => write(recognized, recordOptions)) : write(recognized, recordOptions);
-      tails.set(key, next);
-      void next.then(() => {
+      const written = previous ? previous.then(() => write(recognized, recordOptions)) : write(recognized, recordOptions);
+      // The chain's end leaves the map once it has settled and nothing was chained after it.
+      const next: Promise<RecordOutcome> = written.then((outcome) => {
         if (tails.get(key) === next) tails.delete(key);
+        return outcome;
       });
+      tails.set(key, next);
       return next;
     },
     async flush(): Promise<void> {
