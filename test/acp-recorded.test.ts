@@ -3,6 +3,7 @@
 // dialects: which tool calls become rows, and every field each agent reports reaching them.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createAcpRecorder, createSubagentRecognizer } from '../src/acp/index.js';
+import { CLAUDE_FANOUT_ACP_SESSION, CLAUDE_FANOUT_UPDATES } from '../src/demo/acp-recording.js';
 import type { SubagentContextRow } from '../src/types.js';
 import { expectClaudeCapability, expectClaudeFanout, expectOpencodeFanout } from './helpers/acp-expectations.js';
 import { acpSessionOf, contextFor, loadAcpFixture, type AcpFixtureName } from './helpers/acp-fixtures.js';
@@ -76,4 +77,16 @@ it('recognizer state: nothing is left of a settled call; forget(session) drops t
     recognizer.forget(acpSessionOf(name));
     expect({ name, left, afterForget: recognizer.size() }).toEqual({ name, left: name === 'claude-subagents-capability' ? 5 : 0, afterForget: 0 });
   }
+});
+
+it('the demo plays the recorded Claude Code traffic: the same tool-call updates, in order (src/demo/acp-recording.ts)', () => {
+  const shape = (u: object) => {
+    const x = u as { sessionUpdate?: string; toolCallId?: string; status?: string };
+    return `${x.sessionUpdate}:${x.toolCallId}:${x.status ?? '-'}`;
+  };
+  const recorded = loadAcpFixture('claude-fanout')
+    .map((p) => p.update)
+    .filter((u) => String(u.sessionUpdate).startsWith('tool_call'));
+  expect(CLAUDE_FANOUT_UPDATES.filter((u) => shape(u).startsWith('tool_call')).map(shape)).toEqual(recorded.map(shape));
+  expect(CLAUDE_FANOUT_ACP_SESSION).toBe(acpSessionOf('claude-fanout'));
 });
