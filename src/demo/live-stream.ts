@@ -7,6 +7,7 @@
 // subagent launch produces, exactly as the host's message writer would, so the health
 // check has an independent expected count to compare against.
 import type { SubagentContextStore, SubagentFrame, SubagentTaskPayload } from '../index.js';
+import { streamAcpTraffic } from './acp-stream.js';
 import type { HostMessage } from './host-rows.js';
 import type { SimulatedClock } from './simulated-clock.js';
 
@@ -222,6 +223,15 @@ export async function streamLiveFrames(
   await launch(orphan, '');
   await record(frameOf(orphan, 'pending', {}, { taskId: null }));
   notes.push(`a frame without a task id was skipped (skipped_no_identity, AC-2); its message is excluded from the health comparison`);
+
+  // Turn 4 (resumed execution): a Claude Code fan-out straight off the wire — ACP notifications
+  // recorded from a real run — through the ACP recorder (src/demo/acp-stream.ts).
+  clock.advance(2n * MINUTE);
+  const acp = await streamAcpTraffic(store, host, clock, { ...where, turnId: `${where.sessionId}-turn-live-4`, executionId: LIVE_EXECUTIONS.resumed });
+  frames += acp.frames;
+  notes.push(
+    `${acp.updates} ACP session/update notifications recorded from a real Claude Code run went through createAcpRecorder: ${acp.frames} frames, ${acp.subagents} subagents (one nested, one in the background); the subagents' own tool calls made no row`,
+  );
 
   return { frames, burstFrames: burst.length, reused: { sessionId: where.sessionId, toolCallId: reusedId }, sessionId: where.sessionId, notes };
 }
