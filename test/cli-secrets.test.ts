@@ -9,9 +9,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createDatabase, type CreatedDatabase } from '../scripts/lib/postgres-database.js';
+import { createDatabase, poolFor, type CreatedDatabase } from '../scripts/lib/postgres-database.js';
 import { assertBuilt, runCliBinary, type CliRun } from './helpers/cli.js';
 import { seedReportFixture } from './helpers/report-fixture.js';
 import { openTestDb, type TestDb } from './helpers/test-db.js';
@@ -50,7 +50,7 @@ describe('cli: no secret of a connection string in any output [postgres]', () =>
   };
 
   beforeAll(async () => {
-    admin = new pg.Pool({ connectionString: inject('pgUrl'), max: 1 });
+    admin = poolFor({ connectionString: inject('pgUrl'), max: 1 });
     await admin.query(`CREATE ROLE ${role} LOGIN SUPERUSER PASSWORD '${PASSWORD.replace(/'/g, "''")}'`);
     db = await openTestDb('postgres', 'package');
     await seedReportFixture(db);
