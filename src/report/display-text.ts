@@ -16,7 +16,7 @@ const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202
 
 const hex = (cp: number, digits: number) => cp.toString(16).padStart(digits, '0');
 
-/** `text` with each control character shown as its escape; printable text stays as it is. */
+/** Shows each control character of `text` as its escape; printable text stays as it is. */
 export function visible(text: string): string {
   return text.replace(CONTROLS, (c) => {
     const cp = c.codePointAt(0)!;
