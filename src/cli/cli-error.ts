@@ -8,7 +8,12 @@ import { HealthCheckError } from '../health/errors.js';
 import { EXIT } from './exit-codes.js';
 
 /** The failures the CLI ends with, by exit status. */
-const CODE_OF_EXIT = { [EXIT.usage]: 'usage_error', [EXIT.database]: 'database_error', [EXIT.internal]: 'internal_error' } as const;
+const CODE_OF_EXIT = {
+  [EXIT.usage]: 'usage_error',
+  [EXIT.database]: 'database_error',
+  [EXIT.driverMissing]: 'driver_missing',
+  [EXIT.internal]: 'internal_error',
+} as const;
 export type CliErrorExit = keyof typeof CODE_OF_EXIT;
 export type CliErrorCode = (typeof CODE_OF_EXIT)[CliErrorExit];
 
