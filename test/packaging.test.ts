@@ -7,8 +7,9 @@
 // test PostgreSQL). The SQLite-only install must hold no pg, the PostgreSQL-only one no
 // better-sqlite3 and nothing native, and each names the missing driver when asked for the
 // other dialect. The published types are checked by @arethetypeswrong/cli on the tarball.
-// SUBAGENT_CONTEXT_PACKAGING_DRIVERS=oldest installs the oldest driver versions the peer
-// ranges admit instead of the ones the rest of the suite runs (.ci/run does both).
+// SUBAGENT_CONTEXT_PACKAGING_DRIVERS=oldest (or newest) installs the oldest (newest) driver
+// versions the peer ranges admit instead of the ones the rest of the suite runs; .ci/run runs
+// this file once with each, so both ends of each peer range are tested.
 // better-sqlite3 builds from source here (its prebuilt binaries are not on the npm registry),
 // about a minute on an idle machine, so both projects are prepared once, side by side, and
 // every test reads from them.
@@ -43,13 +44,16 @@ function oldest(range: string): string {
   if (!m) throw new Error(`peer range ${range}: expected ^MAJOR.MINOR.PATCH`);
   return m[1];
 }
-const OLDEST = process.env.SUBAGENT_CONTEXT_PACKAGING_DRIVERS === 'oldest';
+const DRIVERS = process.env.SUBAGENT_CONTEXT_PACKAGING_DRIVERS ?? 'tested';
+if (!['tested', 'oldest', 'newest'].includes(DRIVERS)) throw new Error(`SUBAGENT_CONTEXT_PACKAGING_DRIVERS=${DRIVERS}: expected oldest or newest`);
 /** The drivers installed: by default exactly the versions the rest of the suite runs (so the npm
- * cache has them); with SUBAGENT_CONTEXT_PACKAGING_DRIVERS=oldest the peer ranges' minimums. */
-const DRIVER = {
-  'better-sqlite3': OLDEST ? oldest(manifest.peerDependencies['better-sqlite3']) : dev['better-sqlite3'],
-  pg: OLDEST ? oldest(manifest.peerDependencies.pg) : dev.pg,
-};
+ * cache has them); `oldest`: each peer range's minimum; `newest`: the range itself, which npm
+ * resolves to the newest version it admits. */
+function driverVersion(name: 'better-sqlite3' | 'pg'): string {
+  const range = manifest.peerDependencies[name];
+  return DRIVERS === 'oldest' ? oldest(range) : DRIVERS === 'newest' ? range : dev[name];
+}
+const DRIVER = { 'better-sqlite3': driverVersion('better-sqlite3'), pg: driverVersion('pg') };
 const INSTALLS: Record<Dialect, readonly string[]> = {
   sqlite: [`better-sqlite3@${DRIVER['better-sqlite3']}`, `@types/better-sqlite3@${dev['@types/better-sqlite3']}`, `@types/node@${dev['@types/node']}`],
   postgres: [`pg@${DRIVER.pg}`, `@types/pg@${dev['@types/pg']}`, `@types/node@${dev['@types/node']}`],
@@ -240,6 +244,19 @@ describe('packaging: a host with one driver', () => {
     expect(installedCopies(postgresDir, 'better-sqlite3')).toEqual([]);
     expect(installedCopies(postgresDir, '@types/better-sqlite3')).toEqual([]);
     expect(nativeAddons(postgresDir)).toEqual([]);
+  });
+
+  it(`installs the drivers asked for (${DRIVERS}: better-sqlite3 ${DRIVER['better-sqlite3']}, pg ${DRIVER.pg})`, () => {
+    const installed = (dialect: Dialect, name: string) =>
+      (JSON.parse(readFileSync(join(prepared[dialect].project.dir, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+    const [sqlite, postgres] = [installed('sqlite', 'better-sqlite3'), installed('postgres', 'pg')];
+    if (DRIVERS === 'newest') {
+      expect(sqlite.split('.')[0]).toBe(oldest(manifest.peerDependencies['better-sqlite3']).split('.')[0]);
+      expect(postgres.split('.')[0]).toBe(oldest(manifest.peerDependencies.pg).split('.')[0]);
+    } else {
+      expect(sqlite).toBe(DRIVER['better-sqlite3']);
+      expect(postgres).toBe(DRIVER.pg);
+    }
   });
 
   it.each(['sqlite', 'postgres'] as const)('a %s-only host type-checks with strict and skipLibCheck false (NodeNext and Bundler)', (dialect) => {
