@@ -8,7 +8,7 @@
 // (packageSchema, upgradeSchema, hostSchema, legacySchema) come with it: the DDL the
 // migrations apply, readable by a host's DBA or its own migration tool.
 export { createPostgresStore } from './store.js';
-export { toSubagentContextRow } from './reader.js';
+export { toSubagentContextRow } from './normalized-row.js';
 export { PostgresPreparedQuery, type PostgresQueryRunner } from './prepared-query.js';
 export type { PostgresPool, PostgresPoolClient, PostgresQueryable, PostgresQueryConfig, PostgresQueryResult } from './connection.js';
 export * from '../../generated/postgres/index.js';

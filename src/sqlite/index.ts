@@ -7,7 +7,7 @@
 // scripts (packageSchema, upgradeSchema, hostSchema, legacySchema) come with it: the DDL the
 // migrations apply, readable by a host's DBA or its own migration tool.
 export { createSqliteStore } from './store.js';
-export { toSubagentContextRow } from './reader.js';
+export { toSubagentContextRow } from './normalized-row.js';
 export type { SqliteConnection, SqliteStatement } from './connection.js';
 export { SqlitePreparedQuery, type SqliteBindValue, type SqliteValue } from './prepared-query.js';
 export * from '../../generated/sqlite/index.js';

@@ -1,14 +1,8 @@
 // The SQLite reads a host calls (listBySession, listByTurn): generated statements, rows
 // converted to the public shape by src/rows.ts.
 import type { Database } from 'better-sqlite3';
-import {
-  listSubagentContextsBySession,
-  listSubagentContextsByTurn,
-  type IListSubagentContextsBySessionResult,
-  type IListSubagentContextsByTurnResult,
-} from '../../generated/sqlite/index.js';
+import { listSubagentContextsBySession, listSubagentContextsByTurn } from '../../generated/sqlite/index.js';
 import type { ReaderAdapter } from '../dialect.js';
-import type { SubagentContextRow } from '../types.js';
 import { toRow, type RawSubagentRow } from '../rows.js';
 
 export function createSqliteReader(db: Database): ReaderAdapter {
@@ -20,13 +14,4 @@ export function createSqliteReader(db: Database): ReaderAdapter {
       return listSubagentContextsByTurn.all({ sessionId, turnId }, db).map((r) => toRow(r as RawSubagentRow));
     },
   };
-}
-
-/**
- * The store's normalized row (what listBySession returns: metrics as numbers, or bigint beyond
- * 2^53; is_async as a boolean; timestamps as RFC3339 µs text) from a raw row of the typed
- * SQLite list statements, which stay raw on purpose: SQLite integers arrive as bigint (`safeIntegers`).
- */
-export function toSubagentContextRow(raw: IListSubagentContextsBySessionResult | IListSubagentContextsByTurnResult): SubagentContextRow {
-  return toRow(raw);
 }
