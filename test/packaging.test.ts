@@ -38,11 +38,15 @@ const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as {
 };
 const dev = manifest.devDependencies;
 
-/** The oldest version a caret peer range admits (`^8.11.3` → 8.11.3). */
+/** The oldest version a peer range of carets admits (`^8.10.0` → 8.10.0; `^9.0.0 || ^12.0.0` → 9.0.0). */
 function oldest(range: string): string {
-  const m = /^\^(\d+\.\d+\.\d+)$/.exec(range);
-  if (!m) throw new Error(`peer range ${range}: expected ^MAJOR.MINOR.PATCH`);
-  return m[1];
+  const versions = range.split('||').map((alternative) => {
+    const m = /^\s*\^(\d+)\.(\d+)\.(\d+)\s*$/.exec(alternative);
+    if (!m) throw new Error(`peer range ${range}: expected ^MAJOR.MINOR.PATCH alternatives`);
+    return m.slice(1).map(Number);
+  });
+  versions.sort((x, y) => x[0] - y[0] || x[1] - y[1] || x[2] - y[2]);
+  return versions[0].join('.');
 }
 const DRIVERS = process.env.SUBAGENT_CONTEXT_PACKAGING_DRIVERS ?? 'tested';
 if (!['tested', 'oldest', 'newest'].includes(DRIVERS)) throw new Error(`SUBAGENT_CONTEXT_PACKAGING_DRIVERS=${DRIVERS}: expected oldest or newest`);
@@ -251,8 +255,10 @@ describe('packaging: a host with one driver', () => {
       (JSON.parse(readFileSync(join(prepared[dialect].project.dir, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
     const [sqlite, postgres] = [installed('sqlite', 'better-sqlite3'), installed('postgres', 'pg')];
     if (DRIVERS === 'newest') {
-      expect(sqlite.split('.')[0]).toBe(oldest(manifest.peerDependencies['better-sqlite3']).split('.')[0]);
-      expect(postgres.split('.')[0]).toBe(oldest(manifest.peerDependencies.pg).split('.')[0]);
+      // The newest a range admits is at least its oldest, in the range's highest major.
+      const highestMajor = (range: string) => Math.max(...[...range.matchAll(/\^(\d+)\./g)].map((m) => Number(m[1])));
+      expect(Number(sqlite.split('.')[0])).toBe(highestMajor(manifest.peerDependencies['better-sqlite3']));
+      expect(Number(postgres.split('.')[0])).toBe(highestMajor(manifest.peerDependencies.pg));
     } else {
       expect(sqlite).toBe(DRIVER['better-sqlite3']);
       expect(postgres).toBe(DRIVER.pg);
@@ -308,7 +314,7 @@ describe('packaging: the README runs as written', () => {
       expect(worked.stderr).toBe('');
       expect(worked.code).toBe(0);
       expect(worked.stdout).toMatch(/ok: true/);
-      expect(worked.stdout).not.toMatch(/failed|error/);
+      expect(worked.stdout).not.toMatch(/status: 'failed'|error: '|no such table/);
       expect(worked.stdout.split('\n').filter((l) => l === 'persisted')).toHaveLength(2);
       expect(worked.stdout).toMatch(/tool_status: 'completed'/);
       expect(worked.stdout).toMatch(/state: 'activated'/);
