@@ -16,6 +16,8 @@ const TSCONFIG = {
     moduleResolution: 'NodeNext',
     strict: true,
     skipLibCheck: false,
+    // As the README tells a new project to set it (TypeScript 6 defaults `types` to []).
+    types: ['node'],
     outDir: 'out',
     noEmitOnError: true,
   },
