@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'generated/', 'coverage/', '.bench-cache/'] },
+  { ignores: ['node_modules/', 'dist/', 'generated/', 'coverage/', '.bench-cache/', 'subagent-context-demo.*'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

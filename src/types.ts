@@ -116,7 +116,10 @@ export interface MigrationStep {
   name: string;
   status: 'applied' | 'skipped' | 'failed';
   ms: number;
+  /** Why the step failed; only on `failed`. */
   error?: string;
+  /** Why a `skipped` step did not run, when that is worth saying (e.g. `already current: …`); never an error. */
+  detail?: string;
 }
 
 export interface MigrationReport {

@@ -1,16 +1,22 @@
-// The package as a new user meets it (issue 12, DESIGN §8): `npm pack`, then the tarball
-// installed into an empty SQLite-only project and an empty PostgreSQL-only project (from the
-// npm cache or registry, never from this worktree), each type-checked with `strict` and
-// `skipLibCheck: false`, each running the README's examples and the CLI against a real
-// database (a temp SQLite file; a database on the test PostgreSQL). The SQLite-only install
-// must hold no pg, the PostgreSQL-only one no better-sqlite3 and nothing native.
+// The package as a new user meets it (issues 12 and 17, DESIGN §8): `npm pack`, then the
+// tarball installed into an empty SQLite-only project and an empty PostgreSQL-only project
+// (from the npm cache or registry, never from this worktree), each type-checked with `strict`
+// and `skipLibCheck: false`, each running the README's examples exactly as printed with
+// nothing prepared beforehand, `require()` from CommonJS, and the CLI (`--help`, `--version`,
+// `demo`, `migrate`, `health`) against a real database (a temp SQLite file; databases on the
+// test PostgreSQL). The SQLite-only install must hold no pg, the PostgreSQL-only one no
+// better-sqlite3 and nothing native, and each names the missing driver when asked for the
+// other dialect. The published types are checked by @arethetypeswrong/cli on the tarball.
+// SUBAGENT_CONTEXT_PACKAGING_DRIVERS=oldest (or newest) installs the oldest (newest) driver
+// versions the peer ranges admit instead of the ones the rest of the suite runs; .ci/run runs
+// this file once with each, so both ends of each peer range are tested.
 // better-sqlite3 builds from source here (its prebuilt binaries are not on the npm registry),
 // about a minute on an idle machine, so both projects are prepared once, side by side, and
 // every test reads from them.
 import Database from 'better-sqlite3';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDatabase, type CreatedDatabase } from '../scripts/lib/postgres-database.js';
 import { pascal, parseDialect } from '../scripts/lib/query-files.js';
@@ -25,20 +31,42 @@ type Dialect = 'sqlite' | 'postgres';
 const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as {
   exports: Record<string, string | Record<string, string>>;
   bin: Record<string, string>;
+  version: string;
+  dependencies?: Record<string, string>;
   devDependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
 };
 const dev = manifest.devDependencies;
-/** Exactly the driver and type versions the rest of the suite runs, so the npm cache has them. */
+
+/** The oldest version a peer range of carets admits (`^8.10.0` → 8.10.0; `^9.0.0 || ^12.0.0` → 9.0.0). */
+function oldest(range: string): string {
+  const versions = range.split('||').map((alternative) => {
+    const m = /^\s*\^(\d+)\.(\d+)\.(\d+)\s*$/.exec(alternative);
+    if (!m) throw new Error(`peer range ${range}: expected ^MAJOR.MINOR.PATCH alternatives`);
+    return m.slice(1).map(Number);
+  });
+  versions.sort((x, y) => x[0] - y[0] || x[1] - y[1] || x[2] - y[2]);
+  return versions[0].join('.');
+}
+const DRIVERS = process.env.SUBAGENT_CONTEXT_PACKAGING_DRIVERS ?? 'tested';
+if (!['tested', 'oldest', 'newest'].includes(DRIVERS)) throw new Error(`SUBAGENT_CONTEXT_PACKAGING_DRIVERS=${DRIVERS}: expected oldest or newest`);
+/** The drivers installed: by default exactly the versions the rest of the suite runs (so the npm
+ * cache has them); `oldest`: each peer range's minimum; `newest`: the range itself, which npm
+ * resolves to the newest version it admits. */
+function driverVersion(name: 'better-sqlite3' | 'pg'): string {
+  const range = manifest.peerDependencies[name];
+  return DRIVERS === 'oldest' ? oldest(range) : DRIVERS === 'newest' ? range : dev[name];
+}
+const DRIVER = { 'better-sqlite3': driverVersion('better-sqlite3'), pg: driverVersion('pg') };
 const INSTALLS: Record<Dialect, readonly string[]> = {
-  sqlite: [`better-sqlite3@${dev['better-sqlite3']}`, `@types/better-sqlite3@${dev['@types/better-sqlite3']}`, `@types/node@${dev['@types/node']}`],
-  postgres: [`pg@${dev.pg}`, `@types/pg@${dev['@types/pg']}`, `@types/node@${dev['@types/node']}`],
+  sqlite: [`better-sqlite3@${DRIVER['better-sqlite3']}`, `@types/better-sqlite3@${dev['@types/better-sqlite3']}`, `@types/node@${dev['@types/node']}`],
+  postgres: [`pg@${DRIVER.pg}`, `@types/pg@${dev['@types/pg']}`, `@types/node@${dev['@types/node']}`],
 };
 
 const queries = parseDialect('.', 'sqlite');
 const PRODUCT = queries.filter((q) => q.group.folder === '').map((q) => q.name);
 const DEMO = queries.filter((q) => q.group.folder === 'demo').map((q) => q.name);
 const EXAMPLES = readmeExamples(readFileSync('README.md', 'utf8'));
-const SESSION = 'ses-1'; // the session the README's examples record into
 
 function example(name: string): string {
   const code = EXAMPLES.get(name);
@@ -59,6 +87,16 @@ function exportsCheck(dialect: Dialect): string {
   ].join('\n');
 }
 
+/** CommonJS: TypeScript's `import = require()` of every entry, compiled to `require()` (a .cts file). */
+const REQUIRE_CHECK = [
+  "import main = require('subagent-context');",
+  "import sqlite = require('subagent-context/sqlite');",
+  "import postgres = require('subagent-context/postgres');",
+  'const error: main.SubagentContextError = new main.SubagentContextError("x", "y");',
+  'console.log(typeof main.createSqliteStore, typeof sqlite.toSubagentContextRow, typeof postgres.toSubagentContextRow, error instanceof Error);',
+  '',
+].join('\n');
+
 interface Prepared {
   readonly project: ConsumerProject;
   readonly compiled: { nodenext: CommandResult; bundler: CommandResult };
@@ -66,6 +104,8 @@ interface Prepared {
 
 let work: string;
 let database: CreatedDatabase;
+/** An empty database for `demo --postgres` (it refuses one that holds host tables). */
+let demoDatabase: CreatedDatabase;
 let packed: PackedPackage;
 const prepared = {} as Record<Dialect, Prepared>;
 
@@ -80,23 +120,26 @@ async function prepare(dialect: Dialect): Promise<Prepared> {
   if (project.install.code !== 0) throw new Error(`npm install (${dialect}) failed:\n${project.install.output}`);
   const worked =
     dialect === 'sqlite'
-      ? `${example('sqlite/worked-example.ts')}db.close();\n`
-      : `${composeWorkedExample(example('sqlite/worked-example.ts'), example('postgres/worked-example.ts header'))}await pool.end();\n`;
+      ? example('sqlite/worked-example.ts')
+      : composeWorkedExample(example('sqlite/worked-example.ts'), example('postgres/worked-example.ts'));
   writeFileSync(join(project.dir, 'worked-example.ts'), worked);
   writeFileSync(join(project.dir, 'typed-queries.ts'), example(`${dialect}/typed-queries.ts`));
   writeFileSync(join(project.dir, 'exports-check.ts'), exportsCheck(dialect));
+  writeFileSync(join(project.dir, 'require-check.cts'), REQUIRE_CHECK);
   return { project, compiled: await compile(project.dir) };
 }
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'subagent-context-packaging-'));
   database = await createDatabase(inject('pgUrl'), `packaging_${process.pid}`, { replaceExisting: true });
+  demoDatabase = await createDatabase(inject('pgUrl'), `packaging_demo_${process.pid}`, { replaceExisting: true });
   packed = await packPackage(work);
   [prepared.sqlite, prepared.postgres] = await Promise.all([prepare('sqlite'), prepare('postgres')]);
 }, 20 * 60_000);
 
 afterAll(async () => {
   await database?.drop();
+  await demoDatabase?.drop();
   // retries: a failed prepare can leave the other project's npm install still writing for a moment
   if (work) rmSync(work, { recursive: true, force: true, maxRetries: 10, retryDelay: 500 });
 });
@@ -122,10 +165,51 @@ describe('packaging: the tarball', () => {
       ).toEqual(sql.sort());
     }
     const outside = packed.files.filter(
-      (f) => !/^(dist\/(src|generated)\/.*\.(js|d\.ts|js\.map)|(queries|schema)\/.*\.sql|package\.json|README\.md|CHANGELOG\.md)$/.test(f),
+      (f) =>
+        !/^(dist\/(src|generated)\/.*\.(js|d\.ts|js\.map)|(queries|schema)\/.*\.sql|docs\/[\w-]+\.md|package\.json|README\.md|CHANGELOG\.md|BENCHMARKS\.md|LICENSE)$/.test(
+          f,
+        ),
     );
     expect(outside).toEqual([]);
     expect(packed.files.some((f) => f.startsWith('dist/test') || f.startsWith('dist/scripts'))).toBe(false);
+    expect(packed.files).toContain('LICENSE');
+    expect(readFileSync(join(packed.stage, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} subagent-context contributors\n/);
+  });
+
+  it('ships every file the README links to, so no link is dead on npm', () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const targets = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((m) => m[1]).filter((t) => !/^[a-z]+:/.test(t));
+    expect(targets.length).toBeGreaterThan(8);
+    for (const t of new Set(targets)) expect(packed.files, t).toContain(t.replace(/^\.\//, ''));
+  });
+
+  it('has no runtime dependencies, and declares what a registry page shows', () => {
+    expect(manifest.dependencies ?? {}).toEqual({});
+    const installed = join(prepared.sqlite.project.dir, 'node_modules');
+    expect(existsSync(join(installed, '@pgtyped')), 'nothing of pgtyped is installed').toBe(false);
+    const published = JSON.parse(readFileSync(join(installed, 'subagent-context', 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(published.license).toBe('MIT');
+    expect((published.keywords as string[]).length).toBeGreaterThan(3);
+    expect(published.sideEffects).toEqual(['./dist/src/cli.js']);
+  });
+
+  it('keeps the CLI executable after `npm run build` (the bin works from the repository too)', () => {
+    expect(statSync(join(packed.stage, 'dist', 'src', 'cli.js')).mode & 0o111).toBe(0o111);
+  });
+
+  it('passes @arethetypeswrong/cli on the tarball, but for the one finding require(esm) implies', async () => {
+    // Written to a file: attw exits before a piped stdout of this size is flushed.
+    const report = join(work, 'attw.json');
+    const attw = await run('sh', ['-c', `"$0" "$1" --format json > "$2"`, resolve('node_modules/.bin/attw'), packed.tarball, report], { cwd: work });
+    const { problems } = JSON.parse(readFileSync(report, 'utf8')) as { problems: Record<string, { entrypoint: string; resolutionKind: string }[]> };
+    // Every entry resolves, with types, for node10 (typesVersions), node16 ESM and bundlers. The
+    // one finding left is by design: a `require()` resolves to the ES module, which Node
+    // 20.19+/22.12+ load and TypeScript 5.8+ types under `module: nodenext` (the .cts program
+    // above compiles and runs), but TypeScript's older `module: node16` rejects (README).
+    expect(problems).toEqual({
+      CJSResolvesToESM: ['.', './sqlite', './postgres'].map((entrypoint) => ({ kind: 'CJSResolvesToESM', entrypoint, resolutionKind: 'node16-cjs' })),
+    });
+    expect(attw.code).toBe(1); // the control: attw reports it as a problem
   });
 
   it('carries the sources of its source maps inside them (no map points at a file it does not ship)', () => {
@@ -146,7 +230,8 @@ describe('packaging: the tarball', () => {
     const installed = join(prepared.sqlite.project.dir, 'node_modules');
     const declarations = packed.files.filter((f) => f.endsWith('.d.ts')).map((f) => join(installed, 'subagent-context', f));
     expect(declarations.length).toBeGreaterThan(50);
-    expect(anyTypesIn([join(installed, '@pgtyped', 'runtime', 'lib', 'tag.d.ts')]).length, 'the check finds `any` where it is').toBeGreaterThan(0);
+    writeFileSync(join(work, 'control.d.ts'), 'export declare const leaked: any;\n');
+    expect(anyTypesIn([join(work, 'control.d.ts')]).length, 'the check finds `any` where it is').toBeGreaterThan(0);
     expect(anyTypesIn(declarations)).toEqual([]);
   });
 });
@@ -163,6 +248,21 @@ describe('packaging: a host with one driver', () => {
     expect(installedCopies(postgresDir, 'better-sqlite3')).toEqual([]);
     expect(installedCopies(postgresDir, '@types/better-sqlite3')).toEqual([]);
     expect(nativeAddons(postgresDir)).toEqual([]);
+  });
+
+  it(`installs the drivers asked for (${DRIVERS}: better-sqlite3 ${DRIVER['better-sqlite3']}, pg ${DRIVER.pg})`, () => {
+    const installed = (dialect: Dialect, name: string) =>
+      (JSON.parse(readFileSync(join(prepared[dialect].project.dir, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+    const [sqlite, postgres] = [installed('sqlite', 'better-sqlite3'), installed('postgres', 'pg')];
+    if (DRIVERS === 'newest') {
+      // The newest a range admits is at least its oldest, in the range's highest major.
+      const highestMajor = (range: string) => Math.max(...[...range.matchAll(/\^(\d+)\./g)].map((m) => Number(m[1])));
+      expect(Number(sqlite.split('.')[0])).toBe(highestMajor(manifest.peerDependencies['better-sqlite3']));
+      expect(Number(postgres.split('.')[0])).toBe(highestMajor(manifest.peerDependencies.pg));
+    } else {
+      expect(sqlite).toBe(DRIVER['better-sqlite3']);
+      expect(postgres).toBe(DRIVER.pg);
+    }
   });
 
   it.each(['sqlite', 'postgres'] as const)('a %s-only host type-checks with strict and skipLibCheck false (NodeNext and Bundler)', (dialect) => {
@@ -182,7 +282,7 @@ describe('packaging: a host with one driver', () => {
       for (const n of PRODUCT) expect(names[dialect], `${dialect}: ${n}`).toContain(n);
       for (const n of DEMO) expect(names[dialect], `${dialect}: ${n}`).not.toContain(n);
     }
-    const own = { sqlite: ['createSqliteStore', 'SqlitePreparedQuery'], postgres: ['createPostgresStore'] };
+    const own = { sqlite: ['createSqliteStore', 'SqlitePreparedQuery'], postgres: ['createPostgresStore', 'PostgresPreparedQuery'] };
     const shared = (d: Dialect) => names[d].filter((n) => !own[d].includes(n));
     expect(shared('sqlite')).toEqual(shared('postgres'));
     for (const d of ['sqlite', 'postgres'] as const) for (const n of own[d]) expect(names[d]).toContain(n);
@@ -190,26 +290,6 @@ describe('packaging: a host with one driver', () => {
 });
 
 describe('packaging: the README runs as written', () => {
-  /** The host as the README assumes it: its tables (from the installed package's schema/host
-   * fixture) and the session the example records into. */
-  async function seedHost(dialect: Dialect): Promise<void> {
-    const hostDdl = readFileSync(
-      join(prepared[dialect].project.dir, 'node_modules', 'subagent-context', 'schema', 'host', dialect, '001_host_tables.sql'),
-      'utf8',
-    );
-    const session = `INSERT INTO task_sessions (id, task_id, created_at, updated_at) VALUES ('${SESSION}', 'task-42', '2026-01-01 00:00:00', '2026-01-01 00:00:00')`;
-    if (dialect === 'sqlite') {
-      const db = new Database(join(prepared.sqlite.project.dir, 'kandev.db'));
-      db.exec(hostDdl);
-      db.exec(session);
-      db.close();
-    } else {
-      const pool = database.pool();
-      await pool.query(hostDdl);
-      await pool.query(session);
-    }
-  }
-
   async function storedRows(dialect: Dialect): Promise<Record<string, unknown>[]> {
     const sql = 'SELECT tool_call_id, tool_status, source, settled_at IS NOT NULL AS settled FROM task_session_subagents';
     if (dialect === 'postgres') return (await database.pool().query(sql)).rows as Record<string, unknown>[];
@@ -221,29 +301,92 @@ describe('packaging: the README runs as written', () => {
     }
   }
 
-  it.each(['sqlite', 'postgres'] as const)('on %s: the worked example, the typed query in a host transaction, then the CLI', async (dialect) => {
-    await seedHost(dialect);
+  it.each(['sqlite', 'postgres'] as const)(
+    'on %s, in an empty project and database: the worked example, the typed query in a host transaction, then the CLI',
+    async (dialect) => {
+      // Nothing prepared: the control that the project and database really are empty.
+      if (dialect === 'sqlite') expect(existsSync(join(prepared.sqlite.project.dir, 'kandev.db'))).toBe(false);
+      else expect((await database.pool().query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'")).rows[0].n).toBe(0);
 
-    const worked = await runIn(dialect, process.execPath, ['out/worked-example.js']);
-    expect(worked.stderr).toBe('');
-    expect(worked.code).toBe(0);
-    expect(worked.stdout).toMatch(/ok: true/);
-    expect(worked.stdout.split('\n').filter((l) => l === 'persisted')).toHaveLength(2);
-    expect(worked.stdout).toMatch(/tool_status: 'completed'/);
-    expect(worked.stdout).toMatch(/state: 'activated'/);
-    expect(worked.stdout).toMatch(/verdict: 'healthy'/);
-    expect(await storedRows(dialect)).toEqual([{ tool_call_id: 'toolu_01ReviewSecurity', tool_status: 'completed', source: 'live', settled: true }]);
+      const started = performance.now();
+      const worked = await runIn(dialect, process.execPath, ['out/worked-example.js']);
+      const seconds = (performance.now() - started) / 1000;
+      expect(worked.stderr).toBe('');
+      expect(worked.code).toBe(0);
+      expect(worked.stdout).toMatch(/ok: true/);
+      expect(worked.stdout).not.toMatch(/status: 'failed'|error: '|no such table/);
+      expect(worked.stdout.split('\n').filter((l) => l === 'persisted')).toHaveLength(2);
+      expect(worked.stdout).toMatch(/tool_status: 'completed'/);
+      expect(worked.stdout).toMatch(/state: 'activated'/);
+      expect(worked.stdout).toMatch(/verdict: 'healthy'/);
+      // It ends its connection: an open pg pool keeps Node running until its idle clients time
+      // out, 10 s (pg's idleTimeoutMillis) after the last query, so it would take longer than that.
+      expect(seconds).toBeLessThan(9.5);
+      expect(await storedRows(dialect)).toEqual([{ tool_call_id: 'toolu_01ReviewSecurity', tool_status: 'completed', source: 'live', settled: true }]);
 
-    const typed = await runIn(dialect, process.execPath, ['out/typed-queries.js']);
-    expect(typed.stderr).toBe('');
-    expect(typed.code).toBe(0);
-    expect(typed.stdout).toMatch(/^toolu_01ReviewSecurity completed null \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z\n$/);
+      const typed = await runIn(dialect, process.execPath, ['out/typed-queries.js']);
+      expect(typed.stderr).toBe('');
+      expect(typed.code).toBe(0);
+      const isAsync = dialect === 'sqlite' ? '1n' : '1';
+      expect(typed.stdout).toMatch(
+        new RegExp(`^toolu_01ReviewSecurity completed null \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{6}Z\\n${isAsync} true\\n$`),
+      );
 
-    const target = dialect === 'sqlite' ? ['--sqlite', 'kandev.db'] : ['--postgres', database.url];
-    const cli = join('node_modules', '.bin', 'subagent-context');
-    const migrate = await runIn(dialect, cli, ['migrate', ...target]);
-    expect(migrate.code, migrate.output).toBe(0);
-    const health = await runIn(dialect, cli, ['health', ...target]);
-    expect(health.code, health.output).toBe(0); // 0 = healthy (docs/health.md)
+      const target = dialect === 'sqlite' ? ['--sqlite', 'kandev.db'] : ['--postgres', database.url];
+      const migrate = await runIn(dialect, CLI, ['migrate', ...target, '--json']);
+      expect(migrate.code, migrate.output).toBe(0);
+      const steps = (JSON.parse(migrate.stdout) as { steps: { status: string; error?: string; detail?: string }[] }).steps;
+      expect(steps.every((s) => s.status === 'skipped' && s.error === undefined && /already current/.test(s.detail ?? ''))).toBe(true);
+      const health = await runIn(dialect, CLI, ['health', ...target]);
+      expect(health.code, health.output).toBe(0); // 0 = healthy (docs/health.md)
+    },
+  );
+});
+
+const CLI = join('node_modules', '.bin', 'subagent-context');
+
+describe('packaging: the CLI and CommonJS in a one-driver project', () => {
+  it.each(['sqlite', 'postgres'] as const)('on %s: --help and --version', async (dialect) => {
+    const help = await runIn(dialect, CLI, ['--help']);
+    expect(help.code, help.output).toBe(0);
+    expect(help.stdout).toMatch(/^usage: subagent-context <command>/);
+    const version = await runIn(dialect, CLI, ['--version']);
+    expect(version.code, version.output).toBe(0);
+    expect(version.stdout).toBe(`${manifest.version}\n`);
+  });
+
+  it('the demo runs in each project on its own driver', async () => {
+    const sqlite = await runIn('sqlite', CLI, ['demo']);
+    expect(sqlite.stderr).toBe('');
+    expect(sqlite.code).toBe(0);
+    expect(existsSync(join(prepared.sqlite.project.dir, 'subagent-context-demo.db'))).toBe(true);
+    const postgres = await runIn('postgres', CLI, ['demo', '--postgres', demoDatabase.url]);
+    expect(postgres.stderr).toBe('');
+    expect(postgres.code).toBe(0);
+  }, 120_000);
+
+  it('asked for the other dialect, each names the driver to install, in one line, exit 8', async () => {
+    const cases = [
+      { dialect: 'sqlite', args: ['health', '--postgres', database.url], driver: 'pg' },
+      { dialect: 'sqlite', args: ['demo', '--postgres', demoDatabase.url], driver: 'pg' },
+      { dialect: 'postgres', args: ['migrate', '--sqlite', 'kandev.db'], driver: 'better-sqlite3' },
+      { dialect: 'postgres', args: ['demo'], driver: 'better-sqlite3' },
+    ] as const;
+    writeFileSync(join(prepared.postgres.project.dir, 'kandev.db'), ''); // a file to point at: the driver is what is missing
+    for (const c of cases) {
+      const out = await runIn(c.dialect, CLI, c.args);
+      expect(out.stdout, c.args.join(' ')).toBe('');
+      expect(out.stderr, c.args.join(' ')).toMatch(
+        new RegExp(`^subagent-context: the (SQLite|PostgreSQL) driver is not installed: npm install ${c.driver}( \\(.*\\))?\\n$`),
+      );
+      expect(out.code, c.args.join(' ')).toBe(8);
+    }
+  });
+
+  it.each(['sqlite', 'postgres'] as const)('on %s: CommonJS require() of every entry works at run time', async (dialect) => {
+    const out = await runIn(dialect, process.execPath, ['out/require-check.cjs']);
+    expect(out.stderr).toBe('');
+    expect(out.code).toBe(0);
+    expect(out.stdout).toBe('function function function true\n');
   });
 });

@@ -19,6 +19,9 @@ export interface ICountCollisionsSinceCaptureQuery {
 }
 
 /**
+ * Rows are raw, as better-sqlite3 hands them over: INTEGER values as bigint (the statement runs
+ * with safeIntegers, so int64 survives), booleans as 0n/1n, timestamps as text.
+ *
  * Query generated from SQL:
  * ```
  * SELECT COUNT(*) - COUNT(DISTINCT s.task_session_id || ':' || s.tool_call_id) AS "collisions!::bigint"

@@ -19,6 +19,9 @@ export interface ICountExcessSinceCaptureQuery {
 }
 
 /**
+ * Rows are raw, as better-sqlite3 hands them over: INTEGER values as bigint (the statement runs
+ * with safeIntegers, so int64 survives), booleans as 0n/1n, timestamps as text.
+ *
  * Query generated from SQL:
  * ```
  * WITH msg AS (

@@ -40,6 +40,10 @@ export interface IListSubagentContextsByTurnQuery {
 }
 
 /**
+ * Rows are raw, as better-sqlite3 hands them over: INTEGER values as bigint (the statement runs
+ * with safeIntegers, so int64 survives), booleans as 0n/1n, timestamps as text.
+ * `toSubagentContextRow(row)` (this entry) gives the store's normalized row (numbers, booleans).
+ *
  * Query generated from SQL:
  * ```
  * SELECT s.id, s.task_session_id, s.task_id, s.turn_id, s.agent_execution_id, s.tool_call_id,

@@ -22,6 +22,9 @@ export interface IReadActivationKeysQuery {
 }
 
 /**
+ * Rows are raw, as better-sqlite3 hands them over: INTEGER values as bigint (the statement runs
+ * with safeIntegers, so int64 survives), booleans as 0n/1n, timestamps as text.
+ *
  * Query generated from SQL:
  * ```
  * SELECT (SELECT k.value FROM kandev_meta AS k WHERE k.key = :captureSinceKey!) AS "capture_since?",

@@ -18,6 +18,9 @@ export interface IReadSubagentTableHostObjectsQuery {
 }
 
 /**
+ * Rows are raw, as better-sqlite3 hands them over: INTEGER values as bigint (the statement runs
+ * with safeIntegers, so int64 survives), booleans as 0n/1n, timestamps as text.
+ *
  * Query generated from SQL:
  * ```
  * SELECT o.kind AS "kind!::string", o.name AS "name!::string", o.definition AS "definition?::string"

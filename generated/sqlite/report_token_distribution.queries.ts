@@ -24,6 +24,9 @@ export interface IReportTokenDistributionQuery {
 }
 
 /**
+ * Rows are raw, as better-sqlite3 hands them over: INTEGER values as bigint (the statement runs
+ * with safeIntegers, so int64 survives), booleans as 0n/1n, timestamps as text.
+ *
  * Query generated from SQL:
  * ```
  * SELECT length(CAST(s.total_tokens AS TEXT)) AS "digits!",

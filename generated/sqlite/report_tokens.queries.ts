@@ -27,6 +27,9 @@ export interface IReportTokensQuery {
 }
 
 /**
+ * Rows are raw, as better-sqlite3 hands them over: INTEGER values as bigint (the statement runs
+ * with safeIntegers, so int64 survives), booleans as 0n/1n, timestamps as text.
+ *
  * Query generated from SQL:
  * ```
  * WITH w AS NOT MATERIALIZED (

@@ -4,7 +4,6 @@
 // well-formed (no empty strings, zeros or negatives), so the package's normalization maps
 // each one to exactly the parameters built here: the two paths write identical rows.
 import { randomUUID } from 'node:crypto';
-import { processSQLQueryIR } from '@pgtyped/runtime';
 import type { IUpsertSubagentContextParams as SqliteUpsertParams } from '../../generated/sqlite/index.js';
 import { upsertSubagentContext as postgresUpsert } from '../../generated/postgres/index.js';
 import { seededRandom } from '../../src/demo/seeded-random.js';
@@ -103,11 +102,7 @@ export function sqliteRawRows(w: LiveWorkload): Required<SqliteUpsertParams>[] {
   return w.frames.map((f, i) => upsertParams(f, START_NS + BigInt(i) * 1000n, formatSqliteColumn));
 }
 
-/** Raw PostgreSQL statement text and bind values, from the generated statement's pgtyped IR. */
+/** Raw PostgreSQL statement text and bind values, from the generated statement's precompiled text. */
 export function postgresRawRows(w: LiveWorkload): { text: string; values: unknown[] }[] {
-  const ir = (postgresUpsert as unknown as { queryIR: Parameters<typeof processSQLQueryIR>[0] }).queryIR;
-  return w.frames.map((f, i) => {
-    const { query, bindings } = processSQLQueryIR(ir, upsertParams(f, START_NS + BigInt(i) * 1000n, formatMicros));
-    return { text: query, values: bindings };
-  });
+  return w.frames.map((f, i) => ({ text: postgresUpsert.text, values: postgresUpsert.values(upsertParams(f, START_NS + BigInt(i) * 1000n, formatMicros)) }));
 }

@@ -1,6 +1,6 @@
 // Live writer: store.recordFrame() frames/s against the raw prepared upsert of the same rows,
 // with the same driver and configuration — the generated statement's own SQL prepared directly
-// on better-sqlite3, and its pgtyped IR as a named prepared statement on node-postgres.
+// on better-sqlite3, and its precompiled text as a named prepared statement on node-postgres.
 // SQLite in WAL at synchronous NORMAL and FULL; PostgreSQL (fsync on) with 1 and 8 connections.
 // Behind PgBouncer in transaction mode (DESIGN §8 "Poolers") a named statement does not work,
 // so there the ceiling is the same statement unnamed — the raw upsert that works there — and

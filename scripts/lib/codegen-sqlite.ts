@@ -68,12 +68,24 @@ function columnTypes(db: Database.Database, q: ParsedQuery, sql: string, hints: 
   });
 }
 
-function docComment(sql: string): string {
+/** Doc lines beside each function: what its rows are, and where the normalized row is. */
+function rawRowsNote(columns: ColumnType[] | null): string[] {
+  if (!columns) return [];
+  const subagentRow = ['is_async', 'total_tokens', 'observed_at', 'tool_call_id'].every((c) => columns.some((col) => col.name === c));
+  return [
+    ' * Rows are raw, as better-sqlite3 hands them over: INTEGER values as bigint (the statement runs',
+    ' * with safeIntegers, so int64 survives), booleans as 0n/1n, timestamps as text.',
+    ...(subagentRow ? [" * `toSubagentContextRow(row)` (this entry) gives the store's normalized row (numbers, booleans)."] : []),
+    ' *',
+  ];
+}
+
+function docComment(sql: string, columns: ColumnType[] | null): string {
   const body = sql
     .replace(/\*\//g, '* /')
     .split('\n')
     .map((l) => ` * ${l}`.trimEnd());
-  return ['/**', ' * Query generated from SQL:', ' * ```', ...body, ' * ```', ' */'].join('\n');
+  return ['/**', ...rawRowsNote(columns), ' * Query generated from SQL:', ' * ```', ...body, ' * ```', ' */'].join('\n');
 }
 
 function render(q: ParsedQuery, sql: string, columns: ColumnType[] | null): string {
@@ -106,7 +118,7 @@ function render(q: ParsedQuery, sql: string, columns: ColumnType[] | null): stri
     `/** '${base}' query type */`,
     `export interface I${base}Query {\n  params: I${base}Params;\n  result: I${base}Result;\n}`,
     '',
-    docComment(q.statement),
+    docComment(q.statement, columns),
     `export const ${q.name} = new SqlitePreparedQuery<I${base}Params, I${base}Result>(`,
     `  ${JSON.stringify(q.name)},`,
     `  ${JSON.stringify(sql)},`,

@@ -11,6 +11,7 @@ import { EXIT } from './exit-codes.js';
 const CODE_OF_EXIT = {
   [EXIT.usage]: 'usage_error',
   [EXIT.database]: 'database_error',
+  [EXIT.driverMissing]: 'driver_missing',
   [EXIT.internal]: 'internal_error',
   [EXIT.output]: 'output_error',
 } as const;

@@ -9,6 +9,7 @@ import type { TablePresence } from '../health/queries.js';
 import type { StoreOptions, SubagentContextStore } from '../types.js';
 import { databaseError, toCliError, usageError } from './cli-error.js';
 import { maskConnectionString } from './connection-secrets.js';
+import { loadDriver } from './driver.js';
 
 /** parseArgs options every database command accepts. */
 export const DATABASE_OPTIONS = {
@@ -51,7 +52,7 @@ async function openSqlite(file: string, readonly: boolean, options: StoreOptions
   if (!existsSync(file)) throw databaseError(`no such SQLite file: ${file}`);
   if (!statSync(file).isFile()) throw databaseError(`not a file: ${file}`);
   const [{ default: Database }, { createSqliteStore }, { sqliteHealthQueries }] = await Promise.all([
-    import('better-sqlite3'),
+    loadDriver('better-sqlite3', () => import('better-sqlite3')),
     import('../sqlite/store.js'),
     import('../sqlite/health.js'),
   ]);
@@ -73,7 +74,7 @@ async function openSqlite(file: string, readonly: boolean, options: StoreOptions
 
 async function openPostgres(url: string, options: StoreOptions): Promise<OpenDatabase> {
   const [{ default: pg }, { createPostgresStore }, { postgresHealthQueries }] = await Promise.all([
-    import('pg'),
+    loadDriver('pg', () => import('pg')),
     import('../postgres/store.js'),
     import('../postgres/health.js'),
   ]);

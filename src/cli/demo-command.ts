@@ -6,6 +6,7 @@
 import type { CliCommand } from './command.js';
 import { databaseError, toCliError, usageError } from './cli-error.js';
 import { databaseTarget, type DatabaseTarget } from './database.js';
+import { loadDriver } from './driver.js';
 import { EXIT } from './exit-codes.js';
 
 /** Where the demo writes when given no database. */
@@ -19,7 +20,7 @@ export const demoCommand: CliCommand = {
     'SQLite file or PostgreSQL database; never deletes or writes into a database it did not create (a single table ' +
     "or view of anyone's is a refusal, and FILE is left byte for byte). Prints the finding; --verbose prints the full " +
     'walk-through. Exit status: 0 ok, 2 usage error or a database the demo refuses, 7 database error or the demo did ' +
-    'not end healthy.',
+    "not end healthy, 8 the dialect's driver is not installed.",
   options: { sqlite: { type: 'string' }, postgres: { type: 'string' }, verbose: { type: 'boolean' } },
   async run(values, io) {
     const given = values.sqlite !== undefined || values.postgres !== undefined;
@@ -30,7 +31,10 @@ export const demoCommand: CliCommand = {
     const { DemoRefusal, openDemoDatabase, runDemo } = await import('../demo/index.js');
     let database: Awaited<ReturnType<typeof openDemoDatabase>>;
     try {
-      database = await openDemoDatabase(target);
+      database =
+        target.dialect === 'postgres'
+          ? await loadDriver('pg', () => openDemoDatabase(target))
+          : await loadDriver('better-sqlite3', () => openDemoDatabase(target), given ? '' : ' (or run it on PostgreSQL: subagent-context demo --postgres URL)');
     } catch (err) {
       // A database the demo did not make is the wrong argument, not a broken database.
       throw err instanceof DemoRefusal ? usageError(`refusing to run: ${err.message}`) : toCliError(err, true);

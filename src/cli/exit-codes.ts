@@ -21,6 +21,9 @@ export const EXIT = {
    * activation key that is not an instant, a statement that failed. demo: the demo did not
    * end healthy (its upgrade failed or its health check is not healthy). */
   database: 7,
+  /** The chosen dialect's driver is not installed (`npm install pg` / `npm install better-sqlite3`):
+   * the drivers are optional peer dependencies, and the host installs the one it uses. */
+  driverMissing: 8,
   /** A bug in this CLI (report --html: the page renderer crashed). */
   internal: 70,
   /** The output could not be written: report --html FILE (no space, no permission, a missing

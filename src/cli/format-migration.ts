@@ -7,8 +7,9 @@ import type { MigrationReport } from '../types.js';
 export function formatMigration(report: MigrationReport, where: string): string {
   const lines = [`subagent-context migrate: ${where}`];
   for (const step of report.steps) {
-    const error = step.error ? `  ${step.error.replace(/\s*\n\s*/g, ' ')}` : '';
-    lines.push(`  ${step.status.padEnd(8)} ${step.name}  ${Math.round(step.ms * 10) / 10} ms${error}`);
+    const note = step.error ?? step.detail;
+    const why = note ? `  ${note.replace(/\s*\n\s*/g, ' ')}` : '';
+    lines.push(`  ${step.status.padEnd(8)} ${step.name}  ${Math.round(step.ms * 10) / 10} ms${why}`);
   }
   const failed = report.steps.filter((s) => s.status === 'failed').length;
   lines.push(

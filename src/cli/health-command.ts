@@ -18,7 +18,7 @@ export const healthCommand: CliCommand = {
   synopsis: DATABASE_SYNOPSIS,
   details: [
     'Opens a SQLite file read-only (never creates one). Exit status: 0 healthy, 3 shortfall,',
-    '4 not activated, 5 nothing since activation, 2 usage error, 7 database error.',
+    '4 not activated, 5 nothing since activation, 2 usage error, 7 database error, 8 driver not installed.',
   ].join('\n'),
   options: DATABASE_OPTIONS,
   async run(values, io) {

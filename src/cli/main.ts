@@ -7,15 +7,23 @@ import { COMMANDS } from './commands.js';
 import { toCliError, usageError } from './cli-error.js';
 import { secretMasker } from './connection-secrets.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
+import { packageVersion } from './version.js';
 
 const PROGRAM = 'subagent-context';
 
 function usage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
-  return [`usage: ${PROGRAM} <command> [options]`, '', 'commands:', ...lines, '', `Run \`${PROGRAM} <command> --help\` for a command's options.`, ''].join(
-    '\n',
-  );
+  return [
+    `usage: ${PROGRAM} <command> [options]`,
+    `       ${PROGRAM} --version`,
+    '',
+    'commands:',
+    ...lines,
+    '',
+    `Run \`${PROGRAM} <command> --help\` for a command's options.`,
+    '',
+  ].join('\n');
 }
 
 function commandUsage(name: string, command: CliCommand): string {
@@ -58,6 +66,10 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<ExitCo
     if (name === undefined) throw usageError(`a command is required (commands: ${Object.keys(COMMANDS).join(', ')}; see \`${PROGRAM} --help\`)`);
     if (name === '--help' || name === '-h' || name === 'help') {
       io.out(usage());
+      return EXIT.ok;
+    }
+    if (name === '--version' || name === '-V' || name === 'version') {
+      io.out(`${packageVersion()}\n`);
       return EXIT.ok;
     }
     const command = lookup(name);

@@ -12,7 +12,8 @@ const HOST_TABLES = ['task_sessions', 'task_session_messages'] as const;
 export const migrateCommand: CliCommand = {
   summary: 'bring task_session_subagents to the current shape, backfill it, write the activation keys',
   synopsis: DATABASE_SYNOPSIS,
-  details: 'Needs the host tables (task_sessions, task_session_messages). Exit status: 0 ok, 6 a step failed, 2 usage error, 7 database error.',
+  details:
+    'Needs the host tables (task_sessions, task_session_messages). Exit status: 0 ok, 6 a step failed, 2 usage error, 7 database error, 8 driver not installed.',
   options: DATABASE_OPTIONS,
   async run(values, io) {
     const target = databaseTarget(values as { sqlite?: string; postgres?: string });

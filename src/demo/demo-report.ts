@@ -41,7 +41,9 @@ function migrationLines(report: MigrationReport): string[] {
   const width = Math.max(0, ...report.steps.map((s) => s.name.length));
   return [
     `ok: ${report.ok}`,
-    ...report.steps.map((s) => `${s.status.padEnd(8)} ${s.name.padEnd(width)} ${fixed(s.ms, 1).padStart(8)} ms${s.error ? `  — ${s.error}` : ''}`),
+    ...report.steps.map(
+      (s) => `${s.status.padEnd(8)} ${s.name.padEnd(width)} ${fixed(s.ms, 1).padStart(8)} ms${(s.error ?? s.detail) ? `  — ${s.error ?? s.detail}` : ''}`,
+    ),
   ];
 }
 

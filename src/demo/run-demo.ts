@@ -14,17 +14,17 @@ import type { DemoDatabase } from './demo-database.js';
 import { buildDemoHistory } from './demo-history.js';
 import { renderDemoReport, renderDemoSummary } from './demo-report.js';
 import { streamLiveFrames } from './live-stream.js';
-import { openPostgresDemoDatabase } from './postgres-demo-database.js';
 import { DEMO_UPGRADE_AT_NS, simulatedClock } from './simulated-clock.js';
-import { openSqliteDemoDatabase } from './sqlite-demo-database.js';
 
 /**
  * Opens the demo's database: a SQLite file it creates (or replaces, when the demo made it),
  * or an empty PostgreSQL database. Throws DemoRefusal for a database the demo did not make,
- * and the driver's error when the database cannot be opened.
+ * and the driver's error when the database cannot be opened. Each dialect's module (and its
+ * driver) is imported only when that dialect is chosen: a SQLite-only host has no `pg`.
  */
 export async function openDemoDatabase(target: DatabaseTarget): Promise<DemoDatabase> {
-  return target.dialect === 'postgres' ? openPostgresDemoDatabase(target.url) : openSqliteDemoDatabase(target.file);
+  if (target.dialect === 'postgres') return (await import('./postgres-demo-database.js')).openPostgresDemoDatabase(target.url);
+  return (await import('./sqlite-demo-database.js')).openSqliteDemoDatabase(target.file);
 }
 
 /** How the demo ended: the CLI turns anything but a clean upgrade and a healthy verdict into its exit code. */

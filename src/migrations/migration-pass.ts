@@ -126,7 +126,7 @@ async function alreadyCurrent(db: MigrationDatabase, plan: readonly PlannedStep[
 
 const skippedAs =
   (reason: string) =>
-  (step: PlannedStep): MigrationStep => ({ name: step.name, status: 'skipped', ms: 0, error: reason });
+  (step: PlannedStep): MigrationStep => ({ name: step.name, status: 'skipped', ms: 0, detail: reason });
 
 export async function runMigrationPass(db: MigrationDatabase, ctx: StoreContext): Promise<MigrationReport> {
   const plan = planSteps(db, ctx);

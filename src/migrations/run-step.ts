@@ -30,7 +30,7 @@ export async function runStep(ctx: StepContext, name: string, work: () => Promis
       if (outcome === 'applied') quietly(() => ctx.logger.info?.({ dialect: ctx.dialect, step: name, ms }, `subagent-context migration step ${name} applied`));
       return { name, status: outcome, ms };
     }
-    return { name, status: 'skipped', ms, error: outcome.reason };
+    return { name, status: 'skipped', ms, detail: outcome.reason };
   } catch (err) {
     const ms = elapsed();
     const described = describeError(err);

@@ -2,8 +2,7 @@
 // whose text is interpolated once, run named while that works and unnamed for good once it
 // does not.
 //
-// Why named: pgtyped's run() rebuilds the `$n` text on every call (~16 µs for the upsert), and
-// an unnamed statement is parsed and planned by the server on every call (more than it costs
+// Why named: an unnamed statement is parsed and planned by the server on every call (more than it costs
 // to execute). node-postgres parses a named statement once per pooled connection and then only
 // binds and executes it.
 //
@@ -20,25 +19,17 @@
 // server connection, even one shared with another version of this package or another store —
 // and executing a statement someone else prepared under that name runs exactly this text.
 //
-// The text and the parameter order come from the generated function itself: it is run once
-// against a recording connection with a sentinel for each parameter, so pgtyped's own
-// interpolation decides both, and nothing here duplicates it.
+// The text and the parameter order are the generated function's own (precompiled by codegen
+// from pgtyped's interpolation), so nothing here duplicates them.
 import { createHash } from 'node:crypto';
-import type { IDatabaseConnection } from '@pgtyped/runtime';
 import type pg from 'pg';
+import type { PostgresPreparedQuery } from './prepared-query.js';
 import { PACKAGE_TYPES } from './type-parsers.js';
 
 export type Queryable = Pick<pg.Pool | pg.ClientBase, 'query'>;
 
-const SENTINEL = '\u0000subagent-context-parameter:';
 /** PostgreSQL keeps NAMEDATALEN - 1 bytes of a prepared statement's name; longer names collide. */
 const MAX_NAME_BYTES = 63;
-
-interface Learned<TParams> {
-  readonly name: string;
-  readonly text: string;
-  readonly order: readonly (keyof TParams)[];
-}
 
 /** One execution of a statement: its hashed name, its text and its `$n` values. */
 export interface BoundStatement {
@@ -50,7 +41,7 @@ export interface BoundStatement {
 /** One generated statement, ready to run named or unnamed. */
 export interface PackageStatement<TParams> {
   readonly queryName: string;
-  bind(params: Required<TParams>): BoundStatement | Promise<BoundStatement>;
+  bind(params: Required<TParams>): BoundStatement;
 }
 
 /** `subagent_context.<query>.<first 12 hex digits of sha256(text)>`, at most 63 bytes. */
@@ -60,43 +51,11 @@ export function statementName(queryName: string, text: string): string {
   return name;
 }
 
-export function packageStatement<TParams extends object>(
-  queryName: string,
-  generated: { run(params: TParams, connection: IDatabaseConnection): Promise<unknown> },
-): PackageStatement<TParams> {
-  let learned: Learned<TParams> | undefined;
-
-  const learn = async (params: TParams): Promise<Learned<TParams>> => {
-    const probe = Object.fromEntries(Object.keys(params).map((k) => [k, SENTINEL + k])) as TParams;
-    let recorded: { text: string; bindings: unknown[] } | undefined;
-    await generated.run(probe, {
-      query: async (t, bindings) => {
-        recorded = { text: t, bindings };
-        return { rows: [], rowCount: 0 };
-      },
-    });
-    if (!recorded || !recorded.bindings.every((b) => typeof b === 'string' && b.startsWith(SENTINEL))) {
-      throw new Error(`${queryName}: could not learn the statement's parameter order`);
-    }
-    return {
-      name: statementName(queryName, recorded.text),
-      text: recorded.text,
-      order: recorded.bindings.map((b) => (b as string).slice(SENTINEL.length) as keyof TParams),
-    };
-  };
-
-  const withValues = ({ name, text, order }: Learned<TParams>, params: Required<TParams>): BoundStatement => {
-    const values: unknown[] = new Array(order.length);
-    for (let i = 0; i < order.length; i++) values[i] = params[order[i]] ?? null;
-    return { name, text, values };
-  };
-
+export function packageStatement<TParams>(queryName: string, generated: PostgresPreparedQuery<TParams, unknown>): PackageStatement<TParams> {
+  const name = statementName(queryName, generated.text);
   return {
     queryName,
-    bind(params) {
-      if (learned) return withValues(learned, params);
-      return learn(params).then((l) => withValues((learned = l), params));
-    },
+    bind: (params) => ({ name, text: generated.text, values: generated.values(params) }),
   };
 }
 
@@ -132,8 +91,7 @@ export function createStatementRunner(options: { named: boolean; onSwitch?(err: 
   let named = options.named;
   return {
     async run(statement, params, target, recovery) {
-      const binding = statement.bind(params);
-      const bound = binding instanceof Promise ? await binding : binding; // no extra tick once learned
+      const bound = statement.bind(params);
       if (named) {
         try {
           return rowCount(await target.query({ name: bound.name, text: bound.text, values: bound.values, types: PACKAGE_TYPES } as pg.QueryConfig));

@@ -1,4 +1,4 @@
-// The PostgreSQL reads a host calls (listBySession, listByTurn): pgtyped functions on the
+// The PostgreSQL reads a host calls (listBySession, listByTurn): generated typed functions on the
 // pool, rows converted to the public shape by src/rows.ts.
 import type pg from 'pg';
 import { listSubagentContextsBySession, listSubagentContextsByTurn } from '../../generated/postgres/index.js';

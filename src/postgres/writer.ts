@@ -1,4 +1,4 @@
-// The PostgreSQL live writer: node-postgres pool, pgtyped functions (generated/postgres).
+// The PostgreSQL live writer: node-postgres pool, generated typed functions (generated/postgres).
 // BIGINT parameters travel as decimal text, timestamps as 'YYYY-MM-DD HH:MM:SS.ffffff' UTC
 // text typed TIMESTAMP by the statement, so no result depends on the session TimeZone.
 //

@@ -16,12 +16,16 @@ const TSCONFIG = {
     moduleResolution: 'NodeNext',
     strict: true,
     skipLibCheck: false,
+    // As the README tells a new project to set it (TypeScript 6 defaults `types` to []).
+    types: ['node'],
     outDir: 'out',
     noEmitOnError: true,
   },
-  include: ['*.ts'],
+  // *.cts: a CommonJS module (`import x = require()`), emitted as .cjs.
+  include: ['*.ts', '*.cts'],
 };
-const TSCONFIG_BUNDLER = { extends: './tsconfig.json', compilerOptions: { module: 'ESNext', moduleResolution: 'Bundler', noEmit: true } };
+/** A bundler compiles ES modules only, so the CommonJS check is left to NodeNext. */
+const TSCONFIG_BUNDLER = { extends: './tsconfig.json', compilerOptions: { module: 'ESNext', moduleResolution: 'Bundler', noEmit: true }, include: ['*.ts'] };
 
 export interface ConsumerProject {
   readonly dir: string;

@@ -5,14 +5,29 @@ import { cpSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { run } from './run-command.js';
 
-/** What the package needs to build and pack (README and CHANGELOG ship; the rest builds). */
-const STAGED = ['package.json', 'README.md', 'CHANGELOG.md', 'tsconfig.json', 'tsconfig.build.json', 'src', 'generated', 'schema', 'queries'];
+/** What the package needs to build and pack (the documents ship as they are; the rest builds). */
+const STAGED = [
+  'package.json',
+  'README.md',
+  'CHANGELOG.md',
+  'BENCHMARKS.md',
+  'LICENSE',
+  'docs',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'src',
+  'generated',
+  'schema',
+  'queries',
+];
 
 export interface PackedPackage {
   /** Absolute path of the .tgz. */
   readonly tarball: string;
   /** Every path in the tarball, relative to the package root. */
   readonly files: readonly string[];
+  /** The folder it was packed in, holding the build `prepack` made. */
+  readonly stage: string;
 }
 
 export async function packPackage(work: string, repo = resolve('.')): Promise<PackedPackage> {
@@ -23,5 +38,5 @@ export async function packPackage(work: string, repo = resolve('.')): Promise<Pa
   const packed = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: stage });
   if (packed.code !== 0) throw new Error(`npm pack failed:\n${packed.output}`);
   const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
-  return { tarball: join(work, info.filename), files: info.files.map((f) => f.path).sort() };
+  return { tarball: join(work, info.filename), files: info.files.map((f) => f.path).sort(), stage };
 }

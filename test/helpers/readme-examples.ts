@@ -12,11 +12,24 @@ export function readmeExamples(readme: string): Map<string, string> {
   return examples;
 }
 
-/** The worked example on PostgreSQL: the README's PostgreSQL header (connection and store),
- * then the SQLite program after its own `const store = …` line. */
-export function composeWorkedExample(sqliteProgram: string, postgresHeader: string): string {
-  const lines = sqliteProgram.split('\n');
-  const storeLine = lines.findIndex((l) => l.startsWith('const store = '));
-  if (storeLine < 0 || !postgresHeader.includes('const store = ')) throw new Error('README: each worked-example part must create `store`');
-  return `${postgresHeader.trimEnd()}\n${lines.slice(storeLine + 1).join('\n')}`;
+/** The line in the PostgreSQL worked example that stands for the SQLite program's middle. */
+const SAME_PROGRAM = /^\/\/ … the SQLite program above, from `runMigrations\(\)` to `checkHealth\(\)` …$/;
+
+/**
+ * The worked example on PostgreSQL, as the README prints it: its own block, whose marker line
+ * (SAME_PROGRAM) is replaced by the SQLite program's middle — every line after its
+ * `const store = …` and before its `db.close()`. Nothing else is added or left out.
+ */
+export function composeWorkedExample(sqliteProgram: string, postgresProgram: string): string {
+  const sqlite = sqliteProgram.trimEnd().split('\n');
+  const postgres = postgresProgram.trimEnd().split('\n');
+  const storeLine = sqlite.findIndex((l) => l.startsWith('const store = '));
+  const closeLine = sqlite.findIndex((l) => l.startsWith('db.close();'));
+  const marker = postgres.findIndex((l) => SAME_PROGRAM.test(l));
+  if (storeLine < 0 || closeLine < storeLine || marker < 0 || !postgres[marker - 1]?.startsWith('const store = ')) {
+    throw new Error(
+      'README: the SQLite worked example must create `store` and end with db.close(); the PostgreSQL one must create `store` and then name the SQLite program',
+    );
+  }
+  return [...postgres.slice(0, marker), ...sqlite.slice(storeLine + 1, closeLine), ...postgres.slice(marker + 1), ''].join('\n');
 }

@@ -17,6 +17,9 @@ export interface IDemoExistingObjectsQuery {
 }
 
 /**
+ * Rows are raw, as better-sqlite3 hands them over: INTEGER values as bigint (the statement runs
+ * with safeIntegers, so int64 survives), booleans as 0n/1n, timestamps as text.
+ *
  * Query generated from SQL:
  * ```
  * SELECT m.type AS "kind!", m.name AS "name!"

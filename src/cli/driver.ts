@@ -1,0 +1,43 @@
+// The dialect drivers are optional peer dependencies: a SQLite host has no `pg`, a PostgreSQL
+// host no `better-sqlite3`. So the CLI imports a driver (and every module that imports one)
+// only once its dialect is chosen, through loadDriver(), which turns "the driver is not
+// installed" into one line saying what to install, with its own exit status.
+import { createRequire } from 'node:module';
+import { CliError } from './cli-error.js';
+import { EXIT } from './exit-codes.js';
+
+export type DriverName = 'pg' | 'better-sqlite3';
+
+const DIALECT: Record<DriverName, string> = { pg: 'PostgreSQL', 'better-sqlite3': 'SQLite' };
+
+/** Whether the package `name` resolves from here (the host's node_modules, as the CLI sees it). */
+function resolvable(name: string): boolean {
+  try {
+    createRequire(import.meta.url).resolve(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function driverMissing(name: string, hint: string, cause: unknown): CliError {
+  const dialect = DIALECT[name as DriverName] ?? name;
+  return new CliError(EXIT.driverMissing, `the ${dialect} driver is not installed: npm install ${name}${hint}`, { cause });
+}
+
+/**
+ * Runs `load` (a dynamic import of the driver, or of a module that imports it). A failure to
+ * find the driver itself becomes driverMissing(); anything else (a broken install, a missing
+ * file inside the driver) is rethrown as it is.
+ */
+export async function loadDriver<T>(name: DriverName | (string & {}), load: () => Promise<T>, hint?: string): Promise<T> {
+  try {
+    return await load();
+  } catch (err) {
+    const code = (err as { code?: unknown } | null)?.code;
+    if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && !resolvable(name)) {
+      throw driverMissing(name, hint ?? '', err);
+    }
+    throw err;
+  }
+}
