@@ -27,9 +27,14 @@ function lookup(name: string): CliCommand {
   return command;
 }
 
-function parseOptions(name: string, command: CliCommand, args: string[]): OptionValues {
+function parseOptions(name: string, command: CliCommand, args: string[]): { values: OptionValues; positionals: string[] } {
   try {
-    return parseArgs({ args, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }).values;
+    return parseArgs({
+      args,
+      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: command.positionals === true,
+    });
   } catch (err) {
     throw usageError(`${err instanceof Error ? err.message : String(err)} (see \`${PROGRAM} ${name} --help\`)`);
   }
@@ -44,12 +49,12 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<ExitCo
       return EXIT.ok;
     }
     const command = lookup(name);
-    const values = parseOptions(name, command, rest);
+    const { values, positionals } = parseOptions(name, command, rest);
     if (values.help) {
       io.out(commandUsage(name, command));
       return EXIT.ok;
     }
-    return await command.run(values, io);
+    return await command.run(values, io, positionals);
   } catch (err) {
     const failure = toCliError(err);
     io.err(`${PROGRAM}: ${failure.message}\n`);

@@ -1,0 +1,156 @@
+// The relay's side of the tee: picks the lines worth parsing, queues them (bounded, drop-oldest:
+// tee-queue.ts), and hands them in batches to the writer worker, one batch in flight at a time.
+// Nothing here waits on the writer; if the worker cannot start or dies, the relay goes on and
+// the lines are counted as dropped.
+import { Worker } from 'node:worker_threads';
+import { LineTap } from './line-tap.js';
+import type { RateLimitedWarn } from './rate-limited-warn.js';
+import { TeeQueue } from './tee-queue.js';
+import type { FromWriter, LineBatch, WriterConfig, WriterStats } from './writer-protocol.js';
+
+export interface TeeLimits {
+  maxLines: number;
+  maxBytes: number;
+  maxLineBytes: number;
+}
+
+export const DEFAULT_TEE_LIMITS: TeeLimits = { maxLines: 20_000, maxBytes: 64 * 1024 * 1024, maxLineBytes: 16 * 1024 * 1024 };
+
+/** The JSON-RPC the proxy tracks: byte tests, so lines that cannot matter are never parsed. */
+const CLIENT_NEEDLE = Buffer.from('"session/');
+const UPDATE_NEEDLE = Buffer.from('"session/update"');
+const RESULT_NEEDLE = Buffer.from('"result"');
+
+export interface TeeSummary extends WriterStats {
+  dropped: number;
+  oversize: number;
+  unavailable: boolean;
+}
+
+export class Tee {
+  readonly fromClient: LineTap;
+  readonly fromAgent: LineTap;
+  private readonly queue: TeeQueue;
+  private readonly worker: Worker;
+  private ready = false;
+  private busy = false;
+  private dead = false;
+  private oversize = 0;
+  private unavailable = false;
+  private stats: WriterStats = { lines: 0, recognized: 0, written: 0, failed: 0, recognizerErrors: 0 };
+  private idle: (() => void) | null = null;
+  private closed: (() => void) | null = null;
+
+  constructor(
+    config: WriterConfig,
+    private readonly warn: RateLimitedWarn,
+    limits: TeeLimits = DEFAULT_TEE_LIMITS,
+  ) {
+    this.queue = new TeeQueue(limits.maxLines, limits.maxBytes);
+    const tap = (direction: 0 | 1, wanted: (line: Buffer) => boolean) =>
+      new LineTap({
+        maxLineBytes: limits.maxLineBytes,
+        wanted,
+        onLine: (bytes) => this.offer(direction, bytes),
+        onOversize: () => void this.oversize++,
+      });
+    this.fromClient = tap(0, (line) => line.includes(CLIENT_NEEDLE));
+    // Responses are needed for session/new (the session id) and session/prompt (the turn's end).
+    this.fromAgent = tap(1, (line) => line.includes(UPDATE_NEEDLE) || line.includes(RESULT_NEEDLE));
+    this.worker = new Worker(new URL('./writer-worker.js', import.meta.url), { workerData: config, stdout: false, stderr: false });
+    this.worker.unref();
+    this.worker.on('message', (m: FromWriter) => this.onMessage(m));
+    this.worker.on('error', (err) => this.die(`the writer stopped: ${err.message}`));
+    this.worker.on('exit', () => this.die('the writer exited'));
+  }
+
+  private offer(direction: 0 | 1, bytes: Buffer): void {
+    if (this.dead) {
+      this.queue.dropped++;
+      return;
+    }
+    this.queue.push({ direction, bytes });
+    this.pump();
+  }
+
+  private pump(): void {
+    if (!this.ready || this.busy || this.dead || this.queue.length === 0) {
+      if (!this.busy && this.queue.length === 0) this.idle?.();
+      return;
+    }
+    const lines = this.queue.takeAll();
+    const total = lines.reduce((n, l) => n + l.bytes.length, 0);
+    const buffers = { bytes: new ArrayBuffer(total), ends: new ArrayBuffer(lines.length * 4), directions: new ArrayBuffer(lines.length) };
+    const batch: LineBatch = {
+      type: 'lines',
+      bytes: new Uint8Array(buffers.bytes),
+      ends: new Uint32Array(buffers.ends),
+      directions: new Uint8Array(buffers.directions),
+    };
+    let offset = 0;
+    lines.forEach((l, i) => {
+      batch.bytes.set(l.bytes, offset);
+      offset += l.bytes.length;
+      batch.ends[i] = offset;
+      batch.directions[i] = l.direction;
+    });
+    this.busy = true;
+    this.worker.postMessage(batch, [buffers.bytes, buffers.ends, buffers.directions]);
+  }
+
+  private onMessage(m: FromWriter): void {
+    switch (m.type) {
+      case 'ready':
+        this.ready = true;
+        if (!m.migrationsOk) this.warn.warn('a migration step failed (see the WARN above); the next run retries it');
+        break;
+      case 'unavailable':
+        this.warn.warn(`cannot record: ${m.error}; the session goes on unrecorded`);
+        this.unavailable = true;
+        this.ready = true; // the worker still reads (and counts) what it is sent
+        break;
+      case 'warn':
+        this.warn.warn(m.text);
+        return;
+      case 'done':
+        this.stats = m.stats;
+        this.busy = false;
+        break;
+      case 'closed':
+        this.stats = m.stats;
+        this.closed?.();
+        return;
+    }
+    this.pump();
+  }
+
+  private die(reason: string): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.queue.dropped += this.queue.takeAll().length;
+    if (!this.closed) this.warn.warn(`${reason}; the session goes on unrecorded`);
+    this.idle?.();
+    this.closed?.();
+  }
+
+  /** Waits (at most `deadlineMs`) for the queue to be written, then closes the store. */
+  async close(deadlineMs: number): Promise<TeeSummary> {
+    const deadline = new Promise<void>((r) => setTimeout(r, deadlineMs).unref());
+    const idle = new Promise<void>((r) => {
+      this.idle = r;
+    });
+    this.pump();
+    if (this.busy || this.queue.length > 0 || !this.ready) await Promise.race([idle, deadline]);
+    if (!this.dead) {
+      const closed = new Promise<void>((r) => {
+        this.closed = r;
+      });
+      this.worker.postMessage({ type: 'close' });
+      await Promise.race([closed, deadline]);
+    }
+    const dropped = this.queue.dropped + this.queue.takeAll().length;
+    this.dead = true;
+    await this.worker.terminate();
+    return { ...this.stats, dropped, oversize: this.oversize, unavailable: this.unavailable };
+  }
+}
