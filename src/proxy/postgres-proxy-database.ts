@@ -3,7 +3,7 @@
 // transaction ({ client }), so a message and its subagent row commit together.
 import pg from 'pg';
 import { hostSchema } from '../../generated/postgres/index.js';
-import { proxyEnsureSession, proxyUpsertSubagentMessage } from '../../generated/postgres/proxy/index.js';
+import { proxyEnsureSession, proxyReadSessionTask, proxyUpsertSubagentMessage } from '../../generated/postgres/proxy/index.js';
 import { formatMicros } from '../instant.js';
 import { createPostgresStore } from '../postgres/store.js';
 import { withSavepoint, withTransaction } from '../postgres/transaction.js';
@@ -13,6 +13,7 @@ export function openPostgresProxyDatabase(url: string, options: ProxyDatabaseOpt
   const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 10_000, application_name: 'subagent-context-proxy' });
   pool.on('error', () => {}); // an idle client's socket error surfaces on the next query instead
   const store = createPostgresStore(pool, { logger: options.logger, clock: options.clock });
+  const sessions = new Map<string, string>();
   return {
     store,
     async prepare() {
@@ -27,7 +28,10 @@ export function openPostgresProxyDatabase(url: string, options: ProxyDatabaseOpt
             jobs,
             {
               savepoint: (fn) => withSavepoint(client, 'proxy_job', fn),
-              ensureSession: async (job) => void (await proxyEnsureSession.run({ id: job.sessionId, taskId: job.taskId, at }, client)),
+              async ensureSession(job) {
+                await proxyEnsureSession.run({ id: job.sessionId, taskId: job.taskId, at }, client);
+                return (await proxyReadSessionTask.run({ id: job.sessionId }, client))[0]?.taskId ?? job.taskId;
+              },
               async upsertMessage(job) {
                 const id = subagentMessageId(job.sessionId, job.toolCallId);
                 await proxyUpsertSubagentMessage.run(
@@ -38,9 +42,11 @@ export function openPostgresProxyDatabase(url: string, options: ProxyDatabaseOpt
               recordFrame: (frame) => store.recordFrame(frame, { client }),
             },
             options.executionId,
+            sessions,
           ),
         );
       } catch (err) {
+        sessions.clear(); // what this transaction ensured is gone with it
         return { written: 0, failed: jobs.length, errors: [describeJobError(jobs[0], err)] };
       }
     },

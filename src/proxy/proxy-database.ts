@@ -75,22 +75,35 @@ export function describeJobError(job: WriteJob, err: unknown): string {
 export interface JobScope {
   /** fn inside a savepoint: rolled back to it on failure, so the batch goes on. */
   savepoint(fn: () => Promise<void>): Promise<void>;
-  ensureSession(job: WriteJob): Promise<void>;
+  /** Creates the session's row if absent; resolves with the task it is stored under. */
+  ensureSession(job: WriteJob): Promise<string>;
   upsertMessage(job: SubagentJob): Promise<void>;
   recordFrame(frame: SubagentFrame): Promise<RecordOutcome>;
 }
 
-/** Each job: its host rows in a savepoint, then its subagent row through the store (which
- * isolates itself with a savepoint of its own). A subagent row that fails keeps its message. */
-export async function writeJobs(jobs: readonly WriteJob[], scope: JobScope, executionId: string): Promise<JobResult> {
+/**
+ * Each job: its host rows in a savepoint, then its subagent row through the store (which
+ * isolates itself with a savepoint of its own). A subagent row that fails keeps its message.
+ * `sessions` caches the stored task of each session this batch's transaction has ensured (the
+ * caller drops what a failed transaction added); a job takes its session's stored task.
+ */
+export async function writeJobs(jobs: readonly WriteJob[], scope: JobScope, executionId: string, sessions: Map<string, string>): Promise<JobResult> {
   const result: JobResult = { written: 0, failed: 0, errors: [] };
-  for (const job of jobs) {
+  for (const queued of jobs) {
+    let job = queued;
+    let ensuredHere = false;
     try {
       await scope.savepoint(async () => {
-        await scope.ensureSession(job);
+        let taskId = sessions.get(job.sessionId);
+        if (taskId === undefined) {
+          sessions.set(job.sessionId, (taskId = await scope.ensureSession(job)));
+          ensuredHere = true;
+        }
+        job = { ...job, taskId };
         if (job.kind === 'subagent') await scope.upsertMessage(job);
       });
     } catch (err) {
+      if (ensuredHere) sessions.delete(job.sessionId); // rolled back with the savepoint
       result.failed++;
       result.errors.push(describeJobError(job, err));
       continue;

@@ -21,7 +21,8 @@ export interface ProxyOptions {
   where: string;
   task?: string;
   limits?: TeeLimits;
-  /** How long the writer may take to finish after the agent exits. */
+  /** How long the writer may take to finish after the agent exits (default 10 s, or
+   * SUBAGENT_CONTEXT_PROXY_DRAIN_MS). */
   drainMs?: number;
   warnIntervalMs?: number;
 }
@@ -29,10 +30,11 @@ export interface ProxyOptions {
 export type ProxyEnd = { code: number; signal: null } | { code: null; signal: NodeJS.Signals };
 
 function summaryLine(s: TeeSummary): string | null {
-  const lost = s.dropped + s.oversize + s.failed + s.recognizerErrors;
+  const lost = s.dropped + s.unwritten + s.oversize + s.failed + s.recognizerErrors;
   if (lost === 0) return null;
   const parts = [
-    s.dropped && `${s.dropped} lines dropped (the writer fell behind)`,
+    s.dropped && `${s.dropped} lines dropped (the queue was full)`,
+    s.unwritten && `${s.unwritten} lines not written when the writer's time ran out`,
     s.oversize && `${s.oversize} oversize lines not parsed`,
     s.failed && `${s.failed} writes failed`,
     s.recognizerErrors && `${s.recognizerErrors} recognizer errors`,
@@ -73,7 +75,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyEnd> {
   });
 
   process.stdin.destroy(); // nothing reads the client any more; stop holding the event loop open
-  const summary = await tee.close(options.drainMs ?? 3_000);
+  const summary = await tee.close(options.drainMs ?? (Number(process.env.SUBAGENT_CONTEXT_PROXY_DRAIN_MS) || 10_000));
   const line = summaryLine(summary);
   if (line) stderr(line);
   for (const [sig, handler] of forward) process.off(sig, handler);

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { hostSchema } from '../../generated/sqlite/index.js';
-import { proxyEnsureSession, proxyUpsertSubagentMessage } from '../../generated/sqlite/proxy/index.js';
+import { proxyEnsureSession, proxyReadSessionTask, proxyUpsertSubagentMessage } from '../../generated/sqlite/proxy/index.js';
 import { formatSqliteColumn } from '../instant.js';
 import { createSqliteStore } from '../sqlite/store.js';
 import { describeJobError, subagentMessageId, subagentMessageMetadata, writeJobs, type ProxyDatabase, type ProxyDatabaseOptions } from './proxy-database.js';
@@ -16,6 +16,7 @@ export function openSqliteProxyDatabase(file: string, options: ProxyDatabaseOpti
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
   const store = createSqliteStore(db, { logger: options.logger, clock: options.clock });
+  const sessions = new Map<string, string>();
   return {
     store,
     async prepare() {
@@ -41,6 +42,7 @@ export function openSqliteProxyDatabase(file: string, options: ProxyDatabaseOpti
             },
             async ensureSession(job) {
               proxyEnsureSession.run({ id: job.sessionId, taskId: job.taskId, at }, db);
+              return proxyReadSessionTask.get({ id: job.sessionId }, db)?.taskId ?? job.taskId;
             },
             async upsertMessage(job) {
               const id = subagentMessageId(job.sessionId, job.toolCallId);
@@ -53,6 +55,7 @@ export function openSqliteProxyDatabase(file: string, options: ProxyDatabaseOpti
             recordFrame: (frame) => store.recordFrame(frame),
           },
           options.executionId,
+          sessions,
         );
         // A full disk may have ended the transaction already; what it did not commit is lost.
         if (!db.inTransaction) throw new Error('the transaction was rolled back by SQLite');
@@ -60,6 +63,7 @@ export function openSqliteProxyDatabase(file: string, options: ProxyDatabaseOpti
         return result;
       } catch (err) {
         if (db.inTransaction) db.exec('ROLLBACK');
+        sessions.clear(); // what this transaction ensured is gone with it
         return { written: 0, failed: jobs.length, errors: [describeJobError(jobs[0], err)] };
       }
     },

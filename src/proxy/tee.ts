@@ -1,12 +1,13 @@
 // The relay's side of the tee: picks the lines worth parsing, queues them (bounded, drop-oldest:
-// tee-queue.ts), and hands them in batches to the writer worker, one batch in flight at a time.
-// Nothing here waits on the writer; if the worker cannot start or dies, the relay goes on and
-// the lines are counted as dropped.
-import { Worker } from 'node:worker_threads';
+// tee-queue.ts), and hands them in batches to the writer process (writer-process.ts), one batch
+// in flight at a time. Nothing here waits on the writer; if it cannot start or dies, the relay
+// goes on and the lines are counted as dropped.
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { LineTap } from './line-tap.js';
 import type { RateLimitedWarn } from './rate-limited-warn.js';
 import { TeeQueue } from './tee-queue.js';
-import type { FromWriter, LineBatch, WriterConfig, WriterStats } from './writer-protocol.js';
+import type { FromWriter, LineBatch, ToWriter, WriterConfig, WriterStats } from './writer-protocol.js';
 
 export interface TeeLimits {
   maxLines: number;
@@ -22,7 +23,10 @@ const UPDATE_NEEDLE = Buffer.from('"session/update"');
 const RESULT_NEEDLE = Buffer.from('"result"');
 
 export interface TeeSummary extends WriterStats {
+  /** Lines dropped because the queue was full (the oldest first). */
   dropped: number;
+  /** Lines still queued or in flight when the writer's time ran out at exit. */
+  unwritten: number;
   oversize: number;
   unavailable: boolean;
 }
@@ -31,9 +35,10 @@ export class Tee {
   readonly fromClient: LineTap;
   readonly fromAgent: LineTap;
   private readonly queue: TeeQueue;
-  private readonly worker: Worker;
+  private readonly worker: ChildProcess;
   private ready = false;
   private busy = false;
+  private inFlight = 0; // lines in the batch the writer is working on
   private dead = false;
   private oversize = 0;
   private unavailable = false;
@@ -57,11 +62,16 @@ export class Tee {
     this.fromClient = tap(0, (line) => line.includes(CLIENT_NEEDLE));
     // Responses are needed for session/new (the session id) and session/prompt (the turn's end).
     this.fromAgent = tap(1, (line) => line.includes(UPDATE_NEEDLE) || line.includes(RESULT_NEEDLE));
-    this.worker = new Worker(new URL('./writer-worker.js', import.meta.url), { workerData: config, stdout: false, stderr: false });
-    this.worker.unref();
+    // Its own process group (detached), so a Ctrl-C meant for the agent does not kill the
+    // writer mid-session; it exits by itself when the proxy's IPC channel closes.
+    this.worker = fork(fileURLToPath(new URL('./writer-process.js', import.meta.url)), [JSON.stringify(config)], {
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+      detached: true,
+    });
     this.worker.on('message', (m: FromWriter) => this.onMessage(m));
     this.worker.on('error', (err) => this.die(`the writer stopped: ${err.message}`));
-    this.worker.on('exit', () => this.die('the writer exited'));
+    this.worker.on('exit', (code, signal) => this.die(`the writer exited (${signal ?? code})`));
   }
 
   private offer(direction: 0 | 1, bytes: Buffer): void {
@@ -95,7 +105,16 @@ export class Tee {
       batch.directions[i] = l.direction;
     });
     this.busy = true;
-    this.worker.postMessage(batch, [buffers.bytes, buffers.ends, buffers.directions]);
+    this.inFlight = lines.length;
+    this.send(batch);
+  }
+
+  private send(message: ToWriter): void {
+    try {
+      this.worker.send(message, (err) => err && this.die(`the writer is unreachable: ${err.message}`));
+    } catch (err) {
+      this.die(`the writer is unreachable: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   private onMessage(m: FromWriter): void {
@@ -115,6 +134,7 @@ export class Tee {
       case 'done':
         this.stats = m.stats;
         this.busy = false;
+        this.inFlight = 0;
         break;
       case 'closed':
         this.stats = m.stats;
@@ -127,7 +147,8 @@ export class Tee {
   private die(reason: string): void {
     if (this.dead) return;
     this.dead = true;
-    this.queue.dropped += this.queue.takeAll().length;
+    this.queue.dropped += this.queue.takeAll().length + this.inFlight;
+    this.inFlight = 0;
     if (!this.closed) this.warn.warn(`${reason}; the session goes on unrecorded`);
     this.idle?.();
     this.closed?.();
@@ -145,12 +166,15 @@ export class Tee {
       const closed = new Promise<void>((r) => {
         this.closed = r;
       });
-      this.worker.postMessage({ type: 'close' });
+      this.send({ type: 'close' });
       await Promise.race([closed, deadline]);
     }
-    const dropped = this.queue.dropped + this.queue.takeAll().length;
+    const unwritten = this.queue.takeAll().length + this.inFlight;
     this.dead = true;
-    await this.worker.terminate();
-    return { ...this.stats, dropped, oversize: this.oversize, unavailable: this.unavailable };
+    // Past the deadline the writer is killed: SQLite (WAL) and PostgreSQL both roll back what
+    // it had not committed. A writer that closed itself is already gone.
+    if (this.worker.exitCode === null && this.worker.signalCode === null) this.worker.kill('SIGKILL');
+    if (this.worker.connected) this.worker.disconnect();
+    return { ...this.stats, dropped: this.queue.dropped, unwritten, oversize: this.oversize, unavailable: this.unavailable };
   }
 }

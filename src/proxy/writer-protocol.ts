@@ -1,6 +1,6 @@
-// The messages between the relay (main thread) and the writer worker. Lines travel as one
-// transferred buffer per batch (never one structured clone per line, which would copy each
-// line's whole backing pool).
+// The messages between the relay and the writer process (IPC, 'advanced' serialization). Lines
+// travel as one buffer per batch with their end offsets: one copy per batch, never one message
+// per line (nor a clone of each line's whole backing pool).
 export type ProxyTarget = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string };
 
 export interface WriterConfig {

@@ -1,9 +1,11 @@
-// The writer: a worker thread, so nothing it does — JSON.parse of a huge line, a recognizer
-// bug, a synchronous SQLite write on a slow or full disk, a PostgreSQL server that hangs — can
-// delay a byte of the relay on the main thread. It opens the store, creates the host tables,
-// runs the migrations, then turns each batch of tee lines into identity, recognized updates
-// and rows. It never throws out: every failure is a 'warn' message and a counter.
-import { parentPort, workerData } from 'node:worker_threads';
+// The writer: a child process of the proxy, so nothing it does — JSON.parse of a huge line, a
+// recognizer bug, a synchronous SQLite write on a slow or full disk, a PostgreSQL server that
+// hangs, even a native crash — can delay a byte of the relay or end the proxy. (A worker thread
+// is not enough: terminating one while better-sqlite3 is inside SQLite, e.g. waiting out a busy
+// timeout, aborts the whole process.) It opens the store, creates the host tables, runs the
+// migrations, then turns each batch of tee lines into identity, recognized updates and rows.
+// It never throws out: every failure is a 'warn' message and a counter. It exits when the
+// proxy says 'close', or when the proxy is gone (the IPC channel closes).
 import { createWallClock } from '../instant.js';
 import type { Logger } from '../types.js';
 import { AcpIdentity, type WriteJob } from './acp-identity.js';
@@ -11,10 +13,10 @@ import type { ProxyDatabase } from './proxy-database.js';
 import { createSubagentRecognizer } from './recognizer.js';
 import type { FromWriter, ToWriter, WriterConfig, WriterStats } from './writer-protocol.js';
 
-const port = parentPort;
-if (!port) throw new Error('writer-worker.js runs as a worker thread');
-const config = workerData as WriterConfig;
-const post = (message: FromWriter) => port.postMessage(message);
+const send = process.send?.bind(process);
+if (!send) throw new Error('writer-process.js runs as a child process with an IPC channel');
+const config = JSON.parse(process.argv[2] ?? '{}') as WriterConfig;
+const post = (message: FromWriter) => void send(message);
 const stats: WriterStats = { lines: 0, recognized: 0, written: 0, failed: 0, recognizerErrors: 0 };
 const logger: Logger = {
   warn: (fields, msg) => post({ type: 'warn', text: `${msg} ${JSON.stringify(fields, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}` }),
@@ -63,13 +65,15 @@ const database: Promise<ProxyDatabase | null> = (async () => {
   }
 })();
 
-// One message at a time: the main thread sends the next batch only after 'done'.
-port.on('message', (message: ToWriter) => {
+process.on('disconnect', () => process.exit(0)); // the proxy is gone: nothing more will come
+// One message at a time: the proxy sends the next batch only after 'done'.
+process.on('message', (message: ToWriter) => {
   void (async () => {
     const db = await database;
     if (message.type === 'close') {
       await db?.close().catch(() => {});
       post({ type: 'closed', stats });
+      process.disconnect();
       return;
     }
     const jobs = jobsOf(message);
