@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The real agents run in `npm run test:agents` (vitest.agents.config.ts), offline.
+    exclude: [...configDefaults.exclude, 'test/agents/**'],
     reporters: ['default', './test/setup/summary-reporter.ts'],
     globalSetup: ['test/setup/postgres-server.ts'],
     // Two cores: one worker per core. One PostgreSQL server serves the whole run; each test

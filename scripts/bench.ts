@@ -6,7 +6,7 @@
 // checking the harness, and prints only (add --write to record it anyway).
 //
 //   --quick                 small stores, few runs
-//   --section a,b           any of live,batch,backfill,replay,health,report (default: all)
+//   --section a,b           any of live,batch,backfill,replay,health,report,acp (default: all)
 //   --profiles a,b          synthetic stores to measure (default: reference,sparse-1m,dense-1m;
 //                           quick: the -quick three), e.g. dense-quick,dense-1m for report memory
 //   --dialect d             sqlite or postgres (default: both)
@@ -27,9 +27,10 @@ import type { Finding } from './bench/findings.js';
 import { postgresLive, sqliteLive } from './bench/live-writer-section.js';
 import { describeMachine } from './bench/machine.js';
 import { prepareStores, storeSections } from './bench/store-sections.js';
+import { postgresAcp, recognizerMemory, sqliteAcp } from './bench/acp-section.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SECTIONS = ['live', 'batch', 'backfill', 'replay', 'health', 'report'] as const;
+const SECTIONS = ['live', 'batch', 'backfill', 'replay', 'health', 'report', 'acp'] as const;
 /** The Finding.section each --section produces. */
 const FINDING_SECTION: Record<(typeof SECTIONS)[number], Finding['section']> = {
   live: 'live writer',
@@ -38,6 +39,7 @@ const FINDING_SECTION: Record<(typeof SECTIONS)[number], Finding['section']> = {
   replay: 'replay',
   health: 'health',
   report: 'report',
+  acp: 'acp intake',
 };
 /** PgBouncer's server connections per database in the pooled live runs: small, as in the tests. */
 const PGBOUNCER_POOL_SIZE = 4;
@@ -117,6 +119,12 @@ async function main(): Promise<void> {
       if (server) await step('batch, PostgreSQL', () => postgresBatch(server!, frames.postgres * 2, runs));
     }
     if (['backfill', 'replay', 'health', 'report'].some((s) => sections.has(s))) findings.push(...(await storeSections(storeOptions)));
+    if (sections.has('acp')) {
+      // Copies of the recorded traffic (about 50 frames each): as many frames as the live section writes.
+      if (dialects.includes('sqlite')) await step('acp intake, SQLite NORMAL', () => sqliteAcp(liveDir, quick ? 20 : 400, runs));
+      if (server) await step('acp intake, PostgreSQL 1 connection', () => postgresAcp(server!, quick ? 6 : 40, runs));
+      await step('acp intake, recognizer memory', async () => recognizerMemory(quick ? 100_000 : 1_000_000));
+    }
   } finally {
     await bouncer?.stop();
     await server?.stop();

@@ -1,0 +1,106 @@
+// createAcpRecorder (DESIGN §10): the recognizer plus the host's identity, written through the
+// store. One recordFrame per recognized update; never rejects.
+//
+// Order: the ACP SDKs do not wait for an async notification handler before dispatching the
+// next one, so a host may call sessionUpdate without awaiting. Writes of one ACP session are
+// chained so they reach the store in the order given (recognition itself is synchronous, so the
+// accumulated payload is always that of the update's position in the stream).
+// Identity: `context` is the host's; a context that returns nothing makes the frame
+// identity-less, and the store counts it skipped_no_identity (AC-26: nothing lost silently);
+// one that throws, rejects or does not answer within contextTimeoutMs fails that update (WARN).
+import { describeError } from '../logger.js';
+import type { RecordOptions, RecordOutcome, SubagentContextStore, SubagentFrame } from '../types.js';
+import { createSubagentRecognizer } from './recognizer.js';
+import type { AcpHostContext, AcpRecorder, AcpRecorderCounters, AcpRecorderOptions, AcpSessionUpdateParams, RecognizedSubagentUpdate } from './types.js';
+
+const TIMED_OUT = Symbol('timed out');
+
+export function createAcpRecorder(store: SubagentContextStore, options: AcpRecorderOptions): AcpRecorder {
+  const recognizer = createSubagentRecognizer(options.recognizer);
+  const timeoutMs = options.contextTimeoutMs ?? 5000;
+  const logger = options.logger;
+  const counters: AcpRecorderCounters = { updates: 0, not_subagent: 0, recorded: 0, unknown_session: 0, context_failed: 0, context_timeout: 0 };
+  /** The last pending write per ACP session; removed once it is the last and has settled. */
+  const tails = new Map<string, Promise<RecordOutcome>>();
+
+  async function identity(acpSessionId: string): Promise<AcpHostContext | undefined | typeof TIMED_OUT> {
+    const answer = options.context(acpSessionId);
+    if (!(answer instanceof Promise) && typeof (answer as { then?: unknown } | undefined)?.then !== 'function') return answer;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
+      timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs);
+      timer.unref?.();
+    });
+    try {
+      return await Promise.race([answer, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function write(recognized: RecognizedSubagentUpdate, recordOptions: RecordOptions | undefined): Promise<RecordOutcome> {
+    let host: AcpHostContext | undefined | typeof TIMED_OUT;
+    try {
+      host = await identity(recognized.acpSessionId);
+    } catch (err) {
+      counters.context_failed++;
+      logger?.warn(
+        { acpSessionId: recognized.acpSessionId, toolCallId: recognized.toolCallId, ...describeError(err) },
+        'acp recorder: context threw; update not recorded',
+      );
+      return 'failed';
+    }
+    if (host === TIMED_OUT) {
+      counters.context_timeout++;
+      logger?.warn(
+        { acpSessionId: recognized.acpSessionId, toolCallId: recognized.toolCallId, timeoutMs },
+        'acp recorder: context did not answer in time; update not recorded',
+      );
+      return 'failed';
+    }
+    const known = host !== null && typeof host === 'object' ? host : undefined;
+    if (!known) counters.unknown_session++;
+    else counters.recorded++;
+    const frame: SubagentFrame = {
+      sessionId: known ? known.sessionId : null,
+      taskId: known ? known.taskId : null,
+      executionId: known ? (known.executionId ?? null) : null,
+      turnId: known ? (known.turnId ?? null) : null,
+      toolCallId: recognized.toolCallId,
+      parentToolCallId: recognized.parentToolCallId,
+      toolStatus: recognized.toolStatus,
+      payload: recognized.payload,
+    };
+    try {
+      return await store.recordFrame(frame, recordOptions);
+    } catch {
+      return 'failed'; // recordFrame never rejects; a store that is not this package's might
+    }
+  }
+
+  return {
+    sessionUpdate(params: AcpSessionUpdateParams, recordOptions?: RecordOptions): Promise<RecordOutcome | undefined> {
+      counters.updates++;
+      const recognized = recognizer.observe(params);
+      if (!recognized) {
+        counters.not_subagent++;
+        return Promise.resolve(undefined);
+      }
+      const key = recognized.acpSessionId;
+      const previous = tails.get(key);
+      const next = previous ? previous.then(() => write(recognized, recordOptions)) : write(recognized, recordOptions);
+      tails.set(key, next);
+      void next.then(() => {
+        if (tails.get(key) === next) tails.delete(key);
+      });
+      return next;
+    },
+    async flush(): Promise<void> {
+      await Promise.all(tails.values()); // each tail is the end of its session's chain
+    },
+    forget(acpSessionId: string): void {
+      recognizer.forget(acpSessionId);
+    },
+    counters: () => ({ ...counters }),
+  };
+}

@@ -1,0 +1,53 @@
+// Claude Code through @agentclientprotocol/claude-agent-acp (and @zed-industries/claude-agent-acp).
+// Measured on real runs (test/fixtures/acp/claude-*.jsonl):
+// - the subagent tool is `Agent` (older: `Task`), named by `_meta.claudeCode.toolName` on every
+//   update; the first `tool_call` has `rawInput: {}` and title "Task";
+// - description/prompt/subagent_type arrive on later status-less `tool_call_update`s (partial,
+//   then full);
+// - all usage arrives in `_meta.claudeCode.toolResponse` on a status-less update just before
+//   the terminal one (`totalTokens` is the subagent's last response, not a sum); `agentType`
+//   fills subagent_type only when the input named none; `resolvedModel` is the model;
+// - background launches report `status: 'async_launched'`, `isAsync: true`, no usage;
+// - the subagent's own tool calls carry `_meta.claudeCode.parentToolUseId` and are not
+//   subagents unless they are `Agent` calls themselves (a nested launch).
+// `Monitor` and `ScheduleWakeup` are deliberately not subagents.
+import type { SubagentTaskPayload } from '../../types.js';
+import { bool, contentText, field, metric, object, text, type Json } from '../wire.js';
+import type { AgentShape, UpdateFacts } from './shape.js';
+
+const SUBAGENT_TOOLS = new Set(['Agent', 'Task']);
+
+function claudeMeta(update: Json): Json | undefined {
+  return object(field(field(update, '_meta'), 'claudeCode'));
+}
+
+export const claudeShape: AgentShape = {
+  agent: 'claude',
+  classify(update) {
+    const name = text(field(claudeMeta(update), 'toolName'));
+    return name === undefined ? undefined : SUBAGENT_TOOLS.has(name);
+  },
+  read(update) {
+    const meta = claudeMeta(update);
+    const input = field(update, 'rawInput');
+    const response = object(field(meta, 'toolResponse'));
+    const payload: SubagentTaskPayload = {
+      description: text(field(input, 'description')) ?? text(field(response, 'description')),
+      prompt: text(field(input, 'prompt')) ?? text(field(response, 'prompt')),
+      subagent_type: text(field(input, 'subagent_type')),
+      is_async: field(input, 'run_in_background') === true ? true : bool(field(response, 'isAsync')),
+      status: text(field(response, 'status')),
+      agent_id: text(field(response, 'agentId')),
+      model: text(field(response, 'resolvedModel')),
+      total_tokens: metric(field(response, 'totalTokens')),
+      tool_use_count: metric(field(response, 'totalToolUseCount')),
+      duration_ms: metric(field(response, 'totalDurationMs')),
+      output_file: text(field(response, 'outputFile')),
+      result_text: contentText(field(response, 'content')) ?? contentText(field(update, 'content')),
+    };
+    const facts: UpdateFacts = { payload, fallbackSubagentType: text(field(response, 'agentType')) };
+    const parent = text(field(meta, 'parentToolUseId'));
+    if (parent !== undefined) facts.parentToolCallId = parent;
+    return facts;
+  },
+};

@@ -1,0 +1,23 @@
+// One agent's wire shape for a subagent launch: how to tell that a tool call is one, and what
+// each update of it says. The recognizer keys state per tool call because the fact that makes
+// a call a subagent (the first frame) and the fields it carries (later frames) arrive apart.
+import type { SubagentTaskPayload } from '../../types.js';
+import type { Json } from '../wire.js';
+
+/** What one update says about its call; absent fields said nothing. */
+export interface UpdateFacts {
+  payload: SubagentTaskPayload;
+  parentToolCallId?: string;
+  /** A subagent type used only when no update names one in the input (Claude's `agentType`). */
+  fallbackSubagentType?: string;
+}
+
+export interface AgentShape {
+  readonly agent: 'claude' | 'opencode' | 'cursor' | 'auggie';
+  /**
+   * For a tool call not seen before: true, this update launches a subagent; false, it is this
+   * agent's tool call and not a subagent; undefined, it carries no evidence of this agent.
+   */
+  classify(update: Json): boolean | undefined;
+  read(update: Json): UpdateFacts;
+}

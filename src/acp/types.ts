@@ -1,0 +1,87 @@
+// The public types of `subagent-context/acp` (DESIGN §10). Names here are a contract: keep them.
+// Structural only: the entry depends on no ACP SDK; a host passes the notification params it has.
+import type { Logger, RecordOptions, RecordOutcome, SubagentTaskPayload } from '../types.js';
+
+/** The params of an ACP `session/update` notification (agent → client), as any SDK delivers them. */
+export interface AcpSessionUpdateParams {
+  sessionId: string;
+  update: object;
+}
+
+/** What the wire says about one subagent invocation; the identity the wire lacks is the host's. */
+export interface RecognizedSubagentUpdate {
+  acpSessionId: string;
+  /** The ACP toolCallId; for a `subagent_update` (the `subagents` capability), the child session id. */
+  toolCallId: string;
+  /** The launching tool call when a subagent launched this one (Claude Code's nested `Agent`). */
+  parentToolCallId: string | null;
+  /** The ACP status verbatim; null on a status-less update. */
+  toolStatus: string | null;
+  /** Accumulated: everything learned so far for this call (a snapshot, safe to keep). */
+  payload: SubagentTaskPayload;
+}
+
+export interface SubagentRecognizer {
+  /** undefined when the update is not (or not yet known to be) part of a subagent invocation. Never throws. */
+  observe(params: AcpSessionUpdateParams): RecognizedSubagentUpdate | undefined;
+  /** Drops every call remembered for that ACP session (call it at session end). */
+  forget(acpSessionId: string): void;
+  /** How many entries (tool calls, and child sessions of the `subagents` capability) are remembered now. */
+  size(): number;
+}
+
+export interface SubagentRecognizerOptions {
+  /** Most tool calls remembered per ACP session; the least recently seen is dropped beyond it. Default 1024. */
+  maxCallsPerSession?: number;
+  /** Most tool calls remembered across all sessions. Default 65 536. */
+  maxCalls?: number;
+}
+
+/** The host's identity for an ACP session: what the wire does not carry. */
+export interface AcpHostContext {
+  sessionId: string;
+  taskId: string;
+  executionId?: string | null;
+  turnId?: string | null;
+}
+
+export interface AcpRecorderOptions {
+  /** The host's session, task, execution and current turn for an ACP session; undefined when unknown. */
+  context(acpSessionId: string): AcpHostContext | undefined | Promise<AcpHostContext | undefined>;
+  /** WARN on a context that throws or times out. Default: the store's silence (none). */
+  logger?: Logger;
+  /** A context that has not answered by then fails that update (`'failed'`). Default 5000 ms. */
+  contextTimeoutMs?: number;
+  recognizer?: SubagentRecognizerOptions;
+}
+
+/** What the recorder did with the updates it was given (a snapshot). */
+export interface AcpRecorderCounters {
+  /** Updates handed to sessionUpdate. */
+  updates: number;
+  /** Not (or not yet known to be) part of a subagent invocation: resolved undefined. */
+  not_subagent: number;
+  /** Recognized and handed to the store. */
+  recorded: number;
+  /** Recognized, but `context` returned no identity: the store counted them skipped_no_identity. */
+  unknown_session: number;
+  /** Recognized, but `context` threw or rejected: 'failed'. */
+  context_failed: number;
+  /** Recognized, but `context` did not answer within contextTimeoutMs: 'failed'. */
+  context_timeout: number;
+}
+
+export interface AcpRecorder {
+  /**
+   * Never rejects. undefined: not a subagent update (nothing written). Otherwise the store's
+   * outcome for the one frame written, `'skipped_no_identity'` when `context` knows no such
+   * session, `'failed'` when `context` threw or timed out. Updates of one ACP session are
+   * written in the order they were given, whatever the caller awaits.
+   */
+  sessionUpdate(params: AcpSessionUpdateParams, options?: RecordOptions): Promise<RecordOutcome | undefined>;
+  /** Resolves once every update given so far has been written (a host that did not await them: before reading rows, or at shutdown). Never rejects. */
+  flush(): Promise<void>;
+  /** Drops the recognizer's state for that ACP session (call it at session end, after its last update). */
+  forget(acpSessionId: string): void;
+  counters(): AcpRecorderCounters;
+}

@@ -1,0 +1,79 @@
+// The recognizer and recorder against ACP traffic recorded from real agents
+// (test/fixtures/acp/, scripts/record-acp-fixtures.ts), end to end into a real store on both
+// dialects: which tool calls become rows, and every field each agent reports reaching them.
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { createAcpRecorder, createSubagentRecognizer } from '../src/acp/index.js';
+import type { SubagentContextRow } from '../src/types.js';
+import { expectClaudeCapability, expectClaudeFanout, expectOpencodeFanout } from './helpers/acp-expectations.js';
+import { acpSessionOf, contextFor, loadAcpFixture, type AcpFixtureName } from './helpers/acp-fixtures.js';
+import { steppingClock } from './helpers/clock.js';
+import { insertSession } from './helpers/host-rows.js';
+import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+
+/** Replays a fixture through a recorder over the store; the rows, by tool call. */
+async function replay(db: TestDb, name: AcpFixtureName): Promise<Map<string, SubagentContextRow>> {
+  const store = db.store({ clock: steppingClock() });
+  const recorder = createAcpRecorder(store, { context: contextFor(acpSessionOf(name)) });
+  const outcomes = await Promise.all(loadAcpFixture(name).map((u) => recorder.sessionUpdate(u))); // not awaited one by one: the recorder keeps order
+  expect(outcomes.filter((o) => o !== undefined && o !== 'persisted')).toEqual([]);
+  expect(store.counters()).toMatchObject({ failed: 0, skipped_no_identity: 0 });
+  return new Map((await store.listBySession('s1')).map((r) => [r.tool_call_id, r]));
+}
+
+describeBothDialects('ACP intake from recorded real agents', (dialect) => {
+  let db: TestDb;
+  beforeEach(async () => {
+    db = await openTestDb(dialect, 'package');
+    await insertSession(db, 's1', 'task-1');
+  });
+  afterEach(async () => db.close());
+
+  it('Claude Code: three parallel reviewers, one background, one nested; the subagent’s own Read is no row', async () => {
+    const rows = await replay(db, 'claude-fanout');
+    expect([...rows.keys()].sort()).toEqual(['toolu_fake0002', 'toolu_fake0003', 'toolu_fake0004', 'toolu_fake0005', 'toolu_fake0015']);
+    expectClaudeFanout(rows);
+  });
+
+  it('Claude Code with the subagents capability: each subagent_update child is a row keyed by its child session, idle settles it', async () => {
+    expectClaudeCapability(await replay(db, 'claude-subagents-capability'));
+  });
+
+  it('OpenCode: three parallel and one background; model providerID/modelID, the child session, no usage', async () => {
+    expectOpencodeFanout(await replay(db, 'opencode-fanout'));
+  });
+
+  it('the same traffic through the bare recognizer and store.recordFrame gives the same rows as the recorder', async () => {
+    const viaRecorder = await replay(db, 'opencode-fanout');
+    const other = await openTestDb(dialect, 'package');
+    try {
+      await insertSession(other, 's1', 'task-1');
+      const store = other.store({ clock: steppingClock() });
+      const recognizer = createSubagentRecognizer();
+      for (const u of loadAcpFixture('opencode-fanout')) {
+        const r = recognizer.observe(u);
+        if (r)
+          await store.recordFrame({
+            ...contextFor(r.acpSessionId)(r.acpSessionId)!,
+            toolCallId: r.toolCallId,
+            parentToolCallId: r.parentToolCallId,
+            toolStatus: r.toolStatus,
+            payload: r.payload,
+          });
+      }
+      const rows = await store.listBySession('s1');
+      expect(rows.map(({ id: _id, ...rest }) => rest)).toEqual([...viaRecorder.values()].map(({ id: _id, ...rest }) => rest));
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+it('recognizer state: nothing is left of a settled call; forget(session) drops the rest', () => {
+  for (const name of ['claude-fanout', 'claude-subagents-capability', 'opencode-fanout'] as const) {
+    const recognizer = createSubagentRecognizer();
+    for (const u of loadAcpFixture(name)) recognizer.observe(u);
+    const left = recognizer.size();
+    recognizer.forget(acpSessionOf(name));
+    expect({ name, left, afterForget: recognizer.size() }).toEqual({ name, left: name === 'claude-subagents-capability' ? 5 : 0, afterForget: 0 });
+  }
+});

@@ -1,0 +1,148 @@
+// The recorder never throws and never blocks: malformed updates, unknown sessions, a context
+// that throws, rejects or is slow; and the writes of one ACP session keep their order when
+// the host does not await them (the ACP SDKs do not). Both dialects, real stores.
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { createAcpRecorder, type AcpHostContext } from '../src/acp/index.js';
+import { acpSessionOf, contextFor, HOST, loadAcpFixture } from './helpers/acp-fixtures.js';
+import { steppingClock } from './helpers/clock.js';
+import { insertSession } from './helpers/host-rows.js';
+import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+
+const S = 'acp-1';
+const launch = (toolCallId: string, extra: Record<string, unknown> = {}) => ({
+  sessionId: S,
+  update: { sessionUpdate: 'tool_call', toolCallId, title: 'task', status: 'pending', rawInput: {}, ...extra },
+});
+
+function captureLogger() {
+  const warnings: { fields: object; msg: string }[] = [];
+  return { warnings, logger: { warn: (fields: object, msg: string) => void warnings.push({ fields, msg }) } };
+}
+
+describeBothDialects('ACP recorder', (dialect) => {
+  let db: TestDb;
+  beforeEach(async () => {
+    db = await openTestDb(dialect, 'package');
+    await insertSession(db, 's1', 'task-1');
+  });
+  afterEach(async () => db.close());
+
+  it('an update that is not a subagent, or not an update, resolves undefined and writes nothing', async () => {
+    const store = db.store();
+    const recorder = createAcpRecorder(store, { context: contextFor(S) });
+    const inputs = [
+      null,
+      'x',
+      {},
+      { sessionId: S, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'hi' } } },
+      { sessionId: S, update: { sessionUpdate: 'tool_call', toolCallId: 'r', title: 'Read', kind: 'read' } },
+    ];
+    for (const input of inputs) expect(await recorder.sessionUpdate(input as never)).toBeUndefined();
+    expect(recorder.counters()).toMatchObject({ updates: 5, not_subagent: 5, recorded: 0 });
+    expect(store.counters().attempted).toBe(0);
+  });
+
+  it('an unknown ACP session is skipped_no_identity, and the store counts it (never lost silently)', async () => {
+    const store = db.store();
+    const recorder = createAcpRecorder(store, { context: () => undefined });
+    expect(await recorder.sessionUpdate(launch('t1'))).toBe('skipped_no_identity');
+    expect(recorder.counters()).toMatchObject({ unknown_session: 1, recorded: 0 });
+    expect(store.counters()).toMatchObject({ attempted: 1, skipped_no_identity: 1 });
+    expect(await store.listBySession('s1')).toEqual([]);
+  });
+
+  it('a context that throws or rejects fails that update with a WARN; the next update is written', async () => {
+    const { warnings, logger } = captureLogger();
+    let calls = 0;
+    const context = (id: string): AcpHostContext | Promise<AcpHostContext> => {
+      calls++;
+      if (calls === 1) throw new Error('host lookup broke');
+      if (calls === 2) return Promise.reject(new Error('host lookup rejected'));
+      return contextFor(S)(id)!;
+    };
+    const recorder = createAcpRecorder(db.store(), { context, logger });
+    expect(await recorder.sessionUpdate(launch('t1'))).toBe('failed');
+    expect(await recorder.sessionUpdate(launch('t2'))).toBe('failed');
+    expect(await recorder.sessionUpdate(launch('t3'))).toBe('persisted');
+    expect(recorder.counters()).toMatchObject({ context_failed: 2, recorded: 1 });
+    expect(warnings.map((w) => w.fields)).toEqual([
+      expect.objectContaining({ acpSessionId: S, toolCallId: 't1', error: 'host lookup broke' }),
+      expect.objectContaining({ acpSessionId: S, toolCallId: 't2', error: 'host lookup rejected' }),
+    ]);
+  });
+
+  it('a context that never answers fails the update after contextTimeoutMs; later updates of the session proceed', async () => {
+    const { warnings, logger } = captureLogger();
+    let first = true;
+    const context = (): Promise<AcpHostContext> => {
+      if (first) {
+        first = false;
+        return new Promise(() => {}); // never settles
+      }
+      return Promise.resolve(HOST);
+    };
+    const recorder = createAcpRecorder(db.store(), { context, logger, contextTimeoutMs: 50 });
+    const t0 = performance.now();
+    const [a, b] = await Promise.all([recorder.sessionUpdate(launch('t1')), recorder.sessionUpdate(launch('t2'))]);
+    expect([a, b]).toEqual(['failed', 'persisted']);
+    expect(performance.now() - t0).toBeLessThan(5000);
+    expect(recorder.counters().context_timeout).toBe(1);
+    expect(warnings).toHaveLength(1);
+  });
+
+  it('recorded traffic given without awaiting, with a slow async context: every row ends settled with every field', async () => {
+    const store = db.store({ clock: steppingClock() });
+    const name = 'claude-fanout';
+    let n = 0;
+    // Each answer takes a different time: later updates would overtake earlier ones without the per-session chain.
+    const context = (id: string) =>
+      new Promise<AcpHostContext | undefined>((resolve) => setTimeout(() => resolve(contextFor(acpSessionOf(name))(id)), (7 - (n++ % 7)) * 3));
+    const recorder = createAcpRecorder(store, { context });
+    const outcomes = await Promise.all(loadAcpFixture(name).map((u) => recorder.sessionUpdate(u)));
+    expect(outcomes.filter((o) => o !== undefined).every((o) => o === 'persisted')).toBe(true);
+    const rows = await store.listBySession('s1');
+    expect(rows).toHaveLength(5);
+    for (const row of rows)
+      expect(row).toMatchObject({ tool_status: 'completed', settled_at: expect.any(String), description: expect.any(String), agent_id: expect.any(String) });
+    expect(rows.filter((r) => r.total_tokens === 150)).toHaveLength(4);
+  });
+
+  it('writes of one session land in the order given even when an earlier context answers later (a partial input never wins)', async () => {
+    const store = db.store({ clock: steppingClock() });
+    let n = 0;
+    const context = () => new Promise<AcpHostContext>((resolve) => setTimeout(() => resolve(HOST), n++ === 0 ? 40 : 0));
+    const recorder = createAcpRecorder(store, { context });
+    const update = (description: string) => ({
+      sessionId: S,
+      update: { sessionUpdate: 'tool_call_update', toolCallId: 't1', rawInput: { description }, _meta: { claudeCode: { toolName: 'Agent' } } },
+    });
+    // Claude sends the input partial, then full: the later (fuller) one must be the row's.
+    expect(await Promise.all([recorder.sessionUpdate(update('Rev')), recorder.sessionUpdate(update('Review auth'))])).toEqual(['persisted', 'persisted']);
+    expect((await store.listBySession('s1')).map((r) => r.description)).toEqual(['Review auth']);
+  });
+
+  it('flush() resolves once every update handed over (not awaited) is written', async () => {
+    const store = db.store();
+    const recorder = createAcpRecorder(store, { context: () => new Promise<AcpHostContext>((resolve) => setTimeout(() => resolve(HOST), 5)) });
+    for (const id of ['t1', 't2', 't3']) void recorder.sessionUpdate(launch(id, { status: 'completed' }));
+    await recorder.flush();
+    expect((await store.listBySession('s1')).map((r) => r.tool_call_id)).toEqual(['t1', 't2', 't3']);
+    await recorder.flush(); // nothing pending: resolves at once
+  });
+
+  it('a huge title and a context without execution or turn: persisted, the execution is the unknown sentinel', async () => {
+    const store = db.store();
+    const recorder = createAcpRecorder(store, { context: () => ({ sessionId: 's1', taskId: 'task-1' }) });
+    const description = 'd'.repeat(1_000_000);
+    expect(
+      await recorder.sessionUpdate({
+        sessionId: S,
+        update: { sessionUpdate: 'tool_call', toolCallId: 'big', title: `sub-agent-x: ${description}`, status: 'completed' },
+      }),
+    ).toBe('persisted');
+    const [row] = await store.listBySession('s1');
+    expect(row).toMatchObject({ agent_execution_id: 'unknown', turn_id: null, subagent_type: 'x', tool_status: 'completed' });
+    expect(row.description?.length).toBe(1_000_000);
+    expect(store.counters().unknown_execution).toBe(1);
+  });
+});

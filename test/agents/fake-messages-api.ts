@@ -1,0 +1,182 @@
+// A scripted, local Anthropic-compatible Messages API for the real-agent runs: the agents
+// under test talk to it on 127.0.0.1 inside a loopback-only network namespace, so nothing
+// leaves the machine and every run is the same. It answers streaming (SSE) and JSON requests
+// and /v1/messages/count_tokens, and plays one script:
+// - the main conversation (its first user message names SCRIPT_MARKER) launches the subagents
+//   the run asks for, in ONE assistant message (parallel tool_use blocks), then ends its turn
+//   once every launch has a tool_result;
+// - a subagent whose prompt says NESTED_MARKER launches one subagent of its own first;
+// - a subagent whose prompt says READ_MARKER calls a plain tool (Read) first: a tool call on
+//   the ACP stream that is not a subagent;
+// - every other request (subagents, titles, the permission classifier) gets a short text answer
+//   (`<severity>3</severity>` where the request asks for a severity).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export const SCRIPT_MARKER = 'SUBAGENT-CONTEXT-FANOUT';
+export const NESTED_MARKER = 'NESTED-LAUNCH';
+export const READ_MARKER = 'READ-FIRST';
+
+/** One subagent the main conversation launches. */
+export interface ScriptedLaunch {
+  description: string;
+  prompt: string;
+  background?: boolean;
+}
+
+export interface FakeMessagesApi {
+  url: string;
+  /** Every request body received, for diagnosis. */
+  requests: { path: string; body: unknown }[];
+  close(): Promise<void>;
+}
+
+interface ToolSpec {
+  name: string;
+  input_schema?: { properties?: Record<string, { enum?: unknown[] }> };
+}
+interface MessageParam {
+  role: string;
+  content: string | { type: string; text?: string; tool_use_id?: string; content?: unknown }[];
+}
+interface MessagesRequest {
+  model?: string;
+  stream?: boolean;
+  tools?: ToolSpec[];
+  messages?: MessageParam[];
+  system?: unknown;
+}
+
+type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+
+const SUBAGENT_TOOLS = ['Agent', 'Task', 'task'];
+
+function textOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.map(textOf).join('\n');
+  if (value !== null && typeof value === 'object') return Object.values(value).map(textOf).join('\n');
+  return '';
+}
+
+function firstUserText(req: MessagesRequest): string {
+  const first = req.messages?.find((m) => m.role === 'user');
+  return first ? textOf(first.content) : '';
+}
+
+function toolResultCount(req: MessagesRequest): number {
+  let n = 0;
+  for (const m of req.messages ?? []) if (Array.isArray(m.content)) for (const b of m.content) if (b.type === 'tool_result') n++;
+  return n;
+}
+
+export async function startFakeMessagesApi(launches: ScriptedLaunch[], workFile: string): Promise<FakeMessagesApi> {
+  const requests: FakeMessagesApi['requests'] = [];
+  let ids = 0;
+  const toolUseId = () => `toolu_fake${String(++ids).padStart(4, '0')}`;
+
+  function launchInput(tool: ToolSpec, launch: ScriptedLaunch): Record<string, unknown> {
+    const props = tool.input_schema?.properties ?? {};
+    const type = props.subagent_type?.enum?.find((v) => v === 'general-purpose' || v === 'general') ?? (tool.name === 'task' ? 'general' : 'general-purpose');
+    const input: Record<string, unknown> = { description: launch.description, prompt: launch.prompt, subagent_type: type };
+    // Explicit both ways: newer Claude Code runs subagents in the background by default.
+    for (const key of ['run_in_background', 'background']) if (key in props) input[key] = launch.background === true;
+    return input;
+  }
+
+  function answer(req: MessagesRequest): { blocks: Block[]; stop: string } {
+    const tools = req.tools ?? [];
+    const subagentTool = tools.find((t) => SUBAGENT_TOOLS.includes(t.name));
+    const first = firstUserText(req);
+    const results = toolResultCount(req);
+    if (subagentTool && first.includes(SCRIPT_MARKER)) {
+      if (results === 0)
+        return {
+          blocks: launches.map((l) => ({ type: 'tool_use', id: toolUseId(), name: subagentTool.name, input: launchInput(subagentTool, l) })),
+          stop: 'tool_use',
+        };
+      return { blocks: [{ type: 'text', text: 'All reviews are in. Done.' }], stop: 'end_turn' };
+    }
+    if (subagentTool && first.includes(NESTED_MARKER) && results === 0) {
+      const nested = { description: 'Nested check', prompt: 'Check one detail and answer in one line.' };
+      return { blocks: [{ type: 'tool_use', id: toolUseId(), name: subagentTool.name, input: launchInput(subagentTool, nested) }], stop: 'tool_use' };
+    }
+    const read = tools.find((t) => t.name === 'Read' || t.name === 'read');
+    if (read && first.includes(READ_MARKER) && results === 0) {
+      const key = read.input_schema?.properties && 'filePath' in read.input_schema.properties ? 'filePath' : 'file_path';
+      return { blocks: [{ type: 'tool_use', id: toolUseId(), name: read.name, input: { [key]: workFile } }], stop: 'tool_use' };
+    }
+    const all = `${textOf(req.system)}\n${textOf(req.messages)}`;
+    if (/severity/i.test(all)) return { blocks: [{ type: 'text', text: '<severity>3</severity>' }], stop: 'end_turn' };
+    if (!tools.length) return { blocks: [{ type: 'text', text: 'Review fan-out' }], stop: 'end_turn' };
+    return { blocks: [{ type: 'text', text: 'Reviewed: no findings.' }], stop: 'end_turn' };
+  }
+
+  const usage = { input_tokens: 120, output_tokens: 30, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+
+  function sendJson(res: ServerResponse, body: unknown) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  }
+
+  function sendStream(res: ServerResponse, model: string, blocks: Block[], stop: string) {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const event = (type: string, data: object) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    event('message_start', {
+      message: { id: `msg_${++ids}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage },
+    });
+    blocks.forEach((b, index) => {
+      if (b.type === 'text') {
+        event('content_block_start', { index, content_block: { type: 'text', text: '' } });
+        event('content_block_delta', { index, delta: { type: 'text_delta', text: b.text } });
+      } else {
+        event('content_block_start', { index, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } });
+        event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(b.input) } });
+      }
+      event('content_block_stop', { index });
+    });
+    event('message_delta', { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 30 } });
+    event('message_stop', {});
+    res.end();
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const raw = Buffer.concat(chunks).toString('utf8');
+    let body: MessagesRequest;
+    try {
+      body = raw ? (JSON.parse(raw) as MessagesRequest) : {};
+    } catch {
+      body = {};
+    }
+    const path = (req.url ?? '').split('?')[0];
+    requests.push({ path, body });
+    if (path.endsWith('/count_tokens')) return sendJson(res, { input_tokens: 100 });
+    if (!path.endsWith('/messages')) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: path } }));
+    }
+    const model = body.model ?? 'claude-sonnet-4-5';
+    const { blocks, stop } = answer(body);
+    if (body.stream) return sendStream(res, model, blocks, stop);
+    return sendJson(res, { id: `msg_${++ids}`, type: 'message', role: 'assistant', model, content: blocks, stop_reason: stop, stop_sequence: null, usage });
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      res.writeHead(500);
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,93 @@
+// Runs one real ACP agent as a child process and drives it with @agentclientprotocol/sdk as
+// the client, the way a host does: initialize, session/new, one session/prompt, every
+// session/update handed to `onUpdate` in arrival order, every permission request allowed.
+// The agent talks only to the scripted Messages API (test/agents/fake-messages-api.ts); the
+// caller runs inside a loopback-only network namespace (scripts/test-agents.sh).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { client, ndJsonStream } from '@agentclientprotocol/sdk/unstable';
+
+export interface AgentCommand {
+  name: string;
+  command: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+export interface AgentRun {
+  acpSessionId: string;
+  stopReason: string;
+  stderr: string;
+}
+
+export interface RunAgentOptions {
+  agent: AgentCommand;
+  cwd: string;
+  prompt: string;
+  /** Advertise the ACP `subagents` client capability (unstable). */
+  subagentsCapability?: boolean;
+  /** The ACP session id, once session/new has returned (before the prompt). */
+  onSession?(acpSessionId: string): void;
+  onUpdate(params: { sessionId: string; update: object }): void | Promise<void>;
+  timeoutMs?: number;
+}
+
+/** A fresh HOME with a work file the scripted subagents may Read. */
+export function freshHome(prefix: string): { home: string; workFile: string } {
+  const home = mkdtempSync(join(tmpdir(), `${prefix}-`));
+  const workFile = join(home, 'NOTES.md');
+  writeFileSync(workFile, '# notes\nnothing to see\n');
+  return { home, workFile };
+}
+
+export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
+  const { agent } = options;
+  const child = spawn(agent.command, agent.args, { cwd: options.cwd, env: agent.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (d: string) => {
+    stderr = (stderr + d).slice(-20_000);
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // Updates are applied in arrival order: the SDK does not wait for an async handler.
+  let chain: Promise<unknown> = Promise.resolve();
+  const stream = ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
+  const app = client()
+    .onNotification('session/update', ({ params }) => {
+      chain = chain.then(() => options.onUpdate(params as { sessionId: string; update: object }));
+    })
+    .onRequest('session/request_permission', ({ params }) => {
+      const allow = params.options.find((o) => o.kind === 'allow_always') ?? params.options.find((o) => o.kind === 'allow_once') ?? params.options[0];
+      return { outcome: { outcome: 'selected', optionId: allow.optionId } };
+    });
+  const timeout = options.timeoutMs ?? 120_000;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const run = app.connectWith(stream, async (ctx) => {
+      await ctx.request('initialize', {
+        protocolVersion: 1,
+        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false, ...(options.subagentsCapability ? { subagents: {} } : {}) },
+      } as never);
+      const session = await ctx.request('session/new', { cwd: options.cwd, mcpServers: [] });
+      options.onSession?.(session.sessionId);
+      const response = await ctx.request('session/prompt', { sessionId: session.sessionId, prompt: [{ type: 'text', text: options.prompt }] });
+      await chain;
+      return { acpSessionId: session.sessionId, stopReason: String(response.stopReason), stderr };
+    });
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${agent.name}: no end of turn within ${timeout} ms\n${stderr}`)), timeout);
+    });
+    const result = await Promise.race([run, timedOut]);
+    return { ...result, stderr };
+  } finally {
+    clearTimeout(timer);
+    // OpenCode does not exit on stdin EOF: end the process ourselves.
+    child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(killer);
+  }
+}
