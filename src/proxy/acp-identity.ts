@@ -124,18 +124,22 @@ export class AcpIdentity {
     if (!sessionId || !update) return [];
     const recognized = this.options.recognizer.observe({ sessionId, update });
     if (!recognized) return [];
-    const jobs = this.session(sessionId, null); // an update on a session whose start the proxy missed
-    const callKey = `${sessionId}\u0000${recognized.toolCallId}`;
+    // The recognizer names the session the subagent belongs to: with the `subagents`
+    // capability a nested launch is announced on its parent subagent's child session, and
+    // belongs to the root ACP session the client opened.
+    const owner = recognized.acpSessionId;
+    const jobs = this.session(owner, null); // an update on a session whose start the proxy missed
+    const callKey = `${owner}\u0000${recognized.toolCallId}`;
     const known = this.calls.get(callKey);
     const call = {
-      turnId: known ? known.turnId : (this.turns.get(sessionId) ?? null), // the turn that launched it
+      turnId: known ? known.turnId : (this.turns.get(owner) ?? null), // the turn that launched it
       status: recognized.toolStatus ?? known?.status ?? null,
     };
     remember(this.calls, callKey, call, MAX_CALLS);
     jobs.push({
       kind: 'subagent',
-      sessionId,
-      taskId: this.tasks.get(sessionId) ?? this.taskFor(null),
+      sessionId: owner,
+      taskId: this.tasks.get(owner) ?? this.taskFor(null),
       turnId: call.turnId,
       toolCallId: recognized.toolCallId,
       parentToolCallId: recognized.parentToolCallId,
