@@ -36,6 +36,16 @@ export class TeeQueue {
     if (this.head > 1024 && this.head * 2 > this.items.length) this.compact();
   }
 
+  /** Up to `max` lines, oldest first. */
+  take(max: number): TeeLine[] {
+    if (this.length <= max) return this.takeAll();
+    const batch = this.items.slice(this.head, this.head + max);
+    this.head += max;
+    for (const line of batch) this.bytes -= line.bytes.length;
+    if (this.head > 1024 && this.head * 2 > this.items.length) this.compact();
+    return batch;
+  }
+
   /** Everything queued, oldest first; the queue is empty afterwards. */
   takeAll(): TeeLine[] {
     const batch = this.head === 0 ? this.items : this.items.slice(this.head);

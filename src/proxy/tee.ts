@@ -3,6 +3,7 @@
 // in flight at a time. Nothing here waits on the writer; if it cannot start or dies, the relay
 // goes on and the lines are counted as dropped.
 import { fork, type ChildProcess } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { LineTap } from './line-tap.js';
 import type { RateLimitedWarn } from './rate-limited-warn.js';
@@ -15,10 +16,16 @@ export interface TeeLimits {
   maxLineBytes: number;
 }
 
+/** The writer's niceness (POSIX; Windows maps it to a lower priority class). */
+const WRITER_NICENESS = 10;
+
+/** Lines per batch: one transaction each, so a burst commits (and reports progress) in steps. */
+const MAX_BATCH_LINES = 256;
+
 export const DEFAULT_TEE_LIMITS: TeeLimits = { maxLines: 20_000, maxBytes: 64 * 1024 * 1024, maxLineBytes: 16 * 1024 * 1024 };
 
 /** The JSON-RPC the proxy tracks: byte tests, so lines that cannot matter are never parsed. */
-const CLIENT_NEEDLE = Buffer.from('"session/');
+const CLIENT_NEEDLES = ['"session/new"', '"session/load"', '"session/prompt"'].map((n) => Buffer.from(n));
 const UPDATE_NEEDLE = Buffer.from('"session/update"');
 const RESULT_NEEDLE = Buffer.from('"result"');
 
@@ -59,7 +66,7 @@ export class Tee {
         onLine: (bytes) => this.offer(direction, bytes),
         onOversize: () => void this.oversize++,
       });
-    this.fromClient = tap(0, (line) => line.includes(CLIENT_NEEDLE));
+    this.fromClient = tap(0, (line) => CLIENT_NEEDLES.some((n) => line.includes(n)));
     // Responses are needed for session/new (the session id) and session/prompt (the turn's end).
     this.fromAgent = tap(1, (line) => line.includes(UPDATE_NEEDLE) || line.includes(RESULT_NEEDLE));
     // Its own process group (detached), so a Ctrl-C meant for the agent does not kill the
@@ -69,6 +76,12 @@ export class Tee {
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
       detached: true,
     });
+    // Below the relay in CPU priority: on a busy machine the writer waits, the relay does not.
+    try {
+      if (this.worker.pid !== undefined) setPriority(this.worker.pid, WRITER_NICENESS);
+    } catch {
+      // not permitted here: the writer runs at the proxy's priority
+    }
     this.worker.on('message', (m: FromWriter) => this.onMessage(m));
     this.worker.on('error', (err) => this.die(`the writer stopped: ${err.message}`));
     this.worker.on('exit', (code, signal) => this.die(`the writer exited (${signal ?? code})`));
@@ -88,7 +101,7 @@ export class Tee {
       if (!this.busy && this.queue.length === 0) this.idle?.();
       return;
     }
-    const lines = this.queue.takeAll();
+    const lines = this.queue.take(MAX_BATCH_LINES);
     const total = lines.reduce((n, l) => n + l.bytes.length, 0);
     const buffers = { bytes: new ArrayBuffer(total), ends: new ArrayBuffer(lines.length * 4), directions: new ArrayBuffer(lines.length) };
     const batch: LineBatch = {
