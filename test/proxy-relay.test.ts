@@ -4,8 +4,12 @@
 // session — both directions (the agent reports a digest of what it read), partial lines,
 // lines split across chunks, a 3 MiB and a 2 MiB line, bytes that are not UTF-8, the agent's own
 // requests — and the agent's exit code and signals come out of the proxy unchanged.
+import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AcpClient, playSession, type AcpClientEnd } from './helpers/acp-client.js';
 import { assertBuilt, CLI } from './helpers/cli.js';
 import { directAgent, openProxyStore, proxiedAgent, type ProxyStore } from './helpers/proxy-store.js';
@@ -90,5 +94,23 @@ describeBothDialects('proxy: relay', (dialect) => {
     const end = await new AcpClient(process.execPath, [CLI, 'proxy', ...store.args]).end();
     expect(end.code).toBe(2);
     expect(end.stderr).toMatch(/^subagent-context: an agent command is required after `--`/);
+  });
+});
+
+// The default store is SQLite by definition (no database option), so this one runs once.
+describe('proxy: the default store', () => {
+  it('without a database option: sessions.db in $XDG_DATA_HOME/subagent-context, created, said once on stderr', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'subagent-context-xdg-'));
+    try {
+      const end = await playSession(proxiedAgent([], { XDG_DATA_HOME: data }));
+      const file = join(data, 'subagent-context', 'sessions.db');
+      expect(end.code, end.stderr).toBe(0);
+      expect(end.stderr).toBe(`subagent-context proxy: recording subagents to sqlite ${file}\n`);
+      const db = new Database(file, { readonly: true, fileMustExist: true });
+      expect(db.prepare('SELECT COUNT(*) AS n FROM task_session_subagents').get()).toEqual({ n: 3 });
+      db.close();
+    } finally {
+      rmSync(data, { recursive: true, force: true });
+    }
   });
 });
