@@ -16,6 +16,9 @@ export interface TeeLimits {
   maxLineBytes: number;
 }
 
+/** How long a line may wait on the relay side for more to share its batch. */
+const PUMP_DELAY_MS = 5;
+
 /** The writer's niceness (POSIX; Windows maps it to a lower priority class). */
 const WRITER_NICENESS = 10;
 
@@ -51,6 +54,7 @@ export class Tee {
   private unavailable = false;
   private stats: WriterStats = { lines: 0, recognized: 0, written: 0, failed: 0, recognizerErrors: 0 };
   private idle: (() => void) | null = null;
+  private pumpTimer: NodeJS.Timeout | undefined;
   private closed: (() => void) | null = null;
 
   constructor(
@@ -93,7 +97,13 @@ export class Tee {
       return;
     }
     this.queue.push({ direction, bytes });
-    this.pump();
+    // Batched on a short timer, not per line: the relay's turn of the event loop then ends
+    // with the relayed write, and the IPC send (and the writer's wake-up) happen once per
+    // batch instead of once per message.
+    this.pumpTimer ??= setTimeout(() => {
+      this.pumpTimer = undefined;
+      this.pump();
+    }, PUMP_DELAY_MS);
   }
 
   private pump(): void {
