@@ -6,7 +6,7 @@
 // checking the harness, and prints only (add --write to record it anyway).
 //
 //   --quick                 small stores, few runs
-//   --section a,b           any of live,batch,backfill,replay,health,report,acp (default: all)
+//   --section a,b           any of live,batch,backfill,replay,health,report,acp,proxy (default: all)
 //   --profiles a,b          synthetic stores to measure (default: reference,sparse-1m,dense-1m;
 //                           quick: the -quick three), e.g. dense-quick,dense-1m for report memory
 //   --dialect d             sqlite or postgres (default: both)
@@ -28,9 +28,10 @@ import { postgresLive, sqliteLive } from './bench/live-writer-section.js';
 import { describeMachine } from './bench/machine.js';
 import { prepareStores, storeSections } from './bench/store-sections.js';
 import { postgresAcp, recognizerMemory, sqliteAcp } from './bench/acp-section.js';
+import { proxyBench } from './bench/proxy-section.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SECTIONS = ['live', 'batch', 'backfill', 'replay', 'health', 'report', 'acp'] as const;
+const SECTIONS = ['live', 'batch', 'backfill', 'replay', 'health', 'report', 'acp', 'proxy'] as const;
 /** The Finding.section each --section produces. */
 const FINDING_SECTION: Record<(typeof SECTIONS)[number], Finding['section']> = {
   live: 'live writer',
@@ -40,6 +41,7 @@ const FINDING_SECTION: Record<(typeof SECTIONS)[number], Finding['section']> = {
   health: 'health',
   report: 'report',
   acp: 'acp intake',
+  proxy: 'proxy',
 };
 /** PgBouncer's server connections per database in the pooled live runs: small, as in the tests. */
 const PGBOUNCER_POOL_SIZE = 4;
@@ -124,6 +126,10 @@ async function main(): Promise<void> {
       if (dialects.includes('sqlite')) await step('acp intake, SQLite NORMAL', () => sqliteAcp(liveDir, quick ? 20 : 400, runs));
       if (server) await step('acp intake, PostgreSQL 1 connection', () => postgresAcp(server!, quick ? 6 : 40, runs));
       await step('acp intake, recognizer memory', async () => recognizerMemory(quick ? 100_000 : 1_000_000));
+    }
+    if (sections.has('proxy')) {
+      const proxy = { dir: liveDir, messages: quick ? 400 : 4_000, burst: quick ? 2_000 : 10_000, runs };
+      for (const dialect of dialects) await step(`proxy, ${dialect}`, () => proxyBench({ ...proxy, dialect, server }));
     }
   } finally {
     await bouncer?.stop();

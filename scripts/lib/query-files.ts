@@ -11,12 +11,15 @@ export const DIALECTS: readonly Dialect[] = ['sqlite', 'postgres'];
  * The statement groups, each generated with its own index: the product's statements
  * (queries/<dialect>/*.sql → generated/<dialect>/index.ts, what the package runs and exports)
  * and the demo's (queries/<dialect>/demo/*.sql → generated/<dialect>/demo/index.ts, which
- * only src/demo imports). `folder` is the subfolder under queries/<dialect>/ and
+ * only src/demo imports), and the proxy's host-row writes (queries/<dialect>/proxy/*.sql →
+ * generated/<dialect>/proxy/index.ts, which only src/proxy imports: the proxy is the host, so
+ * it writes the rows a host's message writer would). `folder` is the subfolder under queries/<dialect>/ and
  * generated/<dialect>/ alike ('' for the product).
  */
 export const QUERY_GROUPS = [
   { name: 'product', folder: '' },
   { name: 'demo', folder: 'demo' },
+  { name: 'proxy', folder: 'proxy' },
 ] as const;
 export type QueryGroup = (typeof QUERY_GROUPS)[number];
 

@@ -19,5 +19,7 @@ export interface CliCommand {
   /** More lines for `subagent-context <command> --help`. */
   readonly details?: string;
   readonly options: NonNullable<ParseArgsConfig['options']>;
-  run(values: OptionValues, io: CliIO): Promise<ExitCode>;
+  /** The command takes arguments after its options (`proxy -- <agent command>`). */
+  readonly positionals?: boolean;
+  run(values: OptionValues, io: CliIO, positionals: string[]): Promise<ExitCode>;
 }

@@ -3,6 +3,7 @@ import type { CliCommand } from './command.js';
 import { demoCommand } from './demo-command.js';
 import { healthCommand } from './health-command.js';
 import { migrateCommand } from './migrate-command.js';
+import { proxyCommand } from './proxy-command.js';
 import { reportCommand } from './report-command.js';
 
 export const COMMANDS: Readonly<Record<string, CliCommand>> = {
@@ -10,4 +11,5 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   health: healthCommand,
   demo: demoCommand,
   report: reportCommand,
+  proxy: proxyCommand,
 };

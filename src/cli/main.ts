@@ -37,15 +37,16 @@ function lookup(name: string): CliCommand {
 }
 
 /**
- * The command's options, strictly: an unknown option, a positional argument, or a single-valued
- * option given twice (`--sqlite a --sqlite b`: parseArgs would silently keep the last) is a
- * usage error. A repeated boolean flag changes nothing and is accepted.
+ * The command's options, strictly: an unknown option, a positional argument (unless the command
+ * takes them: `proxy -- <agent>`), or a single-valued option given twice (`--sqlite a --sqlite b`:
+ * parseArgs would silently keep the last) is a usage error. A repeated boolean flag changes
+ * nothing and is accepted.
  */
-function parseOptions(name: string, command: CliCommand, args: string[]): OptionValues {
+function parseOptions(name: string, command: CliCommand, args: string[]): { values: OptionValues; positionals: string[] } {
   const options = { ...command.options, help: { type: 'boolean', short: 'h' } } as const;
   let parsed;
   try {
-    parsed = parseArgs({ args, options, strict: true, allowPositionals: false, tokens: true });
+    parsed = parseArgs({ args, options, strict: true, allowPositionals: command.positionals === true, tokens: true });
   } catch (err) {
     throw usageError(`${err instanceof Error ? err.message : String(err)} (see \`${PROGRAM} ${name} --help\`)`);
   }
@@ -57,7 +58,7 @@ function parseOptions(name: string, command: CliCommand, args: string[]): Option
     if (seen.has(token.name)) throw usageError(`--${token.name} was given more than once; give it once (see \`${PROGRAM} ${name} --help\`)`);
     seen.add(token.name);
   }
-  return parsed.values;
+  return { values: parsed.values, positionals: parsed.positionals };
 }
 
 export async function runCli(argv: readonly string[], io: CliIO): Promise<ExitCode> {
@@ -73,12 +74,12 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<ExitCo
       return EXIT.ok;
     }
     const command = lookup(name);
-    const values = parseOptions(name, command, rest);
+    const { values, positionals } = parseOptions(name, command, rest);
     if (values.help) {
       io.out(commandUsage(name, command));
       return EXIT.ok;
     }
-    return await command.run(values, io);
+    return await command.run(values, io, positionals);
   } catch (err) {
     const failure = toCliError(err);
     // A driver's message may echo what it was given (an sslkey path, the URL): never a secret.

@@ -4,7 +4,7 @@
 import { rmSync } from 'node:fs';
 import { agentCommand, type AgentName } from './agents.js';
 import { NESTED_MARKER, READ_MARKER, SCRIPT_MARKER, startFakeMessagesApi, type ScriptedLaunch } from './fake-messages-api.js';
-import { freshHome, runAgent } from './run-agent.js';
+import { freshHome, runAgent, type AgentCommand } from './run-agent.js';
 
 export type ScenarioName = 'claude-fanout' | 'claude-subagents-capability' | 'opencode-fanout';
 
@@ -32,10 +32,14 @@ export const SCENARIOS: Record<ScenarioName, Scenario> = {
 
 export interface RecordedRun {
   acpSessionId: string;
+  /** The session's cwd (the agent's fresh HOME). */
+  cwd: string;
   updates: { sessionId: string; update: object }[];
 }
 
 export interface ScenarioHooks {
+  /** Runs the agent behind something else (the proxy's test puts `subagent-context proxy` in front). */
+  wrap?(agent: AgentCommand): AgentCommand;
   onSession?(acpSessionId: string): void;
   onUpdate?(params: { sessionId: string; update: object }): void | Promise<void>;
 }
@@ -47,7 +51,7 @@ export async function runScenario(name: ScenarioName, hooks: ScenarioHooks = {})
   const updates: RecordedRun['updates'] = [];
   try {
     const run = await runAgent({
-      agent: agentCommand(scenario.agent, api.url, home),
+      agent: (hooks.wrap ?? ((a) => a))(agentCommand(scenario.agent, api.url, home)),
       cwd: home,
       prompt: `${SCRIPT_MARKER}: review this change with the reviewers.`,
       subagentsCapability: scenario.subagentsCapability,
@@ -57,7 +61,7 @@ export async function runScenario(name: ScenarioName, hooks: ScenarioHooks = {})
         await hooks.onUpdate?.(params);
       },
     });
-    return { acpSessionId: run.acpSessionId, updates };
+    return { acpSessionId: run.acpSessionId, cwd: home, updates };
   } finally {
     await api.close();
     rmSync(home, { recursive: true, force: true });

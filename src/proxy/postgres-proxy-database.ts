@@ -1,0 +1,55 @@
+// The proxy's PostgreSQL store, on a small pool of its own. Each batch is one transaction on
+// one client; every job's host rows sit in a savepoint and the store's write joins the same
+// transaction ({ client }), so a message and its subagent row commit together.
+import pg from 'pg';
+import { hostSchema } from '../../generated/postgres/index.js';
+import { proxyEnsureSession, proxyReadSessionTask, proxyUpsertSubagentMessage } from '../../generated/postgres/proxy/index.js';
+import { formatMicros } from '../instant.js';
+import { createPostgresStore } from '../postgres/store.js';
+import { withSavepoint, withTransaction } from '../postgres/transaction.js';
+import { describeJobError, subagentMessageId, subagentMessageMetadata, writeJobs, type ProxyDatabase, type ProxyDatabaseOptions } from './proxy-database.js';
+
+export function openPostgresProxyDatabase(url: string, options: ProxyDatabaseOptions): ProxyDatabase {
+  const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 10_000, application_name: 'subagent-context-proxy' });
+  pool.on('error', () => {}); // an idle client's socket error surfaces on the next query instead
+  const store = createPostgresStore(pool, { logger: options.logger, clock: options.clock });
+  const sessions = new Map<string, string>();
+  return {
+    store,
+    async prepare() {
+      for (const script of hostSchema) await pool.query(script.sql);
+      return store.runMigrations();
+    },
+    async write(jobs, atNs) {
+      const at = formatMicros(atNs);
+      try {
+        return await withTransaction(pool, (client) =>
+          writeJobs(
+            jobs,
+            {
+              savepoint: (fn) => withSavepoint(client, 'proxy_job', fn),
+              async ensureSession(job) {
+                await proxyEnsureSession.run({ id: job.sessionId, taskId: job.taskId, at }, client);
+                return (await proxyReadSessionTask.run({ id: job.sessionId }, client))[0]?.taskId ?? job.taskId;
+              },
+              async upsertMessage(job) {
+                const id = subagentMessageId(job.sessionId, job.toolCallId);
+                await proxyUpsertSubagentMessage.run(
+                  { id, sessionId: job.sessionId, taskId: job.taskId, turnId: job.turnId, metadata: subagentMessageMetadata(job), at },
+                  client,
+                );
+              },
+              recordFrame: (frame) => store.recordFrame(frame, { client }),
+            },
+            options.executionId,
+            sessions,
+          ),
+        );
+      } catch (err) {
+        sessions.clear(); // what this transaction ensured is gone with it
+        return { written: 0, failed: jobs.length, errors: [describeJobError(jobs[0], err)] };
+      }
+    },
+    close: () => pool.end(),
+  };
+}

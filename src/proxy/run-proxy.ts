@@ -1,0 +1,90 @@
+// `subagent-context proxy -- <agent command>`: spawns the agent and stands between it and the
+// client (an editor) on stdio, invisibly — both directions relayed byte for byte (relay.ts),
+// the agent's stderr inherited untouched, the client's EOF passed on, SIGINT/SIGTERM/SIGHUP
+// forwarded — while a copy of the traffic feeds the recorder on a worker thread (tee.ts). The
+// proxy ends as the agent did: its exit code, or the same signal raised on itself.
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { constants } from 'node:os';
+import { RateLimitedWarn } from './rate-limited-warn.js';
+import { relay } from './relay.js';
+import { DEFAULT_TEE_LIMITS, Tee, type TeeLimits, type TeeSummary } from './tee.js';
+import type { ProxyTarget } from './writer-protocol.js';
+
+const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+export interface ProxyOptions {
+  command: string;
+  args: readonly string[];
+  target: ProxyTarget;
+  /** Where the store is, for the one line printed at start (a URL without its password). */
+  where: string;
+  task?: string;
+  limits?: TeeLimits;
+  /** How long the writer may take to finish after the agent exits (default 10 s, or
+   * SUBAGENT_CONTEXT_PROXY_DRAIN_MS). */
+  drainMs?: number;
+  warnIntervalMs?: number;
+}
+
+export type ProxyEnd = { code: number; signal: null } | { code: null; signal: NodeJS.Signals };
+
+function summaryLine(s: TeeSummary): string | null {
+  const lost = s.dropped + s.unwritten + s.oversize + s.failed + s.recognizerErrors;
+  if (lost === 0) return null;
+  const parts = [
+    s.dropped && `${s.dropped} lines dropped (the queue was full)`,
+    s.unwritten && `${s.unwritten} lines not written when the writer's time ran out`,
+    s.oversize && `${s.oversize} oversize lines not parsed`,
+    s.failed && `${s.failed} writes failed`,
+    s.recognizerErrors && `${s.recognizerErrors} recognizer errors`,
+  ].filter(Boolean);
+  return `subagent-context proxy: ${s.written} writes recorded; ${parts.join(', ')}\n`;
+}
+
+/** Runs the agent behind the proxy until it exits; resolves with how it ended. */
+export async function runProxy(options: ProxyOptions): Promise<ProxyEnd> {
+  const stderr = (text: string) => void process.stderr.write(text);
+  const warn = new RateLimitedWarn(stderr, options.warnIntervalMs ?? 10_000);
+  stderr(`subagent-context proxy: recording subagents to ${options.where}\n`);
+  const child = spawn(options.command, options.args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  const tee = new Tee(
+    { target: options.target, executionId: randomUUID(), task: options.task, fallbackCwd: process.cwd() },
+    warn,
+    options.limits ?? DEFAULT_TEE_LIMITS,
+  );
+
+  const forward = new Map(FORWARDED_SIGNALS.map((sig) => [sig, () => void child.kill(sig)]));
+  for (const [sig, handler] of forward) process.on(sig, handler);
+
+  relay(process.stdin, child.stdin, (c) => tee.fromClient.push(c), true, {
+    onEnd: () => {},
+    onDestError: () => {}, // the agent closed its stdin or exited: the client's further bytes have no reader
+  });
+  relay(child.stdout, process.stdout, (c) => tee.fromAgent.push(c), false, {
+    onEnd: () => {},
+    onDestError: () => child.stdout.destroy(), // the client is gone: the agent meets a closed pipe, as it would without us
+  });
+
+  const end = await new Promise<ProxyEnd>((resolve) => {
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      stderr(`subagent-context proxy: cannot start ${JSON.stringify(options.command)}: ${err.code ?? err.message}\n`);
+      resolve({ code: err.code === 'ENOENT' ? 127 : 126, signal: null });
+    });
+    child.on('close', (code, signal) => resolve(signal ? { code: null, signal } : { code: code ?? 0, signal: null }));
+  });
+
+  process.stdin.destroy(); // nothing reads the client any more; stop holding the event loop open
+  const summary = await tee.close(options.drainMs ?? (Number(process.env.SUBAGENT_CONTEXT_PROXY_DRAIN_MS) || 10_000));
+  const line = summaryLine(summary);
+  if (line) stderr(line);
+  for (const [sig, handler] of forward) process.off(sig, handler);
+  return end;
+}
+
+/** Ends this process the way the agent ended: the same exit code, or the same signal. */
+export function endLikeTheAgent(end: ProxyEnd): number {
+  if (end.signal === null) return end.code;
+  process.kill(process.pid, end.signal); // no handler is left: the default action ends us
+  return 128 + (constants.signals[end.signal] ?? 0); // only if the signal does not end us
+}

@@ -1,0 +1,74 @@
+// The proxy's SQLite store: the file is created when absent (the proxy owns its default file),
+// in WAL mode as a host would run it. Runs only inside the writer worker, so a slow disk
+// (better-sqlite3 is synchronous) stalls the writer, never the relay.
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { hostSchema } from '../../generated/sqlite/index.js';
+import { proxyEnsureSession, proxyReadSessionTask, proxyUpsertSubagentMessage } from '../../generated/sqlite/proxy/index.js';
+import { formatSqliteColumn } from '../instant.js';
+import { createSqliteStore } from '../sqlite/store.js';
+import { describeJobError, subagentMessageId, subagentMessageMetadata, writeJobs, type ProxyDatabase, type ProxyDatabaseOptions } from './proxy-database.js';
+
+export function openSqliteProxyDatabase(file: string, options: ProxyDatabaseOptions): ProxyDatabase {
+  mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file, { timeout: 5_000 });
+  db.pragma('journal_mode = WAL');
+  db.pragma('foreign_keys = ON');
+  const store = createSqliteStore(db, { logger: options.logger, clock: options.clock });
+  const sessions = new Map<string, string>();
+  return {
+    store,
+    async prepare() {
+      for (const script of hostSchema) db.exec(script.sql);
+      return store.runMigrations();
+    },
+    async write(jobs, atNs) {
+      const at = formatSqliteColumn(atNs);
+      try {
+        db.exec('BEGIN IMMEDIATE');
+        const result = await writeJobs(
+          jobs,
+          {
+            async savepoint(fn) {
+              db.exec('SAVEPOINT proxy_job');
+              try {
+                await fn();
+                db.exec('RELEASE proxy_job');
+              } catch (err) {
+                if (db.inTransaction) db.exec('ROLLBACK TO proxy_job; RELEASE proxy_job');
+                throw err;
+              }
+            },
+            async ensureSession(job) {
+              proxyEnsureSession.run({ id: job.sessionId, taskId: job.taskId, at }, db);
+              return proxyReadSessionTask.get({ id: job.sessionId }, db)?.taskId ?? job.taskId;
+            },
+            async upsertMessage(job) {
+              const id = subagentMessageId(job.sessionId, job.toolCallId);
+              proxyUpsertSubagentMessage.run(
+                { id, sessionId: job.sessionId, taskId: job.taskId, turnId: job.turnId, metadata: subagentMessageMetadata(job), at },
+                db,
+              );
+            },
+            // Inside our open transaction the store writes in a savepoint of its own.
+            recordFrame: (frame) => store.recordFrame(frame),
+          },
+          options.executionId,
+          sessions,
+        );
+        // A full disk may have ended the transaction already; what it did not commit is lost.
+        if (!db.inTransaction) throw new Error('the transaction was rolled back by SQLite');
+        db.exec('COMMIT');
+        return result;
+      } catch (err) {
+        if (db.inTransaction) db.exec('ROLLBACK');
+        sessions.clear(); // what this transaction ensured is gone with it
+        return { written: 0, failed: jobs.length, errors: [describeJobError(jobs[0], err)] };
+      }
+    },
+    async close() {
+      db.close();
+    },
+  };
+}

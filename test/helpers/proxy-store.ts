@@ -1,0 +1,81 @@
+// A store the proxy creates from nothing: a SQLite path that does not exist yet (in a temp
+// folder), or an empty PostgreSQL database on the run's server — no host tables, no package
+// tables, so a test sees the proxy create everything. `hostAndPackage: true` instead starts
+// from a host's existing store (for fault triggers that need the tables beforehand).
+// Also: runs the proxy (the built binary) in front of the fake agent.
+import Database from 'better-sqlite3';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type pg from 'pg';
+import { inject } from 'vitest';
+import * as sqliteGenerated from '../../generated/sqlite/index.js';
+import * as postgresGenerated from '../../generated/postgres/index.js';
+import { createDatabase } from '../../scripts/lib/postgres-database.js';
+import { createPostgresStore, createSqliteStore, type SubagentContextStore } from '../../src/index.js';
+import { AcpClient, FAKE_AGENT } from './acp-client.js';
+import { CLI } from './cli.js';
+import type { Dialect } from './test-db.js';
+
+export interface ProxyStore {
+  readonly dialect: Dialect;
+  /** The proxy's database option. */
+  readonly args: string[];
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  exec(sql: string): Promise<void>;
+  store(): SubagentContextStore;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+export async function openProxyStore(dialect: Dialect, options: { hostAndPackage?: boolean } = {}): Promise<ProxyStore> {
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'subagent-context-proxy-'));
+    const file = join(dir, 'nested', 'proxy.db');
+    let db: Database.Database | undefined;
+    const open = () => (db ??= new Database(file, { fileMustExist: !options.hostAndPackage }));
+    if (options.hostAndPackage) {
+      mkdirSync(join(dir, 'nested'));
+      for (const s of [...sqliteGenerated.hostSchema, ...sqliteGenerated.packageSchema]) open().exec(s.sql);
+    }
+    return {
+      dialect,
+      args: ['--sqlite', file],
+      query: async <T>(sql: string, params: unknown[] = []) => {
+        const bound = Object.fromEntries(params.map((v, i) => [`p${i + 1}`, v]));
+        return open()
+          .prepare(sql.replace(/\$(\d+)/g, '@p$1'))
+          .all(...(params.length ? [bound] : [])) as T[];
+      },
+      exec: async (sql) => void open().exec(sql),
+      store: () => createSqliteStore(open()),
+      close: async () => {
+        db?.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const database = await createDatabase(inject('pgUrl'), `proxy_${process.pid}_${Date.now().toString(36)}_${counter++}`);
+  let pool: pg.Pool | undefined;
+  const open = () => (pool ??= database.pool({ max: 4 }));
+  if (options.hostAndPackage) for (const s of [...postgresGenerated.hostSchema, ...postgresGenerated.packageSchema]) await open().query(s.sql);
+  return {
+    dialect,
+    args: ['--postgres', database.url],
+    query: async <T>(sql: string, params: unknown[] = []) => (await open().query(sql, params)).rows as T[],
+    exec: async (sql) => void (await open().query(sql)),
+    store: () => createPostgresStore(open()),
+    close: () => database.drop(),
+  };
+}
+
+/** The proxy (built binary) in front of the fake agent. */
+export function proxiedAgent(proxyArgs: readonly string[], env: NodeJS.ProcessEnv = {}): AcpClient {
+  return new AcpClient(process.execPath, [CLI, 'proxy', ...proxyArgs, '--', process.execPath, FAKE_AGENT], env);
+}
+
+/** The fake agent with nothing in between. */
+export function directAgent(env: NodeJS.ProcessEnv = {}): AcpClient {
+  return new AcpClient(process.execPath, [FAKE_AGENT], env);
+}
