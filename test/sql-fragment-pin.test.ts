@@ -70,15 +70,18 @@ const SQLITE_FRAGMENTS: readonly Fragment[] = [
   {
     // src/identity.ts's recordable id: text, non-empty, at most MAX_ID_BYTES UTF-8 bytes (in a
     // UTF-8 database), no NUL, well-formed. nullif() so that the argument is read once per term.
-    // length() counts characters up to the first NUL, so length = octet_length holds exactly
-    // for NUL-free ASCII, the usual id, which then skips the costlier checks.
+    // length(CAST(x AS BLOB)) is the byte length in the database's encoding (octet_length would
+    // say the same, but needs SQLite 3.43, newer than the package's 3.38 floor:
+    // test/sqlite-floor.test.ts). length() counts characters up to the first NUL, so
+    // length = byte length holds exactly for NUL-free ASCII, the usual id, which then skips
+    // the costlier checks.
     // SQLite's GLOB decodes a lone surrogate (as json_extract renders a '\ud800' escape), an
     // overlong or truncated sequence, and U+FFFE/U+FFFF as U+FFFD; removing the real U+FFFD,
     // U+FFFE and U+FFFF first leaves a U+FFFD match only where the text is not well-formed.
     name: 'recordable_id',
     text: (x) => `
-      (typeof(${x}) = 'text' AND octet_length(nullif(${x}, '')) <= ${MAX_ID_BYTES}
-        AND (length(${x}) = octet_length(${x})
+      (typeof(${x}) = 'text' AND length(CAST(nullif(${x}, '') AS BLOB)) <= ${MAX_ID_BYTES}
+        AND (length(${x}) = length(CAST(${x} AS BLOB))
              OR (instr(${x}, char(0)) = 0
                  AND NOT replace(replace(replace(${x}, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))`,
   },
@@ -89,7 +92,7 @@ const SQLITE_ANCHORS: readonly Anchor[] = [
   { pattern: /'000000000'/g, fragments: ['utc9'] },
   { pattern: /\bjson_valid\s*\(/gi, fragments: ['metadata_or_empty', 'prefiltered_metadata_or_empty'] },
   { pattern: /\binstr\s*\([^()]*'_task'\s*\)/gi, fragments: ['subagent_prefilter', 'metadata_or_empty'] },
-  { pattern: /\boctet_length\s*\(/gi, fragments: ['recordable_id'] },
+  { pattern: /\bAS\s+BLOB\b/gi, fragments: ['recordable_id'] },
   { pattern: /\bchar\s*\(\s*6553[345]\s*\)/gi, fragments: ['recordable_id'] },
 ];
 

@@ -43,8 +43,8 @@ WITH candidate AS (
   SELECT c.id, c.task_session_id, c.task_id,
          -- AC-21: the message's own column; as on the live path, a turn id that is not
          -- recordable ('' or beyond the indexable length, src/identity.ts) is NULL.
-         CASE WHEN /* recordable_id(c.turn_id) */ (typeof(c.turn_id) = 'text' AND octet_length(nullif(c.turn_id, '')) <= 512
-          AND (length(c.turn_id) = octet_length(c.turn_id)
+         CASE WHEN /* recordable_id(c.turn_id) */ (typeof(c.turn_id) = 'text' AND length(CAST(nullif(c.turn_id, '') AS BLOB)) <= 512
+          AND (length(c.turn_id) = length(CAST(c.turn_id AS BLOB))
                OR (instr(c.turn_id, char(0)) = 0
                    AND NOT replace(replace(replace(c.turn_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
               THEN c.turn_id END AS turn_id,
@@ -109,16 +109,16 @@ WITH candidate AS (
   SELECT p.*
     FROM parsed AS p
    WHERE p.kind_type = 'text' AND p.kind = 'subagent_task'
-     AND /* recordable_id(p.task_session_id) */ (typeof(p.task_session_id) = 'text' AND octet_length(nullif(p.task_session_id, '')) <= 512
-          AND (length(p.task_session_id) = octet_length(p.task_session_id)
+     AND /* recordable_id(p.task_session_id) */ (typeof(p.task_session_id) = 'text' AND length(CAST(nullif(p.task_session_id, '') AS BLOB)) <= 512
+          AND (length(p.task_session_id) = length(CAST(p.task_session_id AS BLOB))
                OR (instr(p.task_session_id, char(0)) = 0
                    AND NOT replace(replace(replace(p.task_session_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
-     AND /* recordable_id(p.task_id) */ (typeof(p.task_id) = 'text' AND octet_length(nullif(p.task_id, '')) <= 512
-          AND (length(p.task_id) = octet_length(p.task_id)
+     AND /* recordable_id(p.task_id) */ (typeof(p.task_id) = 'text' AND length(CAST(nullif(p.task_id, '') AS BLOB)) <= 512
+          AND (length(p.task_id) = length(CAST(p.task_id AS BLOB))
                OR (instr(p.task_id, char(0)) = 0
                    AND NOT replace(replace(replace(p.task_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
-     AND /* recordable_id(p.tool_call_id) */ (typeof(p.tool_call_id) = 'text' AND octet_length(nullif(p.tool_call_id, '')) <= 512
-          AND (length(p.tool_call_id) = octet_length(p.tool_call_id)
+     AND /* recordable_id(p.tool_call_id) */ (typeof(p.tool_call_id) = 'text' AND length(CAST(nullif(p.tool_call_id, '') AS BLOB)) <= 512
+          AND (length(p.tool_call_id) = length(CAST(p.tool_call_id AS BLOB))
                OR (instr(p.tool_call_id, char(0)) = 0
                    AND NOT replace(replace(replace(p.tool_call_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
      AND p.created_utc9 IS NOT NULL
