@@ -6,7 +6,8 @@
 // checking the harness, and prints only (add --write to record it anyway).
 //
 //   --quick                 small stores, few runs
-//   --section a,b           any of live,batch,backfill,replay,health,report (default: all)
+//   --section a,b           any of live,batch,backfill,hostile,replay,health,report (default: all);
+//                           hostile = the backfill's memory on one 50 MB metadata document
 //   --profiles a,b          synthetic stores to measure (default: reference,sparse-1m,dense-1m;
 //                           quick: the -quick three), e.g. dense-quick,dense-1m for report memory
 //   --dialect d             sqlite or postgres (default: both)
@@ -25,16 +26,18 @@ import { postgresBatch, sqliteBatch } from './bench/batch-section.js';
 import { mergeResultsBlock, renderFindings, renderResultsBlock, writeResultsBlock } from './bench/benchmarks-md.js';
 import type { Finding } from './bench/findings.js';
 import { postgresLive, sqliteLive } from './bench/live-writer-section.js';
+import { hugeDocumentSection } from './bench/huge-document-section.js';
 import { describeMachine } from './bench/machine.js';
 import { prepareStores, storeSections } from './bench/store-sections.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SECTIONS = ['live', 'batch', 'backfill', 'replay', 'health', 'report'] as const;
+const SECTIONS = ['live', 'batch', 'backfill', 'hostile', 'replay', 'health', 'report'] as const;
 /** The Finding.section each --section produces. */
 const FINDING_SECTION: Record<(typeof SECTIONS)[number], Finding['section']> = {
   live: 'live writer',
   batch: 'batch',
   backfill: 'backfill',
+  hostile: 'hostile document',
   replay: 'replay',
   health: 'health',
   report: 'report',
@@ -117,6 +120,9 @@ async function main(): Promise<void> {
       if (server) await step('batch, PostgreSQL', () => postgresBatch(server!, frames.postgres * 2, runs));
     }
     if (['backfill', 'replay', 'health', 'report'].some((s) => sections.has(s))) findings.push(...(await storeSections(storeOptions)));
+    if (sections.has('hostile')) {
+      for (const dialect of dialects) await step(`hostile document, ${dialect}`, () => hugeDocumentSection(cacheDir, dialect, server?.url));
+    }
   } finally {
     await bouncer?.stop();
     await server?.stop();

@@ -9,7 +9,7 @@ export interface Target {
 }
 
 export interface Finding {
-  section: 'live writer' | 'batch' | 'backfill' | 'health' | 'replay' | 'report';
+  section: 'live writer' | 'batch' | 'backfill' | 'hostile document' | 'health' | 'replay' | 'report';
   dialect: 'sqlite' | 'postgres';
   config: string;
   measured: string;
