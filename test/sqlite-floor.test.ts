@@ -24,8 +24,8 @@ function sqlFiles(dir: string): string[] {
   );
 }
 
-const statements = [...Object.values(product), ...Object.values(demo)].filter(
-  (v): v is SqlitePreparedQuery<unknown, unknown> => v instanceof SqlitePreparedQuery,
+const statements: { name: string; sql: string }[] = [...Object.values(product), ...Object.values(demo)].flatMap((v: unknown) =>
+  v instanceof SqlitePreparedQuery ? [{ name: v.name, sql: v.sql }] : [],
 );
 
 function declaredFloor(): { number: number; text: string } {
