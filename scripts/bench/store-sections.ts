@@ -112,8 +112,7 @@ function scalingFindings(dialect: 'sqlite' | 'postgres', rows: Scale[]): Finding
       figure: spread(ms),
       figureText: fmtRatio(spread(ms)),
       target: { kind: 'at-most', value: 1.5, text: 'flat (≤ 1.5×)' },
-      detail:
-        'the last 1% holds more messages on a larger store (a steady write rate: 2,000 a day), so flat here means the cost follows the window, not the history',
+      detail: 'a window of the same size on every store, so flat means the cost follows the window, not the history',
     });
   }
   const report = rows.filter((r) => r.reportMs !== undefined);
