@@ -65,8 +65,8 @@ const isScaling = (profile: string) => SCALING.includes(profile);
 interface Scale {
   profile: string;
   messages: number;
-  backfillMs: number;
-  kb: number;
+  backfillMs?: number;
+  kb?: number;
   healthMs?: number;
   reportMs?: number;
 }
@@ -77,29 +77,31 @@ function scalingFindings(dialect: 'sqlite' | 'postgres', rows: Scale[]): Finding
   const config = `scaling: ${rows.map((r) => r.profile).join(' → ')}`;
   const spread = (xs: number[]) => Math.max(...xs) / Math.min(...xs);
   const out: Finding[] = [];
-  const perMessage = rows.map((r) => (r.backfillMs * 1000) / r.messages);
-  out.push({
-    section: 'backfill',
-    dialect,
-    config,
-    measured: `backfill time per message: ${rows.map((r, i) => `${r.profile} ${perMessage[i].toFixed(1)} µs`).join(' · ')}`,
-    ceiling: 'the smallest per-message time',
-    figure: spread(perMessage),
-    figureText: fmtRatio(spread(perMessage)),
-    target: { kind: 'at-most', value: 1.5, text: 'proportional (≤ 1.5×)' },
-    detail: `peak RSS ${rows.map((r) => `${r.profile} ${mb(r.kb)}`).join(' · ')} (${fmtRatio(spread(rows.map((r) => r.kb)))})`,
-  });
-  const memory = rows.map((r) => r.kb);
-  out.push({
-    section: 'backfill',
-    dialect,
-    config,
-    measured: `backfill peak RSS: ${rows.map((r) => `${r.profile} ${mb(r.kb)}`).join(' · ')}`,
-    ceiling: 'smallest store',
-    figure: spread(memory),
-    figureText: fmtRatio(spread(memory)),
-    target: { kind: 'at-most', value: 1.5, text: 'flat (≤ 1.5×)' },
-  });
+  const backfill = rows.filter((r) => r.backfillMs !== undefined && r.kb !== undefined);
+  if (backfill.length > 1) {
+    const perMessage = backfill.map((r) => (r.backfillMs! * 1000) / r.messages);
+    out.push({
+      section: 'backfill',
+      dialect,
+      config,
+      measured: `backfill time per message: ${backfill.map((r, i) => `${r.profile} ${perMessage[i].toFixed(1)} µs`).join(' · ')}`,
+      ceiling: 'the smallest per-message time',
+      figure: spread(perMessage),
+      figureText: fmtRatio(spread(perMessage)),
+      target: { kind: 'at-most', value: 1.5, text: 'proportional (≤ 1.5×)' },
+    });
+    const memory = backfill.map((r) => r.kb!);
+    out.push({
+      section: 'backfill',
+      dialect,
+      config,
+      measured: `backfill peak RSS: ${backfill.map((r) => `${r.profile} ${mb(r.kb)}`).join(' · ')}`,
+      ceiling: 'smallest store',
+      figure: spread(memory),
+      figureText: fmtRatio(spread(memory)),
+      target: { kind: 'at-most', value: 1.5, text: 'flat (≤ 1.5×)' },
+    });
+  }
   const health = rows.filter((r) => r.healthMs !== undefined);
   if (health.length > 1) {
     const ms = health.map((r) => r.healthMs!);
@@ -161,6 +163,11 @@ export async function storeSections(o: StoreSectionOptions): Promise<Finding[]> 
   for (const dialect of o.dialects) {
     const rss: { profile: string; kb: number; serverKb?: number }[] = [];
     const scale: Scale[] = [];
+    const scaleOf = (profile: string, messages: number): Scale => {
+      let row = scale.find((x) => x.profile === profile);
+      if (!row) scale.push((row = { profile, messages }));
+      return row;
+    };
     const reportRss: { profile: string; kb: number; messages: number }[] = [];
     for (const name of o.profiles) {
       const isMillion = shape(name) !== 'reference';
@@ -183,7 +190,7 @@ export async function storeSections(o: StoreSectionOptions): Promise<Finding[]> 
         const floor = median(m.backfill.floorMs);
         const target = BACKFILL_TARGET[shape(name)];
         rss.push({ profile: name, kb: m.backfill.peakRssKb, serverKb: m.serverPeakRssKb });
-        scale.push({ profile: name, messages: m.messages, backfillMs: run, kb: m.backfill.peakRssKb });
+        Object.assign(scaleOf(name, m.messages), { backfillMs: run, kb: m.backfill.peakRssKb });
         findings.push({
           section: 'backfill',
           dialect,
@@ -223,7 +230,7 @@ export async function storeSections(o: StoreSectionOptions): Promise<Finding[]> 
         });
       }
       if (m.report) {
-        if (isScaling(name)) scale[scale.length - 1].reportMs = median(m.report.fixedWindowMs);
+        scaleOf(name, m.messages).reportMs = median(m.report.fixedWindowMs);
         findings.push(...reportFindings(dialect, storeText, m.report));
         reportRss.push({ profile: name, kb: m.report.peakRssKb, messages: m.messages });
       }
@@ -241,7 +248,7 @@ export async function storeSections(o: StoreSectionOptions): Promise<Finding[]> 
           target: { kind: 'at-most', value: 0.02, text: '≤ 2%' },
           detail: `${runsText(m.health.recentMs.length)} each`,
         });
-        if (isScaling(name)) scale[scale.length - 1].healthMs = median(m.health.fixedWindowMs);
+        scaleOf(name, m.messages).healthMs = median(m.health.fixedWindowMs);
         for (const which of ['shortfall', 'excess'] as const) {
           const t = m.health.antiJoins[which];
           const ours = median(t.oursMs);
