@@ -6,7 +6,8 @@
 // checking the harness, and prints only (add --write to record it anyway).
 //
 //   --quick                 small stores, few runs
-//   --section a,b           any of live,batch,backfill,replay,health,report,acp,proxy (default: all)
+//   --section a,b           any of live,batch,backfill,hostile,replay,health,report,acp,proxy (default: all);
+//                           hostile = the backfill's memory on one 50 MB metadata document
 //   --profiles a,b          synthetic stores to measure (default: reference,sparse-1m,dense-1m;
 //                           quick: the -quick three), e.g. dense-quick,dense-1m for report memory
 //   --dialect d             sqlite or postgres (default: both)
@@ -25,18 +26,20 @@ import { postgresBatch, sqliteBatch } from './bench/batch-section.js';
 import { mergeResultsBlock, renderFindings, renderResultsBlock, writeResultsBlock } from './bench/benchmarks-md.js';
 import type { Finding } from './bench/findings.js';
 import { postgresLive, sqliteLive } from './bench/live-writer-section.js';
+import { hugeDocumentSection } from './bench/huge-document-section.js';
 import { describeMachine } from './bench/machine.js';
 import { prepareStores, storeSections } from './bench/store-sections.js';
 import { postgresAcp, recognizerMemory, sqliteAcp } from './bench/acp-section.js';
 import { proxyBench } from './bench/proxy-section.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SECTIONS = ['live', 'batch', 'backfill', 'replay', 'health', 'report', 'acp', 'proxy'] as const;
+const SECTIONS = ['live', 'batch', 'backfill', 'hostile', 'replay', 'health', 'report', 'acp', 'proxy'] as const;
 /** The Finding.section each --section produces. */
 const FINDING_SECTION: Record<(typeof SECTIONS)[number], Finding['section']> = {
   live: 'live writer',
   batch: 'batch',
   backfill: 'backfill',
+  hostile: 'hostile document',
   replay: 'replay',
   health: 'health',
   report: 'report',
@@ -130,6 +133,9 @@ async function main(): Promise<void> {
     if (sections.has('proxy')) {
       const proxy = { dir: liveDir, messages: quick ? 400 : 4_000, burst: quick ? 2_000 : 10_000, runs };
       for (const dialect of dialects) await step(`proxy, ${dialect}`, () => proxyBench({ ...proxy, dialect, server }));
+    }
+    if (sections.has('hostile')) {
+      for (const dialect of dialects) await step(`hostile document, ${dialect}`, () => hugeDocumentSection(cacheDir, dialect, server?.url));
     }
   } finally {
     await bouncer?.stop();

@@ -63,6 +63,13 @@ const SQLITE_FRAGMENTS: readonly Fragment[] = [
     requires: 'subagent_prefilter',
   },
   {
+    // For rows already past subagent_prefilter: a condition that drops invalid documents (which
+    // read as '{}' and so cannot qualify) once per row, where the backfill's JSON calls follow.
+    name: 'prefiltered_valid_json',
+    text: (x) => `json_valid(${x})`,
+    requires: 'subagent_prefilter',
+  },
+  {
     // The text prefilter: a superset of "is a subagent message" (backfill_subagent_contexts.sql says why).
     name: 'subagent_prefilter',
     text: (x) => `instr(${x}, '_task') > 0`,
@@ -70,15 +77,18 @@ const SQLITE_FRAGMENTS: readonly Fragment[] = [
   {
     // src/identity.ts's recordable id: text, non-empty, at most MAX_ID_BYTES UTF-8 bytes (in a
     // UTF-8 database), no NUL, well-formed. nullif() so that the argument is read once per term.
-    // length() counts characters up to the first NUL, so length = octet_length holds exactly
-    // for NUL-free ASCII, the usual id, which then skips the costlier checks.
+    // length(CAST(x AS BLOB)) is the byte length in the database's encoding (octet_length would
+    // say the same, but needs SQLite 3.43, newer than the package's 3.38 floor:
+    // test/sqlite-floor.test.ts). length() counts characters up to the first NUL, so
+    // length = byte length holds exactly for NUL-free ASCII, the usual id, which then skips
+    // the costlier checks.
     // SQLite's GLOB decodes a lone surrogate (as json_extract renders a '\ud800' escape), an
     // overlong or truncated sequence, and U+FFFE/U+FFFF as U+FFFD; removing the real U+FFFD,
     // U+FFFE and U+FFFF first leaves a U+FFFD match only where the text is not well-formed.
     name: 'recordable_id',
     text: (x) => `
-      (typeof(${x}) = 'text' AND octet_length(nullif(${x}, '')) <= ${MAX_ID_BYTES}
-        AND (length(${x}) = octet_length(${x})
+      (typeof(${x}) = 'text' AND length(CAST(nullif(${x}, '') AS BLOB)) <= ${MAX_ID_BYTES}
+        AND (length(${x}) = length(CAST(${x} AS BLOB))
              OR (instr(${x}, char(0)) = 0
                  AND NOT replace(replace(replace(${x}, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))`,
   },
@@ -87,9 +97,9 @@ const SQLITE_FRAGMENTS: readonly Fragment[] = [
 const SQLITE_ANCHORS: readonly Anchor[] = [
   { pattern: /'\.0123456789'/g, fragments: ['utc9'] },
   { pattern: /'000000000'/g, fragments: ['utc9'] },
-  { pattern: /\bjson_valid\s*\(/gi, fragments: ['metadata_or_empty', 'prefiltered_metadata_or_empty'] },
+  { pattern: /\bjson_valid\s*\(/gi, fragments: ['metadata_or_empty', 'prefiltered_metadata_or_empty', 'prefiltered_valid_json'] },
   { pattern: /\binstr\s*\([^()]*'_task'\s*\)/gi, fragments: ['subagent_prefilter', 'metadata_or_empty'] },
-  { pattern: /\boctet_length\s*\(/gi, fragments: ['recordable_id'] },
+  { pattern: /\bAS\s+BLOB\b/gi, fragments: ['recordable_id'] },
   { pattern: /\bchar\s*\(\s*6553[345]\s*\)/gi, fragments: ['recordable_id'] },
 ];
 
@@ -189,14 +199,14 @@ describe('repeated SQL fragments are pinned to one canonical text', () => {
         'queries/sqlite/count_shortfall_since_capture.sql: utc9(e.created_at)',
         'queries/sqlite/count_shortfall_since_capture.sql: utc9(s.observed_at)',
         'queries/sqlite/count_shortfall_since_capture.sql: metadata_or_empty(m.metadata)',
-        'queries/sqlite/backfill_subagent_contexts.sql: utc9(c.updated_at)',
+        'queries/sqlite/backfill_subagent_contexts.sql: utc9(m.updated_at)',
         'queries/sqlite/read_backfill_through.sql: prefiltered_metadata_or_empty(n.metadata)',
         'queries/sqlite/list_subagent_contexts_by_turn.sql: utc9(s.settled_at)',
         'queries/postgres/count_excess_since_capture.sql: metadata_or_empty(m.metadata)',
         'queries/postgres/backfill_subagent_contexts.sql: subagent_prefilter(m.metadata)',
         // One identity definition (src/identity.ts) on the write, backfill and shortfall sides.
         'queries/sqlite/backfill_subagent_contexts.sql: recordable_id(p.tool_call_id)',
-        'queries/sqlite/backfill_subagent_contexts.sql: recordable_id(c.turn_id)',
+        'queries/sqlite/backfill_subagent_contexts.sql: recordable_id(m.turn_id)',
         'queries/sqlite/read_backfill_through.sql: recordable_id(c.tool_call_id)',
         'queries/sqlite/count_shortfall_since_capture.sql: recordable_id(e.task_session_id)',
         'queries/sqlite/count_shortfall_since_capture.sql: recordable_id(e.task_id)',

@@ -22,12 +22,19 @@
  * invalid UTF-8) — and '_task' is part of it. The needle starts with '_' on purpose:
  * SQLite's instr() compares the rest of the needle only where the first byte matches, and
  * '_' is rare in message text, so the scan costs what reading the column costs, where
- * 'subagent_task' (an 's' at every fourth word) made it 1.5x that (BENCHMARKS.md). Only the
- * survivors are parsed, ranked and inserted; `parsed` is MATERIALIZED so each document's
- * fields are extracted once, not again wherever the ranking and the INSERT refer to them.
+ * 'subagent_task' (an 's' at every fourth word) made it 1.5x that (BENCHMARKS.md).
+ *
+ * Two passes, so memory does not grow with what a document holds (issue 20): pass 1
+ * (candidate → keyed → qualifying → winner) carries only the ids, the kind and the instant
+ * into the ranking; pass 2 (`parsed`) fetches each winner again by rowid and extracts the
+ * fields. The single-pass form carried every extracted field through the window's sorter
+ * and buffer: one message with a 50 MB description peaked at 880 MB there, 520 MB now
+ * (BENCHMARKS.md). The second parse costs nothing measurable: the documents that reach it
+ * are the few qualifying ones, and pass 1 no longer validates them once per JSON call.
+ * rowid: the host's table is an ordinary rowid table (schema/host/sqlite).
  *
  * Inlined fragments, each copy marked with its name and pinned to one canonical text by
- * test/sql-fragment-pin.test.ts: utc9, prefiltered_metadata_or_empty, subagent_prefilter,
+ * test/sql-fragment-pin.test.ts: utc9, prefiltered_valid_json, subagent_prefilter,
  * recordable_id (its length is src/identity.ts's MAX_ID_BYTES).
  * Inlined rather than shared because SQLite's SQL cannot define a function, and a view
  * could serve only the package's own table, never the host's messages (DESIGN §3): one pin
@@ -35,44 +42,90 @@
  */
 /* @name backfillSubagentContexts */
 WITH candidate AS (
-  SELECT m.id, m.task_session_id, m.task_id, m.turn_id, m.created_at, m.updated_at,
-         /* prefiltered_metadata_or_empty(m.metadata) */ CASE WHEN json_valid(m.metadata) THEN m.metadata ELSE '{}' END AS meta
+  -- Pass 1: a few short columns per candidate; the wide fields (a description may be
+  -- 50 MB) are extracted in pass 2, for the winners alone.
+  -- Metadata that is not valid JSON cannot qualify (it reads as '{}', AC-23b), so it is
+  -- dropped here, once per message, rather than normalized inside every JSON call below:
+  -- SQLite repeats a CTE column's expression wherever it is used (no common
+  -- subexpressions), which made json_valid run ~35 times per candidate.
+  SELECT m.rowid AS rid, m.id, m.task_session_id, m.task_id, m.created_at, m.metadata AS meta
     FROM task_session_messages AS m NOT INDEXED
    WHERE /* subagent_prefilter(m.metadata) */ instr(m.metadata, '_task') > 0
-), parsed AS MATERIALIZED (
-  SELECT c.id, c.task_session_id, c.task_id,
-         -- AC-21: the message's own column; as on the live path, a turn id that is not
-         -- recordable ('' or beyond the indexable length, src/identity.ts) is NULL.
-         CASE WHEN /* recordable_id(c.turn_id) */ (typeof(c.turn_id) = 'text' AND octet_length(nullif(c.turn_id, '')) <= 512
-          AND (length(c.turn_id) = octet_length(c.turn_id)
-               OR (instr(c.turn_id, char(0)) = 0
-                   AND NOT replace(replace(replace(c.turn_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
-              THEN c.turn_id END AS turn_id,
+     AND /* prefiltered_valid_json(m.metadata) */ json_valid(m.metadata)
+), keyed AS (
+  SELECT c.rid, c.id, c.task_session_id, c.task_id,
          json_type(c.meta, '$.normalized.kind') AS kind_type,
          json_extract(c.meta, '$.normalized.kind') AS kind,
          CASE WHEN json_type(c.meta, '$.tool_call_id') = 'text'
               THEN json_extract(c.meta, '$.tool_call_id') END AS tool_call_id,    -- a JSON string only (AC-21a)
+         /* utc9(c.created_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(c.created_at, 1, 19) || ltrim(substr(c.created_at, 20), '.0123456789')) || '.' || substr(substr(c.created_at, 21, max(length(c.created_at) - 20 - length(ltrim(substr(c.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) AS created_utc9
+    FROM candidate AS c
+), qualifying AS (
+  -- AC-21: normalized.kind is the JSON string 'subagent_task'. AC-21a: session, task and
+  -- tool_call_id (a JSON string) all recordable, else skipped: the live path's AC-2 rule,
+  -- one definition (src/identity.ts), so the two paths and the health check agree.
+  SELECT p.*
+    FROM keyed AS p
+   WHERE p.kind_type = 'text' AND p.kind = 'subagent_task'
+     AND /* recordable_id(p.task_session_id) */ (typeof(p.task_session_id) = 'text' AND length(CAST(nullif(p.task_session_id, '') AS BLOB)) <= 512
+          AND (length(p.task_session_id) = length(CAST(p.task_session_id AS BLOB))
+               OR (instr(p.task_session_id, char(0)) = 0
+                   AND NOT replace(replace(replace(p.task_session_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
+     AND /* recordable_id(p.task_id) */ (typeof(p.task_id) = 'text' AND length(CAST(nullif(p.task_id, '') AS BLOB)) <= 512
+          AND (length(p.task_id) = length(CAST(p.task_id AS BLOB))
+               OR (instr(p.task_id, char(0)) = 0
+                   AND NOT replace(replace(replace(p.task_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
+     AND /* recordable_id(p.tool_call_id) */ (typeof(p.tool_call_id) = 'text' AND length(CAST(nullif(p.tool_call_id, '') AS BLOB)) <= 512
+          AND (length(p.tool_call_id) = length(CAST(p.tool_call_id AS BLOB))
+               OR (instr(p.tool_call_id, char(0)) = 0
+                   AND NOT replace(replace(replace(p.tool_call_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
+     AND p.created_utc9 IS NOT NULL
+     AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = p.task_session_id)
+), winner AS (
+  -- AC-21b: one row per (session, tool_call_id), from the message with the newest
+  -- created_at (as an instant), then the greatest id (byte order).
+  SELECT r.rid, r.created_utc9
+    FROM (SELECT q.rid, q.created_utc9,
+                 row_number() OVER (PARTITION BY q.task_session_id, q.tool_call_id
+                                    ORDER BY q.created_utc9 DESC, q.id DESC) AS rn
+            FROM qualifying AS q) AS r
+   WHERE r.rn = 1
+), parsed AS MATERIALIZED (
+  -- Pass 2, the winners only, each fetched again by rowid (CROSS JOIN keeps `winner` the
+  -- outer loop). Its metadata passed json_valid in pass 1, in this same statement's
+  -- snapshot, so it is read as it is. MATERIALIZED so each document's fields are extracted once, not again
+  -- wherever the INSERT and the literal CTEs refer to them.
+  SELECT m.id, m.task_session_id, m.task_id,
+         -- AC-21: the message's own column; as on the live path, a turn id that is not
+         -- recordable ('' or beyond the indexable length, src/identity.ts) is NULL.
+         CASE WHEN /* recordable_id(m.turn_id) */ (typeof(m.turn_id) = 'text' AND length(CAST(nullif(m.turn_id, '') AS BLOB)) <= 512
+          AND (length(m.turn_id) = length(CAST(m.turn_id AS BLOB))
+               OR (instr(m.turn_id, char(0)) = 0
+                   AND NOT replace(replace(replace(m.turn_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
+              THEN m.turn_id END AS turn_id,
+         CASE WHEN json_type(m.metadata, '$.tool_call_id') = 'text'
+              THEN json_extract(m.metadata, '$.tool_call_id') END AS tool_call_id,    -- a JSON string only (AC-21a)
          -- Text columns: only a JSON string counts, and '' is stored as NULL (column rules).
-         CASE WHEN json_type(c.meta, '$.parent_tool_call_id') = 'text'
-              THEN NULLIF(json_extract(c.meta, '$.parent_tool_call_id'), '') END AS parent_tool_call_id,
-         CASE WHEN json_type(c.meta, '$.normalized.subagent_task.subagent_type') = 'text'
-              THEN NULLIF(json_extract(c.meta, '$.normalized.subagent_task.subagent_type'), '') END AS subagent_type,
-         CASE WHEN json_type(c.meta, '$.normalized.subagent_task.description') = 'text'
-              THEN NULLIF(json_extract(c.meta, '$.normalized.subagent_task.description'), '') END AS description,
-         CASE WHEN json_type(c.meta, '$.normalized.subagent_task.agent_id') = 'text'
-              THEN NULLIF(json_extract(c.meta, '$.normalized.subagent_task.agent_id'), '') END AS agent_id,
-         CASE WHEN json_type(c.meta, '$.normalized.subagent_task.child_session_id') = 'text'
-              THEN NULLIF(json_extract(c.meta, '$.normalized.subagent_task.child_session_id'), '') END AS child_session_id,
-         CASE WHEN json_type(c.meta, '$.normalized.subagent_task.model') = 'text'
-              THEN NULLIF(json_extract(c.meta, '$.normalized.subagent_task.model'), '') END AS model,
+         CASE WHEN json_type(m.metadata, '$.parent_tool_call_id') = 'text'
+              THEN NULLIF(json_extract(m.metadata, '$.parent_tool_call_id'), '') END AS parent_tool_call_id,
+         CASE WHEN json_type(m.metadata, '$.normalized.subagent_task.subagent_type') = 'text'
+              THEN NULLIF(json_extract(m.metadata, '$.normalized.subagent_task.subagent_type'), '') END AS subagent_type,
+         CASE WHEN json_type(m.metadata, '$.normalized.subagent_task.description') = 'text'
+              THEN NULLIF(json_extract(m.metadata, '$.normalized.subagent_task.description'), '') END AS description,
+         CASE WHEN json_type(m.metadata, '$.normalized.subagent_task.agent_id') = 'text'
+              THEN NULLIF(json_extract(m.metadata, '$.normalized.subagent_task.agent_id'), '') END AS agent_id,
+         CASE WHEN json_type(m.metadata, '$.normalized.subagent_task.child_session_id') = 'text'
+              THEN NULLIF(json_extract(m.metadata, '$.normalized.subagent_task.child_session_id'), '') END AS child_session_id,
+         CASE WHEN json_type(m.metadata, '$.normalized.subagent_task.model') = 'text'
+              THEN NULLIF(json_extract(m.metadata, '$.normalized.subagent_task.model'), '') END AS model,
          -- AC-21: agent_status is the CHILD's report under normalized.subagent_task …
-         CASE WHEN json_type(c.meta, '$.normalized.subagent_task.status') = 'text'
-              THEN NULLIF(json_extract(c.meta, '$.normalized.subagent_task.status'), '') END AS agent_status,
+         CASE WHEN json_type(m.metadata, '$.normalized.subagent_task.status') = 'text'
+              THEN NULLIF(json_extract(m.metadata, '$.normalized.subagent_task.status'), '') END AS agent_status,
          -- … and tool_status the ACP tool-call status at the TOP level; never conflated.
-         CASE WHEN json_type(c.meta, '$.status') = 'text'
-              THEN NULLIF(json_extract(c.meta, '$.status'), '') END AS tool_status,
+         CASE WHEN json_type(m.metadata, '$.status') = 'text'
+              THEN NULLIF(json_extract(m.metadata, '$.status'), '') END AS tool_status,
          -- Column rules: is_async is 1 only on a positive report (JSON true).
-         CASE WHEN json_type(c.meta, '$.normalized.subagent_task.is_async') = 'true' THEN 1 ELSE 0 END AS is_async,
+         CASE WHEN json_type(m.metadata, '$.normalized.subagent_task.is_async') = 'true' THEN 1 ELSE 0 END AS is_async,
          -- Metrics (AC-23): a JSON number whose value is an integer within int64 is that
          -- integer however it is spelled (100, 1e2, 100.0: JSON has one number type, and the
          -- PostgreSQL backfill and the live path read it the same way). A plain integer
@@ -82,54 +135,26 @@ WITH candidate AS (
          -- read from it below (the `literal_*` CTEs). Strings, fractions, booleans, 1e30 are
          -- NULL. AC-7a: total_tokens and duration_ms of 0 are "not reported" (NULL); AC-9: a
          -- negative is NULL; AC-8: tool_use_count 0 stays 0.
-         CASE json_type(c.meta, '$.normalized.subagent_task.total_tokens')
-           WHEN 'integer' THEN CASE WHEN typeof(json_extract(c.meta, '$.normalized.subagent_task.total_tokens')) = 'integer'
-                                     AND json_extract(c.meta, '$.normalized.subagent_task.total_tokens') > 0
-                                    THEN json_extract(c.meta, '$.normalized.subagent_task.total_tokens') END
-           WHEN 'real' THEN c.meta -> '$.normalized.subagent_task.total_tokens' END AS total_tokens,
-         CASE json_type(c.meta, '$.normalized.subagent_task.tool_use_count')
-           WHEN 'integer' THEN CASE WHEN typeof(json_extract(c.meta, '$.normalized.subagent_task.tool_use_count')) = 'integer'
-                                     AND json_extract(c.meta, '$.normalized.subagent_task.tool_use_count') >= 0
-                                    THEN json_extract(c.meta, '$.normalized.subagent_task.tool_use_count') END
-           WHEN 'real' THEN c.meta -> '$.normalized.subagent_task.tool_use_count' END AS tool_use_count,
-         CASE json_type(c.meta, '$.normalized.subagent_task.duration_ms')
-           WHEN 'integer' THEN CASE WHEN typeof(json_extract(c.meta, '$.normalized.subagent_task.duration_ms')) = 'integer'
-                                     AND json_extract(c.meta, '$.normalized.subagent_task.duration_ms') > 0
-                                    THEN json_extract(c.meta, '$.normalized.subagent_task.duration_ms') END
-           WHEN 'real' THEN c.meta -> '$.normalized.subagent_task.duration_ms' END AS duration_ms,
+         CASE json_type(m.metadata, '$.normalized.subagent_task.total_tokens')
+           WHEN 'integer' THEN CASE WHEN typeof(json_extract(m.metadata, '$.normalized.subagent_task.total_tokens')) = 'integer'
+                                     AND json_extract(m.metadata, '$.normalized.subagent_task.total_tokens') > 0
+                                    THEN json_extract(m.metadata, '$.normalized.subagent_task.total_tokens') END
+           WHEN 'real' THEN m.metadata -> '$.normalized.subagent_task.total_tokens' END AS total_tokens,
+         CASE json_type(m.metadata, '$.normalized.subagent_task.tool_use_count')
+           WHEN 'integer' THEN CASE WHEN typeof(json_extract(m.metadata, '$.normalized.subagent_task.tool_use_count')) = 'integer'
+                                     AND json_extract(m.metadata, '$.normalized.subagent_task.tool_use_count') >= 0
+                                    THEN json_extract(m.metadata, '$.normalized.subagent_task.tool_use_count') END
+           WHEN 'real' THEN m.metadata -> '$.normalized.subagent_task.tool_use_count' END AS tool_use_count,
+         CASE json_type(m.metadata, '$.normalized.subagent_task.duration_ms')
+           WHEN 'integer' THEN CASE WHEN typeof(json_extract(m.metadata, '$.normalized.subagent_task.duration_ms')) = 'integer'
+                                     AND json_extract(m.metadata, '$.normalized.subagent_task.duration_ms') > 0
+                                    THEN json_extract(m.metadata, '$.normalized.subagent_task.duration_ms') END
+           WHEN 'real' THEN m.metadata -> '$.normalized.subagent_task.duration_ms' END AS duration_ms,
          -- Host timestamps in any Go-driver form, brought to utc9 (docs/timestamps.md): the
          -- instant, never the raw text, orders and is written. NULL when unparseable.
-         /* utc9(c.created_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(c.created_at, 1, 19) || ltrim(substr(c.created_at, 20), '.0123456789')) || '.' || substr(substr(c.created_at, 21, max(length(c.created_at) - 20 - length(ltrim(substr(c.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) AS created_utc9,
-         /* utc9(c.updated_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(c.updated_at, 1, 19) || ltrim(substr(c.updated_at, 20), '.0123456789')) || '.' || substr(substr(c.updated_at, 21, max(length(c.updated_at) - 20 - length(ltrim(substr(c.updated_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) AS updated_utc9
-    FROM candidate AS c
-), qualifying AS (
-  -- AC-21: normalized.kind is the JSON string 'subagent_task'. AC-21a: session, task and
-  -- tool_call_id (a JSON string) all recordable, else skipped: the live path's AC-2 rule,
-  -- one definition (src/identity.ts), so the two paths and the health check agree.
-  SELECT p.*
-    FROM parsed AS p
-   WHERE p.kind_type = 'text' AND p.kind = 'subagent_task'
-     AND /* recordable_id(p.task_session_id) */ (typeof(p.task_session_id) = 'text' AND octet_length(nullif(p.task_session_id, '')) <= 512
-          AND (length(p.task_session_id) = octet_length(p.task_session_id)
-               OR (instr(p.task_session_id, char(0)) = 0
-                   AND NOT replace(replace(replace(p.task_session_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
-     AND /* recordable_id(p.task_id) */ (typeof(p.task_id) = 'text' AND octet_length(nullif(p.task_id, '')) <= 512
-          AND (length(p.task_id) = octet_length(p.task_id)
-               OR (instr(p.task_id, char(0)) = 0
-                   AND NOT replace(replace(replace(p.task_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
-     AND /* recordable_id(p.tool_call_id) */ (typeof(p.tool_call_id) = 'text' AND octet_length(nullif(p.tool_call_id, '')) <= 512
-          AND (length(p.tool_call_id) = octet_length(p.tool_call_id)
-               OR (instr(p.tool_call_id, char(0)) = 0
-                   AND NOT replace(replace(replace(p.tool_call_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
-     AND p.created_utc9 IS NOT NULL
-     AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = p.task_session_id)
-), ranked AS (
-  -- AC-21b: one row per (session, tool_call_id), from the message with the newest
-  -- created_at (as an instant), then the greatest id (byte order).
-  SELECT q.*,
-         row_number() OVER (PARTITION BY q.task_session_id, q.tool_call_id
-                            ORDER BY q.created_utc9 DESC, q.id DESC) AS rn
-    FROM qualifying AS q
+         w.created_utc9,
+         /* utc9(m.updated_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(m.updated_at, 1, 19) || ltrim(substr(m.updated_at, 20), '.0123456789')) || '.' || substr(substr(m.updated_at, 21, max(length(m.updated_at) - 20 - length(ltrim(substr(m.updated_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) AS updated_utc9
+    FROM winner AS w CROSS JOIN task_session_messages AS m ON m.rowid = w.rid
 ), literal_metric AS (
   -- A metric written with a fraction or an exponent, one row per (message, metric): rare
   -- (Go's encoder writes integers plainly), so these CTEs are usually empty. The literal is
@@ -193,8 +218,8 @@ SELECT
   CASE WHEN r.tool_status IN ('complete', 'completed', 'success', 'error', 'failed', 'cancelled')
        THEN substr(COALESCE(r.updated_utc9, r.created_utc9), 1, 26) || '+00:00' END,
   substr(COALESCE(r.updated_utc9, r.created_utc9), 1, 26) || '+00:00'
-  FROM ranked AS r
- WHERE r.rn = 1
+  FROM parsed AS r
+ WHERE true -- SQLite's parser would read the ON of ON CONFLICT after a bare FROM as a join's
 -- AC-22: a row already on the key (a live row, a pre-amendment row, an earlier backfill)
 -- is left untouched, so a live write always wins and a replay is a no-op.
 ON CONFLICT (task_session_id, agent_execution_id, tool_call_id) DO NOTHING;

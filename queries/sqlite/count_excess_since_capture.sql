@@ -43,5 +43,6 @@ SELECT COUNT(*) AS "excess!::bigint" FROM (
         WHERE msg.created_at >= :sinceFloor!
           AND json_extract(msg.meta, '$.normalized.kind') = 'subagent_task'
           AND json_extract(msg.meta, '$.tool_call_id') IS NOT NULL
-          AND (/* utc9(msg.created_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(msg.created_at, 1, 19) || ltrim(substr(msg.created_at, 20), '.0123456789')) || '.' || substr(substr(msg.created_at, 21, max(length(msg.created_at) - 20 - length(ltrim(substr(msg.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!)
+          -- Behind the kind test, as in count_shortfall_since_capture.sql (why there).
+          AND (CASE WHEN json_extract(msg.meta, '$.normalized.kind') = 'subagent_task' THEN /* utc9(msg.created_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(msg.created_at, 1, 19) || ltrim(substr(msg.created_at, 20), '.0123456789')) || '.' || substr(substr(msg.created_at, 21, max(length(msg.created_at) - 20 - length(ltrim(substr(msg.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) END) >= :since!)
 ) AS excess;

@@ -44,17 +44,17 @@ WITH candidate AS (
     FROM candidate_id AS c
    WHERE json_type(c.meta, '$.normalized.kind') = 'text'
      AND json_extract(c.meta, '$.normalized.kind') = 'subagent_task'
-     AND /* recordable_id(c.task_session_id) */ (typeof(c.task_session_id) = 'text' AND octet_length(nullif(c.task_session_id, '')) <= 512
-          AND (length(c.task_session_id) = octet_length(c.task_session_id)
+     AND /* recordable_id(c.task_session_id) */ (typeof(c.task_session_id) = 'text' AND length(CAST(nullif(c.task_session_id, '') AS BLOB)) <= 512
+          AND (length(c.task_session_id) = length(CAST(c.task_session_id AS BLOB))
                OR (instr(c.task_session_id, char(0)) = 0
                    AND NOT replace(replace(replace(c.task_session_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
-     AND /* recordable_id(c.task_id) */ (typeof(c.task_id) = 'text' AND octet_length(nullif(c.task_id, '')) <= 512
-          AND (length(c.task_id) = octet_length(c.task_id)
+     AND /* recordable_id(c.task_id) */ (typeof(c.task_id) = 'text' AND length(CAST(nullif(c.task_id, '') AS BLOB)) <= 512
+          AND (length(c.task_id) = length(CAST(c.task_id AS BLOB))
                OR (instr(c.task_id, char(0)) = 0
                    AND NOT replace(replace(replace(c.task_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
      AND json_type(c.meta, '$.tool_call_id') = 'text'
-     AND /* recordable_id(c.tool_call_id) */ (typeof(c.tool_call_id) = 'text' AND octet_length(nullif(c.tool_call_id, '')) <= 512
-          AND (length(c.tool_call_id) = octet_length(c.tool_call_id)
+     AND /* recordable_id(c.tool_call_id) */ (typeof(c.tool_call_id) = 'text' AND length(CAST(nullif(c.tool_call_id, '') AS BLOB)) <= 512
+          AND (length(c.tool_call_id) = length(CAST(c.tool_call_id AS BLOB))
                OR (instr(c.tool_call_id, char(0)) = 0
                    AND NOT replace(replace(replace(c.tool_call_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
      AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = c.task_session_id)

@@ -66,8 +66,9 @@ export function renderResultsBlock(opts: BenchRun): string {
 
 /** The section and dialect cells of a results row or a run-details line, else null. */
 function rowKey(line: string): string | null {
-  const row = /^\| ([^|]+?) \| ([^|]+?) \|/.exec(line);
-  if (row && row[1] !== 'Section' && row[1] !== '---') return `${row[1]}\u0000${row[2]}`;
+  // Cells trimmed: Prettier pads a table's cells to one width after a run writes it.
+  const row = /^\| ([^|]+?) *\| ([^|]+?) *\|/.exec(line);
+  if (row && row[1] !== 'Section' && !row[1].startsWith('---')) return `${row[1]}\u0000${row[2]}`;
   const detail = /^- ([^,]+), ([^,]+), /.exec(line);
   return detail ? `${detail[1]}\u0000${detail[2]}` : null;
 }

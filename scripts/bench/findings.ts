@@ -9,7 +9,7 @@ export interface Target {
 }
 
 export interface Finding {
-  section: 'live writer' | 'batch' | 'backfill' | 'health' | 'replay' | 'report' | 'acp intake' | 'proxy';
+  section: 'live writer' | 'batch' | 'backfill' | 'hostile document' | 'health' | 'replay' | 'report' | 'acp intake' | 'proxy';
   dialect: 'sqlite' | 'postgres';
   config: string;
   measured: string;

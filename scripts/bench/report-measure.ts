@@ -32,6 +32,8 @@ export interface ReportMeasurement {
   /** Peak resident set over report() calls alone (KiB), and the JS heap after them. */
   peakRssKb: number;
   heapUsedKb: number;
+  /** report({ since }) over the newest FIXED_WINDOW_MESSAGES messages (the scaling row). */
+  fixedWindowMs: number[];
 }
 
 async function timeMs<T>(fn: () => Promise<T>): Promise<[number, T]> {
@@ -40,11 +42,16 @@ async function timeMs<T>(fn: () => Promise<T>): Promise<[number, T]> {
   return [msSince(start), value];
 }
 
+/** The scaling row's fixed window: the newest 2,500 messages (the 0.25M store's last 1%). */
+const FIXED_WINDOW_MESSAGES = 2_500;
+export const fixedWindowFraction = (messages: number) => Math.max(0, 1 - FIXED_WINDOW_MESSAGES / messages);
+
 export async function measureReport(
   target: ReportTarget,
   store: SubagentContextStore,
   runs: number,
   memory: { reset(): void; peakKb(): number },
+  messages: number,
 ): Promise<ReportMeasurement> {
   const sinceText = await target.createdAtAt(0.99);
   const since = formatKeyInstant(parseInstant(sinceText)!);
@@ -60,6 +67,7 @@ export async function measureReport(
     rows: 0,
     peakRssKb: 0,
     heapUsedKb: 0,
+    fixedWindowMs: [],
   };
   // Memory first, over report() alone.
   memory.reset();
@@ -91,5 +99,8 @@ export async function measureReport(
     const order = r % 2 === 0 ? [0, 1, 2, 3] : [1, 0, 3, 2];
     for (const i of order) await steps[i]();
   }
+  // The scaling row's window: the same number of newest messages on every store.
+  const fixedSince = formatKeyInstant(parseInstant(await target.createdAtAt(fixedWindowFraction(messages)))!);
+  for (let r = 0; r < Math.max(3, runs); r++) m.fixedWindowMs.push((await timeMs(() => store.report({ since: fixedSince })))[0]);
   return m;
 }

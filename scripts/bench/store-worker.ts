@@ -1,21 +1,31 @@
 // Child process: measures ONE cached synthetic store on one dialect, so its peak RSS is that
 // store's alone. Prints one JSON line (StoreMeasurement) on stdout.
 //   backfill: runMigrations() on the un-upgraded store, vs SELECT sum(length(metadata)) on the
-//             same store (the physical floor of any one-pass backfill), alternating, warm cache.
+//             same store (the physical floor of any one-pass backfill), alternating, warm cache;
+//             and vs the Kandev-shaped peer statement (./peer-statements.ts) on the same store.
+//             Its peak RSS is read right after the backfill runs, before any other section.
 //   replay:   runMigrations() again on the activated store.
 //   health:   checkHealth() with capture_since at the 99th percentile of created_at (the last 1%)
-//             vs at the first message (a full window), same store, alternating.
+//             vs at the first message (a full window), same store, alternating; and the
+//             package's two anti-joins vs the spec's EXCEPT forms, both at the last 1%.
 //   report:   store.report() vs bare reads of the same rows (./report-measure.ts).
 // Between backfill runs the store is reset to its generated state (the package's tables and
 // any index it added are dropped).
 import Database from 'better-sqlite3';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import * as postgresQueries from '../../generated/postgres/index.js';
+import { packageSchema as postgresPackageSchema } from '../../generated/postgres/index.js';
+import * as sqliteQueries from '../../generated/sqlite/index.js';
+import { packageSchema as sqlitePackageSchema } from '../../generated/sqlite/index.js';
+import { postgresWindow } from '../../src/postgres/health.js';
+import { sqliteWindow } from '../../src/sqlite/health.js';
 import { clientFor, poolFor } from '../lib/postgres-database.js';
-import { formatKeyInstant, parseInstant } from '../../src/instant.js';
+import { ceilToMicros, formatKeyInstant, formatMicros, formatUtc9, parseInstant } from '../../src/instant.js';
 import { createPostgresStore, createSqliteStore, type SubagentContextStore } from '../../src/index.js';
 import { readPostgresManifest, resetPostgresStore, resetSqliteStore, type StoreManifest } from '../lib/synthetic-store.js';
-import { measureReport, type ReportMeasurement, type ReportTarget } from './report-measure.js';
+import { fixedWindowFraction, measureReport, type ReportMeasurement, type ReportTarget } from './report-measure.js';
+import { peerStatements, type PeerTimes } from './peer-statements.js';
 import { msSince } from './stats.js';
 
 export interface StoreMeasurement {
@@ -23,9 +33,9 @@ export interface StoreMeasurement {
   dialect: 'sqlite' | 'postgres';
   messages: number;
   subagentMessages: number;
-  backfill?: { runMs: number[]; floorMs: number[]; ok: boolean; rows: number; failedSteps: string[] };
+  backfill?: { runMs: number[]; floorMs: number[]; peerMs: number[]; peerRows: number; ok: boolean; rows: number; failedSteps: string[]; peakRssKb: number };
   replay?: { ms: number[] };
-  health?: { recentMs: number[]; fullMs: number[]; recentVerdict: string; fullVerdict: string };
+  health?: { recentMs: number[]; fullMs: number[]; recentVerdict: string; fullVerdict: string; antiJoins: PeerTimes; fixedWindowMs: number[] };
   report?: ReportMeasurement;
   /** This process's peak resident set during the measurements (KiB). */
   peakRssKb: number;
@@ -44,6 +54,12 @@ interface Target extends ReportTarget {
   createdAtAt(fraction: number): Promise<string>;
   setCaptureSince(value: string): Promise<void>;
   serverPeakRssKb(): Promise<number | undefined>;
+  /** Resets the store and creates the package's empty tables, as runMigrations would, untimed. */
+  prepareEmptySchema(): Promise<void>;
+  /** Runs one bench-only statement (scripts/bench/peer/<dialect>/<name>.sql); rows changed or the count it returns. */
+  peer(name: 'backfill' | 'shortfall' | 'excess', sinceNs?: bigint): Promise<number>;
+  /** The package's own anti-join statement, as checkHealth runs it. */
+  ours(name: 'shortfall' | 'excess', sinceNs: bigint): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -79,6 +95,19 @@ function sqliteTarget(file: string, manifest: StoreManifest): Target {
       ).created_at,
     setCaptureSince: async (value) => void db.prepare('UPDATE kandev_meta SET value = ? WHERE key = ?').run(value, CAPTURE_SINCE),
     serverPeakRssKb: async () => undefined,
+    prepareEmptySchema: async () => {
+      resetSqliteStore(db, manifest);
+      for (const script of sqlitePackageSchema) db.exec(script.sql);
+    },
+    peer: async (name, sinceNs) => {
+      const stmt = db.prepare(peerStatements.sqlite[name]);
+      if (name === 'backfill') return stmt.run().changes;
+      return Number((stmt.get({ since: formatUtc9(sinceNs!) }) as { n: number }).n);
+    },
+    ours: async (name, sinceNs) => {
+      const q = name === 'shortfall' ? sqliteQueries.countShortfallSinceCapture : sqliteQueries.countExcessSinceCapture;
+      return Number(Object.values(q.get(sqliteWindow(sinceNs), db) ?? {})[0] ?? 0);
+    },
     close: async () => void db.close(),
   };
 }
@@ -134,6 +163,20 @@ async function postgresTarget(url: string, manifest: StoreManifest): Promise<Tar
       });
       return peaks.length ? Math.max(...peaks) : undefined;
     },
+    prepareEmptySchema: async () => {
+      await resetPostgresStore(admin, manifest);
+      for (const script of postgresPackageSchema) await admin.query(script.sql);
+    },
+    peer: async (name, sinceNs) => {
+      const sql = peerStatements.postgres[name];
+      if (name === 'backfill') return (await admin.query(sql)).rowCount ?? 0;
+      return Number((await admin.query(sql, [formatMicros(ceilToMicros(sinceNs!))])).rows[0].n);
+    },
+    ours: async (name, sinceNs) => {
+      const q = name === 'shortfall' ? postgresQueries.countShortfallSinceCapture : postgresQueries.countExcessSinceCapture;
+      const rows = (await q.run(postgresWindow(sinceNs), admin)) as unknown as Record<string, unknown>[];
+      return Number(Object.values(rows[0] ?? {})[0] ?? 0);
+    },
     close: async () => {
       await pool.end();
       await admin.end();
@@ -179,11 +222,14 @@ async function main(): Promise<void> {
       location: { type: 'string' },
       runs: { type: 'string', default: '3' },
       sections: { type: 'string', default: 'backfill,replay,health,report' },
+      'peer-runs': { type: 'string' },
     },
   });
   const dialect = values.dialect === 'postgres' ? 'postgres' : 'sqlite';
   const location = values.location!;
   const runs = Number(values.runs);
+  // The peers are slow by design (a full JSON parse of every message): fewer runs of them.
+  const peerRuns = Number(values['peer-runs'] ?? Math.min(runs, 3));
   const sections = new Set(values.sections!.split(','));
   const manifest = dialect === 'sqlite' ? readSqliteManifestRw(location) : await readPostgresManifest(location);
   if (!manifest) throw new Error(`${location} is not a generated benchmark store`);
@@ -201,7 +247,20 @@ async function main(): Promise<void> {
     await target.floor(); // warm the cache once, for both paths alike
     out.baselineRssKb = resetPeakRss();
     if (sections.has('backfill')) {
-      const b = { runMs: [] as number[], floorMs: [] as number[], ok: true, rows: 0, failedSteps: [] as string[] };
+      const b = {
+        runMs: [] as number[],
+        floorMs: [] as number[],
+        peerMs: [] as number[],
+        peerRows: 0,
+        ok: true,
+        rows: 0,
+        failedSteps: [] as string[],
+        peakRssKb: 0,
+      };
+      const measurePeer = async () => {
+        await target.prepareEmptySchema();
+        b.peerMs.push(await timeMs(async () => (b.peerRows = await target.peer('backfill'))));
+      };
       for (let r = 0; r < runs; r++) {
         const measureFloor = async () => b.floorMs.push(await timeMs(() => target.floor()));
         if (r % 2 === 1) await measureFloor();
@@ -214,7 +273,14 @@ async function main(): Promise<void> {
         b.rows = await target.count();
         if (r % 2 === 0) await measureFloor();
       }
+      // The backfill's own peak, before the peer (whose memory is not the package's) and the
+      // health and report sections (the report resets the high-water mark for its own).
+      b.peakRssKb = peakRssKb();
+      out.serverPeakRssKb = await target.serverPeakRssKb();
+      for (let r = 0; r < peerRuns; r++) await measurePeer();
       out.backfill = b;
+      await target.reset(); // the peer's rows out, the package's backfill in, for the sections below
+      await target.store().runMigrations();
     } else {
       await target.reset();
       await target.store().runMigrations();
@@ -245,12 +311,29 @@ async function main(): Promise<void> {
           }
         }
       }
-      out.health = h;
+      // The two anti-joins at the last 1%, the package's statement vs the spec's EXCEPT form, alternating.
+      const sinceNs = parseInstant(recent)!;
+      const a: PeerTimes = { shortfall: { oursMs: [], peerMs: [], ours: 0, peer: 0 }, excess: { oursMs: [], peerMs: [], ours: 0, peer: 0 } };
+      for (const name of ['shortfall', 'excess'] as const) {
+        const t = a[name];
+        for (let r = 0; r < peerRuns; r++) {
+          const one = async (which: 'ours' | 'peer') => {
+            const ms = await timeMs(async () => (t[which] = which === 'ours' ? await target.ours(name, sinceNs) : await target.peer(name, sinceNs)));
+            t[which === 'ours' ? 'oursMs' : 'peerMs'].push(ms);
+          };
+          for (const which of r % 2 === 0 ? (['ours', 'peer'] as const) : (['peer', 'ours'] as const)) await one(which);
+        }
+      }
+      // The scaling row's window: the same number of newest messages on every store.
+      await target.setCaptureSince(key(await target.createdAtAt(fixedWindowFraction(manifest.profile.messages))));
+      const fixedWindowMs: number[] = [];
+      for (let r = 0; r < Math.max(3, runs); r++) fixedWindowMs.push(await timeMs(() => store.checkHealth()));
+      out.health = { ...h, antiJoins: a, fixedWindowMs };
     }
     if (sections.has('report')) {
-      out.report = await measureReport(target, target.store(), runs, { reset: () => void resetPeakRss(), peakKb: peakRssKb });
+      out.report = await measureReport(target, target.store(), runs, { reset: () => void resetPeakRss(), peakKb: peakRssKb }, manifest.profile.messages);
     }
-    out.serverPeakRssKb = await target.serverPeakRssKb();
+    out.serverPeakRssKb ??= await target.serverPeakRssKb();
     await target.reset(); // leave the cached store as generated
   } finally {
     await target.close();

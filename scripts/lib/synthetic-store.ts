@@ -44,6 +44,9 @@ export const STORE_PROFILES = {
   reference: profile('reference', '~330 MB reference store: ~250 subagent messages among ~240k', 240_000, 253, 1),
   'sparse-1m': profile('sparse-1m', '1M messages, 0.02% subagent messages', 1_000_000, 200, 2),
   'dense-1m': profile('dense-1m', '1M messages, 5% subagent messages', 1_000_000, 50_000, 3),
+  // The scaling row (issue 20): the sparse shape at a quarter and four times sparse-1m.
+  'sparse-250k': profile('sparse-250k', '250k messages, 0.02% subagent messages', 250_000, 50, 7),
+  'sparse-4m': profile('sparse-4m', '4M messages, 0.02% subagent messages', 4_000_000, 800, 8),
   'reference-quick': profile('reference-quick', 'quick: 24k messages, 25 subagent messages', 24_000, 25, 4),
   'sparse-quick': profile('sparse-quick', 'quick: 100k messages, 0.02% subagent messages', 100_000, 20, 5),
   'dense-quick': profile('dense-quick', 'quick: 100k messages, 5% subagent messages', 100_000, 5_000, 6),
