@@ -1,5 +1,5 @@
 // Issue 16 item 10: the declared SQLite floor is true. Every schema script and every statement
-// the package ships for SQLite (the product's and the demo's) is applied or prepared on an
+// the package ships for SQLite (the product's, the demo's and the proxy's) is applied or prepared on an
 // engine of the declared minimum version (test/helpers/floor-sqlite.ts), so a statement that
 // needs a newer engine — octet_length (3.43), unistr (3.50), json_pretty (3.46) … — fails here,
 // naming the file, instead of failing a user's backfill on every boot after the version check
@@ -11,6 +11,7 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as demo from '../generated/sqlite/demo/index.js';
 import * as product from '../generated/sqlite/index.js';
+import * as proxy from '../generated/sqlite/proxy/index.js';
 import { hostSchema, legacySchema, packageSchema, upgradeSchema } from '../generated/sqlite/index.js';
 import { createSqliteMigrationDatabase } from '../src/sqlite/migrations.js';
 import { SqlitePreparedQuery } from '../src/sqlite/prepared-query.js';
@@ -24,7 +25,7 @@ function sqlFiles(dir: string): string[] {
   );
 }
 
-const statements: { name: string; sql: string }[] = [...Object.values(product), ...Object.values(demo)].flatMap((v: unknown) =>
+const statements: { name: string; sql: string }[] = [...Object.values(product), ...Object.values(demo), ...Object.values(proxy)].flatMap((v: unknown) =>
   v instanceof SqlitePreparedQuery ? [{ name: v.name, sql: v.sql }] : [],
 );
 
