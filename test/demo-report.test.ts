@@ -16,6 +16,7 @@ import { runCli } from '../src/cli/main.js';
 import { EXIT } from '../src/cli/exit-codes.js';
 import { parseInstant } from '../src/instant.js';
 import { describeBothDialects, type Dialect } from './helpers/test-db.js';
+import { CLAUDE_FANOUT_UPDATES } from '../src/demo/acp-recording.js';
 
 interface DemoTarget {
   /** The demo's database option: ['--sqlite', FILE] or ['--postgres', URL]. */
@@ -552,7 +553,7 @@ describeBothDialects('demo safety and determinism', (dialect) => {
     expect(a.text).toContain('What it found');
   });
 
-  it('by default prints the finding first, in about 25 lines, with figures the tables hold', async () => {
+  it('by default prints the finding first, in about 30 lines, with figures the tables hold', async () => {
     const t = await open();
     const run = await captureDemo(t.args);
     expect([run.code, run.errors]).toEqual([EXIT.ok, '']);
@@ -600,6 +601,15 @@ describeBothDialects('demo safety and determinism', (dialect) => {
     expect(histogram).toEqual(contiguous(e.fanOut.unknown));
     expect(num(printed(run.text, /([\d,]+) rows backfilled from history/)[1])).toBe(e.provenance.backfill);
     expect(printed(run.text, /Health check: (\w+), shortfall (\d+)\./).slice(1)).toEqual(['healthy', '0']);
+    // The wire turn: as many notifications as the recording holds, and as many subagents as rows
+    // carry one of the recording's tool-call ids (the subagents' own tool calls made none).
+    const wire = printed(run.text, /The last turn came off the wire: ([\d,]+) ACP notifications .*: ([\d,]+) subagents?\./);
+    const recordedIds = [...new Set(CLAUDE_FANOUT_UPDATES.map((u) => (u as { toolCallId?: string }).toolCallId).filter((id) => id !== undefined))];
+    const wireRows = await t.query<{ n: number | string }>(
+      `SELECT count(*) AS n FROM task_session_subagents WHERE tool_call_id IN (${recordedIds.map((id) => `'${id}'`).join(', ')})`,
+    );
+    expect(wire.slice(1).map(num)).toEqual([CLAUDE_FANOUT_UPDATES.length, Number(wireRows[0]!.n)]);
+    expect(Number(wireRows[0]!.n)).toBeGreaterThan(0);
     expect(run.text).toMatch(/^ {3}8 notes on how far these figures may be read: run with --verbose/m);
     expect(run.text).toContain('demo --verbose');
     expect(run.text).not.toMatch(/runMigrations|Read these first/);

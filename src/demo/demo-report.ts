@@ -1,5 +1,5 @@
 // Renders the demo's report as plain terminal text, in two lengths: by default the finding
-// in plain words, its two charts and one paragraph on what ran (about 25 lines); with
+// in plain words, its two charts and one paragraph on what ran (about 30 lines); with
 // --verbose the full walk-through, step by step. Every figure comes from the store's own
 // API: the migration report, the counters, the health report, listBySession(), and
 // store.report(), printed by the `report` command's own formatter; the story lines only
@@ -143,6 +143,7 @@ function whatRanLines(input: DemoReportInput): string[] {
     `A seeded host history (${plural(h.cards, 'card')}, ${fmt(h.messages)} messages, ${plural(h.subagentMessages, 'subagent launch', 'subagent launches')}) was upgraded at ${input.upgradeAt}`,
     `(simulated clock): ${plural(m.steps.length, 'migration step')}, ${m.ok ? 'ok' : 'FAILED'}, ${plural(input.report.provenance.backfill, 'row')} backfilled from history. Then ${plural(c.attempted, 'live frame')}:`,
     `${fmt(c.persisted)} persisted, ${fmt(c.skipped_no_identity)} skipped without a task id, ${fmt(c.failed)} failed. Health check: ${health}.`,
+    `The last turn came off the wire: ${fmt(input.live.acp.updates)} ACP notifications recorded from a real Claude Code run, through createAcpRecorder: ${plural(input.live.acp.subagents, 'subagent')}.`,
   ];
 }
 

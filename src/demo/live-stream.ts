@@ -7,7 +7,7 @@
 // subagent launch produces, exactly as the host's message writer would, so the health
 // check has an independent expected count to compare against.
 import type { SubagentContextStore, SubagentFrame, SubagentTaskPayload } from '../index.js';
-import { streamAcpTraffic } from './acp-stream.js';
+import { streamAcpTraffic, type AcpStreamResult } from './acp-stream.js';
 import type { HostMessage } from './host-rows.js';
 import type { SimulatedClock } from './simulated-clock.js';
 
@@ -32,6 +32,8 @@ export interface LiveStreamResult {
   sessionId: string;
   /** One line per noteworthy delivery, for the report. */
   notes: string[];
+  /** The turn that came off the wire: recorded ACP notifications through the ACP recorder. */
+  acp: AcpStreamResult;
 }
 
 const MINUTE = 60_000_000_000n;
@@ -233,5 +235,5 @@ export async function streamLiveFrames(
     `${acp.updates} ACP session/update notifications recorded from a real Claude Code run went through createAcpRecorder: ${acp.frames} frames, ${acp.subagents} subagents (one nested, one in the background); the subagents' own tool calls made no row`,
   );
 
-  return { frames, burstFrames: burst.length, reused: { sessionId: where.sessionId, toolCallId: reusedId }, sessionId: where.sessionId, notes };
+  return { frames, burstFrames: burst.length, reused: { sessionId: where.sessionId, toolCallId: reusedId }, sessionId: where.sessionId, notes, acp };
 }
