@@ -23,7 +23,7 @@ import { startEmbeddedPostgres, type RunningPostgres } from './lib/embedded-post
 import { startPgBouncer, type RunningPgBouncer } from './lib/pgbouncer.js';
 import { STORE_PROFILES, type StoreProfileName } from './lib/synthetic-store.js';
 import { postgresBatch, sqliteBatch } from './bench/batch-section.js';
-import { mergeResultsBlock, renderFindings, renderResultsBlock, writeResultsBlock } from './bench/benchmarks-md.js';
+import { formatWithPrettier, mergeResultsBlock, renderFindings, renderResultsBlock, writeResultsBlock } from './bench/benchmarks-md.js';
 import type { Finding } from './bench/findings.js';
 import { postgresLive, sqliteLive } from './bench/live-writer-section.js';
 import { hugeDocumentSection } from './bench/huge-document-section.js';
@@ -154,6 +154,7 @@ async function main(): Promise<void> {
     const file = join(root, 'BENCHMARKS.md');
     if (all) writeResultsBlock(file, renderResultsBlock(run));
     else mergeResultsBlock(file, run, { sections: [...sections].map((s) => FINDING_SECTION[s as (typeof SECTIONS)[number]]), dialects });
+    await formatWithPrettier(file);
     process.stderr.write(`bench: wrote BENCHMARKS.md${all ? '' : ` (only the rows of ${[...sections].join(', ')}, ${dialects.join(' and ')})`}\n`);
   }
 }

@@ -4,6 +4,7 @@
 // (`--section live`) replaces just those sections' rows and run details, and records its own
 // command and machine beside the full run's.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { format, resolveConfig } from 'prettier';
 import { verdict, type Finding } from './findings.js';
 
 const START = '<!-- bench:results:start -->';
@@ -144,4 +145,11 @@ export function writeResultsBlock(file: string, block: string): void {
   const end = current.indexOf(END);
   const next = start >= 0 && end > start ? `${current.slice(0, start)}${block}${current.slice(end + END.length)}` : `${current.trimEnd()}\n\n${block}\n`;
   writeFileSync(file, next);
+}
+
+/** Formats the written file as `npm run lint` checks it (Prettier pads the tables), so a bench
+ * run never leaves the tree failing its own lint step. */
+export async function formatWithPrettier(file: string): Promise<void> {
+  const options = (await resolveConfig(file)) ?? {};
+  writeFileSync(file, await format(readFileSync(file, 'utf8'), { ...options, filepath: file }));
 }
