@@ -135,7 +135,7 @@ beforeAll(async () => {
   demoDatabase = await createDatabase(inject('pgUrl'), `packaging_demo_${process.pid}`, { replaceExisting: true });
   packed = await packPackage(work);
   [prepared.sqlite, prepared.postgres] = await Promise.all([prepare('sqlite'), prepare('postgres')]);
-}, 20 * 60_000);
+}, 25 * 60_000);
 
 afterAll(async () => {
   await database?.drop();

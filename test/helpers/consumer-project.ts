@@ -1,7 +1,7 @@
 // An empty host project that installs the packed tarball from the npm cache/registry (never
 // from this worktree's node_modules), type-checks with this repository's TypeScript, and runs
 // what it compiled. Stands in for a new user of the package.
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { run, type CommandResult } from './run-command.js';
 
@@ -27,6 +27,10 @@ const TSCONFIG = {
 /** A bundler compiles ES modules only, so the CommonJS check is left to NodeNext. */
 const TSCONFIG_BUNDLER = { extends: './tsconfig.json', compilerOptions: { module: 'ESNext', moduleResolution: 'Bundler', noEmit: true }, include: ['*.ts'] };
 
+/** Well past a real install here (better-sqlite3 builds from source: about a minute idle,
+ * several on a loaded machine), short enough to leave a retry room in the suite's hook. */
+const INSTALL_TIMEOUT_MS = 8 * 60_000;
+
 export interface ConsumerProject {
   readonly dir: string;
   readonly install: CommandResult;
@@ -40,7 +44,21 @@ export async function createConsumerProject(
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'host', private: true, type: 'module', allowScripts: opts.allowScripts ?? {} }, null, 2));
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(TSCONFIG, null, 2));
   writeFileSync(join(dir, 'tsconfig.bundler.json'), JSON.stringify(TSCONFIG_BUNDLER, null, 2));
-  const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...opts.packages], { cwd: dir, env: opts.env });
+  const npmInstall = () =>
+    run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...opts.packages], { cwd: dir, env: opts.env, timeoutMs: INSTALL_TIMEOUT_MS });
+  let install = await npmInstall();
+  if (install.timedOut) {
+    // npm can hang idle with no socket open (seen here once in a loaded run: an install parked in
+    // epoll for 10 minutes while the same install beside it finished). One clean retry; a second
+    // hang fails the suite, naming both attempts.
+    rmSync(join(dir, 'node_modules'), { recursive: true, force: true });
+    rmSync(join(dir, 'package-lock.json'), { force: true });
+    const retry = await npmInstall();
+    install = {
+      ...retry,
+      output: `first attempt killed after ${INSTALL_TIMEOUT_MS / 60_000} min without finishing:\n${install.output}\nretry:\n${retry.output}`,
+    };
+  }
   return { dir, install };
 }
 

@@ -10,14 +10,32 @@ export interface CommandResult {
   readonly output: string;
 }
 
-export function run(command: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<CommandResult> {
+export interface RunOptions {
+  cwd: string;
+  env?: NodeJS.ProcessEnv;
+  /** Kill the command (SIGKILL) after this long; its result then has `timedOut: true` and code null. */
+  timeoutMs?: number;
+}
+
+export function run(command: string, args: readonly string[], options: RunOptions): Promise<CommandResult & { timedOut: boolean }> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
+    let timedOut = false;
+    const timer =
+      options.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            child.kill('SIGKILL');
+          }, options.timeoutMs);
     child.stdout.on('data', (d: Buffer) => (stdout += d));
     child.stderr.on('data', (d: Buffer) => (stderr += d));
     child.on('error', reject);
-    child.on('close', (code) => resolvePromise({ code, stdout, stderr, output: `${stdout}${stderr}` }));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code, stdout, stderr, output: `${stdout}${stderr}`, timedOut });
+    });
   });
 }
