@@ -2,43 +2,23 @@
 // store holding one 50 MB metadata document, in a child process per case (huge-document-worker.ts)
 // so each peak RSS is that run's alone. No ceiling to divide by: the figure is the peak itself,
 // held to a bound stated as a multiple of the document.
-import { spawn } from 'node:child_process';
-import { join, dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { Finding } from './findings.js';
 import type { HugeDocumentMeasurement } from './huge-document-worker.js';
+import { runWorker } from './run-worker.js';
 import { fmtInt, fmtMs } from './stats.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const mb = (kb: number) => `${fmtInt(kb / 1024)} MB`;
 /** The bound: peak growth over the baseline within this multiple of the document's size. */
 const BOUND = 12;
-
-function runWorker(args: string[]): Promise<HugeDocumentMeasurement | null> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'huge-document-worker.ts'), ...args], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      cwd: resolve(here, '..', '..'),
-    });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += String(chunk)));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      const line = out.trim().split('\n').at(-1) ?? '';
-      if (code === 0 && args.includes('prepare')) return resolvePromise(null);
-      if (code !== 0 || !line.startsWith('{')) return reject(new Error(`huge-document worker exited with ${code}: ${out}`));
-      resolvePromise(JSON.parse(line) as HugeDocumentMeasurement);
-    });
-  });
-}
 
 export async function hugeDocumentSection(cacheDir: string, dialect: 'sqlite' | 'postgres', serverUrl?: string): Promise<Finding[]> {
   const findings: Finding[] = [];
   for (const field of ['description', 'result_text']) {
     const location = dialect === 'sqlite' ? join(cacheDir, 'huge-document.db') : serverUrl!;
     const args = ['--dialect', dialect, '--location', location, '--field', field];
-    await runWorker([...args, '--phase', 'prepare']);
-    const m = (await runWorker([...args, '--phase', 'measure']))!;
+    await runWorker('huge-document-worker.ts', [...args, '--phase', 'prepare'], { returnsNothing: true });
+    const m = (await runWorker<HugeDocumentMeasurement>('huge-document-worker.ts', [...args, '--phase', 'measure']))!;
     const growthKb = m.peakRssKb - m.baselineRssKb;
     const multiple = (growthKb * 1024) / m.documentBytes;
     findings.push({

@@ -1,39 +1,18 @@
 // Backfill, replay, health and report on the synthetic stores: generates (or reuses) each cached
 // store, measures it in its own child process (store-worker.ts) so peak RSS is per store, and
 // turns the measurements into findings.
-import { spawn } from 'node:child_process';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { RunningPostgres } from '../lib/embedded-postgres.js';
 import { ensurePostgresStore, ensureSqliteStore, STORE_PROFILES, type StoreProfileName } from '../lib/synthetic-store.js';
 import type { Finding } from './findings.js';
 import { fmtInt, fmtMs, fmtRatio, median } from './stats.js';
+import { runWorker } from './run-worker.js';
 import type { StoreMeasurement } from './store-worker.js';
-
-const here = dirname(fileURLToPath(import.meta.url));
 
 /** Backfill targets per store shape (issue 6): wall time over the floor's. */
 const BACKFILL_TARGET: Record<string, number> = { reference: 1.0, sparse: 1.5, dense: 3.0 };
 const shape = (profile: string) => profile.split('-')[0];
 const runsText = (n: number) => `${n} run${n === 1 ? '' : 's'}`;
 const mb = (kb: number | undefined) => (kb === undefined ? 'n/a' : `${fmtInt(kb / 1024)} MB`);
-
-function runWorker(args: string[]): Promise<StoreMeasurement> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'store-worker.ts'), ...args], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      cwd: resolve(here, '..', '..'),
-    });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += String(chunk)));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      const line = out.trim().split('\n').at(-1) ?? '';
-      if (code !== 0 || !line.startsWith('{')) return reject(new Error(`store worker exited with ${code}: ${out}`));
-      resolvePromise(JSON.parse(line) as StoreMeasurement);
-    });
-  });
-}
 
 /** report() vs the bare reads it replaces (issue 13: ≤ 3×). */
 function reportFindings(dialect: 'sqlite' | 'postgres', storeText: string, r: NonNullable<StoreMeasurement['report']>): Finding[] {
@@ -174,7 +153,7 @@ export async function storeSections(o: StoreSectionOptions): Promise<Finding[]> 
       const sections = wanted.filter((s) => s !== 'health' || isMillion);
       if (sections.length === 0) continue;
       process.stderr.write(`bench: ${dialect} ${name}: ${sections.join(', ')} …\n`);
-      const m = await runWorker([
+      const m = (await runWorker<StoreMeasurement>('store-worker.ts', [
         '--dialect',
         dialect,
         '--location',
@@ -183,7 +162,7 @@ export async function storeSections(o: StoreSectionOptions): Promise<Finding[]> 
         String(o.runs),
         '--sections',
         sections.join(','),
-      ]);
+      ]))!;
       const storeText = `${name} (${fmtInt(m.messages)} messages, ${fmtInt(m.subagentMessages)} subagent)`;
       if (m.backfill) {
         const run = median(m.backfill.runMs);
