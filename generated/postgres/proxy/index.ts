@@ -2,3 +2,4 @@
 export * from './proxy_ensure_session.queries.js';
 export * from './proxy_read_session_task.queries.js';
 export * from './proxy_upsert_subagent_message.queries.js';
+export * from './proxy_upsert_subagent_messages_batch.queries.js';
