@@ -1,18 +1,22 @@
 // The proxy's PostgreSQL store, on a small pool of its own. Each batch is one transaction on
-// one client; every job's host rows sit in a savepoint and the store's write joins the same
-// transaction ({ client }), so a message and its subagent row commit together.
+// one client (batch-jobs.ts: the message rows in one statement, the subagent rows through
+// recordFrames joining the same transaction, { client }), so a message and its subagent row
+// commit together.
 import pg from 'pg';
 import { hostSchema } from '../../generated/postgres/index.js';
-import { proxyEnsureSession, proxyReadSessionTask, proxyUpsertSubagentMessage } from '../../generated/postgres/proxy/index.js';
+import { proxyEnsureSession, proxyReadSessionTask, proxyUpsertSubagentMessage, proxyUpsertSubagentMessagesBatch } from '../../generated/postgres/proxy/index.js';
 import { formatMicros } from '../instant.js';
 import { createPostgresStore } from '../postgres/store.js';
 import { withSavepoint, withTransaction } from '../postgres/transaction.js';
-import { describeJobError, subagentMessageId, subagentMessageMetadata, writeJobs, type ProxyDatabase, type ProxyDatabaseOptions } from './proxy-database.js';
+import { writeBatch } from './batch-jobs.js';
+import { describeJobError, subagentMessageId, subagentMessageMetadata, type ProxyDatabase, type ProxyDatabaseOptions } from './proxy-database.js';
 
 export function openPostgresProxyDatabase(url: string, options: ProxyDatabaseOptions): ProxyDatabase {
   const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 10_000, application_name: 'subagent-context-proxy' });
   pool.on('error', () => {}); // an idle client's socket error surfaces on the next query instead
-  const store = createPostgresStore(pool, { logger: options.logger, clock: options.clock });
+  // One instant per batch, for the subagent rows as for the message rows (coalesce-frames.ts relies on it).
+  let batchAt: bigint | undefined;
+  const store = createPostgresStore(pool, { logger: options.logger, clock: () => batchAt ?? options.clock() });
   const sessions = new Map<string, string>();
   return {
     store,
@@ -22,9 +26,10 @@ export function openPostgresProxyDatabase(url: string, options: ProxyDatabaseOpt
     },
     async write(jobs, atNs) {
       const at = formatMicros(atNs);
+      batchAt = atNs;
       try {
         return await withTransaction(pool, (client) =>
-          writeJobs(
+          writeBatch(
             jobs,
             {
               savepoint: (fn) => withSavepoint(client, 'proxy_job', fn),
@@ -39,7 +44,11 @@ export function openPostgresProxyDatabase(url: string, options: ProxyDatabaseOpt
                   client,
                 );
               },
+              async upsertMessages(rows) {
+                await proxyUpsertSubagentMessagesBatch.run({ rows: JSON.stringify(rows), at }, client);
+              },
               recordFrame: (frame) => store.recordFrame(frame, { client }),
+              recordFrames: (frames) => store.recordFrames(frames, { client }),
             },
             options.executionId,
             sessions,
@@ -48,6 +57,8 @@ export function openPostgresProxyDatabase(url: string, options: ProxyDatabaseOpt
       } catch (err) {
         sessions.clear(); // what this transaction ensured is gone with it
         return { written: 0, failed: jobs.length, errors: [describeJobError(jobs[0], err)] };
+      } finally {
+        batchAt = undefined;
       }
     },
     close: () => pool.end(),

@@ -35,7 +35,7 @@ export function subagentMessageId(sessionId: string, toolCallId: string): string
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-type SubagentJob = Extract<WriteJob, { kind: 'subagent' }>;
+export type SubagentJob = Extract<WriteJob, { kind: 'subagent' }>;
 
 /** metadata JSON as the host's message writer stores it; the prompt and the result text are left out (never stored). */
 export function subagentMessageMetadata(job: SubagentJob): string {
@@ -78,11 +78,24 @@ export interface JobScope {
   /** Creates the session's row if absent; resolves with the task it is stored under. */
   ensureSession(job: WriteJob): Promise<string>;
   upsertMessage(job: SubagentJob): Promise<void>;
+  /** Many message rows in one statement, each id at most once (batch-jobs.ts). */
+  upsertMessages(rows: readonly MessageRow[]): Promise<void>;
   recordFrame(frame: SubagentFrame): Promise<RecordOutcome>;
+  recordFrames(frames: SubagentFrame[]): Promise<RecordOutcome[]>;
+}
+
+/** One element of proxyUpsertSubagentMessagesBatch's :rows. */
+export interface MessageRow {
+  id: string;
+  session_id: string;
+  task_id: string;
+  turn_id: string | null;
+  metadata: string;
 }
 
 /**
- * Each job: its host rows in a savepoint, then its subagent row through the store (which
+ * The slow path, one job at a time (batch-jobs.ts takes it when the batch's message
+ * statement fails, to find the failing job and write the others). Each job: its host rows in a savepoint, then its subagent row through the store (which
  * isolates itself with a savepoint of its own). A subagent row that fails keeps its message.
  * `sessions` caches the stored task of each session this batch's transaction has ensured (the
  * caller drops what a failed transaction added); a job takes its session's stored task.

@@ -5,17 +5,20 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { hostSchema } from '../../generated/sqlite/index.js';
-import { proxyEnsureSession, proxyReadSessionTask, proxyUpsertSubagentMessage } from '../../generated/sqlite/proxy/index.js';
+import { proxyEnsureSession, proxyReadSessionTask, proxyUpsertSubagentMessage, proxyUpsertSubagentMessagesBatch } from '../../generated/sqlite/proxy/index.js';
 import { formatSqliteColumn } from '../instant.js';
 import { createSqliteStore } from '../sqlite/store.js';
-import { describeJobError, subagentMessageId, subagentMessageMetadata, writeJobs, type ProxyDatabase, type ProxyDatabaseOptions } from './proxy-database.js';
+import { writeBatch } from './batch-jobs.js';
+import { describeJobError, subagentMessageId, subagentMessageMetadata, type ProxyDatabase, type ProxyDatabaseOptions } from './proxy-database.js';
 
 export function openSqliteProxyDatabase(file: string, options: ProxyDatabaseOptions): ProxyDatabase {
   mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file, { timeout: 5_000 });
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
-  const store = createSqliteStore(db, { logger: options.logger, clock: options.clock });
+  // One instant per batch, for the subagent rows as for the message rows (coalesce-frames.ts relies on it).
+  let batchAt: bigint | undefined;
+  const store = createSqliteStore(db, { logger: options.logger, clock: () => batchAt ?? options.clock() });
   const sessions = new Map<string, string>();
   return {
     store,
@@ -25,9 +28,10 @@ export function openSqliteProxyDatabase(file: string, options: ProxyDatabaseOpti
     },
     async write(jobs, atNs) {
       const at = formatSqliteColumn(atNs);
+      batchAt = atNs;
       try {
         db.exec('BEGIN IMMEDIATE');
-        const result = await writeJobs(
+        const result = await writeBatch(
           jobs,
           {
             async savepoint(fn) {
@@ -51,8 +55,12 @@ export function openSqliteProxyDatabase(file: string, options: ProxyDatabaseOpti
                 db,
               );
             },
+            async upsertMessages(rows) {
+              proxyUpsertSubagentMessagesBatch.run({ rows: JSON.stringify(rows), at }, db);
+            },
             // Inside our open transaction the store writes in a savepoint of its own.
             recordFrame: (frame) => store.recordFrame(frame),
+            recordFrames: (frames) => store.recordFrames(frames),
           },
           options.executionId,
           sessions,
@@ -65,6 +73,8 @@ export function openSqliteProxyDatabase(file: string, options: ProxyDatabaseOpti
         if (db.inTransaction) db.exec('ROLLBACK');
         sessions.clear(); // what this transaction ensured is gone with it
         return { written: 0, failed: jobs.length, errors: [describeJobError(jobs[0], err)] };
+      } finally {
+        batchAt = undefined;
       }
     },
     async close() {
