@@ -175,7 +175,7 @@ describeBothDialects('proxy: the store it keeps', (dialect) => {
       expect(await store.store().checkHealth()).toMatchObject({ shortfall: 1, verdict: 'shortfall' });
     });
 
-    it('a writer stuck behind a lock: the session goes on at full speed; what was not written is said on exit', async () => {
+    it('a writer stuck behind a lock: the session goes on at full speed; the proxy exits promptly and leaves the writer to finish', async () => {
       const release = await holdWriteLock(store);
       try {
         const direct = await playSession(directAgent());
@@ -184,9 +184,9 @@ describeBothDialects('proxy: the store it keeps', (dialect) => {
         const ms = performance.now() - started;
         expect(proxied.code, proxied.stderr).toBe(0);
         expect(sha256(proxied.stdout)).toBe(sha256(direct.stdout));
-        // The writer waits on the lock; the proxy gives it 2 s (SUBAGENT_CONTEXT_PROXY_DRAIN_MS) after the agent exits, no more.
+        // The writer waits on the lock; the proxy gives it 2 s (SUBAGENT_CONTEXT_PROXY_DRAIN_MS) after the agent exits, then leaves it.
         expect(ms).toBeLessThan(20_000);
-        expect(proxied.stderr).toMatch(/subagent-context proxy: \d+ writes recorded; .*(lines not written|lines dropped|writes failed)/);
+        expect(proxied.stderr).toMatch(/subagent-context proxy: \d+ writes recorded; [1-9]\d* lines left to the writer, which finishes them in the background/);
       } finally {
         await release();
       }

@@ -1,11 +1,13 @@
 // `subagent-context proxy -- <agent command>`: spawns the agent and stands between it and the
 // client (an editor) on stdio, invisibly — both directions relayed byte for byte (relay.ts),
 // the agent's stderr inherited untouched, the client's EOF passed on, SIGINT/SIGTERM/SIGHUP
-// forwarded — while a copy of the traffic feeds the recorder on a worker thread (tee.ts). The
+// forwarded — while a copy of the traffic feeds the recorder in a writer process (tee.ts). The
 // proxy ends as the agent did: its exit code, or the same signal raised on itself.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:os';
+import { join } from 'node:path';
+import { defaultDataDir } from './data-dir.js';
 import { RateLimitedWarn } from './rate-limited-warn.js';
 import { relay } from './relay.js';
 import { DEFAULT_TEE_LIMITS, Tee, type TeeLimits, type TeeSummary } from './tee.js';
@@ -21,18 +23,30 @@ export interface ProxyOptions {
   where: string;
   task?: string;
   limits?: TeeLimits;
-  /** How long the writer may take to finish after the agent exits (default 10 s, or
-   * SUBAGENT_CONTEXT_PROXY_DRAIN_MS). */
+  /** How long the proxy waits for the writer after the agent exits before leaving it to
+   * finish in the background (default 1 s, or SUBAGENT_CONTEXT_PROXY_DRAIN_MS). */
   drainMs?: number;
+  /** The background writer's time cap (default 60 s, or SUBAGENT_CONTEXT_PROXY_BACKGROUND_MS). */
+  backgroundMs?: number;
+  /** Where the background writer appends its outcome (default proxy.log in the data
+   * directory, or SUBAGENT_CONTEXT_PROXY_LOG). */
+  logFile?: string;
   warnIntervalMs?: number;
 }
 
 export type ProxyEnd = { code: number; signal: null } | { code: null; signal: NodeJS.Signals };
 
-function summaryLine(s: TeeSummary): string | null {
+const envMs = (name: string, fallback: number) => {
+  const v = Number(process.env[name]);
+  return Number.isFinite(v) && v > 0 ? v : fallback;
+};
+
+function summaryLine(s: TeeSummary, backgroundMs: number, logFile: string): string | null {
   const lost = s.dropped + s.unwritten + s.oversize + s.failed + s.recognizerErrors;
-  if (lost === 0) return null;
+  if (lost === 0 && s.background === 0) return null;
   const parts = [
+    s.background &&
+      `${s.background} lines left to the writer, which finishes them in the background (at most ${backgroundMs < 1000 ? `${backgroundMs} ms` : `${Math.round(backgroundMs / 1000)} s`}) and appends the outcome to ${logFile}`,
     s.dropped && `${s.dropped} lines dropped (the queue was full)`,
     s.unwritten && `${s.unwritten} lines not written when the writer's time ran out`,
     s.oversize && `${s.oversize} oversize lines not parsed`,
@@ -48,8 +62,10 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyEnd> {
   const warn = new RateLimitedWarn(stderr, options.warnIntervalMs ?? 10_000);
   stderr(`subagent-context proxy: recording subagents to ${options.where}\n`);
   const child = spawn(options.command, options.args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  const backgroundMs = options.backgroundMs ?? envMs('SUBAGENT_CONTEXT_PROXY_BACKGROUND_MS', 60_000);
+  const logFile = options.logFile ?? (process.env.SUBAGENT_CONTEXT_PROXY_LOG || join(defaultDataDir(), 'proxy.log'));
   const tee = new Tee(
-    { target: options.target, executionId: randomUUID(), task: options.task, fallbackCwd: process.cwd() },
+    { target: options.target, executionId: randomUUID(), task: options.task, fallbackCwd: process.cwd(), logFile },
     warn,
     options.limits ?? DEFAULT_TEE_LIMITS,
   );
@@ -75,8 +91,8 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyEnd> {
   });
 
   process.stdin.destroy(); // nothing reads the client any more; stop holding the event loop open
-  const summary = await tee.close(options.drainMs ?? (Number(process.env.SUBAGENT_CONTEXT_PROXY_DRAIN_MS) || 10_000));
-  const line = summaryLine(summary);
+  const summary = await tee.close(options.drainMs ?? envMs('SUBAGENT_CONTEXT_PROXY_DRAIN_MS', 1_000), backgroundMs);
+  const line = summaryLine(summary, backgroundMs, logFile);
   if (line) stderr(line);
   for (const [sig, handler] of forward) process.off(sig, handler);
   return end;

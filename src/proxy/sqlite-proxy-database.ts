@@ -15,6 +15,9 @@ export function openSqliteProxyDatabase(file: string, options: ProxyDatabaseOpti
   mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file, { timeout: 5_000 });
   db.pragma('journal_mode = WAL');
+  // This connection only: in WAL mode NORMAL syncs at checkpoints, not at every commit. A
+  // commit survives a crash of the proxy or the agent; a power cut may take the last few.
+  db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   // One instant per batch, for the subagent rows as for the message rows (coalesce-frames.ts relies on it).
   let batchAt: bigint | undefined;

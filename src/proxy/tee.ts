@@ -7,7 +7,7 @@ import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { LineTap } from './line-tap.js';
 import type { RateLimitedWarn } from './rate-limited-warn.js';
-import { TeeQueue } from './tee-queue.js';
+import { TeeQueue, type TeeLine } from './tee-queue.js';
 import type { FromWriter, LineBatch, ToWriter, WriterConfig, WriterStats } from './writer-protocol.js';
 
 export interface TeeLimits {
@@ -25,7 +25,15 @@ const WRITER_NICENESS = 10;
 /** Lines per batch: one transaction each, so a burst commits (and reports progress) in steps. */
 const MAX_BATCH_LINES = 256;
 
-export const DEFAULT_TEE_LIMITS: TeeLimits = { maxLines: 20_000, maxBytes: 64 * 1024 * 1024, maxLineBytes: 16 * 1024 * 1024 };
+/** At exit the queue goes to the writer in batches of this size (one channel message each). */
+const HANDOVER_BATCH_LINES = 4096;
+
+/** How long the proxy, leaving, waits for the hand-over to reach the channel. */
+const HANDOVER_MS = 2_000;
+
+// The byte bound is the memory bound; the line bound only caps the per-line overhead (about
+// 150 bytes each), high enough that a burst of small updates is held, not dropped.
+export const DEFAULT_TEE_LIMITS: TeeLimits = { maxLines: 100_000, maxBytes: 64 * 1024 * 1024, maxLineBytes: 16 * 1024 * 1024 };
 
 /** The JSON-RPC the proxy tracks: byte tests, so lines that cannot matter are never parsed. */
 const CLIENT_NEEDLES = ['"session/new"', '"session/load"', '"session/prompt"'].map((n) => Buffer.from(n));
@@ -35,8 +43,10 @@ const RESULT_NEEDLE = Buffer.from('"result"');
 export interface TeeSummary extends WriterStats {
   /** Lines dropped because the queue was full (the oldest first). */
   dropped: number;
-  /** Lines still queued or in flight when the writer's time ran out at exit. */
+  /** Lines the writer did not write: cut off by its time cap, or not handed over at exit. */
   unwritten: number;
+  /** Lines left to the writer to finish in the background after the proxy exits. */
+  background: number;
   oversize: number;
   unavailable: boolean;
 }
@@ -48,14 +58,13 @@ export class Tee {
   private readonly worker: ChildProcess;
   private ready = false;
   private busy = false;
-  private inFlight = 0; // lines in the batch the writer is working on
   private dead = false;
   private oversize = 0;
   private unavailable = false;
   private stats: WriterStats = { lines: 0, recognized: 0, written: 0, failed: 0, recognizerErrors: 0 };
-  private idle: (() => void) | null = null;
   private pumpTimer: NodeJS.Timeout | undefined;
-  private closed: (() => void) | null = null;
+  private closed: ((unwritten: number) => void) | null = null;
+  private sentLines = 0; // lines put on the channel to the writer
 
   constructor(
     config: WriterConfig,
@@ -107,34 +116,20 @@ export class Tee {
   }
 
   private pump(): void {
-    if (!this.ready || this.busy || this.dead || this.queue.length === 0) {
-      if (!this.busy && this.queue.length === 0) this.idle?.();
-      return;
-    }
+    if (!this.ready || this.busy || this.dead || this.queue.length === 0) return;
     const lines = this.queue.take(MAX_BATCH_LINES);
-    const total = lines.reduce((n, l) => n + l.bytes.length, 0);
-    const buffers = { bytes: new ArrayBuffer(total), ends: new ArrayBuffer(lines.length * 4), directions: new ArrayBuffer(lines.length) };
-    const batch: LineBatch = {
-      type: 'lines',
-      bytes: new Uint8Array(buffers.bytes),
-      ends: new Uint32Array(buffers.ends),
-      directions: new Uint8Array(buffers.directions),
-    };
-    let offset = 0;
-    lines.forEach((l, i) => {
-      batch.bytes.set(l.bytes, offset);
-      offset += l.bytes.length;
-      batch.ends[i] = offset;
-      batch.directions[i] = l.direction;
-    });
+    const batch = packBatch(lines);
     this.busy = true;
-    this.inFlight = lines.length;
     this.send(batch);
   }
 
-  private send(message: ToWriter): void {
+  private send(message: ToWriter, sent?: () => void): void {
+    if (message.type === 'lines') this.sentLines += message.ends.length;
     try {
-      this.worker.send(message, (err) => err && this.die(`the writer is unreachable: ${err.message}`));
+      this.worker.send(message, (err) => {
+        if (err) this.die(`the writer is unreachable: ${err.message}`);
+        else sent?.();
+      });
     } catch (err) {
       this.die(`the writer is unreachable: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -157,11 +152,10 @@ export class Tee {
       case 'done':
         this.stats = m.stats;
         this.busy = false;
-        this.inFlight = 0;
         break;
       case 'closed':
         this.stats = m.stats;
-        this.closed?.();
+        this.closed?.(m.unwritten);
         return;
     }
     this.pump();
@@ -170,34 +164,69 @@ export class Tee {
   private die(reason: string): void {
     if (this.dead) return;
     this.dead = true;
-    this.queue.dropped += this.queue.takeAll().length + this.inFlight;
-    this.inFlight = 0;
-    if (!this.closed) this.warn.warn(`${reason}; the session goes on unrecorded`);
-    this.idle?.();
-    this.closed?.();
+    const lost = Math.max(0, this.sentLines - this.stats.lines); // on the channel or in the writer's hands
+    this.queue.dropped += this.queue.takeAll().length;
+    if (this.closed) return this.closed(lost);
+    this.queue.dropped += lost;
+    this.warn.warn(`${reason}; the session goes on unrecorded`);
   }
 
-  /** Waits (at most `deadlineMs`) for the queue to be written, then closes the store. */
-  async close(deadlineMs: number): Promise<TeeSummary> {
-    const deadline = new Promise<void>((r) => setTimeout(r, deadlineMs).unref());
-    const idle = new Promise<void>((r) => {
-      this.idle = r;
+  /**
+   * The agent has exited: hands everything still queued to the writer and waits at most
+   * `foregroundMs` for it to be written. A writer that needs longer is left to finish alone
+   * (detached, for at most `backgroundMs`); the proxy does not wait for it.
+   */
+  async close(foregroundMs: number, backgroundMs: number): Promise<TeeSummary> {
+    clearTimeout(this.pumpTimer);
+    const summary = (unwritten: number, background: number): TeeSummary => ({
+      ...this.stats,
+      dropped: this.queue.dropped,
+      unwritten,
+      background,
+      oversize: this.oversize,
+      unavailable: this.unavailable,
     });
-    this.pump();
-    if (this.busy || this.queue.length > 0 || !this.ready) await Promise.race([idle, deadline]);
-    if (!this.dead) {
-      const closed = new Promise<void>((r) => {
-        this.closed = r;
-      });
-      this.send({ type: 'close' });
-      await Promise.race([closed, deadline]);
+    if (this.dead) return summary(0, 0);
+    // Not waiting for 'ready' or 'done': the writer reads the channel into its own backlog.
+    const unsent = new Set<number>(); // sizes of the batches not yet on the channel
+    const flushed: Promise<void>[] = [];
+    while (this.queue.length > 0) {
+      const lines = this.queue.take(HANDOVER_BATCH_LINES);
+      const entry = lines.length;
+      unsent.add(entry);
+      flushed.push(new Promise<void>((r) => this.send(packBatch(lines), () => (unsent.delete(entry), r()))));
     }
-    const unwritten = this.queue.takeAll().length + this.inFlight;
+    const ended = new Promise<number>((r) => {
+      this.closed = r;
+    });
+    this.send({ type: 'drain', backgroundMs });
+    const unwritten = await Promise.race([ended, delay(foregroundMs).then(() => null)]);
     this.dead = true;
-    // Past the deadline the writer is killed: SQLite (WAL) and PostgreSQL both roll back what
-    // it had not committed. A writer that closed itself is already gone.
-    if (this.worker.exitCode === null && this.worker.signalCode === null) this.worker.kill('SIGKILL');
+    if (unwritten !== null) return summary(unwritten, 0);
+    // The writer goes on alone. What it has not taken off the channel yet must be on it
+    // before the proxy exits (bounded: a writer that reads nothing any more gets no longer).
+    await Promise.race([Promise.all(flushed), delay(HANDOVER_MS)]);
+    const lost = [...unsent].reduce((n, size) => n + size, 0);
+    const background = Math.max(0, this.sentLines - lost - this.stats.lines);
+    this.worker.removeAllListeners('exit');
     if (this.worker.connected) this.worker.disconnect();
-    return { ...this.stats, dropped: this.queue.dropped, unwritten, oversize: this.oversize, unavailable: this.unavailable };
+    this.worker.unref();
+    return summary(lost, background);
   }
 }
+
+/** One buffer for a batch's lines, with their end offsets and directions: one copy per batch. */
+function packBatch(lines: readonly TeeLine[]): LineBatch {
+  const total = lines.reduce((n, l) => n + l.bytes.length, 0);
+  const batch: LineBatch = { type: 'lines', bytes: new Uint8Array(total), ends: new Uint32Array(lines.length), directions: new Uint8Array(lines.length) };
+  let offset = 0;
+  for (let i = 0; i < lines.length; i++) {
+    batch.bytes.set(lines[i].bytes, offset);
+    offset += lines[i].bytes.length;
+    batch.ends[i] = offset;
+    batch.directions[i] = lines[i].direction;
+  }
+  return batch;
+}
+
+const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());

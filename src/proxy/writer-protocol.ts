@@ -8,6 +8,8 @@ export interface WriterConfig {
   executionId: string;
   task?: string;
   fallbackCwd: string;
+  /** Where a writer left to finish in the background says what became of its lines. */
+  logFile: string;
 }
 
 export interface LineBatch {
@@ -19,7 +21,17 @@ export interface LineBatch {
   directions: Uint8Array;
 }
 
-export type ToWriter = LineBatch | { type: 'close' };
+/**
+ * The proxy is leaving (the agent exited): everything it still held was sent before this.
+ * The writer writes it all, then closes the store and exits. If the proxy leaves first (the
+ * IPC channel closes), the writer goes on alone for at most `backgroundMs`.
+ */
+export interface DrainMessage {
+  type: 'drain';
+  backgroundMs: number;
+}
+
+export type ToWriter = LineBatch | DrainMessage;
 
 export interface WriterStats {
   lines: number;
@@ -35,4 +47,5 @@ export type FromWriter =
   | { type: 'unavailable'; error: string }
   | { type: 'done'; stats: WriterStats }
   | { type: 'warn'; text: string }
-  | { type: 'closed'; stats: WriterStats };
+  /** The writer is done and exits; `unwritten` lines were cut off by the drain's time cap. */
+  | { type: 'closed'; stats: WriterStats; unwritten: number };

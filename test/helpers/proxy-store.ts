@@ -72,8 +72,18 @@ export async function openProxyStore(dialect: Dialect, options: { hostAndPackage
 
 /** The proxy (built binary) in front of the fake agent. */
 export function proxiedAgent(proxyArgs: readonly string[], env: NodeJS.ProcessEnv = {}): AcpClient {
-  return new AcpClient(process.execPath, [CLI, 'proxy', ...proxyArgs, '--', process.execPath, FAKE_AGENT], env);
+  return new AcpClient(process.execPath, [CLI, 'proxy', ...proxyArgs, '--', process.execPath, FAKE_AGENT], { ...PROXY_TEST_ENV, ...env });
 }
+
+/**
+ * The proxy waits for its writer (up to 30 s) instead of leaving it to finish in the
+ * background, so a test reads the rows once the proxy has exited; a background writer's log
+ * never goes to the user's data directory.
+ */
+export const PROXY_TEST_ENV = {
+  SUBAGENT_CONTEXT_PROXY_DRAIN_MS: '30000',
+  SUBAGENT_CONTEXT_PROXY_LOG: join(tmpdir(), `subagent-context-proxy-test-${process.pid}.log`),
+};
 
 /** The fake agent with nothing in between. */
 export function directAgent(env: NodeJS.ProcessEnv = {}): AcpClient {
