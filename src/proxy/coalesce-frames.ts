@@ -11,7 +11,18 @@ import { isTerminalToolStatus } from '../terminal-tool-status.js';
 import type { SubagentFrame } from '../types.js';
 
 /** COALESCE(new, old) columns (AC-4, AC-5, AC-10a, AC-7a..AC-9): a later NULL keeps an earlier value. */
-const REPLACED = ['parentToolCallId', 'subagentType', 'description', 'agentId', 'childSessionId', 'model', 'agentStatus', 'totalTokens', 'toolUseCount', 'durationMs'] as const;
+const REPLACED = [
+  'parentToolCallId',
+  'subagentType',
+  'description',
+  'agentId',
+  'childSessionId',
+  'model',
+  'agentStatus',
+  'totalTokens',
+  'toolUseCount',
+  'durationMs',
+] as const;
 
 export function absorbs(later: NormalizedFrame, earlier: NormalizedFrame): boolean {
   if (earlier.taskId !== later.taskId) return false; // task_id is write-once: the inserting frame's

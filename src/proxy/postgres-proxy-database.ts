@@ -4,7 +4,12 @@
 // commit together.
 import pg from 'pg';
 import { hostSchema } from '../../generated/postgres/index.js';
-import { proxyEnsureSession, proxyReadSessionTask, proxyUpsertSubagentMessage, proxyUpsertSubagentMessagesBatch } from '../../generated/postgres/proxy/index.js';
+import {
+  proxyEnsureSession,
+  proxyReadSessionTask,
+  proxyUpsertSubagentMessage,
+  proxyUpsertSubagentMessagesBatch,
+} from '../../generated/postgres/proxy/index.js';
 import { formatMicros } from '../instant.js';
 import { createPostgresStore } from '../postgres/store.js';
 import { withSavepoint, withTransaction } from '../postgres/transaction.js';

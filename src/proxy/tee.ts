@@ -22,11 +22,9 @@ const PUMP_DELAY_MS = 5;
 /** The writer's niceness (POSIX; Windows maps it to a lower priority class). */
 const WRITER_NICENESS = 10;
 
-/** Lines per batch: one transaction each, so a burst commits (and reports progress) in steps. */
+/** Lines per batch: one transaction each, so a burst commits (and reports progress) in steps,
+ * and the writer, between two, reads its channel and keeps its time cap. */
 const MAX_BATCH_LINES = 256;
-
-/** At exit the queue goes to the writer in batches of this size (one channel message each). */
-const HANDOVER_BATCH_LINES = 4096;
 
 /** How long the proxy, leaving, waits for the hand-over to reach the channel. */
 const HANDOVER_MS = 2_000;
@@ -65,6 +63,8 @@ export class Tee {
   private pumpTimer: NodeJS.Timeout | undefined;
   private closed: ((unwritten: number) => void) | null = null;
   private sentLines = 0; // lines put on the channel to the writer
+  private listening = false; // the writer said 'hello': what is sent now reaches a listener
+  private heard: (() => void) | null = null;
 
   constructor(
     config: WriterConfig,
@@ -137,6 +137,10 @@ export class Tee {
 
   private onMessage(m: FromWriter): void {
     switch (m.type) {
+      case 'hello':
+        this.listening = true;
+        this.heard?.();
+        return;
       case 'ready':
         this.ready = true;
         if (!m.migrationsOk) this.warn.warn('a migration step failed (see the WARN above); the next run retries it');
@@ -187,11 +191,17 @@ export class Tee {
       unavailable: this.unavailable,
     });
     if (this.dead) return summary(0, 0);
+    if (!this.listening) await Promise.race([new Promise<void>((r) => (this.heard = r)), delay(HANDOVER_MS)]);
+    if (!this.listening || this.dead) {
+      this.dead = true;
+      this.worker.kill('SIGKILL'); // never started (or died): nothing was sent to it
+      return summary(this.queue.takeAll().length, 0);
+    }
     // Not waiting for 'ready' or 'done': the writer reads the channel into its own backlog.
     const unsent = new Set<number>(); // sizes of the batches not yet on the channel
     const flushed: Promise<void>[] = [];
     while (this.queue.length > 0) {
-      const lines = this.queue.take(HANDOVER_BATCH_LINES);
+      const lines = this.queue.take(MAX_BATCH_LINES);
       const entry = lines.length;
       unsent.add(entry);
       flushed.push(new Promise<void>((r) => this.send(packBatch(lines), () => (unsent.delete(entry), r()))));
@@ -199,7 +209,7 @@ export class Tee {
     const ended = new Promise<number>((r) => {
       this.closed = r;
     });
-    this.send({ type: 'drain', backgroundMs });
+    flushed.push(new Promise<void>((r) => this.send({ type: 'drain', backgroundMs }, r))); // without it the writer would take the default cap
     const unwritten = await Promise.race([ended, delay(foregroundMs).then(() => null)]);
     this.dead = true;
     if (unwritten !== null) return summary(unwritten, 0);

@@ -43,6 +43,8 @@ export interface WriterStats {
 }
 
 export type FromWriter =
+  /** The writer listens: the proxy sends nothing before this. */
+  | { type: 'hello' }
   | { type: 'ready'; migrationsOk: boolean }
   | { type: 'unavailable'; error: string }
   | { type: 'done'; stats: WriterStats }

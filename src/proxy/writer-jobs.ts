@@ -1,0 +1,89 @@
+// The writer process's work (loaded by writer-process.ts once it is listening on the
+// channel): open the store, create the host tables, run the migrations, then turn each batch
+// of tee lines into identity, recognized updates and rows. Never throws out: every failure is
+// a warning and a counter.
+import { createWallClock } from '../instant.js';
+import type { Logger } from '../types.js';
+import { AcpIdentity, type WriteJob } from './acp-identity.js';
+import type { ProxyDatabase } from './proxy-database.js';
+import { createSubagentRecognizer } from './recognizer.js';
+import type { LineBatch, WriterConfig, WriterStats } from './writer-protocol.js';
+
+export interface BatchWriter {
+  readonly stats: WriterStats;
+  /** Resolves once the store is open and migrated (ok: the migrations' report), or could not be (error). */
+  readonly opened: Promise<{ ok: boolean } | { error: string }>;
+  write(batch: LineBatch): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createBatchWriter(config: WriterConfig, warn: (text: string) => void): BatchWriter {
+  const stats: WriterStats = { lines: 0, recognized: 0, written: 0, failed: 0, recognizerErrors: 0 };
+  const logger: Logger = {
+    warn: (fields, msg) => warn(`${msg} ${JSON.stringify(fields, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`),
+  };
+  const clock = createWallClock();
+  const identity = new AcpIdentity({ recognizer: createSubagentRecognizer(), task: config.task, fallbackCwd: config.fallbackCwd });
+
+  async function open(): Promise<ProxyDatabase> {
+    const options = { executionId: config.executionId, logger, clock };
+    if (config.target.dialect === 'sqlite') {
+      const { openSqliteProxyDatabase } = await import('./sqlite-proxy-database.js');
+      return openSqliteProxyDatabase(config.target.file, options);
+    }
+    const { openPostgresProxyDatabase } = await import('./postgres-proxy-database.js');
+    return openPostgresProxyDatabase(config.target.url, options);
+  }
+
+  let db: ProxyDatabase | null = null;
+  const opened = (async () => {
+    try {
+      db = await open();
+      return { ok: (await db.prepare()).ok };
+    } catch (err) {
+      db = null;
+      return { error: err instanceof Error ? err.message : String(err) };
+    }
+  })();
+
+  function jobsOf(batch: LineBatch): WriteJob[] {
+    const jobs: WriteJob[] = [];
+    let start = 0;
+    for (let i = 0; i < batch.ends.length; i++) {
+      const end = batch.ends[i];
+      stats.lines++;
+      try {
+        const found = identity.observe({ direction: batch.directions[i] === 0 ? 0 : 1, bytes: batch.bytes.subarray(start, end) });
+        for (const job of found) if (job.kind === 'subagent') stats.recognized++;
+        jobs.push(...found);
+      } catch (err) {
+        stats.recognizerErrors++;
+        warn(`the recognizer threw on an update, which is not recorded: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      start = end;
+    }
+    return jobs;
+  }
+
+  return {
+    stats,
+    opened,
+    async write(batch) {
+      await opened;
+      const jobs = jobsOf(batch);
+      if (jobs.length === 0) return;
+      if (!db) {
+        stats.failed += jobs.length;
+        return;
+      }
+      const result = await db.write(jobs, clock());
+      stats.written += result.written;
+      stats.failed += result.failed;
+      for (const error of result.errors) warn(error);
+    },
+    async close() {
+      await opened;
+      await db?.close().catch(() => {});
+    },
+  };
+}
