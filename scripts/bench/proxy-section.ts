@@ -40,8 +40,8 @@ class EchoPath {
   sent = 0;
   stderr = '';
 
-  constructor(command: string, args: string[]) {
-    this.child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  constructor(command: string, args: string[], env: NodeJS.ProcessEnv = {}) {
+    this.child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     this.child.stderr.setEncoding('utf8').on('data', (d: string) => (this.stderr += d));
     this.child.stdout.on('data', (chunk: Buffer) => {
       for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) this.seen++;
@@ -133,7 +133,12 @@ export async function proxyBench(o: ProxyBenchOptions): Promise<Finding[]> {
   const storeArgs = db ? ['--postgres', db.url] : ['--sqlite', join(tmp, 'proxy.db')];
   try {
     const direct = new EchoPath('cat', []);
-    const proxied = new EchoPath(process.execPath, [CLI, 'proxy', ...storeArgs, '--', 'cat']);
+    // The proxy waits for its writer at exit (instead of leaving it to finish in the
+    // background), so the rows are counted once it has exited and its summary says what was lost.
+    const proxied = new EchoPath(process.execPath, [CLI, 'proxy', ...storeArgs, '--', 'cat'], {
+      SUBAGENT_CONTEXT_PROXY_DRAIN_MS: '600000',
+      SUBAGENT_CONTEXT_PROXY_LOG: join(tmp, 'proxy.log'),
+    });
     // Warm-up: both paths started, the proxy's writer migrated its store.
     await latency(direct, proxied, 2, 50, 0);
     await new Promise((r) => setTimeout(r, 1000));
@@ -155,7 +160,9 @@ export async function proxyBench(o: ProxyBenchOptions): Promise<Finding[]> {
       }
     }
     await direct.close();
+    const closing = process.hrtime.bigint();
     await proxied.close();
+    const drainS = Number(process.hrtime.bigint() - closing) / 1e9;
     const rows = await countRows(storeArgs, db);
     const d = [...lat.direct].sort((a, b) => a - b);
     const p = [...lat.proxied].sort((a, b) => a - b);
@@ -185,7 +192,7 @@ export async function proxyBench(o: ProxyBenchOptions): Promise<Finding[]> {
         figure: rate(bursts.proxied) / rate(bursts.direct),
         figureText: fmtRatio(rate(bursts.proxied) / rate(bursts.direct)),
         target: null,
-        detail: `median of ${o.runs} bursts; the writer wrote ${fmtInt(rows)} rows for ${fmtInt(o.burst * o.runs + p.length + 100)} messages${summary?.[2] ? ` —${summary[2]}` : ', nothing lost'}`,
+        detail: `median of ${o.runs} bursts; the writer wrote ${fmtInt(rows)} rows for ${fmtInt(o.burst * o.runs + p.length + 100)} messages${summary?.[2] ? ` —${summary[2]}` : ', nothing lost'}, finishing ${drainS.toFixed(1)} s after the last echo`,
       },
     ];
   } finally {
