@@ -16,11 +16,11 @@ export interface TeeLimits {
   maxLineBytes: number;
 }
 
-/** How long a line may wait on the relay side for more to share its batch. */
-const PUMP_DELAY_MS = 5;
+/** How long a line may wait on the relay side for more to share its batch (a full batch goes at once). */
+const PUMP_DELAY_MS = 50;
 
-/** The writer's niceness (POSIX; Windows maps it to a lower priority class). */
-const WRITER_NICENESS = 10;
+/** The writer's niceness, the lowest priority (POSIX; Windows maps it to a priority class). */
+const WRITER_NICENESS = 19;
 
 /** Lines per batch: one transaction each, so a burst commits (and reports progress) in steps,
  * and the writer, between two, reads its channel and keeps its time cap. */
@@ -106,9 +106,14 @@ export class Tee {
       return;
     }
     this.queue.push({ direction, bytes });
-    // Batched on a short timer, not per line: the relay's turn of the event loop then ends
-    // with the relayed write, and the IPC send (and the writer's wake-up) happen once per
-    // batch instead of once per message.
+    // Batched, not sent per line: the relay's turn of the event loop ends with the relayed
+    // write, and the IPC send, the writer's wake-up and its 'done' (which wakes the relay
+    // again) happen once per full batch, or once per PUMP_DELAY_MS when traffic is light.
+    if (this.queue.length >= MAX_BATCH_LINES) this.pump();
+    else this.armPump();
+  }
+
+  private armPump(): void {
     this.pumpTimer ??= setTimeout(() => {
       this.pumpTimer = undefined;
       this.pump();
@@ -156,7 +161,11 @@ export class Tee {
       case 'done':
         this.stats = m.stats;
         this.busy = false;
-        break;
+        // A full batch goes now; a partial one waits for the timer, so that under light
+        // traffic the writer is not woken (and does not wake the relay) for every few lines.
+        if (this.queue.length >= MAX_BATCH_LINES) this.pump();
+        else if (this.queue.length > 0) this.armPump();
+        return;
       case 'closed':
         this.stats = m.stats;
         this.closed?.(m.unwritten);
