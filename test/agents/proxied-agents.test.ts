@@ -12,7 +12,7 @@ import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { SubagentContextRow } from '../../src/types.js';
 import { expectClaudeFanout, expectOpencodeFanout } from '../helpers/acp-expectations.js';
 import { assertBuilt, CLI } from '../helpers/cli.js';
-import { openProxyStore, type ProxyStore } from '../helpers/proxy-store.js';
+import { openProxyStore, PROXY_TEST_ENV, type ProxyStore } from '../helpers/proxy-store.js';
 import { proxiedRows } from '../helpers/proxy-rows.js';
 import { describeBothDialects } from '../helpers/test-db.js';
 import { missingPackages, PINNED_AGENTS, type AgentName } from './agents.js';
@@ -53,7 +53,7 @@ describeBothDialects('proxy: in front of real agents', (dialect) => {
           name: `proxied ${a.name}`,
           command: process.execPath,
           args: [TAP, client, '--', process.execPath, CLI, 'proxy', ...store.args, '--', process.execPath, TAP, agent, '--', a.command, ...a.args],
-          env: a.env,
+          env: { ...a.env, ...PROXY_TEST_ENV }, // the proxy waits for its writer: the rows are there when it exits
         }),
       });
       // The same bytes on both sides of the proxy, each way.
