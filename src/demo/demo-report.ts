@@ -141,9 +141,9 @@ function whatRanLines(input: DemoReportInput): string[] {
   const health = 'error' in input.health ? `unavailable (${input.health.error})` : `${input.health.verdict}, shortfall ${input.health.shortfall ?? 'not run'}`;
   return [
     `A seeded host history (${plural(h.cards, 'card')}, ${fmt(h.messages)} messages, ${plural(h.subagentMessages, 'subagent launch', 'subagent launches')}) was upgraded at ${input.upgradeAt}`,
-    `(simulated clock): ${plural(m.steps.length, 'migration step')}, ${m.ok ? 'ok' : 'FAILED'}, ${plural(input.report.provenance.backfill, 'row')} backfilled from history. Then ${plural(c.attempted, 'live frame')}:`,
-    `${fmt(c.persisted)} persisted, ${fmt(c.skipped_no_identity)} skipped without a task id, ${fmt(c.failed)} failed. Health check: ${health}.`,
-    `The last turn came off the wire: ${fmt(input.live.acp.updates)} ACP notifications recorded from a real Claude Code run, through createAcpRecorder: ${plural(input.live.acp.subagents, 'subagent')}.`,
+    `(simulated clock): ${plural(m.steps.length, 'migration step')}, ${m.ok ? 'ok' : 'FAILED'}, ${plural(input.report.provenance.backfill, 'row')} backfilled from history. Then, off the wire,`,
+    `${fmt(input.live.updates)} ACP notifications recorded from real Claude Code and OpenCode runs went through createAcpRecorder: ${plural(input.live.subagents, 'subagent')},`,
+    `${plural(c.attempted, 'frame')}: ${fmt(c.persisted)} persisted, ${fmt(c.skipped_no_identity)} skipped without a task id, ${fmt(c.failed)} failed. Health check: ${health}.`,
   ];
 }
 
@@ -197,7 +197,7 @@ export function renderDemoReport(input: DemoReportInput): string {
     `${h.malformedMetadata} messages whose metadata is malformed ('', 'null', '{broken').`,
     ...section(`1. runMigrations() — the upgrade boots at ${input.upgradeAt} (simulated clock)`, migrationLines(input.migration)),
     ...section('2. Activation keys (kandev_meta)', keyLines(input.report.keys)),
-    ...section(`3. Live stream: ${plural(input.live.frames, 'frame')} as an orchestrator delivers them (${input.live.burstFrames} in one recordFrames burst)`, [
+    ...section(`3. Live, off the wire: ${plural(input.live.updates, 'ACP notification')} recorded from real agents, through createAcpRecorder`, [
       ...input.live.notes.map((n) => `- ${n}`),
       counterLine(input.counters),
       ...reusedLines(input),
