@@ -94,6 +94,26 @@ function launchOf(update: object): string | undefined {
 const subagentMetadata = (toolCallId: string, status: string) =>
   JSON.stringify({ tool_call_id: toolCallId, status, title: 'Task', normalized: { kind: 'subagent_task', subagent_task: {} } });
 
+/** The host's message writer for one turn: a message per subagent launch, its status kept current. */
+function hostMessageWriter(host: DemoHost, where: Pick<HostMessage, 'sessionId' | 'taskId' | 'turnId'>, firstNumber: number) {
+  const launches = new Map<string, string>(); // launch id → the host's message id
+  return {
+    launches,
+    async observe(update: object, at: bigint): Promise<void> {
+      const launch = launchOf(update);
+      const u = update as WireUpdate;
+      if (launch !== undefined) {
+        const id = `msg-live-${String(firstNumber + launches.size).padStart(3, '0')}`;
+        launches.set(launch, id);
+        const metadata = subagentMetadata(launch, 'pending');
+        await host.insertMessage({ id, ...where, authorType: 'agent', type: 'tool_call', content: 'Task', metadata, createdAtNs: at, updatedAtNs: at });
+      } else if (typeof u.toolCallId === 'string' && typeof u.status === 'string' && launches.has(u.toolCallId)) {
+        await host.updateMessageMetadata(launches.get(u.toolCallId)!, subagentMetadata(u.toolCallId, u.status), at);
+      }
+    },
+  };
+}
+
 const MILLISECOND = 1_000_000n;
 const MINUTE = 60_000n * MILLISECOND;
 
@@ -104,44 +124,24 @@ export async function streamLiveFrames(store: SubagentContextStore, host: DemoHo
   for (const [index, turn] of LIVE_TURNS.entries()) {
     clock.advance(2n * MINUTE);
     const session = sessions[turn.session];
-    const taskId = turn.session === 'withoutTask' ? '' : session.taskId;
     const recording = loadRecording(turn.recording);
-    const turnId = `${session.id}-turn-live-${index + 1}`;
-    playing = { acpSessionId: recording.acpSessionId, identity: { sessionId: session.id, taskId, executionId: turn.executionId, turnId } };
-    const messages = new Map<string, string>(); // launch id → the host's message id
+    const where = { sessionId: session.id, taskId: turn.session === 'withoutTask' ? '' : session.taskId, turnId: `${session.id}-turn-live-${index + 1}` };
+    playing = { acpSessionId: recording.acpSessionId, identity: { ...where, executionId: turn.executionId } };
+    const messages = hostMessageWriter(host, where, result.subagents + 1);
     let frames = 0;
     for (const params of recording.updates) {
       clock.advance(250n * MILLISECOND);
-      const at = clock.read();
-      const launch = launchOf(params.update);
-      const u = params.update as WireUpdate;
-      if (launch !== undefined) {
-        const id = `msg-live-${String(result.subagents + messages.size + 1).padStart(3, '0')}`;
-        messages.set(launch, id);
-        const metadata = subagentMetadata(launch, 'pending');
-        await host.insertMessage({
-          id,
-          sessionId: session.id,
-          taskId,
-          turnId,
-          authorType: 'agent',
-          type: 'tool_call',
-          content: 'Task',
-          metadata,
-          createdAtNs: at,
-          updatedAtNs: at,
-        });
-      } else if (typeof u.toolCallId === 'string' && typeof u.status === 'string' && messages.has(u.toolCallId)) {
-        await host.updateMessageMetadata(messages.get(u.toolCallId)!, subagentMetadata(u.toolCallId, u.status), at);
-      }
+      await messages.observe(params.update, clock.read());
       if ((await recorder.sessionUpdate(params)) !== undefined) frames++;
     }
     recorder.forget(recording.acpSessionId);
-    if (turn.executionId === EXECUTIONS.resumed && turn.session === 'claude') result.reused.toolCallId = [...messages.keys()][0];
+    // The first turn's first launch: the fourth turn plays the same recording again after a resume.
+    if (index === 0) result.reused.toolCallId = [...messages.launches.keys()][0];
+    const subagents = messages.launches.size;
     result.updates += recording.updates.length;
     result.frames += frames;
-    result.subagents += messages.size;
-    result.notes.push(`${turn.recording}: ${recording.updates.length} notifications, ${frames} frames, ${messages.size} subagents — ${turn.says}`);
+    result.subagents += subagents;
+    result.notes.push(`${turn.recording}: ${recording.updates.length} notifications, ${frames} frames, ${subagents} subagents — ${turn.says}`);
   }
   return result;
 }
