@@ -30,8 +30,12 @@ const SECOND = 1000n * MS;
 const MINUTE = 60n * SECOND;
 const pad = (n: number) => String(n).padStart(2, '0');
 
-/** The subagent_task payload as the message writer stores it: the fields the sample had for that status. */
-function payloadOf(rng: SeededRandom, status: S.SampledStatus, base: Record<string, unknown>, completed: number): Record<string, unknown> {
+/**
+ * The subagent_task payload as the message writer stores it: the fields the sample had for that
+ * status. `nthCompleted` counts the completed launches so far: the first 8 report no model, the
+ * 30th reports the sample's largest total_tokens.
+ */
+function payloadOf(rng: SeededRandom, status: S.SampledStatus, base: Record<string, unknown>, nthCompleted: number): Record<string, unknown> {
   const agentId = `agent_${rng.hex(12)}`;
   if (status === 'async_launched') {
     // Claude's run_in_background dispatch: identity and model, usage reported as 0 (AC-7a).
@@ -40,9 +44,9 @@ function payloadOf(rng: SeededRandom, status: S.SampledStatus, base: Record<stri
   }
   if (status === 'started') return { ...base, status, child_session_id: `ses_${rng.base62(24)}` }; // OpenCode: only the child session, while it runs
   if (status === 'absent') return base;
-  const tokens = completed === 30 ? S.SAMPLE.largestTotalTokens : Math.round(6_000 * Math.exp(rng.next() * 3.2));
+  const tokens = nthCompleted === 30 ? S.SAMPLE.largestTotalTokens : Math.round(6_000 * Math.exp(rng.next() * 3.2));
   const usage = { total_tokens: tokens, tool_use_count: rng.int(1, 48), duration_ms: rng.int(8_000, 900_000), is_async: false };
-  const model = completed > S.SAMPLE.statuses.completed - S.SAMPLE.completedWithModel ? { model: rng.pick(S.MODELS) } : {};
+  const model = nthCompleted > S.SAMPLE.statuses.completed - S.SAMPLE.completedWithModel ? { model: rng.pick(S.MODELS) } : {};
   return { ...base, status, agent_id: agentId, ...usage, ...model, result_text: 'No blocking issues; two suggestions inline.' };
 }
 
