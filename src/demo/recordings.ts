@@ -19,8 +19,17 @@ export interface Recording {
 
 const DIR = join(dirname(createRequire(import.meta.url).resolve('subagent-context/package.json')), 'test', 'fixtures', 'acp');
 
+/** A file of the package; a missing one is a broken install, not a database failure (so no `code` on the error). */
+function read(file: string): string {
+  try {
+    return readFileSync(join(DIR, file), 'utf8');
+  } catch (err) {
+    throw new Error(`the demo's ACP recording ${join(DIR, file)} cannot be read (${(err as { code?: string }).code ?? 'error'}): the package is incomplete`);
+  }
+}
+
 export function loadRecording(name: RecordingName): Recording {
-  const meta = JSON.parse(readFileSync(join(DIR, `${name}.meta.json`), 'utf8')) as { acpSessionId: string };
-  const lines = readFileSync(join(DIR, `${name}.jsonl`), 'utf8').split('\n');
+  const meta = JSON.parse(read(`${name}.meta.json`)) as { acpSessionId: string };
+  const lines = read(`${name}.jsonl`).split('\n');
   return { acpSessionId: meta.acpSessionId, updates: lines.filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as AcpSessionUpdateParams) };
 }
