@@ -19,12 +19,14 @@ export interface Recording {
 
 const DIR = join(dirname(createRequire(import.meta.url).resolve('subagent-context/package.json')), 'test', 'fixtures', 'acp');
 
-/** A file of the package; a missing one is a broken install, not a database failure (so no `code` on the error). */
+/** A file of the package; a missing one is a broken install, not a database failure (no `code` on the error, so the CLI reports it as internal). */
 function read(file: string): string {
   try {
     return readFileSync(join(DIR, file), 'utf8');
   } catch (err) {
-    throw new Error(`the demo's ACP recording ${join(DIR, file)} cannot be read (${(err as { code?: string }).code ?? 'error'}): the package is incomplete`);
+    throw new Error(`the demo's ACP recording ${join(DIR, file)} cannot be read (${(err as { code?: string }).code ?? 'error'}): the package is incomplete`, {
+      cause: err,
+    });
   }
 }
 
