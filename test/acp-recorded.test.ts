@@ -3,7 +3,7 @@
 // dialects: which tool calls become rows, and every field each agent reports reaching them.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createAcpRecorder, createSubagentRecognizer } from '../src/acp/index.js';
-import { CLAUDE_FANOUT_ACP_SESSION, CLAUDE_FANOUT_UPDATES } from '../src/demo/acp-recording.js';
+import { loadRecording } from '../src/demo/recordings.js';
 import type { SubagentContextRow } from '../src/types.js';
 import { expectClaudeCapability, expectClaudeFanout, expectOpencodeFanout } from './helpers/acp-expectations.js';
 import { acpSessionOf, contextFor, loadAcpFixture, type AcpFixtureName } from './helpers/acp-fixtures.js';
@@ -79,14 +79,10 @@ it('recognizer state: nothing is left of a settled call; forget(session) drops t
   }
 });
 
-it('the demo plays the recorded Claude Code traffic: the same tool-call updates, in order (src/demo/acp-recording.ts)', () => {
-  const shape = (u: object) => {
-    const x = u as { sessionUpdate?: string; toolCallId?: string; status?: string };
-    return `${x.sessionUpdate}:${x.toolCallId}:${x.status ?? '-'}`;
-  };
-  const recorded = loadAcpFixture('claude-fanout')
-    .map((p) => p.update)
-    .filter((u) => String(u.sessionUpdate).startsWith('tool_call'));
-  expect(CLAUDE_FANOUT_UPDATES.filter((u) => shape(u).startsWith('tool_call')).map(shape)).toEqual(recorded.map(shape));
-  expect(CLAUDE_FANOUT_ACP_SESSION).toBe(acpSessionOf('claude-fanout'));
+it('the demo plays the recorded traffic itself: every update, in order, and the session it was recorded on (src/demo/recordings.ts)', () => {
+  for (const name of ['claude-fanout', 'claude-subagents-capability', 'opencode-fanout'] as const) {
+    const played = loadRecording(name);
+    expect(played.updates).toEqual(loadAcpFixture(name));
+    expect(played.acpSessionId).toBe(acpSessionOf(name));
+  }
 });

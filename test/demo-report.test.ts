@@ -16,7 +16,8 @@ import { runCli } from '../src/cli/main.js';
 import { EXIT } from '../src/cli/exit-codes.js';
 import { parseInstant } from '../src/instant.js';
 import { describeBothDialects, type Dialect } from './helpers/test-db.js';
-import { CLAUDE_FANOUT_UPDATES } from '../src/demo/acp-recording.js';
+import { createSubagentRecognizer } from '../src/acp/index.js';
+import { loadAcpFixture, type AcpFixtureName } from './helpers/acp-fixtures.js';
 
 interface DemoTarget {
   /** The demo's database option: ['--sqlite', FILE] or ['--postgres', URL]. */
@@ -267,6 +268,16 @@ async function expectedFigures(target: DemoTarget): Promise<ExpectedFigures> {
 
 const toCounts = (rows: { k: unknown; n: unknown }[]) => Object.fromEntries(rows.map((r) => [String(r.k), Number(r.n)]));
 
+/** How many updates of a recording the recognizer takes for a subagent's: the frames the recorder writes from it. */
+function subagentFrames(name: AcpFixtureName): number {
+  const recognizer = createSubagentRecognizer();
+  return loadAcpFixture(name).filter((u) => recognizer.observe(u) !== undefined).length;
+}
+
+/** Claude Code's subagent launches in a recording: its `Agent` tool calls. */
+const claudeLaunches = (name: AcpFixtureName) =>
+  loadAcpFixture(name).filter((p) => p.update.sessionUpdate === 'tool_call' && JSON.stringify(p.update._meta).includes('"toolName":"Agent"')).length;
+
 describeBothDialects('demo', (dialect) => {
   let target: DemoTarget;
   let run: { code: number; text: string; errors: string };
@@ -507,11 +518,12 @@ describeBothDialects('demo', (dialect) => {
 
     const health = printed(run.text, /shortfall (\d+) · excess (\d+) · collisions (\d+)/);
     expect(health.slice(1).map(Number)).toEqual([shortfall, excess, collisions]);
-    expect(collisions).toBe(1); // the tool_call_id two executions reused
+    // The resumed execution replayed the Claude Code fan-out: each of its launches' wire ids has two rows.
+    expect(collisions).toBe(claudeLaunches('claude-fanout'));
     expect(expected.size).toBeGreaterThan(0);
   });
 
-  it('prints counters that add up and account for the live stream', () => {
+  it('plays whole recordings of real agents through the ACP recorder, and its counters add up', () => {
     const c = printed(
       run.text,
       /attempted (\d+) · persisted (\d+) · skipped_no_identity (\d+) · failed (\d+) · anomalous_value (\d+) · unknown_execution (\d+)/,
@@ -519,10 +531,33 @@ describeBothDialects('demo', (dialect) => {
       .slice(1)
       .map(Number);
     const [attempted, persisted, skipped, failed, anomalous, unknown] = c;
-    const frames = Number(printed(run.text, /Live stream: (\d+) frames/)[1]);
-    expect(attempted).toBe(frames);
+    const turns = [...run.text.matchAll(/^\s+- ([\w-]+): (\d+) notifications, (\d+) frames, (\d+) subagents — (.*)$/gm)].map((m) => ({
+      name: m[1] as AcpFixtureName,
+      updates: Number(m[2]),
+      frames: Number(m[3]),
+      says: m[5],
+    }));
+    expect(turns.length).toBeGreaterThanOrEqual(3);
+    // Every update of each recording was played, and each one the recognizer takes for a subagent made a frame.
+    for (const t of turns) expect([t.name, t.updates, t.frames]).toEqual([t.name, loadAcpFixture(t.name).length, subagentFrames(t.name)]);
+    const sum = (ts: typeof turns, key: 'updates' | 'frames') => ts.reduce((n, t) => n + t[key], 0);
+    expect(Number(printed(run.text, /Live, off the wire: (\d+) ACP notifications/)[1])).toBe(sum(turns, 'updates'));
+    expect(attempted).toBe(sum(turns, 'frames'));
     expect(attempted).toBe(persisted + skipped + failed);
-    expect([skipped, failed, anomalous, unknown]).toEqual([1, 0, 1, 2]);
+    // The turn without a task id is skipped whole, the one without an execution id is kept under 'unknown'.
+    expect(skipped).toBe(
+      sum(
+        turns.filter((t) => t.says.includes('skipped_no_identity')),
+        'frames',
+      ),
+    );
+    expect(unknown).toBe(
+      sum(
+        turns.filter((t) => t.says.includes("'unknown'")),
+        'frames',
+      ),
+    );
+    expect([skipped > 0, unknown > 0, failed, anomalous]).toEqual([true, true, 0, 0]);
   });
 });
 
@@ -601,15 +636,21 @@ describeBothDialects('demo safety and determinism', (dialect) => {
     expect(histogram).toEqual(contiguous(e.fanOut.unknown));
     expect(num(printed(run.text, /([\d,]+) rows backfilled from history/)[1])).toBe(e.provenance.backfill);
     expect(printed(run.text, /Health check: (\w+), shortfall (\d+)\./).slice(1)).toEqual(['healthy', '0']);
-    // The wire turn: as many notifications as the recording holds, and as many subagents as rows
-    // carry one of the recording's tool-call ids (the subagents' own tool calls made none).
-    const wire = printed(run.text, /The last turn came off the wire: ([\d,]+) ACP notifications .*: ([\d,]+) subagents?\./);
-    const recordedIds = [...new Set(CLAUDE_FANOUT_UPDATES.map((u) => (u as { toolCallId?: string }).toolCallId).filter((id) => id !== undefined))];
-    const wireRows = await t.query<{ n: number | string }>(
-      `SELECT count(*) AS n FROM task_session_subagents WHERE tool_call_id IN (${recordedIds.map((id) => `'${id}'`).join(', ')})`,
-    );
-    expect(wire.slice(1).map(num)).toEqual([CLAUDE_FANOUT_UPDATES.length, Number(wireRows[0]!.n)]);
-    expect(Number(wireRows[0]!.n)).toBeGreaterThan(0);
+    // The live turns came off the wire: one subagent per launch message the host wrote after capture began.
+    const wire = printed(
+      run.text,
+      /([\d,]+) ACP notifications recorded from real Claude Code and OpenCode runs went through createAcpRecorder: ([\d,]+) subagents?,\n\s+([\d,]+) frames: ([\d,]+) persisted, ([\d,]+) skipped without a task id, ([\d,]+) failed\./,
+    )
+      .slice(1)
+      .map(num);
+    const since = parseInstant(e.keys.capture_since!)!;
+    const launches = (
+      await t.query<{ metadata: string | null; at: string }>(`SELECT metadata, ${t.timeText('created_at')} AS at FROM task_session_messages`)
+    ).filter((m) => (metadataOf(m.metadata).normalized as { kind?: unknown } | undefined)?.kind === 'subagent_task' && parseInstant(m.at)! >= since);
+    expect(wire[1]).toBe(launches.length);
+    expect(wire[2]).toBe(wire[3] + wire[4] + wire[5]);
+    expect(wire[0]).toBeGreaterThan(wire[2]); // most notifications are not a subagent's (chunks, usage, the subagents' own tools)
+    expect(wire[3]).toBeGreaterThan(0);
     expect(run.text).toMatch(/^ {3}8 notes on how far these figures may be read: run with --verbose/m);
     expect(run.text).toContain('demo --verbose');
     expect(run.text).not.toMatch(/runMigrations|Read these first/);

@@ -13,7 +13,7 @@ import { EXIT } from './exit-codes.js';
 export const DEFAULT_DEMO_SQLITE_FILE = 'subagent-context-demo.db';
 
 export const demoCommand: CliCommand = {
-  summary: 'seed a sample host history, migrate and backfill it, stream live frames, print the report',
+  summary: 'seed a sample host history, migrate and backfill it, play recorded ACP traffic through the recorder, print the report',
   synopsis: '[--sqlite FILE | --postgres URL] [--verbose]',
   details:
     `Creates FILE (default ./${DEFAULT_DEMO_SQLITE_FILE}), replaces its own earlier FILE, or uses an EMPTY ` +

@@ -6,8 +6,7 @@
 // the store (store.report(), checkHealth(), listBySession()), like any other consumer.
 import { SubagentContextError } from '../errors.js';
 import type { StoreOptions, SubagentContextStore } from '../index.js';
-import type { DemoSession } from './demo-history.js';
-import type { HostMessage } from './host-rows.js';
+import type { HostMessage, HostSession } from './host-rows.js';
 import type { DemoHost } from './live-stream.js';
 
 export interface DemoDatabase extends DemoHost {
@@ -22,7 +21,7 @@ export interface DemoDatabase extends DemoHost {
   /** Creates the host tables as the host ships them (schema/host). */
   createHostTables(): Promise<void>;
   /** Seeds the whole history in one transaction. */
-  insertHistory(sessions: readonly DemoSession[], messages: readonly HostMessage[]): Promise<void>;
+  insertHistory(sessions: readonly HostSession[], messages: readonly HostMessage[]): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -29,9 +29,11 @@ export interface DemoReportInput {
   examplesNote?: string;
 }
 
-const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
-const fixed = (n: number, digits: number) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-const plural = (n: number, one: string, many = `${one}s`) => `${fmt(n)} ${n === 1 ? one : many}`;
+// The shared versions are src/render/numbers.ts on h2/src (same names and behaviour): once it
+// is merged, these three lines become `import { formatFixed, formatInt, plural } from '../render/numbers.js'`.
+const formatInt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
+const formatFixed = (n: number, digits: number) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const plural = (n: number, one: string, many = `${one}s`) => `${formatInt(n)} ${n === 1 ? one : many}`;
 
 function section(title: string, lines: string[]): string[] {
   return ['', title, ...lines.map((l) => (l === '' ? '' : `   ${l}`))];
@@ -42,7 +44,7 @@ function migrationLines(report: MigrationReport): string[] {
   return [
     `ok: ${report.ok}`,
     ...report.steps.map(
-      (s) => `${s.status.padEnd(8)} ${s.name.padEnd(width)} ${fixed(s.ms, 1).padStart(8)} ms${(s.error ?? s.detail) ? `  — ${s.error ?? s.detail}` : ''}`,
+      (s) => `${s.status.padEnd(8)} ${s.name.padEnd(width)} ${formatFixed(s.ms, 1).padStart(8)} ms${(s.error ?? s.detail) ? `  — ${s.error ?? s.detail}` : ''}`,
     ),
   ];
 }
@@ -68,7 +70,7 @@ function reusedLines(input: DemoReportInput): string[] {
     `${toolCallId} in ${sessionId} now has ${plural(input.reusedRows.length, 'row')}, one per execution:`,
     ...input.reusedRows.map(
       (r) =>
-        `  execution ${r.agent_execution_id.slice(0, 8)}…  ${r.turn_id ?? '(no turn)'}  agent_status ${r.agent_status ?? '—'}  total_tokens ${r.total_tokens === null ? 'NULL' : fmt(Number(r.total_tokens))}`,
+        `  execution ${r.agent_execution_id.slice(0, 8)}…  ${r.turn_id ?? '(no turn)'}  agent_status ${r.agent_status ?? '—'}  total_tokens ${r.total_tokens === null ? 'NULL' : formatInt(Number(r.total_tokens))}`,
     ),
   ];
 }
@@ -91,7 +93,7 @@ function storyLines(r: SubagentContextReport): string[] {
   const lines: string[] = [];
   if (c.sessions_per_card !== null && c.contexts_per_card !== null) {
     lines.push(
-      `- task_sessions alone says ${formatRatio(c.sessions_per_card)} session per card; with the ${plural(c.subagent_contexts, 'subagent context')} the store records, a card's work ran in ${formatRatio(c.contexts_per_card)} contexts (${fmt(c.tasks_with_subagents)} of ${plural(c.tasks, 'card')} fanned out).`,
+      `- task_sessions alone says ${formatRatio(c.sessions_per_card)} session per card; with the ${plural(c.subagent_contexts, 'subagent context')} the store records, a card's work ran in ${formatRatio(c.contexts_per_card)} contexts (${formatInt(c.tasks_with_subagents)} of ${plural(c.tasks, 'card')} fanned out).`,
     );
   }
   if (f.known_from !== null) {
@@ -104,13 +106,13 @@ function storyLines(r: SubagentContextReport): string[] {
     // The history's most frequent fan-out above one subagent (the spec's sample: 3, in 42 turns).
     const wide = f.unknown.filter((b) => b.subagents > 1).sort((a, b) => b.turns - a.turns || a.subagents - b.subagents)[0];
     lines.push(
-      `- unknown fan-out: ${plural(unknownTurns, 'turn')} (${plural(sumSubagents(f.unknown), 'subagent')}) began ${f.known_from === null ? 'on a store without a fan-out boundary' : 'before it'}, lower bounds recovered from message history${wide ? `; beyond one subagent, most often ${fmt(wide.subagents)} per turn (${plural(wide.turns, 'turn')})` : ''}.`,
+      `- unknown fan-out: ${plural(unknownTurns, 'turn')} (${plural(sumSubagents(f.unknown), 'subagent')}) began ${f.known_from === null ? 'on a store without a fan-out boundary' : 'before it'}, lower bounds recovered from message history${wide ? `; beyond one subagent, most often ${formatInt(wide.subagents)} per turn (${plural(wide.turns, 'turn')})` : ''}.`,
     );
   }
   if (t.measured > 0 && t.unmeasured > 0 && t.mean_tokens !== null) {
     const zeroFilled = t.total_tokens / t.settled;
     lines.push(
-      `- read as 0, the ${plural(t.unmeasured, 'unmeasured subagent')} would pull the mean from ${fmt(t.mean_tokens)} to ${fmt(zeroFilled)} tokens per settled subagent: ${fixed(t.mean_tokens / zeroFilled, 1)}× too low.`,
+      `- read as 0, the ${plural(t.unmeasured, 'unmeasured subagent')} would pull the mean from ${formatInt(t.mean_tokens)} to ${formatInt(zeroFilled)} tokens per settled subagent: ${formatFixed(t.mean_tokens / zeroFilled, 1)}× too low.`,
     );
   }
   lines.push(
@@ -140,10 +142,10 @@ function whatRanLines(input: DemoReportInput): string[] {
   const m = input.migration;
   const health = 'error' in input.health ? `unavailable (${input.health.error})` : `${input.health.verdict}, shortfall ${input.health.shortfall ?? 'not run'}`;
   return [
-    `A seeded host history (${plural(h.cards, 'card')}, ${fmt(h.messages)} messages, ${plural(h.subagentMessages, 'subagent launch', 'subagent launches')}) was upgraded at ${input.upgradeAt}`,
-    `(simulated clock): ${plural(m.steps.length, 'migration step')}, ${m.ok ? 'ok' : 'FAILED'}, ${plural(input.report.provenance.backfill, 'row')} backfilled from history. Then ${plural(c.attempted, 'live frame')}:`,
-    `${fmt(c.persisted)} persisted, ${fmt(c.skipped_no_identity)} skipped without a task id, ${fmt(c.failed)} failed. Health check: ${health}.`,
-    `The last turn came off the wire: ${fmt(input.live.acp.updates)} ACP notifications recorded from a real Claude Code run, through createAcpRecorder: ${plural(input.live.acp.subagents, 'subagent')}.`,
+    `A seeded host history (${plural(h.cards, 'card')}, ${formatInt(h.messages)} messages, ${plural(h.subagentMessages, 'subagent launch', 'subagent launches')}) was upgraded at ${input.upgradeAt}`,
+    `(simulated clock): ${plural(m.steps.length, 'migration step')}, ${m.ok ? 'ok' : 'FAILED'}, ${plural(input.report.provenance.backfill, 'row')} backfilled from history. Then, off the wire,`,
+    `${formatInt(input.live.updates)} ACP notifications recorded from real Claude Code and OpenCode runs went through createAcpRecorder: ${plural(input.live.subagents, 'subagent')},`,
+    `${plural(c.attempted, 'frame')}: ${formatInt(c.persisted)} persisted, ${formatInt(c.skipped_no_identity)} skipped without a task id, ${formatInt(c.failed)} failed. Health check: ${health}.`,
   ];
 }
 
@@ -192,12 +194,12 @@ export function renderDemoReport(input: DemoReportInput): string {
   const lines = [
     `subagent-context demo · ${input.where}`,
     '',
-    `A seeded host history reproducing the spec's sampled store: ${plural(h.cards, 'card')}, one session each, ${fmt(h.messages)} messages;`,
-    `${fmt(h.subagentMessages)} subagent launches in ${h.sessionsWithSubagents} sessions and ${h.subagentTurns} turns — ${s.async_launched} async_launched, ${s.completed} completed, ${s.started} started, ${s.absent} without a status;`,
+    `A seeded host history reproducing the spec's sampled store: ${plural(h.cards, 'card')}, one session each, ${formatInt(h.messages)} messages;`,
+    `${formatInt(h.subagentMessages)} subagent launches in ${h.sessionsWithSubagents} sessions and ${h.subagentTurns} turns — ${s.async_launched} async_launched, ${s.completed} completed, ${s.started} started, ${s.absent} without a status;`,
     `${h.malformedMetadata} messages whose metadata is malformed ('', 'null', '{broken').`,
     ...section(`1. runMigrations() — the upgrade boots at ${input.upgradeAt} (simulated clock)`, migrationLines(input.migration)),
     ...section('2. Activation keys (kandev_meta)', keyLines(input.report.keys)),
-    ...section(`3. Live stream: ${plural(input.live.frames, 'frame')} as an orchestrator delivers them (${input.live.burstFrames} in one recordFrames burst)`, [
+    ...section(`3. Live, off the wire: ${plural(input.live.updates, 'ACP notification')} recorded from real agents, through createAcpRecorder`, [
       ...input.live.notes.map((n) => `- ${n}`),
       counterLine(input.counters),
       ...reusedLines(input),

@@ -1,14 +1,15 @@
-// The live half of the demo: after the upgrade, frames arrive the way Kandev's orchestrator
-// delivers them — several per subagent (pending → in_progress → completed), interleaved
-// across a parallel fan-out and out of order, one burst through recordFrames, an execution
-// that rotates and reuses a wire tool_call_id while a late frame from the older execution
-// is still in flight, a frame with an empty execution id, one with a negative metric, and
-// one without a task id. The demo plays the host too: it writes the message row each
-// subagent launch produces, exactly as the host's message writer would, so the health
-// check has an independent expected count to compare against.
-import type { SubagentContextStore, SubagentFrame, SubagentTaskPayload } from '../index.js';
-import { streamAcpTraffic, type AcpStreamResult } from './acp-stream.js';
-import type { HostMessage } from './host-rows.js';
+// The live half of the demo: after the upgrade, subagents arrive the way a host's ACP client
+// receives them — session/update notifications recorded from real agents (recordings.ts),
+// played through createAcpRecorder (subagent-context/acp), the wire → row path a host runs.
+// Each turn below is one recording under one host identity, chosen so the store's identity
+// rules show: a lost execution id, wire ids reused after a resume, a session without a task.
+// The demo plays the host too: `context` gives the recording's ACP session the identity of the
+// turn being played, and the host's message writer stores one message per subagent launch, as
+// its own normalization sees it, so the health check has an independent expected count.
+import { createAcpRecorder, type AcpHostContext } from '../acp/index.js';
+import type { SubagentContextStore } from '../index.js';
+import type { HostMessage, HostSession } from './host-rows.js';
+import { loadRecording, type RecordingName } from './recordings.js';
 import type { SimulatedClock } from './simulated-clock.js';
 
 /** What the demo needs from the host side of its database. */
@@ -18,222 +19,129 @@ export interface DemoHost {
 }
 
 /** Fixed, realistic execution ids (the orchestrator's are uuid.New()). */
-export const LIVE_EXECUTIONS = {
-  first: '5f0c2a8e-9b1d-4c3e-8a7f-2d6b4e1c9a03',
-  resumed: 'b71e4d92-3c5a-4f08-9e2d-7a1c6b5f8e44',
-} as const;
+const EXECUTIONS = { first: '5f0c2a8e-9b1d-4c3e-8a7f-2d6b4e1c9a03', resumed: 'b71e4d92-3c5a-4f08-9e2d-7a1c6b5f8e44' } as const;
+
+/** The seeded sessions the live turns land in. */
+export interface LiveSessions {
+  claude: HostSession;
+  opencode: HostSession;
+  /** A session whose task the host never resolved. */
+  withoutTask: HostSession;
+}
+
+interface LiveTurn {
+  recording: RecordingName;
+  session: keyof LiveSessions;
+  /** '' when the host lost it: the store keeps such rows under 'unknown' (AC-31). */
+  executionId: string;
+  says: string;
+}
+
+const LIVE_TURNS: readonly LiveTurn[] = [
+  {
+    recording: 'claude-fanout',
+    session: 'claude',
+    executionId: EXECUTIONS.first,
+    says: "Claude Code: three reviewers in parallel, one nested, one in the background; the subagents' own tool calls made no row",
+  },
+  {
+    recording: 'claude-subagents-capability',
+    session: 'claude',
+    executionId: EXECUTIONS.first,
+    says: 'Claude Code with the `subagents` capability: subagent_update frames, the child session as the tool-call id, no usage',
+  },
+  {
+    recording: 'opencode-fanout',
+    session: 'opencode',
+    executionId: '',
+    says: "OpenCode, its execution id lost by the host: stored under the 'unknown' sentinel, counted in unknown_execution (AC-31); OpenCode reports no tokens",
+  },
+  {
+    recording: 'claude-fanout',
+    session: 'claude',
+    executionId: EXECUTIONS.resumed,
+    says: 'the same Claude Code run after a resume: the new execution reused the wire ids, and each execution keeps its own rows (AC-32)',
+  },
+  {
+    recording: 'opencode-fanout',
+    session: 'withoutTask',
+    executionId: EXECUTIONS.resumed,
+    says: 'a session whose task never resolved: every frame skipped_no_identity (AC-2), its messages left out of the health comparison (AC-28)',
+  },
+];
 
 export interface LiveStreamResult {
+  /** ACP notifications played, frames the recorder wrote, subagent launches the host saw. */
+  updates: number;
   frames: number;
-  /** Frames that went through recordFrames in one burst. */
-  burstFrames: number;
+  subagents: number;
+  /** One line per turn, for the walk-through. */
+  notes: string[];
   /** Session and wire id that two executions both used. */
   reused: { sessionId: string; toolCallId: string };
-  sessionId: string;
-  /** One line per noteworthy delivery, for the report. */
-  notes: string[];
-  /** The turn that came off the wire: recorded ACP notifications through the ACP recorder. */
-  acp: AcpStreamResult;
 }
 
-const MINUTE = 60_000_000_000n;
+type WireUpdate = { sessionUpdate?: unknown; toolCallId?: unknown; title?: unknown; status?: unknown; sessionId?: unknown; state?: { state?: unknown } };
 
-interface LiveSubagent {
-  sessionId: string;
-  taskId: string;
-  turnId: string;
-  executionId: string;
-  toolCallId: string;
-  messageId: string;
-  description: string;
-  subagentType: string;
+/** The host's own normalization: the id a subagent launch is keyed on (Claude's `Agent`, OpenCode's `task`, a `subagent_update` child). */
+function launchOf(update: object): string | undefined {
+  const u = update as WireUpdate & { _meta?: { claudeCode?: { toolName?: unknown } } };
+  if (u.sessionUpdate === 'subagent_update' && u.state?.state === 'running' && typeof u.sessionId === 'string') return u.sessionId;
+  if (u.sessionUpdate !== 'tool_call' || typeof u.toolCallId !== 'string') return undefined;
+  return u._meta?.claudeCode?.toolName === 'Agent' || u.title === 'task' ? u.toolCallId : undefined;
 }
 
-export async function streamLiveFrames(
-  store: SubagentContextStore,
-  host: DemoHost,
-  clock: SimulatedClock,
-  where: { sessionId: string; taskId: string; otherSessionId: string; otherTaskId: string; thirdSessionId: string },
-): Promise<LiveStreamResult> {
-  let frames = 0;
-  let messageNo = 0;
-  const notes: string[] = [];
-  const record = async (frame: SubagentFrame) => {
-    frames++;
-    return store.recordFrame(frame);
-  };
-  const frameOf = (s: LiveSubagent, toolStatus: string, payload: SubagentTaskPayload, overrides: Partial<SubagentFrame> = {}): SubagentFrame => ({
-    sessionId: s.sessionId,
-    taskId: s.taskId,
-    turnId: s.turnId,
-    executionId: s.executionId,
-    toolCallId: s.toolCallId,
-    toolStatus,
-    payload: { description: s.description, subagent_type: s.subagentType, ...payload },
-    ...overrides,
-  });
-  const metadataOf = (s: LiveSubagent, toolStatus: string, payload: SubagentTaskPayload) =>
-    JSON.stringify({
-      tool_call_id: s.toolCallId,
-      status: toolStatus,
-      title: 'Task',
-      normalized: { kind: 'subagent_task', subagent_task: { description: s.description, subagent_type: s.subagentType, ...payload } },
-    });
-  /** The host writes the launch's message first, then the orchestrator records the frame. */
-  const launch = async (s: LiveSubagent, taskId = s.taskId) => {
-    const at = clock.read();
-    await host.insertMessage({
-      id: s.messageId,
-      sessionId: s.sessionId,
-      taskId,
-      turnId: s.turnId,
-      authorType: 'agent',
-      type: 'tool_call',
-      content: s.description,
-      metadata: metadataOf(s, 'pending', {}),
-      createdAtNs: at,
-      updatedAtNs: at,
-    });
-  };
-  const progress = async (s: LiveSubagent, toolStatus: string, payload: SubagentTaskPayload) => {
-    await host.updateMessageMetadata(s.messageId, metadataOf(s, toolStatus, payload), clock.read());
-  };
-  const subagent = (turnId: string, executionId: string, toolCallId: string, subagentType: string, description: string, session = where): LiveSubagent => ({
-    sessionId: session.sessionId,
-    taskId: session.taskId,
-    turnId,
-    executionId,
-    toolCallId,
-    messageId: `msg-live-${String(++messageNo).padStart(2, '0')}`,
-    description,
-    subagentType,
-  });
+const subagentMetadata = (toolCallId: string, status: string) =>
+  JSON.stringify({ tool_call_id: toolCallId, status, title: 'Task', normalized: { kind: 'subagent_task', subagent_task: {} } });
 
-  // Turn 1 (first execution): a three-way review, frames interleaved across the fan-out.
-  clock.advance(2n * MINUTE);
-  const turn1 = `${where.sessionId}-turn-live-1`;
-  const reviewers = [
-    subagent(turn1, LIVE_EXECUTIONS.first, 'toolu_01LiveSecurityReview000', 'security-reviewer', 'Review the change as security-reviewer'),
-    subagent(turn1, LIVE_EXECUTIONS.first, 'toolu_01LiveCodeReview000000', 'code-reviewer', 'Review the change as code-reviewer'),
-    subagent(turn1, LIVE_EXECUTIONS.first, 'toolu_01LivePerfReview000000', 'performance-reviewer', 'Review the change as performance-reviewer'),
-  ];
-  for (const s of reviewers) {
-    await launch(s);
-    await record(frameOf(s, 'pending', {}));
+/** The host's message writer for one turn: a message per subagent launch, its status kept current. */
+function hostMessageWriter(host: DemoHost, where: Pick<HostMessage, 'sessionId' | 'taskId' | 'turnId'>, firstNumber: number) {
+  const launches = new Map<string, string>(); // launch id → the host's message id
+  return {
+    launches,
+    async observe(update: object, at: bigint): Promise<void> {
+      const launch = launchOf(update);
+      const u = update as WireUpdate;
+      if (launch !== undefined) {
+        const id = `msg-live-${String(firstNumber + launches.size).padStart(3, '0')}`;
+        launches.set(launch, id);
+        const metadata = subagentMetadata(launch, 'pending');
+        await host.insertMessage({ id, ...where, authorType: 'agent', type: 'tool_call', content: 'Task', metadata, createdAtNs: at, updatedAtNs: at });
+      } else if (typeof u.toolCallId === 'string' && typeof u.status === 'string' && launches.has(u.toolCallId)) {
+        await host.updateMessageMetadata(launches.get(u.toolCallId)!, subagentMetadata(u.toolCallId, u.status), at);
+      }
+    },
+  };
+}
+
+const MILLISECOND = 1_000_000n;
+const MINUTE = 60_000n * MILLISECOND;
+
+export async function streamLiveFrames(store: SubagentContextStore, host: DemoHost, clock: SimulatedClock, sessions: LiveSessions): Promise<LiveStreamResult> {
+  let playing: { acpSessionId: string; identity: AcpHostContext } | undefined;
+  const recorder = createAcpRecorder(store, { context: (id) => (id === playing?.acpSessionId ? playing.identity : undefined) });
+  const result: LiveStreamResult = { updates: 0, frames: 0, subagents: 0, notes: [], reused: { sessionId: sessions.claude.id, toolCallId: '' } };
+  for (const [index, turn] of LIVE_TURNS.entries()) {
+    clock.advance(2n * MINUTE);
+    const session = sessions[turn.session];
+    const recording = loadRecording(turn.recording);
+    const where = { sessionId: session.id, taskId: turn.session === 'withoutTask' ? '' : session.taskId, turnId: `${session.id}-turn-live-${index + 1}` };
+    playing = { acpSessionId: recording.acpSessionId, identity: { ...where, executionId: turn.executionId } };
+    const messages = hostMessageWriter(host, where, result.subagents + 1);
+    let frames = 0;
+    for (const params of recording.updates) {
+      clock.advance(250n * MILLISECOND);
+      await messages.observe(params.update, clock.read());
+      if ((await recorder.sessionUpdate(params)) !== undefined) frames++;
+    }
+    recorder.forget(recording.acpSessionId);
+    // The first turn's first launch: the fourth turn plays the same recording again after a resume.
+    if (index === 0) result.reused.toolCallId = [...messages.launches.keys()][0];
+    const subagents = messages.launches.size;
+    result.updates += recording.updates.length;
+    result.frames += frames;
+    result.subagents += subagents;
+    result.notes.push(`${turn.recording}: ${recording.updates.length} notifications, ${frames} frames, ${subagents} subagents — ${turn.says}`);
   }
-  const [security, code, perf] = reviewers;
-  const done = (tokens: number, tools: number, ms: number): SubagentTaskPayload => ({
-    status: 'completed',
-    agent_id: `agent_${tokens.toString(16)}`,
-    model: 'claude-opus-5[1m]',
-    total_tokens: tokens,
-    tool_use_count: tools,
-    duration_ms: ms,
-  });
-  await record(frameOf(security, 'in_progress', { model: 'claude-opus-5[1m]' }));
-  clock.advance(MINUTE);
-  await progress(code, 'completed', done(41_207, 12, 58_311));
-  await record(frameOf(code, 'completed', done(41_207, 12, 58_311)));
-  await record(frameOf(perf, 'in_progress', { duration_ms: -1 }));
-  notes.push(`a frame reporting duration_ms = -1 was written without the metric and counted in anomalous_value (AC-9)`);
-  await record(frameOf(code, 'in_progress', { model: 'claude-opus-5[1m]' }));
-  notes.push(`${code.toolCallId}'s in_progress frame arrived after its completion; its row stays completed (AC-12)`);
-  clock.advance(MINUTE);
-  await progress(security, 'completed', done(88_914, 31, 121_540));
-  await record(frameOf(security, 'completed', done(88_914, 31, 121_540)));
-  await progress(perf, 'completed', done(63_380, 19, 97_002));
-  await record(frameOf(perf, 'completed', done(63_380, 19, 97_002)));
-
-  // Turn 2 (first execution): a background dispatch, which never reports usage (AC-7).
-  clock.advance(4n * MINUTE);
-  const reusedId = 'toolu_01LiveReusedAcrossExecs';
-  const background = subagent(
-    `${where.sessionId}-turn-live-2`,
-    LIVE_EXECUTIONS.first,
-    reusedId,
-    'general-purpose',
-    'Run the full test suite in the background',
-  );
-  const dispatched: SubagentTaskPayload = {
-    status: 'async_launched',
-    agent_id: 'agent_5a1e0f2c9d31',
-    model: 'claude-sonnet-5',
-    is_async: true,
-    total_tokens: 0,
-    duration_ms: 0,
-    output_file: '/tmp/claude/tasks/5a1e0f2c.output',
-  };
-  await launch(background);
-  await record(frameOf(background, 'pending', {}));
-  await progress(background, 'completed', dispatched);
-  await record(frameOf(background, 'completed', dispatched));
-
-  // The execution rotates (a resume). The new adapter's emitted-id map starts empty, so the
-  // agent's reused wire id comes through verbatim (spec § Amendment 1). Turn 3 arrives as a
-  // burst through recordFrames. The host finds the old message by (session, tool_call_id)
-  // and updates it in place; only the second launch gets a new message.
-  clock.advance(6n * MINUTE);
-  const turn3 = `${where.sessionId}-turn-live-3`;
-  const rerun = subagent(turn3, LIVE_EXECUTIONS.resumed, reusedId, 'test-runner', 'Re-run the failing integration tests');
-  rerun.messageId = background.messageId;
-  const docs = subagent(turn3, LIVE_EXECUTIONS.resumed, 'toolu_01LiveDocsWriter0000000', 'docs-writer', 'Document the new resume behaviour');
-  await progress(rerun, 'pending', {});
-  await launch(docs);
-  const burst = [
-    frameOf(rerun, 'pending', {}),
-    frameOf(docs, 'pending', {}),
-    frameOf(docs, 'completed', done(22_468, 7, 40_115)),
-    frameOf(rerun, 'completed', done(35_902, 9, 74_660)),
-  ];
-  await progress(docs, 'completed', done(22_468, 7, 40_115));
-  await progress(rerun, 'completed', done(35_902, 9, 74_660));
-  frames += burst.length;
-  await store.recordFrames(burst);
-
-  // A late frame from the FIRST execution for the reused id: it lands on that execution's
-  // own row and cannot clobber the resumed execution's (AC-30, AC-32).
-  clock.advance(MINUTE);
-  await record(frameOf(background, 'completed', dispatched));
-  notes.push(
-    `a late frame from execution ${LIVE_EXECUTIONS.first.slice(0, 8)}… reused ${reusedId}; it merged into its own execution's row, the newer execution's row is untouched (AC-32)`,
-  );
-
-  // Another session's frames arrive with an empty execution id: stored as 'unknown' (AC-31).
-  clock.advance(3n * MINUTE);
-  const other = { sessionId: where.otherSessionId, taskId: where.otherTaskId };
-  const anonymous = subagent(`${other.sessionId}-turn-live-1`, '', 'toolu_01LiveNoExecutionId000', 'Explore', 'Map the callers of recordSubagentContext', {
-    ...where,
-    ...other,
-  });
-  await launch(anonymous);
-  await record(frameOf(anonymous, 'pending', {}));
-  await progress(anonymous, 'completed', done(17_733, 22, 33_090));
-  await record(frameOf(anonymous, 'completed', done(17_733, 22, 33_090)));
-  notes.push(`two frames with an empty execution id were stored under the 'unknown' sentinel and counted in unknown_execution (AC-31)`);
-
-  // A frame whose session never resolved a task: the host still writes its message (with an
-  // empty task_id), the writer skips it (AC-2), and the health check excludes it (AC-28).
-  clock.advance(2n * MINUTE);
-  const orphan = subagent(
-    `${where.thirdSessionId}-turn-live-1`,
-    LIVE_EXECUTIONS.resumed,
-    'toolu_01LiveWithoutTaskId000',
-    'general-purpose',
-    'Summarise the open review threads',
-    { ...where, sessionId: where.thirdSessionId, taskId: '' },
-  );
-  await launch(orphan, '');
-  await record(frameOf(orphan, 'pending', {}, { taskId: null }));
-  notes.push(`a frame without a task id was skipped (skipped_no_identity, AC-2); its message is excluded from the health comparison`);
-
-  // Turn 4 (resumed execution): a Claude Code fan-out straight off the wire — ACP notifications
-  // recorded from a real run — through the ACP recorder (src/demo/acp-stream.ts).
-  clock.advance(2n * MINUTE);
-  const acp = await streamAcpTraffic(store, host, clock, { ...where, turnId: `${where.sessionId}-turn-live-4`, executionId: LIVE_EXECUTIONS.resumed });
-  frames += acp.frames;
-  notes.push(
-    `${acp.updates} ACP session/update notifications recorded from a real Claude Code run went through createAcpRecorder: ${acp.frames} frames, ${acp.subagents} subagents (one nested, one in the background); the subagents' own tool calls made no row`,
-  );
-
-  return { frames, burstFrames: burst.length, reused: { sessionId: where.sessionId, toolCallId: reusedId }, sessionId: where.sessionId, notes, acp };
+  return result;
 }

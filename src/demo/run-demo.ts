@@ -1,7 +1,7 @@
 // `subagent-context demo`: the package's main job, end to end, on a database of its own.
 // Seeds a host history reproducing the spec's sampled store, runs the upgrade
-// (runMigrations: the backfill and activation keys), streams live frames the way an
-// orchestrator would, then prints the migration report, the keys, the counters, the
+// (runMigrations: the backfill and activation keys), plays ACP traffic recorded from real
+// agents through the ACP recorder the way a host's client would, then prints the migration report, the keys, the counters, the
 // health report and the measurements the feature exists for, read through store.report()
 // like any consumer would. Deterministic (seeded data, simulated clock); only the step
 // timings vary between runs.
@@ -52,15 +52,7 @@ export async function runDemo(database: DemoDatabase, out: (text: string) => voi
     const store = database.store({ clock: clock.read, logger });
 
     const migration = await store.runMigrations();
-    const [first, second] = history.fannedOutSessionIds.map((id) => history.sessions.find((s) => s.id === id)!).filter((s) => s.agent === 'claude');
-    const quiet = history.sessions.find((s) => !history.fannedOutSessionIds.includes(s.id))!;
-    const live = await streamLiveFrames(store, database, clock, {
-      sessionId: first.id,
-      taskId: first.taskId,
-      otherSessionId: second.id,
-      otherTaskId: second.taskId,
-      thirdSessionId: quiet.id,
-    });
+    const live = await streamLiveFrames(store, database, clock, history.live);
     const counters = store.counters();
     let health: HealthReport | { error: string };
     try {
