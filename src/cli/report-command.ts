@@ -2,13 +2,13 @@
 // person (Unicode bar charts), as JSON (--json), and/or written as one self-contained HTML
 // page (--html FILE). docs/report.md says what each figure counts.
 import { SubagentContextError } from '../errors.js';
-import { renderReportHtml } from '../report/html-page.js';
+import { renderReportHtml } from '../render/html-page.js';
 import type { ReportOptions, SubagentContextReport } from '../report/types.js';
 import { CliError, databaseError, usageError } from './cli-error.js';
 import type { CliCommand } from './command.js';
 import { DATABASE_OPTIONS, databaseTarget, describeTarget, withDatabase } from './database.js';
 import { EXIT } from './exit-codes.js';
-import { formatReport } from './format-report.js';
+import { formatReport } from '../render/format-report.js';
 import { checkHtmlTarget, writeHtmlFile, type HtmlTarget } from './html-output.js';
 
 /** A report() rejection caused by the arguments is a usage error; any other is the database's. */
