@@ -35,6 +35,7 @@ export interface ReaderAdapter {
 export interface StoreContext {
   readonly dialect: DialectName;
   readonly clock: () => bigint;
+  /** Guarded (src/logger.ts storeLogger): calling it never throws. */
   readonly logger: Logger;
 }
 
