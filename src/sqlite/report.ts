@@ -36,16 +36,12 @@ export function sqliteReportParams(b: ReportBounds) {
   };
 }
 
-/** A read snapshot: BEGIN … COMMIT around fn, or the host's own transaction when one is open. */
-function inReadTransaction<T>(db: Database, fn: () => T): T {
-  if (db.inTransaction) return fn();
-  db.exec('BEGIN');
-  try {
-    return fn();
-  } finally {
-    if (db.inTransaction) db.exec('COMMIT'); // nothing was written: COMMIT only ends the snapshot
-  }
-}
+/**
+ * A read snapshot: better-sqlite3's BEGIN (deferred: it takes no write lock, and works on a
+ * read-only connection) … COMMIT around fn, or a savepoint of the host's transaction when one
+ * is open, whose snapshot it then reads. fn writes nothing, so ending it either way is the same.
+ */
+const inReadTransaction = <T>(db: Database, fn: () => T): T => db.transaction(fn).deferred();
 
 export function sqliteReportReader(db: Database): ReportReader {
   const health = sqliteHealthQueries(db);
