@@ -1,7 +1,7 @@
 // The dialect-neutral store: the live write path (normalize -> one upsert -> count), batch
-// writes, and delegation to the dialect's reader, migration runner and health check. It never
-// lets a telemetry failure reach the caller (AC-27): every path that can fail is caught, counted
-// and WARN-logged here.
+// writes, and delegation to the dialect's reader, migration runner, health check and report.
+// It never lets a telemetry failure reach the caller (AC-27): every path that can fail is
+// caught, counted and WARN-logged here (through the guarded logger, src/logger.ts).
 //
 // Counting (AC-26), per frame: `attempted` first; then exactly one of `skipped_no_identity`
 // (AC-2, nothing else counted), `persisted` or `failed`. The qualifiers `anomalous_value`
