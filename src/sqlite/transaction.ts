@@ -23,7 +23,10 @@ export function inWriteScope<T>(db: Database, fn: () => T): T {
  */
 export function withImmediateTransaction<T>(db: Database, fn: () => T): T {
   if (db.inTransaction) {
-    throw new SubagentContextError('transaction_open', 'a transaction is already open on this connection; this runs in a BEGIN IMMEDIATE transaction of its own');
+    throw new SubagentContextError(
+      'transaction_open',
+      'a transaction is already open on this connection; this runs in a BEGIN IMMEDIATE transaction of its own',
+    );
   }
   return db.transaction(fn).immediate();
 }
