@@ -25,5 +25,5 @@ export interface SqliteConnection {
   /** Whether a transaction is open on the connection. */
   readonly inTransaction: boolean;
   /** better-sqlite3's transaction wrapper: the store's own transactions, a savepoint inside an open one. */
-  transaction(fn: () => unknown): { (): unknown; deferred(): unknown; immediate(): unknown };
+  transaction(fn: (body: () => unknown) => unknown): unknown;
 }

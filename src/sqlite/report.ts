@@ -15,6 +15,7 @@ import type { ReportBounds, ReportReader } from '../report/queries.js';
 import { toCardCounts, toFanOutRow, toRowCounts, toTokenBucketRow, toTokenGroupRow } from '../report/raw-rows.js';
 import type { ReportOptions, SubagentContextReport } from '../report/types.js';
 import { readSqliteKeys, sqliteHealthQueries } from './health.js';
+import { inReadScope } from './transaction.js';
 
 const DAY_NS = 86_400n * 1_000_000_000n;
 const NO_LOWER = '';
@@ -36,19 +37,13 @@ export function sqliteReportParams(b: ReportBounds) {
   };
 }
 
-/**
- * A read snapshot: better-sqlite3's BEGIN (deferred: it takes no write lock, and works on a
- * read-only connection) … COMMIT around fn, or a savepoint of the host's transaction when one
- * is open, whose snapshot it then reads. fn writes nothing, so ending it either way is the same.
- */
-const inReadTransaction = <T>(db: Database, fn: () => T): T => db.transaction(fn).deferred();
-
 export function sqliteReportReader(db: Database): ReportReader {
   const health = sqliteHealthQueries(db);
   return {
     probeTables: () => health.probeTables(),
     async read(plan) {
-      return inReadTransaction(db, () => {
+      // One read snapshot (./transaction.ts); the body writes nothing, so how it ends changes nothing.
+      return inReadScope(db, () => {
         const keys = readSqliteKeys(db);
         const bounds = plan(keys);
         const p = sqliteReportParams(bounds);

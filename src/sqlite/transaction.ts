@@ -7,12 +7,35 @@
 // ROLLBACK) stays the host's (DESIGN §8 "Host transactions"); if SQLite already ended the whole
 // transaction (RAISE(ROLLBACK), a full disk) it rolls back nothing more. A function that returns
 // a promise is refused (TypeError) and rolled back: every body here must run synchronously.
-import type { Database } from 'better-sqlite3';
+import type { Database, Transaction } from 'better-sqlite3';
 import { SubagentContextError } from '../errors.js';
+
+type Scope = Transaction<(body: () => unknown) => unknown>;
+
+/**
+ * One transaction function per connection, made on first use and handed each body: creating
+ * one per call costs about 40 µs (four wrapped functions and their properties), several
+ * times the BEGIN … COMMIT it wraps, on the live write path.
+ */
+const scopes = new WeakMap<Database, Scope>();
+
+function scopeOf(db: Database): Scope {
+  let scope = scopes.get(db);
+  if (!scope) {
+    scope = db.transaction((body: () => unknown) => body());
+    scopes.set(db, scope);
+  }
+  return scope;
+}
 
 /** The store's own write transaction, or a savepoint in the host's when one is open. */
 export function inWriteScope<T>(db: Database, fn: () => T): T {
-  return db.transaction(fn).immediate();
+  return scopeOf(db).immediate(fn) as T;
+}
+
+/** A read snapshot (deferred BEGIN: no write lock, so a read-only connection can take it), or a savepoint in the host's transaction. */
+export function inReadScope<T>(db: Database, fn: () => T): T {
+  return scopeOf(db).deferred(fn) as T;
 }
 
 /**
@@ -28,5 +51,5 @@ export function withImmediateTransaction<T>(db: Database, fn: () => T): T {
       'a transaction is already open on this connection; this runs in a BEGIN IMMEDIATE transaction of its own',
     );
   }
-  return db.transaction(fn).immediate();
+  return inWriteScope(db, fn);
 }
