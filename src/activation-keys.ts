@@ -1,4 +1,5 @@
-// The three kandev_meta keys the package writes, each write-once (AC-24).
+// The three kandev_meta keys the package writes, each write-once (AC-24), and the one reading
+// of them that health and the report share (read_activation_keys.sql).
 export const ACTIVATION_KEYS = {
   /** Sampled inside the backfill transaction, after its INSERT (AC-24 point 4). */
   captureSince: 'subagent_context_capture_since',
@@ -9,3 +10,22 @@ export const ACTIVATION_KEYS = {
 } as const;
 
 export type ActivationKeyName = (typeof ACTIVATION_KEYS)[keyof typeof ACTIVATION_KEYS];
+
+/** read_activation_keys.sql's parameters: the three key names it looks up. */
+export const ACTIVATION_KEY_PARAMS = {
+  captureSinceKey: ACTIVATION_KEYS.captureSince,
+  backfillThroughKey: ACTIVATION_KEYS.backfillThrough,
+  executionSinceKey: ACTIVATION_KEYS.executionSince,
+} as const;
+
+/** The three keys as HealthReport['keys'] and the report carry them: verbatim, null when absent. */
+export interface ActivationKeyValues {
+  capture_since: string | null;
+  backfill_through: string | null;
+  execution_since: string | null;
+}
+
+/** read_activation_keys.sql's row (either dialect; none when the statement returned no row) as the keys. */
+export function toActivationKeys(row: Partial<ActivationKeyValues> | undefined): ActivationKeyValues {
+  return { capture_since: row?.capture_since ?? null, backfill_through: row?.backfill_through ?? null, execution_since: row?.execution_since ?? null };
+}

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The `subagent-context` binary: `migrate`, `health` (src/cli/commands.ts), built to
-// dist/src/cli.js. Exit codes: src/cli/exit-codes.ts and docs/health.md.
+// The `subagent-context` binary: `migrate`, `health`, `demo`, `report` and `proxy` (the table
+// in src/cli/commands.ts), built to dist/src/cli.js. Exit codes: src/cli/exit-codes.ts and
+// docs/health.md.
 import { runCli } from './cli/main.js';
 import { EXIT } from './cli/exit-codes.js';
 

@@ -1,7 +1,7 @@
 // What the dialect-neutral store (src/store.ts) needs from a database, split by concern so
 // each concern has one file per dialect: src/<dialect>/writer.ts (the live write path),
-// reader.ts (the reads a host calls), migrations.ts, health.ts. Each implementation calls
-// only generated functions (generated/<dialect>/).
+// reader.ts (the lists a host calls), migrations.ts, health.ts and report.ts. Each
+// implementation calls only generated functions (generated/<dialect>/).
 import type { UpsertInput } from './frame-normalization.js';
 import type { ReportOptions, SubagentContextReport } from './report/types.js';
 import type { HealthReport, Logger, MigrationReport, SubagentContextRow } from './types.js';
@@ -24,7 +24,10 @@ export interface WriterAdapter {
   upsertBatch(batch: readonly { input: UpsertInput; observedAtNs: bigint }[], client?: unknown): Promise<(Error | null)[]>;
 }
 
-/** The reads a host calls on the store; later read paths (the report) belong here too. */
+/**
+ * The lists a host reads rows with. The other reads take the StoreContext and are
+ * DialectStore's own: checkHealth() and report() (src/health/, src/report/ are their readers).
+ */
 export interface ReaderAdapter {
   /** AC-13 order. */
   listBySession(sessionId: string): Promise<SubagentContextRow[]>;
@@ -35,6 +38,7 @@ export interface ReaderAdapter {
 export interface StoreContext {
   readonly dialect: DialectName;
   readonly clock: () => bigint;
+  /** Guarded (src/logger.ts storeLogger): calling it never throws. */
   readonly logger: Logger;
 }
 

@@ -1,7 +1,7 @@
 // The dialect-neutral store: the live write path (normalize -> one upsert -> count), batch
-// writes, and delegation to the dialect's reader, migration runner and health check. It never
-// lets a telemetry failure reach the caller (AC-27): every path that can fail is caught, counted
-// and WARN-logged here.
+// writes, and delegation to the dialect's reader, migration runner, health check and report.
+// It never lets a telemetry failure reach the caller (AC-27): every path that can fail is
+// caught, counted and WARN-logged here (through the guarded logger, src/logger.ts).
 //
 // Counting (AC-26), per frame: `attempted` first; then exactly one of `skipped_no_identity`
 // (AC-2, nothing else counted), `persisted` or `failed`. The qualifiers `anomalous_value`
@@ -13,7 +13,7 @@ import type { DialectStore, StoreContext } from './dialect.js';
 import { toError } from './errors.js';
 import { MAX_ID_BYTES, normalizeFrame, type NormalizedFrame } from './frame-normalization.js';
 import { createWallClock } from './instant.js';
-import { defaultLogger, describeError } from './logger.js';
+import { describeError, storeLogger } from './logger.js';
 import type { RecordOptions, RecordOutcome, StoreOptions, SubagentContextStore, SubagentFrame } from './types.js';
 import { createCounters } from './writer-counters.js';
 
@@ -44,7 +44,7 @@ function clientOf(options: unknown): unknown {
 }
 
 export function createStore<TClient = unknown>(db: DialectStore, options: StoreOptions = {}): SubagentContextStore<TClient> {
-  const ctx: StoreContext = { dialect: db.dialect, clock: options.clock ?? createWallClock(), logger: options.logger ?? defaultLogger };
+  const ctx: StoreContext = { dialect: db.dialect, clock: options.clock ?? createWallClock(), logger: storeLogger(options) };
   const { clock, logger } = ctx;
   const { writer, reader } = db;
   const counters = createCounters();
@@ -52,11 +52,7 @@ export function createStore<TClient = unknown>(db: DialectStore, options: StoreO
   /** AC-27: WARN with the session id and tool-call id, count `failed`; never throws. */
   const fail = (identity: { session_id: unknown; tool_call_id: unknown }, err: unknown): 'failed' => {
     counters.failed++;
-    try {
-      logger.warn({ dialect: db.dialect, ...identity, ...describeError(err) }, 'subagent context write failed');
-    } catch {
-      // a throwing logger must not break the product path either
-    }
+    logger.warn({ dialect: db.dialect, ...identity, ...describeError(err) }, 'subagent context write failed');
     return 'failed';
   };
   const failWrite = (input: NormalizedFrame, err: unknown) => fail({ session_id: input.sessionId, tool_call_id: input.toolCallId }, err);

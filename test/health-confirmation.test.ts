@@ -90,6 +90,17 @@ describeBothDialects('health: AC-28b confirmation', (dialect) => {
     expect(Number(n)).toBe(1);
   });
 
+  it('a logger whose info throws: the unconfirmed shortfall is still healthy, never a database_error (src/logger.ts)', async () => {
+    await armLateWrite();
+    const logger = {
+      warn: () => {},
+      info: () => {
+        throw new Error('logger down');
+      },
+    };
+    await expect(db.store({ logger }).checkHealth()).resolves.toMatchObject({ shortfall: 0, verdict: 'healthy' });
+  });
+
   it('a shortfall that persists through the second evaluation is the verdict', async () => {
     const info: object[] = [];
     const report = await db.store({ logger: { warn: () => {}, info: (fields) => void info.push(fields) } }).checkHealth();

@@ -131,8 +131,9 @@ describeBothDialects('host transactions', (dialect) => {
     expect(await store.recordFrame(frame({ toolCallId: 'toolu_a' }), host.options)).toBe('persisted');
     expect(await store.recordFrame(frame({ toolCallId: 'poison' }), host.options)).toBe('failed');
     expect(await store.recordFrames([frame({ toolCallId: 'toolu_b' }), frame({ toolCallId: 'poison' })], host.options)).toEqual(['persisted', 'failed']);
-    await expectNoSavepoint('subagent_context_frame');
-    await expectNoSavepoint('subagent_context_batch');
+    // PostgreSQL: the store's own names; SQLite: better-sqlite3's db.transaction() savepoint (src/sqlite/transaction.ts).
+    const storeSavepoints: Record<typeof dialect, string[]> = { postgres: ['subagent_context_frame', 'subagent_context_batch'], sqlite: ['`\t_bs3.\t`'] };
+    for (const name of storeSavepoints[dialect]) await expectNoSavepoint(name);
     await host.commit();
     expect(await toolCallIds()).toEqual(['toolu_a', 'toolu_b']);
   });

@@ -26,7 +26,7 @@ const ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
-// The fills src/report/html-page.ts gives each chart's bars.
+// The fills src/render/html-page.ts gives each chart's bars.
 const FILL: Record<string, [number, number, number]> = {
   'fan-out-known': [0x0f, 0x76, 0x6e],
   'fan-out-unknown': [0xc2, 0x41, 0x0c],

@@ -6,7 +6,7 @@
 // --json stays exact. Both dialects, through the CLI's dispatcher.
 import { expect, it } from 'vitest';
 import { runCli } from '../src/cli/main.js';
-import { clipVisible, displayWidth, visible } from '../src/report/display-text.js';
+import { clipVisible, displayWidth, visible } from '../src/render/display-text.js';
 import type { HealthReport, SubagentContextReport } from '../src/index.js';
 import { FIXTURE_KEYS, seedReportFixture } from './helpers/report-fixture.js';
 import { seedRow } from './helpers/report-seed.js';

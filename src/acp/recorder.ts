@@ -8,7 +8,7 @@
 // Identity: `context` is the host's; a context that returns nothing makes the frame
 // identity-less, and the store counts it skipped_no_identity (AC-26: nothing lost silently);
 // one that throws, rejects or does not answer within contextTimeoutMs fails that update (WARN).
-import { describeError } from '../logger.js';
+import { describeError, guardedLogger } from '../logger.js';
 import type { RecordOptions, RecordOutcome, SubagentContextStore, SubagentFrame } from '../types.js';
 import { createSubagentRecognizer } from './recognizer.js';
 import type { AcpHostContext, AcpRecorder, AcpRecorderCounters, AcpRecorderOptions, AcpSessionUpdateParams, RecognizedSubagentUpdate } from './types.js';
@@ -18,7 +18,7 @@ const TIMED_OUT = Symbol('timed out');
 export function createAcpRecorder(store: SubagentContextStore, options: AcpRecorderOptions): AcpRecorder {
   const recognizer = createSubagentRecognizer(options.recognizer);
   const timeoutMs = options.contextTimeoutMs ?? 5000;
-  const logger = options.logger;
+  const logger = guardedLogger(options.logger); // absent: silent; throwing: never breaks sessionUpdate
   const counters: AcpRecorderCounters = { updates: 0, not_subagent: 0, recorded: 0, unknown_session: 0, context_failed: 0, context_timeout: 0 };
   /** The last pending write per ACP session; removed once it is the last and has settled. */
   const tails = new Map<string, Promise<RecordOutcome>>();
@@ -42,7 +42,7 @@ export function createAcpRecorder(store: SubagentContextStore, options: AcpRecor
       host = answer instanceof Promise ? await answer : answer;
     } catch (err) {
       counters.context_failed++;
-      logger?.warn(
+      logger.warn(
         { acpSessionId: recognized.acpSessionId, toolCallId: recognized.toolCallId, ...describeError(err) },
         'acp recorder: context threw; update not recorded',
       );
@@ -50,7 +50,7 @@ export function createAcpRecorder(store: SubagentContextStore, options: AcpRecor
     }
     if (host === TIMED_OUT) {
       counters.context_timeout++;
-      logger?.warn(
+      logger.warn(
         { acpSessionId: recognized.acpSessionId, toolCallId: recognized.toolCallId, timeoutMs },
         'acp recorder: context did not answer in time; update not recorded',
       );

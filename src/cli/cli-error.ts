@@ -1,8 +1,8 @@
 // Every failure the CLI reports becomes ONE line and an exit code, never a stack trace.
 // Errors are classified by what they carry (our own classes, a Node system error code, a
 // PostgreSQL SQLSTATE, a SQLite result code), never by matching message text. A driver's
-// error wrapped by the package (checkHealth's `database_error`) is classified by the driver's
-// error on its `cause`, and every CliError built from a caught error keeps it on `cause`.
+// error wrapped by the package (checkHealth()'s and report()'s `database_error`) is classified by
+// the driver's error on its `cause`, and every CliError built from a caught error keeps it on `cause`.
 import { errorMessage, SubagentContextError } from '../errors.js';
 import { HealthCheckError } from '../health/errors.js';
 import { EXIT } from './exit-codes.js';
@@ -52,16 +52,22 @@ function driverFailure(err: unknown, caught: unknown = err): CliError | null {
   return null;
 }
 
+/**
+ * A coded rejection of checkHealth() or report() (missing tables, a key that is not an instant,
+ * a driver failure), as the database's: a statement that failed inside either reads like the
+ * same failure outside it, and the package's error stays on `cause`.
+ */
+export function readerFailure(err: SubagentContextError): CliError {
+  return (err.code === 'database_error' ? driverFailure(err.cause, err) : null) ?? databaseError(oneLine(err.message), err);
+}
+
 /** Classifies a failure; `whileConnecting` says it came from opening the database, where every failure is the database's. */
 export function toCliError(err: unknown, whileConnecting = false): CliError {
   if (err instanceof CliError) {
     const line = oneLine(err.message);
     return line === err.message ? err : new CliError(err.exitCode, line, { cause: err });
   }
-  if (err instanceof HealthCheckError) {
-    // A statement that failed inside checkHealth reads like the same failure outside it.
-    return (err.code === 'database_error' ? driverFailure(err.cause, err) : null) ?? databaseError(oneLine(err.message), err);
-  }
+  if (err instanceof HealthCheckError) return readerFailure(err);
   if (!(err instanceof Error)) return new CliError(EXIT.internal, `unexpected error: ${oneLine(String(err))}`, { cause: err });
   const driver = driverFailure(err);
   if (driver) return driver;

@@ -4,7 +4,7 @@ import type { HealthVerdict } from '../types.js';
 import type { CliCommand } from './command.js';
 import { DATABASE_OPTIONS, DATABASE_SYNOPSIS, databaseTarget, describeTarget, withDatabase } from './database.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
-import { formatHealth } from './format-health.js';
+import { formatHealth } from '../render/format-health.js';
 
 const VERDICT_EXIT: Record<HealthVerdict, ExitCode> = {
   healthy: EXIT.ok,

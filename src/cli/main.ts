@@ -4,10 +4,10 @@
 import { parseArgs } from 'node:util';
 import type { CliCommand, CliIO, OptionValues } from './command.js';
 import { COMMANDS } from './commands.js';
-import { toCliError, usageError } from './cli-error.js';
+import { CliError, toCliError, usageError } from './cli-error.js';
 import { secretMasker } from './connection-secrets.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
-import { packageVersion } from './version.js';
+import { packageVersion } from '../package-version.js';
 
 const PROGRAM = 'subagent-context';
 
@@ -70,7 +70,9 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<ExitCo
       return EXIT.ok;
     }
     if (name === '--version' || name === '-V' || name === 'version') {
-      io.out(`${packageVersion()}\n`);
+      const version = packageVersion();
+      if (version === null) throw new CliError(EXIT.internal, "cannot find this package's own package.json");
+      io.out(`${version}\n`);
       return EXIT.ok;
     }
     const command = lookup(name);

@@ -5,7 +5,7 @@ import type { CliCommand } from './command.js';
 import { databaseError } from './cli-error.js';
 import { DATABASE_OPTIONS, DATABASE_SYNOPSIS, databaseTarget, describeTarget, withDatabase } from './database.js';
 import { EXIT } from './exit-codes.js';
-import { formatMigration } from './format-migration.js';
+import { formatMigration } from '../render/format-migration.js';
 
 const HOST_TABLES = ['task_sessions', 'task_session_messages'] as const;
 

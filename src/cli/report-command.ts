@@ -2,20 +2,21 @@
 // person (Unicode bar charts), as JSON (--json), and/or written as one self-contained HTML
 // page (--html FILE). docs/report.md says what each figure counts.
 import { SubagentContextError } from '../errors.js';
-import { renderReportHtml } from '../report/html-page.js';
+import { renderReportHtml } from '../render/html-page.js';
+import { REPORT_USAGE_CODES, type ReportErrorCode } from '../report/errors.js';
 import type { ReportOptions, SubagentContextReport } from '../report/types.js';
-import { CliError, databaseError, usageError } from './cli-error.js';
+import { CliError, readerFailure, usageError } from './cli-error.js';
 import type { CliCommand } from './command.js';
 import { DATABASE_OPTIONS, databaseTarget, describeTarget, withDatabase } from './database.js';
 import { EXIT } from './exit-codes.js';
-import { formatReport } from './format-report.js';
+import { formatReport } from '../render/format-report.js';
 import { checkHtmlTarget, writeHtmlFile, type HtmlTarget } from './html-output.js';
 
-/** A report() rejection caused by the arguments is a usage error; any other is the database's. */
-function toCommandError(err: unknown): unknown {
+/** A report() rejection caused by the arguments is a usage error; any other is the database's, like health's. Either keeps it on `cause`. */
+export function reportCommandError(err: unknown): unknown {
   if (!(err instanceof SubagentContextError)) return err;
-  if (err.code === 'invalid_report_window' || err.code === 'invalid_report_options' || err.code === 'invalid_report_scope') return usageError(err.message);
-  return databaseError(err.message);
+  if (REPORT_USAGE_CODES.includes(err.code as ReportErrorCode)) return usageError(err.message, err);
+  return readerFailure(err);
 }
 
 /** The page, or an internal error: a renderer that throws is this CLI's bug, not the user's arguments. */
@@ -67,7 +68,7 @@ export const reportCommand: CliCommand = {
       try {
         report = await db.store.report(options);
       } catch (err) {
-        throw toCommandError(err);
+        throw reportCommandError(err);
       }
       if (html) writeHtmlFile(html, renderPage(report, where));
       io.out(values.json ? `${JSON.stringify(report)}\n` : formatReport(report, where));

@@ -5,11 +5,12 @@
 // store.report(), printed by the `report` command's own formatter; the story lines only
 // restate the report's figures (and one ratio of them) as the story the feature exists for.
 // test/demo-report.test.ts re-derives every printed figure from the tables independently.
-import { chart, formatReport } from '../cli/format-report.js';
+import { chart, formatReport } from '../render/format-report.js';
 import type { FanOutBucket, HealthReport, MigrationReport, SubagentContextReport, SubagentContextRow, WriterCounters } from '../index.js';
-import { fanOutBars, formatRatio } from '../report/chart-data.js';
-import { visibleLines } from '../report/display-text.js';
-import { findingLines } from '../report/finding.js';
+import { fanOutBars } from '../render/chart-data.js';
+import { visibleLines } from '../render/display-text.js';
+import { findingLines } from '../render/finding.js';
+import { formatRatio } from '../render/numbers.js';
 import type { DemoHistory } from './demo-history.js';
 import type { LiveStreamResult } from './live-stream.js';
 

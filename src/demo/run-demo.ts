@@ -9,7 +9,7 @@ import type { DatabaseTarget } from '../cli/database.js';
 import { toError } from '../errors.js';
 import { formatKeyInstant } from '../instant.js';
 import type { HealthReport, Logger } from '../index.js';
-import { visibleLines } from '../report/display-text.js';
+import { visibleLines } from '../render/display-text.js';
 import type { DemoDatabase } from './demo-database.js';
 import { buildDemoHistory } from './demo-history.js';
 import { renderDemoReport, renderDemoSummary } from './demo-report.js';

@@ -28,11 +28,7 @@ async function requireTrustedHelper(queries: HealthQueries, ctx: StoreContext): 
   const helper = await queries.jsonHelper();
   if (jsonHelperRunnable(helper)) return;
   const message = `the health comparison was not run: ${jsonHelperRefusal(helper)}`;
-  try {
-    ctx.logger.warn({ dialect: ctx.dialect, json_helper: helper.found, state: helper.state }, `subagent-context health: ${message}`);
-  } catch {
-    // a throwing logger must not hide the error below
-  }
+  ctx.logger.warn({ dialect: ctx.dialect, json_helper: helper.found, state: helper.state }, `subagent-context health: ${message}`);
   throw new HealthCheckError('untrusted_object', message);
 }
 

@@ -24,10 +24,3 @@ export interface HealthQueries {
   /** AC-29 scoped MAX(observed_at), 'YYYY-MM-DDTHH:MM:SS.ffffffZ', or null. */
   maxObservedAt(sinceNs: bigint): Promise<string | null>;
 }
-
-/** A COUNT as the drivers return it (SQLite bigint, PostgreSQL BIGINT text) as a number. */
-export function toCount(value: unknown): number {
-  const n = typeof value === 'bigint' ? Number(value) : typeof value === 'string' ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw new TypeError(`not a count: ${String(value)}`);
-  return n;
-}

@@ -1,6 +1,7 @@
 // Runs one named migration step and reports it: timing, its status, and on failure a WARN
-// carrying the step's name (AC-20). Never throws — not even when the logger does — so one
-// failing step cannot abort the pass (AC-33a: boot never aborts).
+// carrying the step's name (AC-20). Never throws, so one failing step cannot abort the pass
+// (AC-33a: boot never aborts); the store's logger is guarded (src/logger.ts), so logging cannot
+// throw here either.
 import { describeError } from '../logger.js';
 import type { Logger, MigrationStep } from '../types.js';
 import type { AppliedOrSkipped } from './migration-database.js';
@@ -27,27 +28,17 @@ export async function runStep(ctx: StepContext, name: string, work: () => Promis
     const outcome = await work();
     const ms = elapsed();
     if (typeof outcome === 'string') {
-      if (outcome === 'applied') quietly(() => ctx.logger.info?.({ dialect: ctx.dialect, step: name, ms }, `subagent-context migration step ${name} applied`));
+      if (outcome === 'applied') ctx.logger.info?.({ dialect: ctx.dialect, step: name, ms }, `subagent-context migration step ${name} applied`);
       return { name, status: outcome, ms };
     }
     return { name, status: 'skipped', ms, detail: outcome.reason };
   } catch (err) {
     const ms = elapsed();
     const described = describeError(err);
-    quietly(() =>
-      ctx.logger.warn(
-        { dialect: ctx.dialect, step: name, ms, ...described },
-        `subagent-context migration step ${name} failed; it is rolled back and retried on the next run`,
-      ),
+    ctx.logger.warn(
+      { dialect: ctx.dialect, step: name, ms, ...described },
+      `subagent-context migration step ${name} failed; it is rolled back and retried on the next run`,
     );
     return { name, status: 'failed', ms, error: described.code ? `${described.error} (${described.code})` : described.error };
-  }
-}
-
-function quietly(fn: () => void): void {
-  try {
-    fn();
-  } catch {
-    // a throwing logger must not turn a reported step into a rejected runMigrations()
   }
 }

@@ -14,11 +14,12 @@ import {
   probeStoreTables,
   readActivationKeys,
 } from '../../generated/postgres/index.js';
-import { ACTIVATION_KEYS } from '../activation-keys.js';
+import { ACTIVATION_KEY_PARAMS, toActivationKeys, type ActivationKeyValues } from '../activation-keys.js';
 import type { StoreContext } from '../dialect.js';
+import { toCount } from '../count.js';
 import { checkHealth } from '../health/check-health.js';
 import { toTableShape } from '../migrations/table-shape.js';
-import { STORE_TABLES, toCount, type HealthQueries, type TablePresence } from '../health/queries.js';
+import { STORE_TABLES, type HealthQueries, type TablePresence } from '../health/queries.js';
 import { ceilToMicros, formatMicros } from '../instant.js';
 import type { HealthReport } from '../types.js';
 
@@ -27,6 +28,10 @@ export function postgresWindow(sinceNs: bigint): { since: string; sinceFloor: st
   const bound = formatMicros(ceilToMicros(sinceNs));
   return { since: bound, sinceFloor: bound };
 }
+
+/** The three activation keys verbatim, on `client` (the report's snapshot) or the pool. */
+export const readPostgresKeys = async (client: pg.Pool | pg.PoolClient): Promise<ActivationKeyValues> =>
+  toActivationKeys((await readActivationKeys.run(ACTIVATION_KEY_PARAMS, client))[0]);
 
 export function postgresHealthQueries(pool: pg.Pool | pg.PoolClient): HealthQueries {
   return {
@@ -37,25 +42,15 @@ export function postgresHealthQueries(pool: pg.Pool | pg.PoolClient): HealthQuer
     async jsonHelper() {
       return toTableShape((await observeSubagentTableShape.run(undefined, pool))[0]).jsonHelper;
     },
-    async readKeys() {
-      const [row] = await readActivationKeys.run(
-        {
-          captureSinceKey: ACTIVATION_KEYS.captureSince,
-          backfillThroughKey: ACTIVATION_KEYS.backfillThrough,
-          executionSinceKey: ACTIVATION_KEYS.executionSince,
-        },
-        pool,
-      );
-      return { capture_since: row?.capture_since ?? null, backfill_through: row?.backfill_through ?? null, execution_since: row?.execution_since ?? null };
-    },
+    readKeys: () => readPostgresKeys(pool),
     async countShortfall(sinceNs) {
-      return toCount((await countShortfallSinceCapture.run(postgresWindow(sinceNs), pool))[0]?.shortfall);
+      return toCount((await countShortfallSinceCapture.run(postgresWindow(sinceNs), pool))[0]?.shortfall, 'shortfall');
     },
     async countExcess(sinceNs) {
-      return toCount((await countExcessSinceCapture.run(postgresWindow(sinceNs), pool))[0]?.excess);
+      return toCount((await countExcessSinceCapture.run(postgresWindow(sinceNs), pool))[0]?.excess, 'excess');
     },
     async countCollisions(sinceNs) {
-      return toCount((await countCollisionsSinceCapture.run(postgresWindow(sinceNs), pool))[0]?.collisions);
+      return toCount((await countCollisionsSinceCapture.run(postgresWindow(sinceNs), pool))[0]?.collisions, 'collisions');
     },
     async maxObservedAt(sinceNs) {
       return (await maxObservedAtSinceCapture.run(postgresWindow(sinceNs), pool))[0]?.last_observed_at ?? null;

@@ -7,15 +7,14 @@
 // All statements run on one connection in one REPEATABLE READ, READ ONLY transaction, so
 // every figure comes from the same snapshot (and a hot standby can serve it).
 import type pg from 'pg';
-import { readActivationKeys, reportCards, reportFanOut, reportRowCounts, reportTokenDistribution, reportTokens } from '../../generated/postgres/index.js';
-import { ACTIVATION_KEYS } from '../activation-keys.js';
+import { reportCards, reportFanOut, reportRowCounts, reportTokenDistribution, reportTokens } from '../../generated/postgres/index.js';
 import type { StoreContext } from '../dialect.js';
 import { ceilToMicros, formatMicros } from '../instant.js';
 import { buildReport } from '../report/build-report.js';
 import type { ReportBounds, ReportReader } from '../report/queries.js';
 import { toCardCounts, toFanOutRow, toRowCounts, toTokenBucketRow, toTokenGroupRow } from '../report/raw-rows.js';
 import type { ReportOptions, SubagentContextReport } from '../report/types.js';
-import { postgresHealthQueries } from './health.js';
+import { postgresHealthQueries, readPostgresKeys } from './health.js';
 import { withTransaction } from './transaction.js';
 
 /** The parameters every report statement shares. */
@@ -45,15 +44,7 @@ export function postgresReportReader(pool: pg.Pool): ReportReader {
     probeTables: () => health.probeTables(),
     read: (plan) =>
       inReadSnapshot(pool, async (client) => {
-        const [k] = await readActivationKeys.run(
-          {
-            captureSinceKey: ACTIVATION_KEYS.captureSince,
-            backfillThroughKey: ACTIVATION_KEYS.backfillThrough,
-            executionSinceKey: ACTIVATION_KEYS.executionSince,
-          },
-          client,
-        );
-        const keys = { capture_since: k?.capture_since ?? null, backfill_through: k?.backfill_through ?? null, execution_since: k?.execution_since ?? null };
+        const keys = await readPostgresKeys(client);
         const bounds = plan(keys);
         const p = postgresReportParams(bounds);
         // Sequential on purpose: one client runs one statement at a time.

@@ -2,7 +2,7 @@
 // wrapped once here so that every query of the reader, health and migrations carries the
 // package's own type parsers, whatever the host did to `pg.types` (DESIGN §8).
 import type pg from 'pg';
-import { defaultLogger } from '../logger.js';
+import { storeLogger } from '../logger.js';
 import { createStore } from '../store.js';
 import type { StoreOptions, SubagentContextStore } from '../types.js';
 import type { PostgresPool, PostgresQueryable } from './connection.js';
@@ -24,7 +24,7 @@ export function createPostgresStore(connection: PostgresPool, options?: StoreOpt
       dialect: 'postgres',
       // The writer sets the package's types on each of its own statements (the rest is
       // transaction control, which returns no rows), so the hot path skips the wrapper.
-      writer: createPostgresWriter(hostPool, { namedStatements: options?.namedStatements !== false, logger: options?.logger ?? defaultLogger }),
+      writer: createPostgresWriter(hostPool, { namedStatements: options?.namedStatements !== false, logger: storeLogger(options) }),
       reader: createPostgresReader(pool),
       runMigrations: (ctx) => runPostgresMigrations(pool, ctx),
       checkHealth: (ctx) => checkPostgresHealth(pool, ctx),

@@ -36,6 +36,7 @@ const BATCH_SAVEPOINT = 'subagent_context_batch';
 export interface PostgresWriterOptions {
   /** false: unnamed statements from the start (StoreOptions.namedStatements). */
   readonly namedStatements: boolean;
+  /** Guarded (storeLogger): a throwing logger must not fail the frame being retried. */
   readonly logger: Logger;
 }
 
@@ -55,14 +56,10 @@ export function createPostgresWriter(pool: pg.Pool, options: PostgresWriterOptio
   const statements = createStatementRunner({
     named: options.namedStatements,
     onSwitch(err) {
-      try {
-        options.logger.info?.(
-          { dialect: 'postgres', code: (err as { code?: unknown }).code },
-          'prepared statements are not kept per connection here (a transaction-mode pooler?): the store uses unnamed statements from now on',
-        );
-      } catch {
-        // a throwing logger must not fail the frame being retried
-      }
+      options.logger.info?.(
+        { dialect: 'postgres', code: (err as { code?: unknown }).code },
+        'prepared statements are not kept per connection here (a transaction-mode pooler?): the store uses unnamed statements from now on',
+      );
     },
   });
 

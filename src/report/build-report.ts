@@ -3,12 +3,12 @@
 // Every figure is a count or sum the database returned; this file only arranges them,
 // derives ratios, and decides which AC-25 caveats apply (./caveats.ts).
 import type { StoreContext } from '../dialect.js';
-import { SubagentContextError } from '../errors.js';
 import { classifyActivationState } from '../health/activation-state.js';
 import type { StoreTable } from '../health/queries.js';
 import { formatKeyInstant } from '../instant.js';
 import { boundariesFromKeys } from './boundaries.js';
 import { reportCaveats } from './caveats.js';
+import { asReportError, reportError } from './errors.js';
 import { checkReportOptions } from './options.js';
 import type { FanOutRow, RawReport, ReportReader, TokenBucketRow, TokenGroupRow } from './queries.js';
 import type { FanOutBucket, ReportOptions, SubagentContextReport, TokenBucket, TokenFigures, TokenGroup } from './types.js';
@@ -133,16 +133,21 @@ export function composeReport(raw: RawReport): SubagentContextReport {
   };
 }
 
+/** Rejects only with a coded SubagentContextError (./errors.ts): a driver's failure is database_error with it on `cause`. */
 export async function buildReport(reader: ReportReader, ctx: StoreContext, options: ReportOptions | undefined): Promise<SubagentContextReport> {
   const request = checkReportOptions(options);
-  const present = await reader.probeTables();
-  const missing = REPORT_TABLES.filter((t) => !present[t]);
-  if (missing.length) {
-    throw new SubagentContextError(
-      'missing_tables',
-      `report: missing table${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (run \`subagent-context migrate\` on the ${ctx.dialect} store)`,
-    );
+  try {
+    const present = await reader.probeTables();
+    const missing = REPORT_TABLES.filter((t) => !present[t]);
+    if (missing.length) {
+      throw reportError(
+        'missing_tables',
+        `report: missing table${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (run \`subagent-context migrate\` on the ${ctx.dialect} store)`,
+      );
+    }
+    const raw = await reader.read((keys) => ({ ...request, ...boundariesFromKeys(keys) }));
+    return composeReport(raw);
+  } catch (err) {
+    throw asReportError(err);
   }
-  const raw = await reader.read((keys) => ({ ...request, ...boundariesFromKeys(keys) }));
-  return composeReport(raw);
 }

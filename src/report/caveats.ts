@@ -3,6 +3,7 @@
 // window, and cites the criterion it applies, so the list changes with the AC-24c state,
 // the keys' values and what the window holds.
 import { formatKeyInstant } from '../instant.js';
+import { formatInt, plural } from '../render/numbers.js';
 import type { ActivationState, HealthReport } from '../types.js';
 import type { KeyName } from './boundaries.js';
 import type { ReportBounds } from './queries.js';
@@ -20,7 +21,6 @@ export interface CaveatInput {
 
 const KEY = (name: KeyName) => `subagent_context_${name}`;
 const at = (ns: bigint) => formatKeyInstant(ns);
-const n = (count: number, one: string, many = `${one}s`) => `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
 const sumTurns = (buckets: { turns: number }[]) => buckets.reduce((t, b) => t + b.turns, 0);
 
 function stateCaveats(state: ActivationState): string[] {
@@ -81,20 +81,20 @@ function fanOutCaveats(input: CaveatInput): string[] {
   }
   if (unknownTurns > 0) {
     out.push(
-      `${n(unknownTurns, 'turn')} began before any fan-out boundary; their rows are counted, not discarded, because the keys bound completeness, never validity (AC-25).`,
+      `${plural(unknownTurns, 'turn')} began before any fan-out boundary; their rows are counted, not discarded, because the keys bound completeness, never validity (AC-25).`,
     );
   }
   if (fanOut.rows_without_turn > 0)
     out.push(
-      `${n(fanOut.rows_without_turn, 'row')} in the window ${fanOut.rows_without_turn === 1 ? 'has' : 'have'} no turn_id (no turn was active) and ${fanOut.rows_without_turn === 1 ? 'is' : 'are'} in no fan-out histogram.`,
+      `${plural(fanOut.rows_without_turn, 'row')} in the window ${fanOut.rows_without_turn === 1 ? 'has' : 'have'} no turn_id (no turn was active) and ${fanOut.rows_without_turn === 1 ? 'is' : 'are'} in no fan-out histogram.`,
     );
   if (fanOut.turns_past_until > 0)
     out.push(
-      `${n(fanOut.turns_past_until, 'turn')} continue${fanOut.turns_past_until === 1 ? 's' : ''} at or after until; a turn is counted whole in the window where its first subagent was observed.`,
+      `${plural(fanOut.turns_past_until, 'turn')} continue${fanOut.turns_past_until === 1 ? 's' : ''} at or after until; a turn is counted whole in the window where its first subagent was observed.`,
     );
   if (fanOut.turns_before_since > 0)
     out.push(
-      `${n(fanOut.turns_before_since, 'turn')} with subagents in the window began before since; ${fanOut.turns_before_since === 1 ? 'it is' : 'they are'} counted in the window where ${fanOut.turns_before_since === 1 ? 'it' : 'they'} began, not here.`,
+      `${plural(fanOut.turns_before_since, 'turn')} with subagents in the window began before since; ${fanOut.turns_before_since === 1 ? 'it is' : 'they are'} counted in the window where ${fanOut.turns_before_since === 1 ? 'it' : 'they'} began, not here.`,
     );
   return out;
 }
@@ -110,7 +110,7 @@ function completenessCaveats(input: CaveatInput): string[] {
   }
   if ((provenance.live_before_capture_since ?? 0) > 0) {
     out.push(
-      `${n(provenance.live_before_capture_since!, 'live row')} ${provenance.live_before_capture_since === 1 ? 'was' : 'were'} observed before subagent_context_capture_since. They are real measurements and are counted: the keys bound completeness, never validity (AC-25).`,
+      `${plural(provenance.live_before_capture_since!, 'live row')} ${provenance.live_before_capture_since === 1 ? 'was' : 'were'} observed before subagent_context_capture_since. They are real measurements and are counted: the keys bound completeness, never validity (AC-25).`,
     );
   }
   return out;
@@ -121,13 +121,13 @@ function provenanceCaveats(input: CaveatInput): string[] {
   const out: string[] = [];
   if (p.backfill > 0) {
     out.push(
-      `${n(p.backfill, 'row')} of ${p.rows.toLocaleString('en-US')} came from the backfill (source 'backfill'), rebuilt once from what survived in message metadata, often without tokens, statuses or an execution id. Live and backfilled rows are not compared like-for-like: token figures are also given by source (AC-25).`,
+      `${plural(p.backfill, 'row')} of ${formatInt(p.rows)} came from the backfill (source 'backfill'), rebuilt once from what survived in message metadata, often without tokens, statuses or an execution id. Live and backfilled rows are not compared like-for-like: token figures are also given by source (AC-25).`,
     );
   }
   const other = p.rows - p.live - p.backfill;
   if (other > 0)
     out.push(
-      `${n(other, 'row')} carr${other === 1 ? 'ies' : 'y'} a source other than 'live' or 'backfill'; ${other === 1 ? 'it is' : 'they are'} counted in the totals only.`,
+      `${plural(other, 'row')} carr${other === 1 ? 'ies' : 'y'} a source other than 'live' or 'backfill'; ${other === 1 ? 'it is' : 'they are'} counted in the totals only.`,
     );
   return out;
 }
@@ -137,12 +137,12 @@ function executionCaveats(input: CaveatInput): string[] {
   const out: string[] = [];
   if (e.unknown_rows > 0) {
     out.push(
-      `${n(e.unknown_rows, 'row')} carr${e.unknown_rows === 1 ? 'ies' : 'y'} agent_execution_id 'unknown': the execution is unrecorded. 'unknown' is never counted as an execution, nor read as one shared execution (AC-25, AC-31).`,
+      `${plural(e.unknown_rows, 'row')} carr${e.unknown_rows === 1 ? 'ies' : 'y'} agent_execution_id 'unknown': the execution is unrecorded. 'unknown' is never counted as an execution, nor read as one shared execution (AC-25, AC-31).`,
     );
   }
   if ((e.unknown_live_rows_since_execution_since ?? 0) > 0) {
     out.push(
-      `${n(e.unknown_live_rows_since_execution_since!, 'live row')} observed since subagent_context_execution_since arrived without an execution id, the regression AC-31 makes observable.`,
+      `${plural(e.unknown_live_rows_since_execution_since!, 'live row')} observed since subagent_context_execution_since arrived without an execution id, the regression AC-31 makes observable.`,
     );
   }
   return out;
@@ -154,11 +154,11 @@ function tokenCaveats(input: CaveatInput): string[] {
   if (t.unmeasured > 0) {
     const one = t.unmeasured === 1;
     out.push(
-      `${n(t.unmeasured, 'settled subagent')} reported no token usage (total_tokens NULL). ${one ? 'It is' : 'They are'} counted as unmeasured, never as 0: totals and means cover the ${n(t.measured, 'measured subagent')} only (AC-7).`,
+      `${plural(t.unmeasured, 'settled subagent')} reported no token usage (total_tokens NULL). ${one ? 'It is' : 'They are'} counted as unmeasured, never as 0: totals and means cover the ${plural(t.measured, 'measured subagent')} only (AC-7).`,
     );
   }
   if (t.outstanding > 0)
-    out.push(`${n(t.outstanding, 'subagent')} had not settled when read and ${t.outstanding === 1 ? 'is' : 'are'} outside the token figures.`);
+    out.push(`${plural(t.outstanding, 'subagent')} had not settled when read and ${t.outstanding === 1 ? 'is' : 'are'} outside the token figures.`);
   return out;
 }
 
@@ -166,7 +166,7 @@ function scopeCaveats(input: CaveatInput): string[] {
   const ids = input.bounds.taskIds;
   if (ids === null) return [];
   return [
-    `Scoped to ${n(ids.length, 'task')}, through each session's own task (spec § Permissions): every figure covers ${ids.length === 1 ? 'that task' : 'those tasks'} only.`,
+    `Scoped to ${plural(ids.length, 'task')}, through each session's own task (spec § Permissions): every figure covers ${ids.length === 1 ? 'that task' : 'those tasks'} only.`,
   ];
 }
 

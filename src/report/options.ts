@@ -3,11 +3,9 @@
 // rejection is a SubagentContextError whose code names what was wrong, so a host can map it
 // to its own "bad request" without matching message text.
 import { MAX_COLUMN_INSTANT_NS } from '../column-time.js';
-import { SubagentContextError } from '../errors.js';
 import { formatKeyInstant, parseInstant } from '../instant.js';
+import { reportError, type ReportErrorCode } from './errors.js';
 import type { ReportOptions } from './types.js';
-
-export type ReportErrorCode = 'invalid_report_options' | 'invalid_report_window' | 'invalid_report_scope';
 
 /** The checked options: instants as nanoseconds, null when absent. */
 export interface ReportRequest {
@@ -24,7 +22,7 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-const fail = (code: ReportErrorCode, message: string) => new SubagentContextError(code, message);
+const fail = (code: ReportErrorCode, message: string) => reportError(code, message);
 
 function instant(name: 'since' | 'until', value: unknown): bigint | null {
   if (value === undefined || value === null) return null;

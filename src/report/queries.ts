@@ -2,6 +2,7 @@
 // queries/<dialect>/report_*.sql, read in ONE snapshot so every figure describes the same
 // store. src/sqlite/report.ts and src/postgres/report.ts implement it with generated
 // functions, each binding the instants its own way (docs/timestamps.md).
+import { toCount } from '../count.js';
 import type { TablePresence } from '../health/queries.js';
 import type { HealthReport } from '../types.js';
 import type { ReportBoundaries } from './boundaries.js';
@@ -73,13 +74,6 @@ export interface ReportReader {
   read(plan: (keys: HealthReport['keys']) => ReportBounds): Promise<RawReport>;
 }
 
-/** A count or sum as a driver returns it (SQLite bigint or number, PostgreSQL text) as a number. */
-export function toNumber(value: unknown, what: string): number {
-  const n = typeof value === 'bigint' ? Number(value) : typeof value === 'string' ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) throw new TypeError(`report: ${what} is not a count: ${String(value)}`);
-  return n;
-}
-
 const ERAS: readonly FanOutRow['era'][] = ['known', 'unknown', 'before_since'];
 const DIMENSIONS: readonly TokenGroupRow['dimension'][] = ['source', 'subagent_type', 'model'];
 const LEADS: readonly TokenBucketRow['lead'][] = [1, 2, 5];
@@ -95,7 +89,7 @@ export function toDimension(value: unknown): TokenGroupRow['dimension'] {
 }
 
 export function toLead(value: unknown): TokenBucketRow['lead'] {
-  const n = toNumber(value, 'lead');
+  const n = toCount(value, 'report: lead');
   if (!LEADS.includes(n as TokenBucketRow['lead'])) throw new TypeError(`report: unexpected bucket lead ${String(value)}`);
   return n as TokenBucketRow['lead'];
 }

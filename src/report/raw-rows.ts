@@ -1,7 +1,8 @@
 // Result rows of the report statements -> the neutral RawReport parts. Both dialects'
 // statements return the same column names (SQLite as bigint or number, PostgreSQL as text,
 // never through a host type parser), so one conversion serves both.
-import { toDimension, toEra, toLead, toNumber, type CardCounts, type FanOutRow, type RowCounts, type TokenBucketRow, type TokenGroupRow } from './queries.js';
+import { toCount } from '../count.js';
+import { toDimension, toEra, toLead, type CardCounts, type FanOutRow, type RowCounts, type TokenBucketRow, type TokenGroupRow } from './queries.js';
 
 type Row = Record<string, unknown>;
 
@@ -13,7 +14,7 @@ function single(row: object | undefined, statement: string): Row {
 
 export function toRowCounts(row: object | undefined): RowCounts {
   const c = single(row, 'reportRowCounts');
-  const n = (column: string) => toNumber(c[column], column);
+  const n = (column: string) => toCount(c[column], `report: ${column}`);
   return {
     rows: n('rows'),
     live: n('live'),
@@ -30,7 +31,7 @@ export function toRowCounts(row: object | undefined): RowCounts {
 
 export function toCardCounts(row: object | undefined): CardCounts {
   const c = single(row, 'reportCards');
-  const n = (column: string) => toNumber(c[column], column);
+  const n = (column: string) => toCount(c[column], `report: ${column}`);
   return { tasks: n('tasks'), sessions: n('sessions'), tasksWithSubagents: n('tasks_with_subagents'), sessionsWithSubagents: n('sessions_with_subagents') };
 }
 
@@ -40,24 +41,24 @@ export function toTokenGroupRow(row: object): TokenGroupRow {
   return {
     dimension: toDimension(r.dimension),
     value: r.value,
-    rows: toNumber(r.rows, 'rows'),
-    settled: toNumber(r.settled, 'settled'),
-    measured: toNumber(r.measured, 'measured'),
-    totalTokens: toNumber(r.total_tokens, 'total_tokens'),
+    rows: toCount(r.rows, 'report: rows'),
+    settled: toCount(r.settled, 'report: settled'),
+    measured: toCount(r.measured, 'report: measured'),
+    totalTokens: toCount(r.total_tokens, 'report: total_tokens'),
   };
 }
 
 export function toTokenBucketRow(row: object): TokenBucketRow {
   const r = row as Row;
-  return { digits: toNumber(r.digits, 'digits'), lead: toLead(r.lead), subagents: toNumber(r.subagents, 'subagents') };
+  return { digits: toCount(r.digits, 'report: digits'), lead: toLead(r.lead), subagents: toCount(r.subagents, 'report: subagents') };
 }
 
 export function toFanOutRow(row: object): FanOutRow {
   const r = row as Row;
   return {
     era: toEra(r.era),
-    subagents: toNumber(r.subagents, 'subagents'),
-    turns: toNumber(r.turns, 'turns'),
-    pastUntil: toNumber(r.past_until, 'past_until'),
+    subagents: toCount(r.subagents, 'report: subagents'),
+    turns: toCount(r.turns, 'report: turns'),
+    pastUntil: toCount(r.past_until, 'report: past_until'),
   };
 }

@@ -24,4 +24,6 @@ export interface SqliteConnection {
   pragma(source: string, options?: { simple?: boolean }): unknown;
   /** Whether a transaction is open on the connection. */
   readonly inTransaction: boolean;
+  /** better-sqlite3's transaction wrapper: the store's own transactions, a savepoint inside an open one. */
+  transaction(fn: (body: () => unknown) => unknown): unknown;
 }

@@ -12,11 +12,12 @@ import {
   probeStoreTables,
   readActivationKeys,
 } from '../../generated/sqlite/index.js';
-import { ACTIVATION_KEYS } from '../activation-keys.js';
+import { ACTIVATION_KEY_PARAMS, toActivationKeys, type ActivationKeyValues } from '../activation-keys.js';
 import type { StoreContext } from '../dialect.js';
+import { toCount } from '../count.js';
 import { checkHealth } from '../health/check-health.js';
 import { toTableShape } from '../migrations/table-shape.js';
-import { STORE_TABLES, toCount, type HealthQueries, type TablePresence } from '../health/queries.js';
+import { STORE_TABLES, type HealthQueries, type TablePresence } from '../health/queries.js';
 import { formatUtc9 } from '../instant.js';
 import type { HealthReport } from '../types.js';
 
@@ -26,6 +27,9 @@ const DAY_NS = 86_400n * 1_000_000_000n;
 export function sqliteWindow(sinceNs: bigint): { since: string; sinceFloor: string } {
   return { since: formatUtc9(sinceNs), sinceFloor: formatUtc9(sinceNs - DAY_NS).slice(0, 10) };
 }
+
+/** The three activation keys verbatim (synchronous, so the report can read them inside its snapshot). */
+export const readSqliteKeys = (db: Database): ActivationKeyValues => toActivationKeys(readActivationKeys.get(ACTIVATION_KEY_PARAMS, db));
 
 export function sqliteHealthQueries(db: Database): HealthQueries {
   return {
@@ -37,24 +41,16 @@ export function sqliteHealthQueries(db: Database): HealthQueries {
       return toTableShape(observeSubagentTableShape.get({}, db)).jsonHelper;
     },
     async readKeys() {
-      const row = readActivationKeys.get(
-        {
-          captureSinceKey: ACTIVATION_KEYS.captureSince,
-          backfillThroughKey: ACTIVATION_KEYS.backfillThrough,
-          executionSinceKey: ACTIVATION_KEYS.executionSince,
-        },
-        db,
-      );
-      return { capture_since: row?.capture_since ?? null, backfill_through: row?.backfill_through ?? null, execution_since: row?.execution_since ?? null };
+      return readSqliteKeys(db);
     },
     async countShortfall(sinceNs) {
-      return toCount(countShortfallSinceCapture.get(sqliteWindow(sinceNs), db)?.shortfall);
+      return toCount(countShortfallSinceCapture.get(sqliteWindow(sinceNs), db)?.shortfall, 'shortfall');
     },
     async countExcess(sinceNs) {
-      return toCount(countExcessSinceCapture.get(sqliteWindow(sinceNs), db)?.excess);
+      return toCount(countExcessSinceCapture.get(sqliteWindow(sinceNs), db)?.excess, 'excess');
     },
     async countCollisions(sinceNs) {
-      return toCount(countCollisionsSinceCapture.get(sqliteWindow(sinceNs), db)?.collisions);
+      return toCount(countCollisionsSinceCapture.get(sqliteWindow(sinceNs), db)?.collisions, 'collisions');
     },
     async maxObservedAt(sinceNs) {
       const value = maxObservedAtSinceCapture.get(sqliteWindow(sinceNs), db)?.last_observed_at ?? null;

@@ -6,8 +6,7 @@
 // timestamp form lies. All statements run in one read transaction (one WAL snapshot), and
 // synchronously, so no other work on this connection can interleave with it.
 import type { Database } from 'better-sqlite3';
-import { readActivationKeys, reportCards, reportFanOut, reportRowCounts, reportTokenDistribution, reportTokens } from '../../generated/sqlite/index.js';
-import { ACTIVATION_KEYS } from '../activation-keys.js';
+import { reportCards, reportFanOut, reportRowCounts, reportTokenDistribution, reportTokens } from '../../generated/sqlite/index.js';
 import { MAX_COLUMN_INSTANT_NS } from '../column-time.js';
 import type { StoreContext } from '../dialect.js';
 import { formatUtc9 } from '../instant.js';
@@ -15,7 +14,8 @@ import { buildReport } from '../report/build-report.js';
 import type { ReportBounds, ReportReader } from '../report/queries.js';
 import { toCardCounts, toFanOutRow, toRowCounts, toTokenBucketRow, toTokenGroupRow } from '../report/raw-rows.js';
 import type { ReportOptions, SubagentContextReport } from '../report/types.js';
-import { sqliteHealthQueries } from './health.js';
+import { readSqliteKeys, sqliteHealthQueries } from './health.js';
+import { inReadScope } from './transaction.js';
 
 const DAY_NS = 86_400n * 1_000_000_000n;
 const NO_LOWER = '';
@@ -37,32 +37,14 @@ export function sqliteReportParams(b: ReportBounds) {
   };
 }
 
-/** A read snapshot: BEGIN … COMMIT around fn, or the host's own transaction when one is open. */
-function inReadTransaction<T>(db: Database, fn: () => T): T {
-  if (db.inTransaction) return fn();
-  db.exec('BEGIN');
-  try {
-    return fn();
-  } finally {
-    if (db.inTransaction) db.exec('COMMIT'); // nothing was written: COMMIT only ends the snapshot
-  }
-}
-
 export function sqliteReportReader(db: Database): ReportReader {
   const health = sqliteHealthQueries(db);
   return {
     probeTables: () => health.probeTables(),
     async read(plan) {
-      return inReadTransaction(db, () => {
-        const k = readActivationKeys.get(
-          {
-            captureSinceKey: ACTIVATION_KEYS.captureSince,
-            backfillThroughKey: ACTIVATION_KEYS.backfillThrough,
-            executionSinceKey: ACTIVATION_KEYS.executionSince,
-          },
-          db,
-        );
-        const keys = { capture_since: k?.capture_since ?? null, backfill_through: k?.backfill_through ?? null, execution_since: k?.execution_since ?? null };
+      // One read snapshot (./transaction.ts); the body writes nothing, so how it ends changes nothing.
+      return inReadScope(db, () => {
+        const keys = readSqliteKeys(db);
         const bounds = plan(keys);
         const p = sqliteReportParams(bounds);
         return {

@@ -1,46 +1,55 @@
-// SQLite transactions: callback style, BEGIN IMMEDIATE so the write lock is taken up front
-// (a deferred transaction that later upgrades can fail with SQLITE_BUSY despite the busy
-// timeout). better-sqlite3's `timeout` option (default 5 s) is the busy timeout.
-//
-// withWriteScope is the live writer's: its own BEGIN IMMEDIATE transaction, or — when the host
-// already holds a transaction on the connection (DESIGN §8 "Host transactions") — a SAVEPOINT
-// inside it, leaving the outer transaction (and its COMMIT or ROLLBACK) to the host.
-import type { Database } from 'better-sqlite3';
+// SQLite transactions, through better-sqlite3's own db.transaction(fn) rather than hand-written
+// BEGIN/COMMIT. `.immediate()` takes the write lock up front (BEGIN IMMEDIATE: a deferred
+// transaction that later upgrades can fail with SQLITE_BUSY despite the busy timeout;
+// better-sqlite3's `timeout` option, default 5 s, is the busy timeout). When the connection is
+// already inside a transaction, the library uses a SAVEPOINT instead, released on success and
+// rolled back to and released on failure, so the host's transaction (and its COMMIT or
+// ROLLBACK) stays the host's (DESIGN §8 "Host transactions"); if SQLite already ended the whole
+// transaction (RAISE(ROLLBACK), a full disk) it rolls back nothing more. A function that returns
+// a promise is refused (TypeError) and rolled back: every body here must run synchronously.
+import type { Database, Transaction } from 'better-sqlite3';
+import { SubagentContextError } from '../errors.js';
 
-export function withImmediateTransaction<T>(db: Database, fn: () => T): T {
-  db.exec('BEGIN IMMEDIATE');
-  try {
-    const result = fn();
-    db.exec('COMMIT');
-    return result;
-  } catch (err) {
-    if (db.inTransaction) db.exec('ROLLBACK');
-    throw err;
-  }
-}
+type Scope = Transaction<(body: () => unknown) => unknown>;
 
 /**
- * `fn` inside `SAVEPOINT name` within the host's open transaction: released on success; on
- * failure rolled back to and released, so the host's transaction goes on without it. If SQLite
- * already ended the whole transaction (RAISE(ROLLBACK), a full disk), there is nothing left to
- * roll back to, and the host finds its transaction gone, as it would have without the store.
+ * One transaction function per connection, made on first use and handed each body: creating
+ * one per call costs about 40 µs (four wrapped functions and their properties), several
+ * times the BEGIN … COMMIT it wraps, on the live write path.
  */
-export function withSavepoint<T>(db: Database, name: string, fn: () => T): T {
-  db.exec(`SAVEPOINT ${name}`);
-  try {
-    const result = fn();
-    db.exec(`RELEASE ${name}`);
-    return result;
-  } catch (err) {
-    if (db.inTransaction) {
-      db.exec(`ROLLBACK TO ${name}`);
-      db.exec(`RELEASE ${name}`);
-    }
-    throw err;
+const scopes = new WeakMap<Database, Scope>();
+
+function scopeOf(db: Database): Scope {
+  let scope = scopes.get(db);
+  if (!scope) {
+    scope = db.transaction((body: () => unknown) => body());
+    scopes.set(db, scope);
   }
+  return scope;
 }
 
 /** The store's own write transaction, or a savepoint in the host's when one is open. */
-export function withWriteScope<T>(db: Database, name: string, fn: () => T): T {
-  return db.inTransaction ? withSavepoint(db, name, fn) : withImmediateTransaction(db, fn);
+export function inWriteScope<T>(db: Database, fn: () => T): T {
+  return scopeOf(db).immediate(fn) as T;
+}
+
+/** A read snapshot (deferred BEGIN: no write lock, so a read-only connection can take it), or a savepoint in the host's transaction. */
+export function inReadScope<T>(db: Database, fn: () => T): T {
+  return scopeOf(db).deferred(fn) as T;
+}
+
+/**
+ * A BEGIN IMMEDIATE transaction of its own, never a savepoint: the migration lock is the
+ * database's write lock, which a savepoint inside the host's transaction would not take up
+ * front (and the rebuild's foreign_keys pragma cannot change inside one). So it refuses to run
+ * inside a transaction that is already open, as BEGIN IMMEDIATE itself would.
+ */
+export function withImmediateTransaction<T>(db: Database, fn: () => T): T {
+  if (db.inTransaction) {
+    throw new SubagentContextError(
+      'transaction_open',
+      'a transaction is already open on this connection; this runs in a BEGIN IMMEDIATE transaction of its own',
+    );
+  }
+  return inWriteScope(db, fn);
 }

@@ -15,10 +15,7 @@ import type { WriterAdapter } from '../dialect.js';
 import { SubagentContextError, toError } from '../errors.js';
 import { upsertParameters, type UpsertInput } from '../frame-normalization.js';
 import { requireRowsWritten } from '../no-row-written.js';
-import { withSavepoint, withWriteScope } from './transaction.js';
-
-const FRAME_SAVEPOINT = 'subagent_context_frame';
-const BATCH_SAVEPOINT = 'subagent_context_batch';
+import { inWriteScope } from './transaction.js';
 
 /** RecordOptions.client on SQLite: absent, or the store's own connection. */
 function requireOwnConnection(db: Database, client: unknown): void {
@@ -43,7 +40,7 @@ export function createSqliteWriter(db: Database): WriterAdapter {
       requireOwnConnection(db, client);
       // Autocommitted on its own; inside the host's transaction, a savepoint also undoes what
       // a failing statement may leave behind (a trigger's RAISE(FAIL) keeps earlier changes).
-      if (db.inTransaction) withSavepoint(db, FRAME_SAVEPOINT, () => upsertOne(input, observedAtNs));
+      if (db.inTransaction) inWriteScope(db, () => upsertOne(input, observedAtNs));
       else upsertOne(input, observedAtNs);
     },
     // The single upsert per frame inside one transaction, not the batch statement: in-process
@@ -52,7 +49,7 @@ export function createSqliteWriter(db: Database): WriterAdapter {
       requireOwnConnection(db, client);
       const results: (Error | null)[] = new Array(batch.length);
       try {
-        withWriteScope(db, BATCH_SAVEPOINT, () => {
+        inWriteScope(db, () => {
           for (let i = 0; i < batch.length; i++) {
             try {
               upsertOne(batch[i].input, batch[i].observedAtNs);

@@ -1,7 +1,7 @@
 // Human-readable health output: every figure, what it means, and the verdict. Key values are
-// the host's data: made visible and clipped (src/report/display-text.ts). `--json` prints the
+// the host's data: made visible and clipped (src/render/display-text.ts). `--json` prints the
 // HealthReport itself instead, verbatim.
-import { clipVisible, visibleLines } from '../report/display-text.js';
+import { clipVisible, visibleLines } from './display-text.js';
 import type { HealthReport } from '../types.js';
 
 function keyLine(name: string, value: string | null, emptyMeaning: string): string {

@@ -1,12 +1,13 @@
 // Inline SVG bar charts for the HTML report: no script, no font or image from anywhere, so
 // the page renders the same offline. Every bar is a <rect class="bar"> carrying its label
 // and value as data attributes (the browser test counts them); every text is escaped and
-// made visible (control and bidi characters as escapes, src/report/display-text.ts) and
+// made visible (control and bidi characters as escapes, src/render/display-text.ts) and
 // clipped, because subagent_type and model values come from agents, not from this package:
 // a 100 KB label costs a few dozen characters on the page, and each label is its own <text>,
 // so whatever direction it runs in cannot reorder the figures beside it.
 import { maxOf, type Bar } from './chart-data.js';
 import { clipVisible } from './display-text.js';
+import { formatInt } from './numbers.js';
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -157,7 +158,7 @@ export function horizontalBarChart(spec: ChartSpec): string {
       const y0 = yTop + rowH - 12;
       const mw = b.share.measured * unit;
       const uw = b.share.unmeasured * unit;
-      const tip = `${fullLabel(b.label)}: ${b.share.measured.toLocaleString('en-US')} measured, ${b.share.unmeasured.toLocaleString('en-US')} unmeasured (NULL)`;
+      const tip = `${fullLabel(b.label)}: ${formatInt(b.share.measured)} measured, ${formatInt(b.share.unmeasured)} unmeasured (NULL)`;
       share =
         (mw > 0
           ? `<rect class="share-measured" data-count="${b.share.measured}" x="${m.left}" y="${y0}" width="${mw.toFixed(1)}" height="6" fill="${spec.fill}"><title>${tip}</title></rect>`

@@ -1,7 +1,7 @@
 // Human-readable migration output: one line per step, then the result. `--json` prints the
 // MigrationReport itself instead. A step's error may quote the database (a key value, a
-// host's trigger message): made visible like every human view (src/report/display-text.ts).
-import { visibleLines } from '../report/display-text.js';
+// host's trigger message): made visible like every human view (src/render/display-text.ts).
+import { visibleLines } from './display-text.js';
 import type { MigrationReport } from '../types.js';
 
 export function formatMigration(report: MigrationReport, where: string): string {

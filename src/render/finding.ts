@@ -1,8 +1,8 @@
 // What a report found, in plain words: the lines every view leads with (the terminal report,
 // the demo, the HTML page), before any chart or caveat. Only restates the report's figures
 // (and one ratio of them); the numbered notes after the charts say how far each may be read.
-import { formatInt, formatRatio, plural } from './chart-data.js';
-import type { FanOutBucket, SubagentContextReport } from './types.js';
+import { formatInt, formatRatio, plural } from './numbers.js';
+import type { FanOutBucket, SubagentContextReport } from '../report/types.js';
 
 const sumTurns = (buckets: readonly FanOutBucket[]) => buckets.reduce((n, b) => n + b.turns, 0);
 const widest = (buckets: readonly FanOutBucket[]) => buckets.reduce((n, b) => (b.subagents > n ? b.subagents : n), 0);

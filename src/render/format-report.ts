@@ -1,24 +1,13 @@
 // The report for a terminal: what it found in plain words first, then fan-out, cards,
 // provenance, tokens and executions with Unicode bar charts, then the caveats as numbered
 // notes citing the criteria they apply. Every string from the database is made visible
-// (escapes for control characters) and clipped by grapheme: see src/report/display-text.ts.
+// (escapes for control characters) and clipped by grapheme: see src/render/display-text.ts.
 // `--json` prints the report itself instead, verbatim.
-import {
-  describeScope,
-  describeWindow,
-  fanOutBars,
-  formatInt,
-  formatRatio,
-  maxOf,
-  plural,
-  STATE_MEANING,
-  tokenDistributionBars,
-  tokenGroupBars,
-  type Bar,
-} from '../report/chart-data.js';
-import { clipVisible, displayWidth, padStartVisible, visibleLines } from '../report/display-text.js';
-import { findingLines } from '../report/finding.js';
-import { noteLines } from '../report/notes.js';
+import { describeScope, describeWindow, fanOutBars, maxOf, STATE_MEANING, tokenDistributionBars, tokenGroupBars, type Bar } from './chart-data.js';
+import { clipVisible, displayWidth, padStartVisible, visibleLines } from './display-text.js';
+import { findingLines } from './finding.js';
+import { formatInt, formatRatio, plural } from './numbers.js';
+import { noteLines } from './notes.js';
 import type { SubagentContextReport } from '../report/types.js';
 
 const BAR_WIDTH = 36;

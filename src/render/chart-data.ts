@@ -1,8 +1,9 @@
-// What the report's charts show, shared by the terminal view (src/cli/format-report.ts) and
+// What the report's charts show, shared by the terminal view (src/render/format-report.ts) and
 // the HTML page (./html-page.ts) so both draw the same bars from the same figures. Nothing
 // here computes a figure: it only orders, labels and (for a histogram axis) fills the gaps
 // between non-empty buckets with zeros.
-import type { FanOutBucket, SubagentContextReport, TokenGroup } from './types.js';
+import type { FanOutBucket, SubagentContextReport, TokenGroup } from '../report/types.js';
+import { formatInt, plural } from './numbers.js';
 
 export interface Bar {
   label: string;
@@ -58,7 +59,7 @@ export function tokenDistributionBars(report: SubagentContextReport): Bar[] {
 }
 
 const groupNote = (measured: number, unmeasured: number, mean: number | null) =>
-  `${measured.toLocaleString('en-US')} measured · ${unmeasured.toLocaleString('en-US')} unmeasured${mean === null ? '' : ` · mean ${Math.round(mean).toLocaleString('en-US')}`}`;
+  `${formatInt(measured)} measured · ${formatInt(unmeasured)} unmeasured${mean === null ? '' : ` · mean ${formatInt(Math.round(mean))}`}`;
 
 /**
  * Total tokens per group, largest first (then most settled); the note keeps measured and
@@ -87,10 +88,6 @@ export function tokenGroupBars<K extends string>(groups: readonly TokenGroup<K>[
     ),
   ];
 }
-
-export const formatInt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
-export const formatRatio = (n: number | null) => (n === null ? '—' : n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }));
-export const plural = (n: number, one: string, many = `${one}s`) => `${formatInt(n)} ${n === 1 ? one : many}`;
 
 export function describeWindow(window: SubagentContextReport['window']): string {
   if (window.since === null && window.until === null) return 'all history';

@@ -1,0 +1,73 @@
+// The report as ONE self-contained HTML page (`subagent-context report --html FILE`): inline
+// CSS and inline SVG charts, no script at all, and a Content-Security-Policy that forbids
+// every fetch, so the page can be mailed, archived or opened offline and shows the same.
+// What it found comes first in plain words, then the charts, then the caveats as numbered
+// notes with the criteria as references. Light and dark (prefers-color-scheme), print CSS,
+// usable at 400 px. Every string from the database is made visible, clipped and isolated.
+import { packageVersion } from '../package-version.js';
+import { describeScope, describeWindow, STATE_MEANING } from './chart-data.js';
+import { clipVisible, visible } from './display-text.js';
+import { findingLines } from './finding.js';
+import { formatInt, formatRatio, plural } from './numbers.js';
+import { escapeHtml as e } from './svg-chart.js';
+import type { SubagentContextReport } from '../report/types.js';
+import { PAGE_CSS } from './html-style.js';
+import { cardsPanel, fanOutPanel, keyText, notesSection, provenancePanel, t, tile, tokensPanel } from './html-panels.js';
+
+export interface PageMeta {
+  /** When the page was generated; shown in its header and footer. */
+  generatedAt?: Date;
+  /** The package version that generated it. */
+  version?: string;
+}
+
+export function renderReportHtml(r: SubagentContextReport, where: string, meta: PageMeta = {}): string {
+  const generatedAt = (meta.generatedAt ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const version = meta.version ?? packageVersion() ?? 'unknown';
+  const knownTurns = r.fan_out.known.reduce((n, b) => n + b.turns, 0);
+  const fannedOut = r.fan_out.known.filter((b) => b.subagents >= 2).reduce((n, b) => n + b.turns, 0);
+  const generated = `Generated <time class="instant" datetime="${generatedAt}">${generatedAt}</time> by subagent-context <span class="version">${e(version)}</span>`;
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<title>Subagent fan-out report</title>
+<style>${PAGE_CSS}</style>
+</head>
+<body><main>
+<header>
+<h1>Subagent fan-out report</h1>
+<p class="where">${e(visible(where))}</p>
+<p class="generated" id="generated">${generated}</p>
+<dl class="meta">
+<dt>window</dt><dd>${t(describeWindow(r.window))}</dd>
+<dt>scope</dt><dd>${t(clipVisible(describeScope(r.task_ids), 200))}</dd>
+<dt>state</dt><dd><span class="state${r.state === 'activated' ? '' : ' warn'}">${e(r.state)}</span> ${e(STATE_MEANING[r.state])}</dd>
+<dt>keys</dt><dd>capture_since ${t(keyText(r.keys.capture_since))} · backfill_through ${t(keyText(r.keys.backfill_through))} · execution_since ${t(keyText(r.keys.execution_since))}</dd>
+</dl>
+</header>
+<section class="finding" id="finding"><h2>What it found</h2>
+${findingLines(r)
+  .map((l) => `<p>${t(l)}</p>`)
+  .join('\n')}
+</section>
+<div class="tiles">
+${tile(formatRatio(r.cards.sessions_per_card), 'sessions per card (task_sessions alone)')}
+${tile(formatRatio(r.cards.contexts_per_card), 'contexts per card, subagents included')}
+${tile(formatInt(r.cards.subagent_contexts), 'subagent contexts in the window')}
+${tile(`${formatInt(fannedOut)} / ${formatInt(knownTurns)}`, 'turns with 2+ subagents / turns with known fan-out')}
+${tile(formatInt(r.tokens.total_tokens), `tokens over ${plural(r.tokens.measured, 'measured subagent')}`)}
+</div>
+${fanOutPanel(r)}
+${cardsPanel(r)}
+${tokensPanel(r)}
+${provenancePanel(r)}
+${notesSection(r)}
+<footer>${generated}. Figures follow the spec's reading rules (the notes above); docs/report.md says what each one counts.</footer>
+</main></body>
+</html>
+`;
+}

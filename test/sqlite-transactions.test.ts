@@ -1,0 +1,79 @@
+// SQLite transactions go through better-sqlite3's db.transaction(fn) (src/sqlite/transaction.ts)
+// and keep what the hand-written BEGIN/COMMIT guaranteed. SQLite only: these are properties of
+// a connection shared with the host, which PostgreSQL's pool does not have (its host
+// transactions are test/host-transactions.test.ts, on both dialects).
+// - runMigrations() with the host's transaction open on the connection never runs inside it
+//   (the migration lock is BEGIN IMMEDIATE of its own): its steps fail, nothing is created, the
+//   host's transaction and its rows are untouched, and the next run after the host commits works;
+// - a body that returns a promise is refused and rolled back, never committed half-done;
+// - the write lock is taken up front: a second writer waiting on it fails the batch, counted,
+//   and leaves no transaction open.
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSqliteStore } from '../src/index.js';
+import { inWriteScope, withImmediateTransaction } from '../src/sqlite/transaction.js';
+import { steppingClock } from './helpers/clock.js';
+import { insertSession } from './helpers/host-rows.js';
+import { frame } from './helpers/live-db.js';
+import { openTestDb, type TestDb } from './helpers/test-db.js';
+
+describe('sqlite transactions through better-sqlite3', () => {
+  let db: TestDb;
+  beforeEach(async () => {
+    db = await openTestDb('sqlite', 'host');
+  });
+  afterEach(async () => db.close());
+
+  const tableExists = (conn: Database.Database, name: string) =>
+    conn.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) as { n: number };
+
+  it("runMigrations() inside the host's open transaction: nothing runs in it, the host's rows stay, the next run applies", async () => {
+    const conn = db.sqlite!;
+    conn.exec('BEGIN IMMEDIATE');
+    await insertSession(db, 's-host'); // the host's own write, inside its transaction
+    const report = await createSqliteStore(conn).runMigrations();
+    expect(report.ok).toBe(false);
+    expect(report.steps.filter((s) => s.status === 'applied')).toEqual([]);
+    expect(report.steps.some((s) => s.status === 'failed' && /transaction is already open/.test(s.error ?? ''))).toBe(true);
+    expect(conn.inTransaction).toBe(true); // still the host's
+    expect(tableExists(conn, 'task_session_subagents').n).toBe(0);
+    conn.exec('COMMIT');
+    expect((conn.prepare("SELECT COUNT(*) AS n FROM task_sessions WHERE id = 's-host'").get() as { n: number }).n).toBe(1);
+    expect((await createSqliteStore(conn).runMigrations()).ok).toBe(true);
+    expect(tableExists(conn, 'task_session_subagents').n).toBe(1);
+  });
+
+  it('a body that returns a promise is refused and rolled back, in a transaction of its own and in a savepoint', () => {
+    const conn = db.sqlite!;
+    conn.exec('CREATE TABLE scratch (v INTEGER)');
+    const asyncBody = async () => void conn.exec('INSERT INTO scratch VALUES (1)');
+    expect(() => withImmediateTransaction(conn, asyncBody)).toThrow(/cannot return a promise/);
+    expect(conn.inTransaction).toBe(false);
+    conn.exec('BEGIN');
+    conn.exec('INSERT INTO scratch VALUES (2)');
+    expect(() => inWriteScope(conn, asyncBody)).toThrow(/cannot return a promise/);
+    expect(conn.inTransaction).toBe(true); // the savepoint was undone, the host's transaction kept
+    conn.exec('COMMIT');
+    expect(conn.prepare('SELECT v FROM scratch').pluck().all()).toEqual([2]);
+  });
+
+  it('the write lock up front: a batch that cannot take it fails every frame, counted, with no transaction left open', async () => {
+    const conn = db.sqlite!;
+    const store = createSqliteStore(conn, { clock: steppingClock(), logger: { warn: () => {} } });
+    expect((await store.runMigrations()).ok).toBe(true);
+    await insertSession(db, 's1', 'task-1');
+    conn.pragma('busy_timeout = 0');
+    const holder = new Database(db.location);
+    try {
+      holder.exec('BEGIN IMMEDIATE');
+      expect(await store.recordFrames([frame({ toolCallId: 'a' }), frame({ toolCallId: 'b' })])).toEqual(['failed', 'failed']);
+      expect(conn.inTransaction).toBe(false);
+      holder.exec('COMMIT');
+      expect(await store.recordFrames([frame({ toolCallId: 'c' })])).toEqual(['persisted']);
+    } finally {
+      if (holder.inTransaction) holder.exec('ROLLBACK');
+      holder.close();
+    }
+    expect(store.counters()).toMatchObject({ attempted: 3, failed: 2, persisted: 1 });
+  });
+});
