@@ -10,7 +10,7 @@ import type { FanOutBucket, HealthReport, MigrationReport, SubagentContextReport
 import { fanOutBars } from '../render/chart-data.js';
 import { visibleLines } from '../render/display-text.js';
 import { findingLines } from '../render/finding.js';
-import { formatRatio } from '../render/numbers.js';
+import { formatFixed, formatInt, formatRatio, plural } from '../render/numbers.js';
 import type { DemoHistory } from './demo-history.js';
 import type { LiveStreamResult } from './live-stream.js';
 
@@ -30,11 +30,6 @@ export interface DemoReportInput {
   examplesNote?: string;
 }
 
-// The shared versions are src/render/numbers.ts on h2/src (same names and behaviour): once it
-// is merged, these three lines become `import { formatFixed, formatInt, plural } from '../render/numbers.js'`.
-const formatInt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
-const formatFixed = (n: number, digits: number) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-const plural = (n: number, one: string, many = `${one}s`) => `${formatInt(n)} ${n === 1 ? one : many}`;
 
 function section(title: string, lines: string[]): string[] {
   return ['', title, ...lines.map((l) => (l === '' ? '' : `   ${l}`))];
