@@ -30,7 +30,6 @@ export interface DemoReportInput {
   examplesNote?: string;
 }
 
-
 function section(title: string, lines: string[]): string[] {
   return ['', title, ...lines.map((l) => (l === '' ? '' : `   ${l}`))];
 }
