@@ -9,9 +9,10 @@ import type { StoreOptions, SubagentContextStore } from '../index.js';
 import type { DemoSession } from './demo-history.js';
 import type { HostMessage } from './host-rows.js';
 import type { DemoHost } from './live-stream.js';
+import type { DialectName } from '../dialect.js';
 
 export interface DemoDatabase extends DemoHost {
-  readonly dialect: 'sqlite' | 'postgres';
+  readonly dialect: DialectName;
   /** Where the demo wrote, for the report (credentials removed). */
   readonly where: string;
   /** The CLI's database option for this database, shell-quoted (credentials removed). */

@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { Dialect } from './test-db.js';
 
 export const CLI = resolve('dist/src/cli.js');
 
@@ -30,7 +31,7 @@ export function runCliBinary(args: readonly string[], timeoutMs = 30_000): Promi
 }
 
 /** The database option for a test database of either dialect. */
-export function databaseArgs(db: { dialect: 'sqlite' | 'postgres'; location: string }): string[] {
+export function databaseArgs(db: { dialect: Dialect; location: string }): string[] {
   return db.dialect === 'sqlite' ? ['--sqlite', db.location] : ['--postgres', db.location];
 }
 

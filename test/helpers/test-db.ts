@@ -13,9 +13,9 @@ import * as sqliteGenerated from '../../generated/sqlite/index.js';
 import * as postgresGenerated from '../../generated/postgres/index.js';
 import { createDatabase } from '../../scripts/lib/postgres-database.js';
 import { createPostgresStore, createSqliteStore, type StoreOptions, type SubagentContextStore } from '../../src/index.js';
+import { DIALECTS, type DialectName as Dialect } from '../../src/dialect.js';
 
-export type Dialect = 'sqlite' | 'postgres';
-export const DIALECTS: readonly Dialect[] = ['sqlite', 'postgres'];
+export { DIALECTS, type DialectName as Dialect } from '../../src/dialect.js';
 export type SchemaLayer = 'host' | 'package' | 'legacy';
 
 export interface TestDb {

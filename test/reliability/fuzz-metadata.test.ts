@@ -10,7 +10,7 @@ import { steppingClock } from '../helpers/clock.js';
 import { hostTimestamp, insertMessage, insertSession } from '../helpers/host-rows.js';
 import { incompressibleId } from '../helpers/incompressible-ids.js';
 import { prng, type Prng } from '../helpers/prng.js';
-import { describeBothDialects, openTestDb, type TestDb } from '../helpers/test-db.js';
+import { describeBothDialects, openTestDb, type Dialect, type TestDb } from '../helpers/test-db.js';
 
 const HOSTILE = 1_200;
 const CLEAN = 150;
@@ -46,7 +46,7 @@ function weird(r: Prng): unknown {
 }
 
 /** A hostile document as text, or null (metadata NULL). Its tool_call_id, when a usable one, is `id`. */
-function hostileDocument(r: Prng, id: string, dialect: 'sqlite' | 'postgres'): string | null {
+function hostileDocument(r: Prng, id: string, dialect: Dialect): string | null {
   const roll = r.int(14);
   const sub: Record<string, unknown> = {};
   for (const f of [
