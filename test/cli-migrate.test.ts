@@ -8,6 +8,7 @@ import { insertSession } from './helpers/host-rows.js';
 import { assertBuilt, databaseArgs, oneLineError, runCliBinary } from './helpers/cli.js';
 import { at, insertSubagentMessage, KEY } from './helpers/health-seed.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
 
 const T0 = 1_785_000_000_000_000_000n;
 
@@ -47,7 +48,7 @@ describeBothDialects('cli: migrate', (dialect) => {
 
     it('a failing step: exit 6, the step reported failed, and the run still completes', async () => {
       await db.apply('package');
-      if (dialect === 'sqlite') {
+      if (byDialect(dialect, { sqlite: true, postgres: false })) {
         await db.exec("CREATE TRIGGER refuse_rows BEFORE INSERT ON task_session_subagents BEGIN SELECT RAISE(ABORT, 'injected'); END");
       } else {
         await db.exec(`
@@ -73,9 +74,10 @@ describeBothDialects('cli: migrate', (dialect) => {
     expect(run.code).toBe(7);
     expect(oneLineError(run)).toBe("subagent-context: missing host tables task_sessions, task_session_messages: this is not the host's database");
     const tables = await db.query<{ n: number | string | bigint }>(
-      dialect === 'sqlite'
-        ? "SELECT COUNT(*) AS n FROM sqlite_schema WHERE type = 'table'"
-        : "SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = 'public'",
+      byDialect(dialect, {
+        sqlite: "SELECT COUNT(*) AS n FROM sqlite_schema WHERE type = 'table'",
+        postgres: "SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = 'public'",
+      }),
     );
     expect(Number(tables[0].n)).toBe(0);
   });

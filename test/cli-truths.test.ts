@@ -12,6 +12,7 @@ import { insertSession } from './helpers/host-rows.js';
 import { at, insertSubagentMessage, KEY, SECOND, setKey } from './helpers/health-seed.js';
 import { seedReportFixture } from './helpers/report-fixture.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
 
 beforeAll(assertBuilt);
 
@@ -123,7 +124,7 @@ describeBothDialects('cli truths', (dialect) => {
     const cases: string[][] = [
       ['report', ...option, ...option],
       ['health', ...option, ...option],
-      ['migrate', ...option, option[0], dialect === 'sqlite' ? 'elsewhere.db' : 'postgres://elsewhere/db'],
+      ['migrate', ...option, option[0], byDialect(dialect, { sqlite: 'elsewhere.db', postgres: 'postgres://elsewhere/db' })],
       ['report', ...option, '--since', '2026-03-01T00:00:00Z', '--since', '2026-03-02T00:00:00Z'],
       ['report', ...option, '--html', 'a.html', '--html=b.html'],
     ];

@@ -13,6 +13,7 @@ import { insertSession } from './helpers/host-rows.js';
 import { insertSubagentMessage, insertSubagentRow, KEY, MICRO, setKey } from './helpers/health-seed.js';
 import { sqliteForm, type SqliteForm } from './helpers/sqlite-forms.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
 
 const EXEC_B = '0b7e7d52-6f5e-4c2e-9d0a-2a3c7b1f0e11';
 
@@ -57,7 +58,7 @@ describeBothDialects('health: one-microsecond boundary', (dialect) => {
     return store.checkHealth();
   }
 
-  if (dialect === 'sqlite') {
+  if (byDialect(dialect, { sqlite: true, postgres: false })) {
     const forms: SqliteForm[] = ['canonical', 'trimmed', 'plus02', 'minus03', 'rfc3339', 'nanos'];
     for (const form of forms) {
       it(`SQLite, host timestamps in ${form} form: 1 µs before is outside, exactly at is inside`, async () => {
@@ -78,12 +79,12 @@ describeBothDialects('health: one-microsecond boundary', (dialect) => {
   it('a key with sub-microsecond digits puts the boundary between the two microseconds', async () => {
     const at = 1_785_000_000_270_001_000n; // the first whole microsecond at or after the key
     const key = formatKeyInstant(at - 500n); // ...00.270000500Z
-    const text = (ns: bigint) => (dialect === 'sqlite' ? sqliteForm(ns, 'trimmed') : formatMicros(ns));
+    const text = (ns: bigint) => byDialect(dialect, { sqlite: () => sqliteForm(ns, 'trimmed'), postgres: () => formatMicros(ns) })();
     expect(await check(at, key, text)).toMatchObject(expectedAt(at));
   });
 
   it("AC-24e same day: a row later on the key's own calendar day is after a second-precision key", async () => {
-    const text = (ns: bigint) => (dialect === 'sqlite' ? sqliteForm(ns, 'canonical') : formatMicros(ns));
+    const text = (ns: bigint) => byDialect(dialect, { sqlite: () => sqliteForm(ns, 'canonical'), postgres: () => formatMicros(ns) })();
     await setKey(db, KEY.captureSince, '2026-07-30T01:39:37Z');
     // 23h59m after the key, same date: a raw text comparison reads it as BEFORE the key.
     await insertSubagentMessage(db, { id: 'm-late', sessionId: 's1', toolCallId: 'tc-late', createdAt: text(1_785_455_999_000_000_000n) });
@@ -92,7 +93,7 @@ describeBothDialects('health: one-microsecond boundary', (dialect) => {
     expect(await db.store().checkHealth()).toMatchObject({ shortfall: 1, excess: 0 });
   });
 
-  if (dialect === 'postgres') {
+  if (byDialect(dialect, { sqlite: false, postgres: true })) {
     it('PostgreSQL: identical results under session TimeZone UTC, America/Los_Angeles and Pacific/Kiritimati', async () => {
       const results: Record<string, HealthReport[]> = {};
       for (const zone of ['UTC', 'America/Los_Angeles', 'Pacific/Kiritimati']) {

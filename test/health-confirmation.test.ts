@@ -11,6 +11,7 @@ import { formatKeyInstant } from '../src/instant.js';
 import { insertSession } from './helpers/host-rows.js';
 import { at, insertSubagentMessage, insertSubagentRow, KEY, SECOND, setKey } from './helpers/health-seed.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
 
 const T0 = 1_785_000_000_000_000_000n;
 const LATE_ROW =
@@ -38,7 +39,7 @@ describeBothDialects('health: AC-28b confirmation', (dialect) => {
   /** Arms the database so the next shortfall statement commits r-late mid-statement. */
   async function armLateWrite(): Promise<void> {
     const observedAt = at(db, T0 + 2n * SECOND);
-    if (dialect === 'postgres') {
+    if (byDialect(dialect, { sqlite: false, postgres: true })) {
       await db.exec(`
         CREATE TABLE injection (armed boolean NOT NULL);
         INSERT INTO injection VALUES (true);

@@ -11,6 +11,7 @@ import { formatKeyInstant } from '../src/instant.js';
 import { insertSession } from './helpers/host-rows.js';
 import { KEY, setKey } from './helpers/health-seed.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
 
 const CAPTURE = formatKeyInstant(1_785_000_000_000_000_000n);
 
@@ -51,11 +52,11 @@ describeBothDialects('health: driver failures', (dialect) => {
     // then reads a column this host table no longer has.
     await db.exec('ALTER TABLE task_session_messages RENAME COLUMN metadata TO metadata_elsewhere');
     const err = await rejection(db.store().checkHealth());
-    const cause = expectDatabaseError(err, dialect === 'sqlite' ? 'SQLITE_ERROR' : '42703');
+    const cause = expectDatabaseError(err, byDialect(dialect, { sqlite: 'SQLITE_ERROR', postgres: '42703' }));
     expect(cause.message).toMatch(/metadata/);
   });
 
-  if (dialect === 'sqlite') {
+  if (byDialect(dialect, { sqlite: true, postgres: false })) {
     it('a file another connection holds an exclusive lock on: database_error, SQLITE_BUSY on cause', async () => {
       db.sqlite!.pragma('journal_mode = DELETE'); // in WAL mode readers are never blocked
       const locker = new Database(db.location);

@@ -14,6 +14,7 @@ import { sqliteWindow } from '../src/sqlite/health.js';
 import { KEY, SECOND, setKey } from './helpers/health-seed.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { explainGenerated, type PlanNode } from './helpers/postgres-explain.js';
+import { byDialect } from './helpers/by-dialect.js';
 
 const MESSAGES = 100_000;
 const SESSIONS = 100;
@@ -25,7 +26,7 @@ const STATEMENTS = ['countShortfallSinceCapture', 'countExcessSinceCapture', 'co
 // (a missed write). In the window (i >= 99000) that is 100 subagents and one miss.
 async function seed(db: TestDb): Promise<void> {
   const n = MESSAGES - 1;
-  if (db.dialect === 'sqlite') {
+  if (byDialect(db.dialect, { sqlite: true, postgres: false })) {
     await db.exec(`
       INSERT INTO task_sessions (id, task_id, created_at, updated_at)
         WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < ${SESSIONS - 1})
@@ -93,7 +94,7 @@ describeBothDialects('health: index-driven plans on a 100k-message store', (dial
     console.info(`[${dialect}] checkHealth on ${MESSAGES} messages, since in the last 1%: ${ms.toFixed(0)} ms (two shortfall evaluations)`);
   });
 
-  if (dialect === 'sqlite') {
+  if (byDialect(dialect, { sqlite: true, postgres: false })) {
     it('SQLite (no ANALYZE): every statement searches an index; none scans a table', async () => {
       const [stat1] = await db.query<{ n: number | bigint }>("SELECT COUNT(*) AS n FROM sqlite_schema WHERE name = 'sqlite_stat1'");
       expect(Number(stat1.n)).toBe(0);

@@ -13,6 +13,7 @@ import { steppingClock } from './helpers/clock.js';
 import { insertSession, subagentMetadata } from './helpers/host-rows.js';
 import { failWritesOf, frame, recordingLogger } from './helpers/live-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
 
 const identityHolds = (c: WriterCounters) => c.attempted === c.skipped_no_identity + c.persisted + c.failed;
 
@@ -32,8 +33,8 @@ interface HostTransaction {
 }
 
 async function beginHostTransaction(db: TestDb): Promise<HostTransaction> {
-  const at = db.dialect === 'sqlite' ? '2026-07-25 17:20:00.000001+00:00' : '2026-07-25 17:20:00.000001';
-  if (db.dialect === 'sqlite') {
+  const at = byDialect(db.dialect, { sqlite: '2026-07-25 17:20:00.000001+00:00', postgres: '2026-07-25 17:20:00.000001' });
+  if (byDialect(db.dialect, { sqlite: true, postgres: false })) {
     const conn = db.sqlite!;
     conn.exec('BEGIN IMMEDIATE');
     const insert = conn.prepare(MESSAGE_SQL.replace(/\$(\d)/g, '?'));
@@ -90,7 +91,8 @@ describeBothDialects('host transactions', (dialect) => {
     (await db.query<{ tool_call_id: string }>('SELECT tool_call_id FROM task_session_subagents ORDER BY tool_call_id')).map((r) => r.tool_call_id);
   /** What another connection sees: the host's uncommitted rows are not there yet. */
   const committedRowsSeenElsewhere = async (): Promise<number> => {
-    if (db.dialect === 'postgres') return Number((await db.query<{ n: string }>('SELECT COUNT(*) AS n FROM task_session_subagents'))[0].n);
+    if (byDialect(db.dialect, { sqlite: false, postgres: true }))
+      return Number((await db.query<{ n: string }>('SELECT COUNT(*) AS n FROM task_session_subagents'))[0].n);
     const other = new Database(db.location, { readonly: true });
     try {
       return (other.prepare('SELECT COUNT(*) AS n FROM task_session_subagents').get() as { n: number }).n;
@@ -210,7 +212,7 @@ describeBothDialects('host transactions', (dialect) => {
     expect(identityHolds(counters)).toBe(true);
   });
 
-  if (dialect === 'postgres') {
+  if (byDialect(dialect, { sqlite: false, postgres: true })) {
     it('a pg client outside any transaction fails the frame (the SAVEPOINT is refused) rather than silently autocommitting', async () => {
       const logger = recordingLogger();
       const store = db.store({ clock: steppingClock(), logger });
@@ -243,7 +245,7 @@ describeBothDialects('host transactions', (dialect) => {
     });
   }
 
-  if (dialect === 'sqlite') {
+  if (byDialect(dialect, { sqlite: true, postgres: false })) {
     it("better-sqlite3's db.transaction() around the calls: the writes join it and roll back with it", async () => {
       const conn = db.sqlite!;
       const store = db.store({ clock: steppingClock() });

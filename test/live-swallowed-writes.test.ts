@@ -9,11 +9,12 @@ import { steppingClock } from './helpers/clock.js';
 import { insertSession } from './helpers/host-rows.js';
 import { frame, recordingLogger } from './helpers/live-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
 
 /** A host trigger that silently drops every INSERT (or UPDATE) of `toolCallId`. */
 async function swallowWritesOf(db: TestDb, toolCallId: string, event: 'INSERT' | 'UPDATE'): Promise<void> {
   const name = `swallow_${event.toLowerCase()}_${toolCallId}`;
-  if (db.dialect === 'sqlite') {
+  if (byDialect(db.dialect, { sqlite: true, postgres: false })) {
     await db.exec(`CREATE TRIGGER ${name} BEFORE ${event} ON task_session_subagents
       WHEN NEW.tool_call_id = '${toolCallId}' BEGIN SELECT RAISE(IGNORE); END`);
     return;
@@ -72,7 +73,7 @@ describeBothDialects('a swallowed write is not persisted', (dialect) => {
   it("inside the host's transaction the swallowed frame fails and the host's transaction commits the rest", async () => {
     await swallowWritesOf(db, 'swallowed', 'INSERT');
     const store = db.store({ clock: steppingClock(), logger: recordingLogger() });
-    if (dialect === 'sqlite') {
+    if (byDialect(dialect, { sqlite: true, postgres: false })) {
       const sqlite = db.sqlite!;
       sqlite.exec('BEGIN');
       expect(await store.recordFrame(frame({ toolCallId: 'swallowed' }))).toBe('failed');

@@ -9,6 +9,7 @@ import { steppingClock } from './helpers/clock.js';
 import { insertMessage, insertSession, subagentMetadata } from './helpers/host-rows.js';
 import { metaKeys, recordingLogger, seedPreAmendmentRows, stepStatuses } from './helpers/migration-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
 
 const { captureSince, backfillThrough, executionSince } = ACTIVATION_KEYS;
 const NINE_DIGITS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z$/;
@@ -19,7 +20,7 @@ describeBothDialects('runMigrations: activation keys', (dialect) => {
   let db: TestDb;
   afterEach(async () => db?.close());
 
-  const ts = (utc: string) => (dialect === 'sqlite' ? `${utc}+00:00` : utc);
+  const ts = (utc: string) => byDialect(dialect, { sqlite: `${utc}+00:00`, postgres: utc });
 
   /**
    * Two sessions, three qualifying messages and two newer non-qualifying ones (a text message
@@ -245,7 +246,7 @@ describeBothDialects('runMigrations: activation keys', (dialect) => {
 
 /** A real failure injected through the database: a trigger that raises 'injected' when `when` holds. */
 async function createFailingTrigger(db: TestDb, table: string, when: string): Promise<void> {
-  if (db.dialect === 'sqlite') {
+  if (byDialect(db.dialect, { sqlite: true, postgres: false })) {
     await db.exec(`CREATE TRIGGER inject_failure BEFORE INSERT ON ${table} WHEN ${when} BEGIN SELECT RAISE(ABORT, 'injected'); END`);
     return;
   }
@@ -255,7 +256,7 @@ async function createFailingTrigger(db: TestDb, table: string, when: string): Pr
 }
 
 async function dropFailingTrigger(db: TestDb, table: string): Promise<void> {
-  await db.exec(db.dialect === 'sqlite' ? `DROP TRIGGER inject_failure` : `DROP TRIGGER inject_failure ON ${table}`);
+  await db.exec(byDialect(db.dialect, { sqlite: `DROP TRIGGER inject_failure`, postgres: `DROP TRIGGER inject_failure ON ${table}` }));
 }
 
 /**
@@ -266,7 +267,7 @@ async function dropFailingTrigger(db: TestDb, table: string): Promise<void> {
  * it from a child process.
  */
 async function watchBackfillInserts(db: TestDb): Promise<() => number> {
-  if (db.dialect === 'sqlite') {
+  if (byDialect(db.dialect, { sqlite: true, postgres: false })) {
     let inserted = 0;
     db.sqlite!.function('note_backfill_insert', () => ++inserted);
     await db.exec(`CREATE TRIGGER note_insert AFTER INSERT ON task_session_subagents WHEN NEW.source = 'backfill'
@@ -292,7 +293,7 @@ async function watchBackfillInserts(db: TestDb): Promise<() => number> {
 /** On the backfill's first row, inserts one more qualifying message (newer than all others). */
 async function createLateMessageTrigger(db: TestDb, createdAt: string): Promise<void> {
   const metadata = JSON.stringify({ tool_call_id: 'toolu_late', status: 'completed', normalized: { kind: 'subagent_task', subagent_task: {} } });
-  if (db.dialect === 'sqlite') {
+  if (byDialect(db.dialect, { sqlite: true, postgres: false })) {
     await db.exec(`CREATE TRIGGER late_message BEFORE INSERT ON task_session_subagents WHEN NEW.source = 'backfill'
       BEGIN INSERT OR IGNORE INTO task_session_messages (id, task_session_id, task_id, metadata, created_at)
             VALUES ('late', 's1', 'task-s1', '${metadata}', '${createdAt}'); END`);

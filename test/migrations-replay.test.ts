@@ -9,6 +9,7 @@ import { insertMessage, insertSession, subagentMetadata, hostTimestamp } from '.
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { clientFor } from '../scripts/lib/postgres-database.js';
 import Database from 'better-sqlite3';
+import { byDialect } from './helpers/by-dialect.js';
 
 const MIGRATION_LOCK = '2673864975278095574'; // queries/postgres/acquire_migration_lock.sql
 
@@ -29,7 +30,7 @@ describeBothDialects('replay on a current installation', (dialect) => {
 
   /** Holds the migration lock from another connection while `fn` runs. */
   async function whileLockIsHeld<T>(fn: () => Promise<T>): Promise<T> {
-    if (dialect === 'postgres') {
+    if (byDialect(dialect, { sqlite: false, postgres: true })) {
       const other = clientFor(db.location);
       await other.connect();
       await other.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`);

@@ -24,6 +24,7 @@ import {
 } from './helpers/migration-db.js';
 import { describeBothDialects, openTestDb, type Dialect, type TestDb } from './helpers/test-db.js';
 import { injectUpgradeFailure, removeUpgradeFailure } from './helpers/upgrade-failure.js';
+import { byDialect } from './helpers/by-dialect.js';
 
 const sqliteLegacySql = sqliteLegacy.map((s) => s.sql).join('\n');
 const postgresLegacySql = postgresLegacy.map((s) => s.sql).join('\n');
@@ -119,7 +120,7 @@ describeBothDialects('runMigrations: schema', (dialect) => {
       const report = await store.runMigrations();
       expect(report.ok).toBe(true);
       expect(stepStatuses(report).upgrade_pre_amendment_table).toBe(run === 1 ? 'applied' : 'skipped');
-      expect(before.map((r) => r.id)).toContain(dialect === 'sqlite' ? "'row-orphan'" : 'row-orphan');
+      expect(before.map((r) => r.id)).toContain(byDialect(dialect, { sqlite: "'row-orphan'", postgres: 'row-orphan' }));
       // The six-part end state, asserted after each run (AC-34), never "unchanged" alone.
       expect(await endStateFacts(d)).toEqual({ executionColumnNotNull: true, threeColumnUnique: true, twoColumnUnique: false }); // 1–3
       expect(await indexSet(d)).toEqual(reference.indexes); // 4
@@ -134,7 +135,7 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     const outcome = await store.recordFrame({ sessionId: 's1', taskId: 'task-s1', toolCallId: 'toolu_a', executionId: 'exec-1', payload: { model: 'x' } });
     expect(outcome).toBe('persisted');
     expect(await d.query(`SELECT count(*) AS n FROM task_session_subagents WHERE tool_call_id = 'toolu_a' AND task_session_id = 's1'`)).toEqual([
-      { n: dialect === 'sqlite' ? 2 : '2' },
+      { n: byDialect(dialect, { sqlite: 2, postgres: '2' }) },
     ]);
   });
 
@@ -143,7 +144,7 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     const d = await db();
     // The pre-amendment table, its key declared instead as a unique index in reverse column
     // order under a name longer than PostgreSQL's 63-byte identifier limit.
-    const legacy = (dialect === 'sqlite' ? sqliteLegacySql : postgresLegacySql).replace(/,\s*UNIQUE \(task_session_id, tool_call_id\)/, '');
+    const legacy = byDialect(dialect, { sqlite: sqliteLegacySql, postgres: postgresLegacySql }).replace(/,\s*UNIQUE \(task_session_id, tool_call_id\)/, '');
     expect(legacy).not.toMatch(/^\s+UNIQUE \(/m);
     await d.exec(legacy);
     await d.exec(`CREATE UNIQUE INDEX pre_amendment_subagent_identity_key_with_a_name_well_beyond_sixty_three_bytes
@@ -202,10 +203,11 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     });
     await d.exec(`CREATE TABLE kandev_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL DEFAULT '')`);
     await d.exec(
-      dialect === 'sqlite'
-        ? `CREATE TRIGGER inject_failure BEFORE INSERT ON kandev_meta WHEN NEW.key = '${ACTIVATION_KEYS.executionSince}' BEGIN SELECT RAISE(ABORT, 'injected'); END`
-        : `CREATE FUNCTION inject_failure() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN RAISE EXCEPTION 'injected'; END $f$;
+      byDialect(dialect, {
+        sqlite: `CREATE TRIGGER inject_failure BEFORE INSERT ON kandev_meta WHEN NEW.key = '${ACTIVATION_KEYS.executionSince}' BEGIN SELECT RAISE(ABORT, 'injected'); END`,
+        postgres: `CREATE FUNCTION inject_failure() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN RAISE EXCEPTION 'injected'; END $f$;
            CREATE TRIGGER inject_failure BEFORE INSERT ON kandev_meta FOR EACH ROW WHEN (NEW.key = '${ACTIVATION_KEYS.executionSince}') EXECUTE FUNCTION inject_failure();`,
+      }),
     );
     const logger = recordingLogger();
     const store = d.store({ clock: steppingClock(), logger });
@@ -218,7 +220,7 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     expect(logger.warnings.map((w) => w.fields.step)).toEqual(['record_execution_since']);
     expect(Object.keys(await metaKeys(d)).sort()).toEqual([ACTIVATION_KEYS.backfillThrough, ACTIVATION_KEYS.captureSince].sort());
 
-    await d.exec(dialect === 'sqlite' ? `DROP TRIGGER inject_failure` : `DROP TRIGGER inject_failure ON kandev_meta`);
+    await d.exec(byDialect(dialect, { sqlite: `DROP TRIGGER inject_failure`, postgres: `DROP TRIGGER inject_failure ON kandev_meta` }));
     const second = await store.runMigrations();
     expect(second.ok).toBe(true);
     expect(stepStatuses(second)).toMatchObject({
@@ -250,7 +252,7 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     expect(failed.ok).toBe(false);
     const upgrade = failed.steps.find((s) => s.name === 'upgrade_pre_amendment_table');
     expect(upgrade?.status).toBe('failed');
-    expect(upgrade?.error).toMatch(dialect === 'sqlite' ? /already a table named idx_subagents_observed_at/ : /injected/);
+    expect(upgrade?.error).toMatch(byDialect(dialect, { sqlite: /already a table named idx_subagents_observed_at/, postgres: /injected/ }));
     expect(stepStatuses(failed)).toMatchObject({ record_execution_since: 'skipped', backfill_subagent_contexts: 'skipped' });
     expect(logger.warnings.map((w) => w.fields.step)).toEqual(['upgrade_pre_amendment_table']); // AC-20
     expect(logger.warnings[0].msg).toContain('upgrade_pre_amendment_table');
@@ -315,7 +317,7 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     expect(report.steps.filter((s) => s.status === 'failed').map((s) => s.name)).toEqual([
       'ensure_kandev_meta',
       'create_subagent_table',
-      ...(dialect === 'postgres' ? ['ensure_json_helpers'] : []),
+      ...byDialect(dialect, { sqlite: [], postgres: ['ensure_json_helpers'] }),
       'upgrade_pre_amendment_table',
       'record_execution_since',
     ]);
@@ -337,7 +339,7 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     });
     const report = await d.store({ clock: steppingClock() }).runMigrations();
     expect(report.ok).toBe(true);
-    if (dialect === 'postgres') expect(stepStatuses(report).widen_metric_columns).toBe('applied');
+    if (byDialect(dialect, { sqlite: false, postgres: true })) expect(stepStatuses(report).widen_metric_columns).toBe('applied');
     const [row] = await d.store().listBySession('s1');
     expect([row.total_tokens, row.duration_ms, row.tool_use_count]).toEqual([5_000_000_000, 4_294_967_296, 2_147_483_648]);
   });
@@ -345,7 +347,7 @@ describeBothDialects('runMigrations: schema', (dialect) => {
 
 /** A store whose connection is already closed (SQLite) or whose pool has ended (PostgreSQL). */
 async function deadStore(d: TestDb): Promise<{ store: ReturnType<TestDb['store']>; cleanup: () => Promise<void> }> {
-  if (d.dialect === 'sqlite') {
+  if (byDialect(d.dialect, { sqlite: true, postgres: false })) {
     const closed = new Database(d.location);
     closed.close();
     return { store: createSqliteStore(closed, { logger: { warn: () => undefined } }), cleanup: async () => undefined };
@@ -357,5 +359,5 @@ async function deadStore(d: TestDb): Promise<{ store: ReturnType<TestDb['store']
 
 /** Host timestamp text for a UTC wall time, in the dialect's host form. */
 function hostTs(dialect: Dialect, utc: string): string {
-  return dialect === 'sqlite' ? `${utc}+00:00` : utc;
+  return byDialect(dialect, { sqlite: `${utc}+00:00`, postgres: utc });
 }

@@ -26,6 +26,7 @@ import { packPackage, type PackedPackage } from './helpers/packed-package.js';
 import { composeWorkedExample, readmeExamples } from './helpers/readme-examples.js';
 import { run, type CommandResult } from './helpers/run-command.js';
 import { DIALECTS, type Dialect } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
 
 const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as {
   exports: Record<string, string | Record<string, string>>;
@@ -111,16 +112,17 @@ const prepared = {} as Record<Dialect, Prepared>;
 async function prepare(dialect: Dialect): Promise<Prepared> {
   const project = await createConsumerProject(join(work, `host-${dialect}`), {
     packages: [packed.tarball, ...INSTALLS[dialect]],
-    ...(dialect === 'sqlite'
-      ? // Build better-sqlite3 from source at once: its prebuilt binaries live outside the npm registry.
-        { allowScripts: { 'better-sqlite3': true }, env: { npm_config_build_from_source: 'true' } }
-      : {}),
+    ...byDialect(dialect, {
+      // Build better-sqlite3 from source at once: its prebuilt binaries live outside the npm registry.
+      sqlite: { allowScripts: { 'better-sqlite3': true }, env: { npm_config_build_from_source: 'true' } },
+      postgres: {},
+    }),
   });
   if (project.install.code !== 0) throw new Error(`npm install (${dialect}) failed:\n${project.install.output}`);
-  const worked =
-    dialect === 'sqlite'
-      ? example('sqlite/worked-example.ts')
-      : composeWorkedExample(example('sqlite/worked-example.ts'), example('postgres/worked-example.ts'));
+  const worked = byDialect(dialect, {
+    sqlite: () => example('sqlite/worked-example.ts'),
+    postgres: () => composeWorkedExample(example('sqlite/worked-example.ts'), example('postgres/worked-example.ts')),
+  })();
   writeFileSync(join(project.dir, 'worked-example.ts'), worked);
   writeFileSync(join(project.dir, 'typed-queries.ts'), example(`${dialect}/typed-queries.ts`));
   writeFileSync(join(project.dir, 'exports-check.ts'), exportsCheck(dialect));
@@ -293,7 +295,7 @@ describe('packaging: a host with one driver', () => {
 describe('packaging: the README runs as written', () => {
   async function storedRows(dialect: Dialect): Promise<Record<string, unknown>[]> {
     const sql = 'SELECT tool_call_id, tool_status, source, settled_at IS NOT NULL AS settled FROM task_session_subagents';
-    if (dialect === 'postgres') return (await database.pool().query(sql)).rows as Record<string, unknown>[];
+    if (byDialect(dialect, { sqlite: false, postgres: true })) return (await database.pool().query(sql)).rows as Record<string, unknown>[];
     const db = new Database(join(prepared.sqlite.project.dir, 'kandev.db'), { readonly: true });
     try {
       return (db.prepare(sql).all() as Record<string, unknown>[]).map((r) => ({ ...r, settled: r.settled === 1 }));
@@ -304,7 +306,7 @@ describe('packaging: the README runs as written', () => {
 
   it.each(DIALECTS)('on %s, in an empty project and database: the worked example, the typed query in a host transaction, then the CLI', async (dialect) => {
     // Nothing prepared: the control that the project and database really are empty.
-    if (dialect === 'sqlite') expect(existsSync(join(prepared.sqlite.project.dir, 'kandev.db'))).toBe(false);
+    if (byDialect(dialect, { sqlite: true, postgres: false })) expect(existsSync(join(prepared.sqlite.project.dir, 'kandev.db'))).toBe(false);
     else expect((await database.pool().query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'")).rows[0].n).toBe(0);
 
     const started = performance.now();
@@ -326,12 +328,12 @@ describe('packaging: the README runs as written', () => {
     const typed = await runIn(dialect, process.execPath, ['out/typed-queries.js']);
     expect(typed.stderr).toBe('');
     expect(typed.code).toBe(0);
-    const isAsync = dialect === 'sqlite' ? '1n' : '1';
+    const isAsync = byDialect(dialect, { sqlite: '1n', postgres: '1' });
     expect(typed.stdout).toMatch(
       new RegExp(`^toolu_01ReviewSecurity completed null \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{6}Z\\n${isAsync} true\\n$`),
     );
 
-    const target = dialect === 'sqlite' ? ['--sqlite', 'kandev.db'] : ['--postgres', database.url];
+    const target = byDialect(dialect, { sqlite: ['--sqlite', 'kandev.db'], postgres: ['--postgres', database.url] });
     const migrate = await runIn(dialect, CLI, ['migrate', ...target, '--json']);
     expect(migrate.code, migrate.output).toBe(0);
     const steps = (JSON.parse(migrate.stdout) as { steps: { status: string; error?: string; detail?: string }[] }).steps;

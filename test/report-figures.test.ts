@@ -10,6 +10,7 @@ import { hostTimestamp } from './helpers/host-rows.js';
 import { seedKeys, seedMessage, seedRow, seedSession, type ReportRowSeed } from './helpers/report-seed.js';
 import { sqliteForm } from './helpers/sqlite-forms.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
 
 const ns = (iso: string) => parseInstant(iso)!;
 
@@ -35,7 +36,8 @@ function fixture(db: TestDb): ReportRowSeed[] {
   // SQLite rows are stored in a mix of the host's forms; the figures must not care.
   const forms = ['canonical', 'trimmed', 'plus02', 'minus03', 'rfc3339', 'nanos'] as const;
   let i = 0;
-  const at = (iso: string) => (db.dialect === 'sqlite' ? sqliteForm(ns(iso), forms[i++ % forms.length]) : hostTimestamp(db, ns(iso)));
+  const at = (iso: string) =>
+    byDialect(db.dialect, { sqlite: () => sqliteForm(ns(iso), forms[i++ % forms.length]), postgres: () => hostTimestamp(db, ns(iso)) })();
   const row = (
     id: string,
     sessionId: string,

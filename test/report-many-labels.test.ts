@@ -14,6 +14,7 @@ import { hostTimestamp } from './helpers/host-rows.js';
 import { FIXTURE_KEYS } from './helpers/report-fixture.js';
 import { seedKeys, seedSession } from './helpers/report-seed.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
 
 const LABELS = 120_000;
 const HUGE = `huge-${'x'.repeat(100_000)}`;
@@ -22,7 +23,7 @@ const BIDI = 'rtl-\u202etrap';
 async function seedManyLabels(db: TestDb): Promise<void> {
   await seedSession(db, 's1', 'T1');
   const at = hostTimestamp(db, 1_772_370_000_000_000_000n); // 2026-03-01, after the fixture's keys
-  if (db.dialect === 'postgres') {
+  if (byDialect(db.dialect, { sqlite: false, postgres: true })) {
     await db.query(
       `INSERT INTO task_session_subagents (id, task_session_id, task_id, turn_id, agent_execution_id, tool_call_id, subagent_type, total_tokens, source, observed_at, settled_at, updated_at)
        SELECT 'r' || i, 's1', 'T1', 'turn-' || (i / 4), 'exec', 'tc-' || i, 'type-' || i, CASE WHEN i % 3 = 0 THEN NULL ELSE i END, 'live', $1::timestamp, $1::timestamp, $1::timestamp
@@ -50,7 +51,7 @@ async function seedManyLabels(db: TestDb): Promise<void> {
     );
   await seedKeys(db, FIXTURE_KEYS);
   // As autovacuum would after a bulk load: without statistics the planner picks nested loops.
-  if (db.dialect === 'postgres') await db.exec('ANALYZE');
+  if (byDialect(db.dialect, { sqlite: false, postgres: true })) await db.exec('ANALYZE');
 }
 
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -69,7 +70,7 @@ describeBothDialects('report: 120k distinct subagent_type values', (dialect) => 
     db = await openTestDb(dialect, 'package');
     await seedManyLabels(db);
     dir = mkdtempSync(join(tmpdir(), 'subagent-context-many-labels-'));
-    args = db.dialect === 'sqlite' ? ['--sqlite', db.location] : ['--postgres', db.location];
+    args = byDialect(db.dialect, { sqlite: ['--sqlite', db.location], postgres: ['--postgres', db.location] });
     json = await cli(['report', ...args, '--json']);
   }, 240_000);
   afterAll(async () => {

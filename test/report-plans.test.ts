@@ -15,6 +15,7 @@ import { boundariesFromKeys } from '../src/report/boundaries.js';
 import { postgresReportParams } from '../src/postgres/report.js';
 import { sqliteReportParams } from '../src/sqlite/report.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
 
 const MESSAGES = 100_000;
 const SESSIONS = 100;
@@ -27,7 +28,7 @@ const STATEMENTS = ['reportRowCounts', 'reportTokens', 'reportTokenDistribution'
 /** Every 10th message is a subagent launch with its row; a session's turn spans 300 message numbers (3 subagents), and turn ids are unique across sessions as real ones are. */
 async function seed(db: TestDb): Promise<void> {
   const n = MESSAGES - 1;
-  if (db.dialect === 'sqlite') {
+  if (byDialect(db.dialect, { sqlite: true, postgres: false })) {
     await db.exec(`
       INSERT INTO task_sessions (id, task_id, created_at, updated_at)
         WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < ${SESSIONS - 1})
@@ -142,7 +143,7 @@ describeBothDialects('report: index-served plans on a 100k-message store', (dial
     console.info(`[${dialect}] report() on ${MESSAGES} messages, since in the last 1%: ${ms.toFixed(0)} ms`);
   });
 
-  if (dialect === 'sqlite') {
+  if (byDialect(dialect, { sqlite: true, postgres: false })) {
     it('SQLite (no ANALYZE): every statement searches an index; none scans either big table', async () => {
       for (const taskIds of [null, ['task-3']]) {
         for (const name of STATEMENTS) {

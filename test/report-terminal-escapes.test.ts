@@ -13,6 +13,7 @@ import { seedRow } from './helpers/report-seed.js';
 import { hostTimestamp } from './helpers/host-rows.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { parseInstant } from '../src/instant.js';
+import { byDialect } from './helpers/by-dialect.js';
 
 // The characters no human output may carry raw (a line break is the output's own).
 // eslint-disable-next-line no-control-regex -- the characters under test
@@ -63,7 +64,7 @@ describeBothDialects('human output shows control characters, JSON keeps them', (
     const db = await openTestDb(dialect, 'package');
     try {
       await seedHostile(db);
-      const args = db.dialect === 'sqlite' ? ['--sqlite', db.location] : ['--postgres', db.location];
+      const args = byDialect(db.dialect, { sqlite: ['--sqlite', db.location], postgres: ['--postgres', db.location] });
       const human = await cli(['report', ...args]);
       expect([human.code, human.err]).toEqual([0, '']);
       expect(human.out.match(RAW_CONTROL)).toBeNull();
@@ -90,7 +91,7 @@ describeBothDialects('human output shows control characters, JSON keeps them', (
     const db = await openTestDb(dialect, 'package');
     try {
       await seedHostile(db);
-      const args = db.dialect === 'sqlite' ? ['--sqlite', db.location] : ['--postgres', db.location];
+      const args = byDialect(db.dialect, { sqlite: ['--sqlite', db.location], postgres: ['--postgres', db.location] });
       const human = await cli(['health', ...args]);
       expect(human.err).toBe('');
       expect(human.out.match(RAW_CONTROL)).toBeNull();

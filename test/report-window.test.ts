@@ -11,6 +11,7 @@ import { seedKeys, seedMessage, seedRow, seedSession } from './helpers/report-se
 import { SQLITE_FORMS, sqliteForm } from './helpers/sqlite-forms.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { poolFor } from '../scripts/lib/postgres-database.js';
+import { byDialect } from './helpers/by-dialect.js';
 
 const MICRO = 1_000n;
 const HOUR = 3_600_000_000_000n;
@@ -93,7 +94,7 @@ describeBothDialects('report: exact windows and keys', (dialect) => {
 
   const windowOf = (b: Boundaries) => ({ since: formatKeyInstant(b.since), until: formatKeyInstant(b.until) });
 
-  if (dialect === 'sqlite') {
+  if (byDialect(dialect, { sqlite: true, postgres: false })) {
     for (const form of SQLITE_FORMS.filter((f) => f !== 'seconds')) {
       it(`SQLite, host timestamps in ${form} form: since, until and the keys are exact to 1 µs`, async () => {
         for (const b of SETS) {
@@ -131,7 +132,7 @@ describeBothDialects('report: exact windows and keys', (dialect) => {
 
   it('a bound with sub-microsecond digits falls between the two microseconds around it', async () => {
     const b = SETS[1];
-    await seedBoundaries(db, b, (ns) => (dialect === 'sqlite' ? sqliteForm(ns, 'trimmed') : formatMicros(ns)));
+    await seedBoundaries(db, b, (ns) => byDialect(dialect, { sqlite: () => sqliteForm(ns, 'trimmed'), postgres: () => formatMicros(ns) })());
     // since 500 ns before w-at: w-before (1 µs before w-at) is still out; until 500 ns before w-end: w-last in, w-end out.
     const r = await db.store().report({ since: formatKeyInstant(b.since - 500n), until: formatKeyInstant(b.until - 500n) });
     expectWindow(r);
@@ -140,14 +141,14 @@ describeBothDialects('report: exact windows and keys', (dialect) => {
 
   it('an RFC3339 window with an offset is the same instant as its UTC form', async () => {
     const b = SETS[0];
-    await seedBoundaries(db, b, (ns) => (dialect === 'sqlite' ? sqliteForm(ns, 'plus02') : formatMicros(ns)));
+    await seedBoundaries(db, b, (ns) => byDialect(dialect, { sqlite: () => sqliteForm(ns, 'plus02'), postgres: () => formatMicros(ns) })());
     const since = formatKeyInstant(b.since + 5n * HOUR).replace('Z', '+05:00');
     // b.since is midnight UTC: 05:00+05:00 names the same instant.
     expect(since).toMatch(/T05:00:00\.000000000\+05:00$/);
     expectWindow(await db.store().report({ since, until: formatKeyInstant(b.until) }));
   });
 
-  if (dialect === 'postgres') {
+  if (byDialect(dialect, { sqlite: false, postgres: true })) {
     it('PostgreSQL: identical reports under session TimeZone UTC, America/Los_Angeles and Pacific/Kiritimati', async () => {
       const reports: Record<string, SubagentContextReport[]> = {};
       for (const zone of ['UTC', 'America/Los_Angeles', 'Pacific/Kiritimati']) {

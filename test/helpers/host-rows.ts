@@ -2,6 +2,7 @@
 // The package never writes these tables; tests and the demo stand in for the host.
 import { formatMicros, formatSqliteColumn } from '../../src/instant.js';
 import type { TestDb } from './test-db.js';
+import { byDialect } from './by-dialect.js';
 
 /**
  * Host timestamp text for a dialect: on SQLite the fixed-width `…ffffff+00:00` form (one the
@@ -9,7 +10,7 @@ import type { TestDb } from './test-db.js';
  * are src/demo/host-rows.ts's goDriverTimestamp), UTC TIMESTAMP text on PostgreSQL.
  */
 export function hostTimestamp(db: TestDb, ns: bigint): string {
-  return db.dialect === 'sqlite' ? formatSqliteColumn(ns) : formatMicros(ns);
+  return byDialect(db.dialect, { sqlite: () => formatSqliteColumn(ns), postgres: () => formatMicros(ns) })();
 }
 
 export async function insertSession(db: TestDb, id: string, taskId = `task-${id}`, atNs = 1_785_000_000_000_000_000n): Promise<void> {

@@ -3,6 +3,7 @@
 // (triggers), never by stubbing code.
 import type { SubagentFrame } from '../../src/types.js';
 import type { TestDb } from './test-db.js';
+import { byDialect } from './by-dialect.js';
 
 export const EXEC_A = '0b7e7d52-6f5e-4c2e-9d0a-2a3c7b1f0e11';
 export const EXEC_B = 'a91c3f0e-2b7d-4e8a-8c1f-5d6e7f809a1b';
@@ -19,7 +20,7 @@ export function frame(overrides: Partial<SubagentFrame> = {}): SubagentFrame {
  */
 export async function rawRow(db: TestDb, sessionId: string, executionId: string, toolCallId: string): Promise<string | null> {
   const where = 'WHERE task_session_id = $1 AND agent_execution_id = $2 AND tool_call_id = $3';
-  if (db.dialect === 'postgres') {
+  if (byDialect(db.dialect, { sqlite: false, postgres: true })) {
     const rows = await db.query<{ raw: string }>(`SELECT t::text AS raw FROM task_session_subagents t ${where}`, [sessionId, executionId, toolCallId]);
     return rows.length === 1 ? rows[0].raw : null;
   }
@@ -34,7 +35,7 @@ export async function rawRow(db: TestDb, sessionId: string, executionId: string,
 
 /** A dialect's timestamp literal for seeding: the package's SQLite form, or PostgreSQL TIMESTAMP text. */
 export function seedTimestamp(db: TestDb, utcMicros: string): string {
-  return db.dialect === 'sqlite' ? `${utcMicros}+00:00` : utcMicros;
+  return byDialect(db.dialect, { sqlite: `${utcMicros}+00:00`, postgres: utcMicros });
 }
 
 export interface SeedRow {
@@ -92,7 +93,7 @@ export async function seedRow(db: TestDb, r: SeedRow): Promise<void> {
  */
 export async function failWritesOf(db: TestDb, toolCallId: string, scope: 'statement' | 'transaction' = 'statement'): Promise<void> {
   const id = toolCallId.replace(/'/g, "''");
-  if (db.dialect === 'sqlite') {
+  if (byDialect(db.dialect, { sqlite: true, postgres: false })) {
     const action = scope === 'statement' ? 'ABORT' : 'ROLLBACK';
     for (const event of ['INSERT', 'UPDATE']) {
       await db.exec(`CREATE TRIGGER inject_${scope}_${event.toLowerCase()}_${Buffer.from(id).toString('hex')} BEFORE ${event} ON task_session_subagents

@@ -15,6 +15,7 @@ import { hostTimestamp, insertMessage, insertSession, subagentMetadata } from '.
 import { ID_SHAPES, incompressibleId, utf8Bytes } from '../helpers/incompressible-ids.js';
 import { prng, type Prng } from '../helpers/prng.js';
 import { describeBothDialects, openTestDb, type Dialect, type TestDb } from '../helpers/test-db.js';
+import { byDialect } from '../helpers/by-dialect.js';
 
 const SEED = 0x1d_b0_0d;
 const HISTORY = 120;
@@ -45,7 +46,7 @@ const executionKey = (id: string | undefined) =>
  * can, up to the 10 KB of the other ids.
  */
 function sessionIds(r: Prng, dialect: Dialect): string[] {
-  const max = dialect === 'postgres' ? 2048 : 10 * 1024;
+  const max = byDialect(dialect, { sqlite: 10 * 1024, postgres: 2048 });
   return ['s-plain', incompressibleId(BOUND, 'utf8'), incompressibleId(BOUND + 1, 'hex'), ...Array.from({ length: 5 }, () => randomId(r, max))];
 }
 

@@ -11,6 +11,7 @@ import { hostTimestamp, insertMessage, insertSession } from '../helpers/host-row
 import { incompressibleId } from '../helpers/incompressible-ids.js';
 import { prng, type Prng } from '../helpers/prng.js';
 import { describeBothDialects, openTestDb, type Dialect, type TestDb } from '../helpers/test-db.js';
+import { byDialect } from '../helpers/by-dialect.js';
 
 const HOSTILE = 1_200;
 const CLEAN = 150;
@@ -73,7 +74,16 @@ function hostileDocument(r: Prng, id: string, dialect: Dialect): string | null {
       return null;
     // A raw NUL only on SQLite: PostgreSQL text cannot hold one, so no host stores it there.
     case 1:
-      return r.pick(['', 'null', '{', '{"normalized":', 'not json at all _task', '[1,2', dialect === 'sqlite' ? '\u0000' : '{}', 'subagent_task']);
+      return r.pick([
+        '',
+        'null',
+        '{',
+        '{"normalized":',
+        'not json at all _task',
+        '[1,2',
+        byDialect(dialect, { sqlite: '\u0000', postgres: '{}' }),
+        'subagent_task',
+      ]);
     case 2:
       return JSON.stringify(r.pick([[base], 'subagent_task', 42, true, null]));
     case 3:
