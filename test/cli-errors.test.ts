@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { formatKeyInstant } from '../src/instant.js';
 import { assertBuilt, databaseArgs, oneLineError, runCliBinary } from './helpers/cli.js';
-import { KEY, setKey } from './helpers/health-seed.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { byDialect } from './helpers/by-dialect.js';
+import { KEY, setKeys } from './helpers/activation-keys.js';
 
 beforeAll(assertBuilt);
 
@@ -62,8 +62,7 @@ describeBothDialects('cli: errors', (dialect) => {
     const broken = await openTestDb(dialect, 'package');
     try {
       const capture = formatKeyInstant(1_785_000_000_000_000_000n);
-      await setKey(broken, KEY.captureSince, capture);
-      await setKey(broken, KEY.executionSince, capture);
+      await setKeys(broken, { [KEY.captureSince]: capture, [KEY.executionSince]: capture });
       await broken.exec('ALTER TABLE task_session_messages RENAME COLUMN metadata TO metadata_elsewhere');
       const run = await runCliBinary(['health', ...databaseArgs(broken)]);
       expect(run.code).toBe(7);

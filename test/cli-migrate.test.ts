@@ -4,11 +4,12 @@
 // without the host's tables.
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { MigrationReport } from '../src/types.js';
-import { insertSession } from './helpers/host-rows.js';
 import { assertBuilt, databaseArgs, oneLineError, runCliBinary } from './helpers/cli.js';
-import { at, insertSubagentMessage, KEY } from './helpers/health-seed.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { byDialect } from './helpers/by-dialect.js';
+import { KEY } from './helpers/activation-keys.js';
+import { hostTimestamp } from './helpers/host-timestamp.js';
+import { insertSession, insertSubagentMessage } from './helpers/seed-host-rows.js';
 
 const T0 = 1_785_000_000_000_000_000n;
 
@@ -22,7 +23,7 @@ describeBothDialects('cli: migrate', (dialect) => {
     beforeEach(async () => {
       db = await openTestDb(dialect); // host tables only, as a host ships them
       await insertSession(db, 's1');
-      await insertSubagentMessage(db, { id: 'm1', sessionId: 's1', toolCallId: 'tc-1', createdAt: at(db, T0) });
+      await insertSubagentMessage(db, { id: 'm1', sessionId: 's1', toolCallId: 'tc-1', createdAt: hostTimestamp(db, T0) });
     });
 
     it('migrates a host database: exit 0, every step printed, then health sees the activation', async () => {

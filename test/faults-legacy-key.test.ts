@@ -8,12 +8,13 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ACTIVATION_KEYS, type SubagentContextStore } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
 import { expectCounterIdentity, watchUnhandled } from './helpers/faults.js';
-import { insertSession } from './helpers/host-rows.js';
-import { frame, recordingLogger } from './helpers/live-db.js';
+import { frame } from './helpers/live-db.js';
 import { endStateFacts, metaKeys, rawRows, seedPreAmendmentRows, tableExists } from './helpers/migration-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { injectUpgradeFailure, removeUpgradeFailure } from './helpers/upgrade-failure.js';
 import { byDialect } from './helpers/by-dialect.js';
+import { recordingLogger } from './helpers/recording-logger.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 describeBothDialects('faults: AC-33a degraded state, the two-column key survives', (dialect) => {
   let db: TestDb;

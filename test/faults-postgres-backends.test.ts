@@ -15,9 +15,10 @@ import { clientFor, poolFor } from '../scripts/lib/postgres-database.js';
 import { createPostgresStore, type RecordOutcome, type SubagentContextStore } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
 import { expectCounterIdentity, tally, terminateBlockedWrites, waitUntil, watchUnhandled, whileWritesAreBlocked } from './helpers/faults.js';
-import { insertSession } from './helpers/host-rows.js';
-import { frame, recordingLogger } from './helpers/live-db.js';
+import { frame } from './helpers/live-db.js';
 import { openTestDb, type TestDb } from './helpers/test-db.js';
+import { recordingLogger } from './helpers/recording-logger.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 /** The store pool's application_name: how the admin session finds the store's backends. */
 const STORE_APP = 'subagent-context-faults-store';

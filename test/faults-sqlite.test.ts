@@ -11,9 +11,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SubagentContextStore } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
 import { expectCounterIdentity, watchUnhandled } from './helpers/faults.js';
-import { insertSession } from './helpers/host-rows.js';
-import { frame, recordingLogger } from './helpers/live-db.js';
+import { frame } from './helpers/live-db.js';
 import { openTestDb, type TestDb } from './helpers/test-db.js';
+import { recordingLogger } from './helpers/recording-logger.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 /** A busy timeout short enough to pass quickly, long enough that SQLite really waits. */
 const BUSY_TIMEOUT_MS = 25;

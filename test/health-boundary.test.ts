@@ -9,11 +9,13 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createPostgresStore } from '../src/index.js';
 import { formatKeyInstant, formatMicros } from '../src/instant.js';
 import type { HealthReport } from '../src/types.js';
-import { insertSession } from './helpers/host-rows.js';
-import { insertSubagentMessage, insertSubagentRow, KEY, MICRO, setKey } from './helpers/health-seed.js';
 import { sqliteForm, type SqliteForm } from './helpers/sqlite-forms.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { byDialect } from './helpers/by-dialect.js';
+import { KEY, setKeys } from './helpers/activation-keys.js';
+import { MICRO } from './helpers/host-timestamp.js';
+import { insertSession, insertSubagentMessage } from './helpers/seed-host-rows.js';
+import { insertSubagentRow } from './helpers/seed-subagent-rows.js';
 
 const EXEC_B = '0b7e7d52-6f5e-4c2e-9d0a-2a3c7b1f0e11';
 
@@ -53,7 +55,7 @@ describeBothDialects('health: one-microsecond boundary', (dialect) => {
     await db.query('DELETE FROM task_session_messages');
     await db.query('DELETE FROM task_session_subagents');
     await db.query('DELETE FROM kandev_meta');
-    await setKey(db, KEY.captureSince, key);
+    await setKeys(db, { [KEY.captureSince]: key });
     await seedBoundary(db, boundaryNs, text);
     return store.checkHealth();
   }
@@ -85,7 +87,7 @@ describeBothDialects('health: one-microsecond boundary', (dialect) => {
 
   it("AC-24e same day: a row later on the key's own calendar day is after a second-precision key", async () => {
     const text = (ns: bigint) => byDialect(dialect, { sqlite: () => sqliteForm(ns, 'canonical'), postgres: () => formatMicros(ns) })();
-    await setKey(db, KEY.captureSince, '2026-07-30T01:39:37Z');
+    await setKeys(db, { [KEY.captureSince]: '2026-07-30T01:39:37Z' });
     // 23h59m after the key, same date: a raw text comparison reads it as BEFORE the key.
     await insertSubagentMessage(db, { id: 'm-late', sessionId: 's1', toolCallId: 'tc-late', createdAt: text(1_785_455_999_000_000_000n) });
     // Earlier the same day, before the key.

@@ -8,10 +8,10 @@ import { poolFor } from '../scripts/lib/postgres-database.js';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createPostgresStore, createSqliteStore, HealthCheckError, SubagentContextError } from '../src/index.js';
 import { formatKeyInstant } from '../src/instant.js';
-import { insertSession } from './helpers/host-rows.js';
-import { KEY, setKey } from './helpers/health-seed.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { byDialect } from './helpers/by-dialect.js';
+import { KEY, setKeys } from './helpers/activation-keys.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 const CAPTURE = formatKeyInstant(1_785_000_000_000_000_000n);
 
@@ -42,8 +42,7 @@ describeBothDialects('health: driver failures', (dialect) => {
   beforeEach(async () => {
     db = await openTestDb(dialect, 'package');
     await insertSession(db, 's1');
-    await setKey(db, KEY.captureSince, CAPTURE);
-    await setKey(db, KEY.executionSince, CAPTURE);
+    await setKeys(db, { [KEY.captureSince]: CAPTURE, [KEY.executionSince]: CAPTURE });
   });
   afterEach(async () => db.close());
 

@@ -11,10 +11,11 @@ import * as sqliteQueries from '../generated/sqlite/index.js';
 import { formatKeyInstant } from '../src/instant.js';
 import { postgresWindow } from '../src/postgres/health.js';
 import { sqliteWindow } from '../src/sqlite/health.js';
-import { KEY, SECOND, setKey } from './helpers/health-seed.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { explainGenerated, type PlanNode } from './helpers/postgres-explain.js';
 import { byDialect } from './helpers/by-dialect.js';
+import { KEY, setKeys } from './helpers/activation-keys.js';
+import { SECOND } from './helpers/host-timestamp.js';
 
 const MESSAGES = 100_000;
 const SESSIONS = 100;
@@ -59,8 +60,7 @@ async function seed(db: TestDb): Promise<void> {
           FROM task_session_messages AS m
          WHERE substr(m.id, 2)::int % 10 = 0 AND substr(m.id, 2)::int % 1000 <> 500;`);
   }
-  await setKey(db, KEY.captureSince, formatKeyInstant(SINCE_NS));
-  await setKey(db, KEY.executionSince, formatKeyInstant(SINCE_NS));
+  await setKeys(db, { [KEY.captureSince]: formatKeyInstant(SINCE_NS), [KEY.executionSince]: formatKeyInstant(SINCE_NS) });
 }
 
 /** SQLite: the EXPLAIN QUERY PLAN lines of a generated statement, bound as the health check binds it. */

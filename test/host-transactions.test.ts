@@ -10,10 +10,12 @@ import type pg from 'pg';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { RecordOptions, RecordOutcome, SubagentContextStore, SubagentFrame, WriterCounters } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertSession, subagentMetadata } from './helpers/host-rows.js';
-import { failWritesOf, frame, recordingLogger } from './helpers/live-db.js';
+import { failWritesOf, frame } from './helpers/live-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { byDialect } from './helpers/by-dialect.js';
+import { recordingLogger } from './helpers/recording-logger.js';
+import { insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
+import { hostTimestamp } from './helpers/host-timestamp.js';
 
 const identityHolds = (c: WriterCounters) => c.attempted === c.skipped_no_identity + c.persisted + c.failed;
 
@@ -33,7 +35,7 @@ interface HostTransaction {
 }
 
 async function beginHostTransaction(db: TestDb): Promise<HostTransaction> {
-  const at = byDialect(db.dialect, { sqlite: '2026-07-25 17:20:00.000001+00:00', postgres: '2026-07-25 17:20:00.000001' });
+  const at = hostTimestamp(db, '2026-07-25 17:20:00.000001');
   if (byDialect(db.dialect, { sqlite: true, postgres: false })) {
     const conn = db.sqlite!;
     conn.exec('BEGIN IMMEDIATE');

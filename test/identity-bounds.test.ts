@@ -15,14 +15,14 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ACTIVATION_KEYS } from '../src/index.js';
 import { MAX_ID_BYTES } from '../src/identity.js';
 import { steppingClock } from './helpers/clock.js';
-import { hostTimestamp, insertMessage, insertSession, subagentMetadata } from './helpers/host-rows.js';
 import { incompressibleId, utf8Bytes } from './helpers/incompressible-ids.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { byDialect } from './helpers/by-dialect.js';
+import { hostTimestamp, SECOND } from './helpers/host-timestamp.js';
+import { insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
 
 const T0 = 1_785_000_000_000_000_000n; // history messages are created before the store's clock starts
 const CLOCK_START = T0 + 3_600_000_000_000n; // an hour later: runMigrations samples capture_since here
-const SECOND = 1_000_000_000n;
 
 /** The digest that stands in for an execution id beyond the bound, computed independently of src/. */
 const digestOf = (id: string) => `sha256:${createHash('sha256').update(Buffer.from(id, 'utf8')).digest('hex')}`;

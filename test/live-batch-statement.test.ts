@@ -15,10 +15,10 @@ import * as postgresGenerated from '../generated/postgres/index.js';
 import { batchRounds, roundParameter, type PendingFrame } from '../src/postgres/batch-rounds.js';
 import { createColumnTimeFormatter } from '../src/column-time.js';
 import { int64Text, normalizeFrame, upsertParameters } from '../src/frame-normalization.js';
-import { insertSession } from './helpers/host-rows.js';
 import { randomChunks, randomClock, randomSequence } from './helpers/live-random-frames.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { byDialect } from './helpers/by-dialect.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 const SEEDS = Array.from({ length: 24 }, (_, i) => 101 + i);
 

@@ -5,9 +5,10 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { WriterCounters } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertSession } from './helpers/host-rows.js';
-import { failWritesOf, frame, recordingLogger } from './helpers/live-db.js';
+import { failWritesOf, frame } from './helpers/live-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { recordingLogger } from './helpers/recording-logger.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 const identityHolds = (c: WriterCounters) => c.attempted === c.skipped_no_identity + c.persisted + c.failed;
 

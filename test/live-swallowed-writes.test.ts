@@ -6,10 +6,11 @@
 // A frame that meets an existing row (the merge path) changes that row and stays `persisted`.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { steppingClock } from './helpers/clock.js';
-import { insertSession } from './helpers/host-rows.js';
-import { frame, recordingLogger } from './helpers/live-db.js';
+import { frame } from './helpers/live-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { byDialect } from './helpers/by-dialect.js';
+import { recordingLogger } from './helpers/recording-logger.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 /** A host trigger that silently drops every INSERT (or UPDATE) of `toolCallId`. */
 async function swallowWritesOf(db: TestDb, toolCallId: string, event: 'INSERT' | 'UPDATE'): Promise<void> {

@@ -6,10 +6,12 @@ import { afterEach, expect, it } from 'vitest';
 import { ACTIVATION_KEYS } from '../src/index.js';
 import { formatKeyInstant, parseInstant } from '../src/instant.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertMessage, insertSession, subagentMetadata } from './helpers/host-rows.js';
-import { metaKeys, recordingLogger, seedPreAmendmentRows, stepStatuses } from './helpers/migration-db.js';
+import { metaKeys, seedPreAmendmentRows, stepStatuses } from './helpers/migration-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { byDialect } from './helpers/by-dialect.js';
+import { recordingLogger } from './helpers/recording-logger.js';
+import { insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
+import { hostTimestamp } from './helpers/host-timestamp.js';
 
 const { captureSince, backfillThrough, executionSince } = ACTIVATION_KEYS;
 const NINE_DIGITS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z$/;
@@ -20,8 +22,6 @@ describeBothDialects('runMigrations: activation keys', (dialect) => {
   let db: TestDb;
   afterEach(async () => db?.close());
 
-  const ts = (utc: string) => byDialect(dialect, { sqlite: `${utc}+00:00`, postgres: utc });
-
   /**
    * Two sessions, three qualifying messages and two newer non-qualifying ones (a text message
    * and a subagent message with an empty task id): the high-water mark is the newest QUALIFYING
@@ -31,11 +31,11 @@ describeBothDialects('runMigrations: activation keys', (dialect) => {
     await insertSession(db, 's1');
     await insertSession(db, 's2');
     const sub = (toolCallId: string) => subagentMetadata({ toolCallId, toolStatus: 'completed', subagent: { status: 'completed' } });
-    await insertMessage(db, { id: 'm1', sessionId: 's1', createdAt: ts('2026-08-01 10:00:00.000001'), metadata: sub('toolu_1') });
-    await insertMessage(db, { id: 'm2', sessionId: 's1', createdAt: ts('2026-08-01 10:00:02.5'), metadata: sub('toolu_2') });
-    await insertMessage(db, { id: 'm3', sessionId: 's2', createdAt: ts('2026-08-01 09:59:59'), metadata: sub('toolu_1') });
-    await insertMessage(db, { id: 'm4', sessionId: 's2', createdAt: ts('2026-08-01 11:00:00'), metadata: '{"kind":"text"}' });
-    await insertMessage(db, { id: 'm5', sessionId: 's2', taskId: '', createdAt: ts('2026-08-01 12:00:00'), metadata: sub('toolu_9') });
+    await insertMessage(db, { id: 'm1', sessionId: 's1', createdAt: hostTimestamp(dialect, '2026-08-01 10:00:00.000001'), metadata: sub('toolu_1') });
+    await insertMessage(db, { id: 'm2', sessionId: 's1', createdAt: hostTimestamp(dialect, '2026-08-01 10:00:02.5'), metadata: sub('toolu_2') });
+    await insertMessage(db, { id: 'm3', sessionId: 's2', createdAt: hostTimestamp(dialect, '2026-08-01 09:59:59'), metadata: sub('toolu_1') });
+    await insertMessage(db, { id: 'm4', sessionId: 's2', createdAt: hostTimestamp(dialect, '2026-08-01 11:00:00'), metadata: '{"kind":"text"}' });
+    await insertMessage(db, { id: 'm5', sessionId: 's2', taskId: '', createdAt: hostTimestamp(dialect, '2026-08-01 12:00:00'), metadata: sub('toolu_9') });
   };
   const HIGH_WATER = '2026-08-01T10:00:02.500000000Z';
   const backfilledCount = async () =>
@@ -71,7 +71,7 @@ describeBothDialects('runMigrations: activation keys', (dialect) => {
     expect(failed.ok).toBe(false);
     expect(stepStatuses(failed)).toMatchObject({ record_execution_since: 'applied', backfill_subagent_contexts: 'failed' });
     expect(failed.steps.find((s) => s.name === 'backfill_subagent_contexts')?.error).toMatch(/injected/);
-    expect(logger.warnings.map((w) => w.fields.step)).toEqual(['backfill_subagent_contexts']);
+    expect(logger.lines.map((w) => w.fields.step)).toEqual(['backfill_subagent_contexts']);
     const keys = await metaKeys(db);
     expect(keys[captureSince]).toBeUndefined();
     expect(keys[backfillThrough]).toBeUndefined();
@@ -96,7 +96,7 @@ describeBothDialects('runMigrations: activation keys', (dialect) => {
       const store = db.store({ clock: steppingClock(), logger });
       const report = await store.runMigrations();
       expect(stepStatuses(report).backfill_subagent_contexts).toBe('failed');
-      expect(logger.warnings.map((w) => w.fields.step)).toEqual(['backfill_subagent_contexts']);
+      expect(logger.lines.map((w) => w.fields.step)).toEqual(['backfill_subagent_contexts']);
       const keys = await metaKeys(db);
       expect([keys[captureSince], keys[backfillThrough]]).toEqual([undefined, undefined]);
       expect(await backfilledCount()).toBe(0);
@@ -171,15 +171,20 @@ describeBothDialects('runMigrations: activation keys', (dialect) => {
   it("AC-24f: with no qualifying message, backfill_through is the '' sentinel, which is not an instant", async () => {
     db = await openTestDb(dialect, 'package');
     await insertSession(db, 's1');
-    await insertMessage(db, { id: 'm1', sessionId: 's1', createdAt: ts('2026-08-01 10:00:00'), metadata: '{"kind":"text"}' });
+    await insertMessage(db, { id: 'm1', sessionId: 's1', createdAt: hostTimestamp(dialect, '2026-08-01 10:00:00'), metadata: '{"kind":"text"}' });
     await insertMessage(db, {
       id: 'm2',
       sessionId: 's1',
       taskId: '',
-      createdAt: ts('2026-08-01 10:00:01'),
+      createdAt: hostTimestamp(dialect, '2026-08-01 10:00:01'),
       metadata: subagentMetadata({ toolCallId: 't', subagent: {} }),
     });
-    await insertMessage(db, { id: 'm3', sessionId: 's1', createdAt: ts('2026-08-01 10:00:02'), metadata: '{"normalized":{"kind":"subagent_task"' });
+    await insertMessage(db, {
+      id: 'm3',
+      sessionId: 's1',
+      createdAt: hostTimestamp(dialect, '2026-08-01 10:00:02'),
+      metadata: '{"normalized":{"kind":"subagent_task"',
+    });
     const report = await db.store({ clock: steppingClock() }).runMigrations();
     expect(stepStatuses(report).backfill_subagent_contexts).toBe('applied');
     const keys = await metaKeys(db);
@@ -236,7 +241,7 @@ describeBothDialects('runMigrations: activation keys', (dialect) => {
     await seedMessages();
     // While the backfill inserts its first row, a newer qualifying message appears in the
     // same transaction. A MAX taken after the INSERT would publish it; one taken before cannot.
-    await createLateMessageTrigger(db, ts('2026-08-02 00:00:00'));
+    await createLateMessageTrigger(db, hostTimestamp(dialect, '2026-08-02 00:00:00'));
     expect((await db.store({ clock: steppingClock() }).runMigrations()).ok).toBe(true);
     expect(await db.query(`SELECT id FROM task_session_messages WHERE id = 'late'`)).toHaveLength(1); // the trigger did fire
     expect((await metaKeys(db))[backfillThrough]).toBe(HIGH_WATER);

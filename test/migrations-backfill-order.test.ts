@@ -19,10 +19,11 @@ import { afterEach, expect, it } from 'vitest';
 import { ACTIVATION_KEYS } from '../src/index.js';
 import { formatKeyInstant } from '../src/instant.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertMessage, insertSession, subagentMetadata } from './helpers/host-rows.js';
 import { metaKeys } from './helpers/migration-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { byDialect } from './helpers/by-dialect.js';
+import { insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
+import { hostTimestamp } from './helpers/host-timestamp.js';
 
 const { captureSince, backfillThrough } = ACTIVATION_KEYS;
 
@@ -50,16 +51,14 @@ describeBothDialects('runMigrations: the AC-24 backfill order', (dialect) => {
     await db?.close();
   });
 
-  const ts = (utc: string) => byDialect(dialect, { sqlite: `${utc}+00:00`, postgres: utc });
-
   it('backfill_through read → INSERT → capture_since sampled → backfill_through written → capture_since written, in one transaction', async () => {
     db = await openTestDb(dialect, 'package');
     await insertSession(db, 's1');
     const sub = (toolCallId: string) => subagentMetadata({ toolCallId, toolStatus: 'completed', subagent: { status: 'completed' } });
-    await insertMessage(db, { id: 'm1', sessionId: 's1', createdAt: ts('2026-08-01 10:00:00.000001'), metadata: sub('toolu_1') });
-    await insertMessage(db, { id: 'm2', sessionId: 's1', createdAt: ts('2026-08-01 10:00:02.5'), metadata: sub('toolu_2') });
-    await insertMessage(db, { id: 'm3', sessionId: 's1', createdAt: ts('2026-08-01 09:59:59'), metadata: sub('toolu_3') });
-    await createLateMessageTrigger(db, ts('2026-08-02 00:00:00'));
+    await insertMessage(db, { id: 'm1', sessionId: 's1', createdAt: hostTimestamp(dialect, '2026-08-01 10:00:00.000001'), metadata: sub('toolu_1') });
+    await insertMessage(db, { id: 'm2', sessionId: 's1', createdAt: hostTimestamp(dialect, '2026-08-01 10:00:02.5'), metadata: sub('toolu_2') });
+    await insertMessage(db, { id: 'm3', sessionId: 's1', createdAt: hostTimestamp(dialect, '2026-08-01 09:59:59'), metadata: sub('toolu_3') });
+    await createLateMessageTrigger(db, hostTimestamp(dialect, '2026-08-02 00:00:00'));
     log = await byDialect(dialect, { sqlite: () => sqliteOrderLog(db), postgres: () => postgresOrderLog(db) })();
 
     expect((await db.store({ clock: log.clock }).runMigrations()).ok).toBe(true);

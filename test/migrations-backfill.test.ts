@@ -4,10 +4,12 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ACTIVATION_KEYS, type SubagentContextRow } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertMessage, insertSession, subagentMetadata, type MessageSeed } from './helpers/host-rows.js';
-import { insertWithoutForeignKeys, metaKeys, recordingLogger, stepStatuses } from './helpers/migration-db.js';
+import { insertWithoutForeignKeys, metaKeys, stepStatuses } from './helpers/migration-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { byDialect } from './helpers/by-dialect.js';
+import { recordingLogger } from './helpers/recording-logger.js';
+import { insertMessage, insertSession, type MessageSeed, subagentMetadata } from './helpers/seed-host-rows.js';
+import { hostTimestamp } from './helpers/host-timestamp.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -49,14 +51,14 @@ describeBothDialects('runMigrations: backfill', (dialect) => {
   afterEach(async () => db.close());
 
   /** Host timestamp text: Go-driver form with the given offset on SQLite, UTC TIMESTAMP text on PostgreSQL. */
-  const ts = (utc: string, sqliteForm?: string) => byDialect(dialect, { sqlite: sqliteForm ?? `${utc}+00:00`, postgres: utc });
+  const ts = (utc: string, sqliteForm?: string) => byDialect(dialect, { sqlite: sqliteForm ?? hostTimestamp(dialect, utc), postgres: utc });
   const message = (m: Omit<MessageSeed, 'sessionId'> & { sessionId?: string }) => insertMessage(db, { sessionId: 's1', ...m });
   const migrate = async () => {
     const logger = recordingLogger();
     const report = await db.store({ clock: steppingClock(), logger }).runMigrations();
     expect(report.ok).toBe(true);
     expect(stepStatuses(report).backfill_subagent_contexts).toBe('applied');
-    expect(logger.warnings).toEqual([]);
+    expect(logger.lines).toEqual([]);
     return report;
   };
   const rows = async (sessionId = 's1') => withoutId(await db.store().listBySession(sessionId));

@@ -5,10 +5,11 @@ import { spawn } from 'node:child_process';
 import { poolFor } from '../scripts/lib/postgres-database.js';
 import { afterEach, expect, it } from 'vitest';
 import { ACTIVATION_KEYS, createPostgresStore, type MigrationReport } from '../src/index.js';
-import { insertMessage, insertSession, subagentMetadata } from './helpers/host-rows.js';
 import { endStateFacts, metaKeys, seedPreAmendmentRows, stepStatuses } from './helpers/migration-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { byDialect } from './helpers/by-dialect.js';
+import { insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
+import { hostTimestamp } from './helpers/host-timestamp.js';
 
 describeBothDialects('runMigrations: concurrent migrators', (dialect) => {
   let db: TestDb;
@@ -20,10 +21,7 @@ describeBothDialects('runMigrations: concurrent migrators', (dialect) => {
     await insertSession(db, 's2');
     await seedPreAmendmentRows(db);
     for (let i = 0; i < 40; i++) {
-      const at = byDialect(dialect, {
-        sqlite: `2026-08-01 10:00:${String(i).padStart(2, '0')}+00:00`,
-        postgres: `2026-08-01 10:00:${String(i).padStart(2, '0')}`,
-      });
+      const at = hostTimestamp(dialect, `2026-08-01 10:00:${String(i).padStart(2, '0')}`);
       // every fourth tool call appears twice (AC-21b): 40 messages, 30 subagents
       const toolCallId = `toolu_${i % 4 === 3 ? i - 1 : i}`;
       await insertMessage(db, {

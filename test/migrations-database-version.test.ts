@@ -13,9 +13,10 @@ import { createPostgresMigrationDatabase, runPostgresMigrations } from '../src/p
 import { createSqliteMigrationDatabase, runSqliteMigrations } from '../src/sqlite/migrations.js';
 import type { MigrationReport } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
-import { recordingLogger, tableExists } from './helpers/migration-db.js';
+import { tableExists } from './helpers/migration-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { byDialect } from './helpers/by-dialect.js';
+import { recordingLogger } from './helpers/recording-logger.js';
 
 type Minimum = DatabaseVersion & { reason: string };
 
@@ -73,7 +74,7 @@ describeBothDialects('runMigrations: database version check', (dialect) => {
     const report = await migrate(logger, { ...real, reason: 'injected by the test' });
     expect(report.ok).toBe(true);
     expect(report.steps[0].name).toBe('ensure_kandev_meta');
-    expect(logger.warnings).toEqual([]);
+    expect(logger.lines).toEqual([]);
   });
 
   it('an engine older than the minimum: one failed check with a clear message, one WARN, no step run, nothing written', async () => {
@@ -95,7 +96,7 @@ describeBothDialects('runMigrations: database version check', (dialect) => {
     await normal.close();
     expect(rest.map((s) => s.name)).toEqual(names);
     expect(rest.every((s) => s.status === 'skipped' && s.detail === 'not run: check_database_version failed' && s.error === undefined)).toBe(true);
-    expect(logger.warnings.map((w) => [w.fields.step, w.fields.code])).toEqual([['check_database_version', 'database_too_old']]);
+    expect(logger.lines.map((w) => [w.fields.step, w.fields.code])).toEqual([['check_database_version', 'database_too_old']]);
     expect(await tableExists(db, 'kandev_meta')).toBe(false);
     expect(await tableExists(db, 'task_session_subagents')).toBe(false);
 

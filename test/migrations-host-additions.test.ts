@@ -7,11 +7,12 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import * as postgresGenerated from '../generated/postgres/index.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertSession } from './helpers/host-rows.js';
-import { frame, recordingLogger } from './helpers/live-db.js';
+import { frame } from './helpers/live-db.js';
 import { seedPreAmendmentRows, stepStatuses } from './helpers/migration-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { byDialect } from './helpers/by-dialect.js';
+import { recordingLogger } from './helpers/recording-logger.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 /** The host's audit table and an AFTER INSERT trigger on the package's table feeding it. */
 async function addHostIndexAndTrigger(db: TestDb): Promise<void> {

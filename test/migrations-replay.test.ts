@@ -5,11 +5,12 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ACTIVATION_KEYS } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertMessage, insertSession, subagentMetadata, hostTimestamp } from './helpers/host-rows.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { clientFor } from '../scripts/lib/postgres-database.js';
 import Database from 'better-sqlite3';
 import { byDialect } from './helpers/by-dialect.js';
+import { hostTimestamp } from './helpers/host-timestamp.js';
+import { insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
 
 const MIGRATION_LOCK = '2673864975278095574'; // queries/postgres/acquire_migration_lock.sql
 

@@ -9,7 +9,6 @@ import Database from 'better-sqlite3';
 import { poolFor } from '../scripts/lib/postgres-database.js';
 import { ACTIVATION_KEYS, createPostgresStore, createSqliteStore } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertMessage, insertSession, subagentMetadata } from './helpers/host-rows.js';
 import {
   columnSet,
   endStateFacts,
@@ -17,14 +16,16 @@ import {
   insertWithoutForeignKeys,
   metaKeys,
   rawRows,
-  recordingLogger,
   seedPreAmendmentRows,
   stepStatuses,
   tableExists,
 } from './helpers/migration-db.js';
-import { describeBothDialects, openTestDb, type Dialect, type TestDb } from './helpers/test-db.js';
+import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { injectUpgradeFailure, removeUpgradeFailure } from './helpers/upgrade-failure.js';
 import { byDialect } from './helpers/by-dialect.js';
+import { recordingLogger } from './helpers/recording-logger.js';
+import { insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
+import { hostTimestamp } from './helpers/host-timestamp.js';
 
 const sqliteLegacySql = sqliteLegacy.map((s) => s.sql).join('\n');
 const postgresLegacySql = postgresLegacy.map((s) => s.sql).join('\n');
@@ -70,12 +71,12 @@ describeBothDialects('runMigrations: schema', (dialect) => {
   it('AC-17, AC-18: a database predating the feature keeps its data, gains the feature, and a second run changes nothing', async () => {
     const d = await db();
     await insertSession(d, 's1');
-    await insertMessage(d, { id: 'plain', sessionId: 's1', metadata: '{"kind":"text"}', createdAt: hostTs(dialect, '2026-08-01 10:00:00.000001') });
+    await insertMessage(d, { id: 'plain', sessionId: 's1', metadata: '{"kind":"text"}', createdAt: hostTimestamp(dialect, '2026-08-01 10:00:00.000001') });
     await insertMessage(d, {
       id: 'sub',
       sessionId: 's1',
       turnId: 'turn-1',
-      createdAt: hostTs(dialect, '2026-08-01 10:00:01.5'),
+      createdAt: hostTimestamp(dialect, '2026-08-01 10:00:01.5'),
       metadata: subagentMetadata({ toolCallId: 'toolu_1', toolStatus: 'completed', subagent: { status: 'completed', total_tokens: 10 } }),
     });
     const messagesBefore = await d.query(`SELECT * FROM task_session_messages ORDER BY id`);
@@ -110,7 +111,7 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     await insertWithoutForeignKeys(
       d,
       `INSERT INTO task_session_subagents (id, task_session_id, task_id, tool_call_id, source, observed_at, updated_at) VALUES ('row-orphan', 'gone', 'task-gone', 'toolu_o', 'live', $1, $1)`,
-      [hostTs(dialect, '2026-07-01 00:00:00')],
+      [hostTimestamp(dialect, '2026-07-01 00:00:00')],
     );
     const before = await rawRows(d);
     expect(await endStateFacts(d)).toEqual({ executionColumnNotNull: false, threeColumnUnique: false, twoColumnUnique: true });
@@ -163,7 +164,7 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     await d.query(
       `INSERT INTO task_session_subagents (id, task_session_id, task_id, agent_execution_id, tool_call_id, observed_at, updated_at)
        VALUES ('r1', 's1', 'task-s1', '0b7e7d52-6f5e-4c2e-9d0a-2a3c7b1f0e11', 't1', $1, $1)`,
-      [hostTs(dialect, '2026-08-01 10:00:00')],
+      [hostTimestamp(dialect, '2026-08-01 10:00:00')],
     );
     expect(await metaKeys(d)).toEqual({});
     const report = await d.store({ clock: steppingClock() }).runMigrations();
@@ -198,7 +199,7 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     await insertMessage(d, {
       id: 'm1',
       sessionId: 's1',
-      createdAt: hostTs(dialect, '2026-08-01 10:00:00'),
+      createdAt: hostTimestamp(dialect, '2026-08-01 10:00:00'),
       metadata: subagentMetadata({ toolCallId: 't1', subagent: {} }),
     });
     await d.exec(`CREATE TABLE kandev_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL DEFAULT '')`);
@@ -217,7 +218,7 @@ describeBothDialects('runMigrations: schema', (dialect) => {
       record_execution_since: 'failed',
       backfill_subagent_contexts: 'applied',
     });
-    expect(logger.warnings.map((w) => w.fields.step)).toEqual(['record_execution_since']);
+    expect(logger.lines.map((w) => w.fields.step)).toEqual(['record_execution_since']);
     expect(Object.keys(await metaKeys(d)).sort()).toEqual([ACTIVATION_KEYS.backfillThrough, ACTIVATION_KEYS.captureSince].sort());
 
     await d.exec(byDialect(dialect, { sqlite: `DROP TRIGGER inject_failure`, postgres: `DROP TRIGGER inject_failure ON kandev_meta` }));
@@ -239,7 +240,7 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     await insertMessage(d, {
       id: 'm1',
       sessionId: 's1',
-      createdAt: hostTs(dialect, '2026-08-01 10:00:00'),
+      createdAt: hostTimestamp(dialect, '2026-08-01 10:00:00'),
       metadata: subagentMetadata({ toolCallId: 'toolu_new', subagent: {} }),
     });
     const before = await rawRows(d);
@@ -254,8 +255,8 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     expect(upgrade?.status).toBe('failed');
     expect(upgrade?.error).toMatch(byDialect(dialect, { sqlite: /already a table named idx_subagents_observed_at/, postgres: /injected/ }));
     expect(stepStatuses(failed)).toMatchObject({ record_execution_since: 'skipped', backfill_subagent_contexts: 'skipped' });
-    expect(logger.warnings.map((w) => w.fields.step)).toEqual(['upgrade_pre_amendment_table']); // AC-20
-    expect(logger.warnings[0].msg).toContain('upgrade_pre_amendment_table');
+    expect(logger.lines.map((w) => w.fields.step)).toEqual(['upgrade_pre_amendment_table']); // AC-20
+    expect(logger.lines[0].msg).toContain('upgrade_pre_amendment_table');
     // the pre-amendment table is whole: shape, rows, indexes; nothing half-built left behind
     expect(await endStateFacts(d)).toEqual({ executionColumnNotNull: false, threeColumnUnique: false, twoColumnUnique: true });
     expect(await rawRows(d)).toEqual(before);
@@ -282,7 +283,7 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     await insertMessage(d, {
       id: 'm1',
       sessionId: 's1',
-      createdAt: hostTs(dialect, '2026-08-01 10:00:00'),
+      createdAt: hostTimestamp(dialect, '2026-08-01 10:00:00'),
       metadata: subagentMetadata({ toolCallId: 't1', subagent: {} }),
     });
     const throwingLogger = {
@@ -330,7 +331,7 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     await insertMessage(d, {
       id: 'm1',
       sessionId: 's1',
-      createdAt: hostTs(dialect, '2026-08-01 10:00:00'),
+      createdAt: hostTimestamp(dialect, '2026-08-01 10:00:00'),
       metadata: subagentMetadata({
         toolCallId: 'toolu_big',
         toolStatus: 'completed',
@@ -355,9 +356,4 @@ async function deadStore(d: TestDb): Promise<{ store: ReturnType<TestDb['store']
   const pool = poolFor({ connectionString: d.location });
   await pool.end();
   return { store: createPostgresStore(pool, { logger: { warn: () => undefined } }), cleanup: async () => undefined };
-}
-
-/** Host timestamp text for a UTC wall time, in the dialect's host form. */
-function hostTs(dialect: Dialect, utc: string): string {
-  return byDialect(dialect, { sqlite: `${utc}+00:00`, postgres: utc });
 }

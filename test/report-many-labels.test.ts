@@ -10,18 +10,19 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli } from '../src/cli/main.js';
 import type { SubagentContextReport } from '../src/index.js';
-import { hostTimestamp } from './helpers/host-rows.js';
 import { FIXTURE_KEYS } from './helpers/report-fixture.js';
-import { seedKeys, seedSession } from './helpers/report-seed.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { byDialect } from './helpers/by-dialect.js';
+import { setKeys } from './helpers/activation-keys.js';
+import { hostTimestamp } from './helpers/host-timestamp.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 const LABELS = 120_000;
 const HUGE = `huge-${'x'.repeat(100_000)}`;
 const BIDI = 'rtl-\u202etrap';
 
 async function seedManyLabels(db: TestDb): Promise<void> {
-  await seedSession(db, 's1', 'T1');
+  await insertSession(db, 's1', 'T1');
   const at = hostTimestamp(db, 1_772_370_000_000_000_000n); // 2026-03-01, after the fixture's keys
   if (byDialect(db.dialect, { sqlite: false, postgres: true })) {
     await db.query(
@@ -49,7 +50,7 @@ async function seedManyLabels(db: TestDb): Promise<void> {
        VALUES ($1, 's1', 'T1', 'turn-x', 'exec', $2, $3, 900000000, 'live', $4, $4, $4)`,
       [id, `tc-${id}`, label, at],
     );
-  await seedKeys(db, FIXTURE_KEYS);
+  await setKeys(db, FIXTURE_KEYS);
   // As autovacuum would after a bulk load: without statistics the planner picks nested loops.
   if (byDialect(db.dialect, { sqlite: false, postgres: true })) await db.exec('ANALYZE');
 }

@@ -16,11 +16,11 @@ import { postgresReportParams } from '../src/postgres/report.js';
 import { sqliteReportParams } from '../src/sqlite/report.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { byDialect } from './helpers/by-dialect.js';
+import { SECOND } from './helpers/host-timestamp.js';
 
 const MESSAGES = 100_000;
 const SESSIONS = 100;
 const BASE_S = 1_767_225_600n; // 2026-01-01T00:00:00Z; message i is created at BASE + 86 i seconds
-const SECOND = 1_000_000_000n;
 const SINCE_NS = (BASE_S + 86n * BigInt(MESSAGES - MESSAGES / 100)) * SECOND; // the last 1%
 const KEY = formatKeyInstant((BASE_S + 86n * 50_000n) * SECOND);
 const STATEMENTS = ['reportRowCounts', 'reportTokens', 'reportTokenDistribution', 'reportFanOut', 'reportCards'] as const;

@@ -9,11 +9,11 @@ import { runCli } from '../src/cli/main.js';
 import { clipVisible, displayWidth, visible } from '../src/report/display-text.js';
 import type { HealthReport, SubagentContextReport } from '../src/index.js';
 import { FIXTURE_KEYS, seedReportFixture } from './helpers/report-fixture.js';
-import { seedRow } from './helpers/report-seed.js';
-import { hostTimestamp } from './helpers/host-rows.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { parseInstant } from '../src/instant.js';
 import { byDialect } from './helpers/by-dialect.js';
+import { hostTimestamp } from './helpers/host-timestamp.js';
+import { insertSubagentRow } from './helpers/seed-subagent-rows.js';
 
 // The characters no human output may carry raw (a line break is the output's own).
 // eslint-disable-next-line no-control-regex -- the characters under test
@@ -38,7 +38,7 @@ async function seedHostile(db: TestDb): Promise<void> {
     [1, OSC_TYPE, CSI_MODEL],
     [2, BIDI_TYPE, 'm\u0085x'],
   ] as const) {
-    await seedRow(db, {
+    await insertSubagentRow(db, {
       id: `hostile-${i}`,
       sessionId: 's1',
       taskId: 'T1',

@@ -6,9 +6,9 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import * as postgresEntry from '../src/postgres/index.js';
 import * as sqliteEntry from '../src/sqlite/index.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertSession } from './helpers/host-rows.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { byDialect } from './helpers/by-dialect.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 describeBothDialects('typed rows: raw, and toSubagentContextRow', (dialect) => {
   let db: TestDb;

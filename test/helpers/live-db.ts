@@ -1,6 +1,5 @@
 // Database-side helpers for the live-path tests: the raw stored row (every column, exactly as
-// stored), seeding a row with plain SQL, and failures injected through the real database
-// (triggers), never by stubbing code.
+// stored) and failures injected through the real database (triggers), never by stubbing code.
 import type { SubagentFrame } from '../../src/types.js';
 import type { TestDb } from './test-db.js';
 import { byDialect } from './by-dialect.js';
@@ -33,57 +32,6 @@ export async function rawRow(db: TestDb, sessionId: string, executionId: string,
   return rows.length === 1 ? rows[0].raw : null;
 }
 
-/** A dialect's timestamp literal for seeding: the package's SQLite form, or PostgreSQL TIMESTAMP text. */
-export function seedTimestamp(db: TestDb, utcMicros: string): string {
-  return byDialect(db.dialect, { sqlite: `${utcMicros}+00:00`, postgres: utcMicros });
-}
-
-export interface SeedRow {
-  sessionId: string;
-  taskId: string;
-  executionId: string;
-  toolCallId: string;
-  turnId?: string | null;
-  source?: string;
-  toolStatus?: string | null;
-  agentStatus?: string | null;
-  model?: string | null;
-  totalTokens?: number | null;
-  toolUseCount?: number | null;
-  durationMs?: number | null;
-  /** 'YYYY-MM-DD HH:MM:SS.ffffff' UTC */
-  observedAt: string;
-  settledAt?: string | null;
-  updatedAt?: string;
-}
-
-/** Writes a row with plain SQL, as the backfill or another execution's writer would have. */
-export async function seedRow(db: TestDb, r: SeedRow): Promise<void> {
-  await db.query(
-    `INSERT INTO task_session_subagents (id, task_session_id, task_id, turn_id, agent_execution_id, tool_call_id,
-       agent_status, tool_status, model, total_tokens, tool_use_count, duration_ms, is_async, source, observed_at, settled_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 0, $13, $14, $15, $16)`,
-    [
-      `seeded-${r.executionId}-${r.toolCallId}`,
-      r.sessionId,
-      r.taskId,
-      r.turnId ?? null,
-      r.executionId,
-      r.toolCallId,
-      r.agentStatus ?? null,
-      r.toolStatus ?? null,
-      r.model ?? null,
-      r.totalTokens ?? null,
-      r.toolUseCount ?? null,
-      r.durationMs ?? null,
-      r.source ?? 'live',
-      seedTimestamp(db, r.observedAt),
-      r.settledAt ? seedTimestamp(db, r.settledAt) : null,
-      seedTimestamp(db, r.updatedAt ?? r.observedAt),
-    ],
-  );
-}
-
 /**
  * Makes every write of `toolCallId` fail inside the database:
  * - 'statement': the statement fails and only it is undone (SQLite RAISE(ABORT), a PostgreSQL
@@ -111,10 +59,4 @@ export async function failWritesOf(db: TestDb, toolCallId: string, scope: 'state
     await db.exec(`CREATE CONSTRAINT TRIGGER ${name} AFTER INSERT OR UPDATE ON task_session_subagents
       DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NEW.tool_call_id = '${id}') EXECUTE FUNCTION inject_failure()`);
   }
-}
-
-/** A logger that records WARN lines, for AC-27 assertions. */
-export function recordingLogger(): { warn(fields: object, msg: string): void; lines: { fields: Record<string, unknown>; msg: string }[] } {
-  const lines: { fields: Record<string, unknown>; msg: string }[] = [];
-  return { lines, warn: (fields, msg) => void lines.push({ fields: fields as Record<string, unknown>, msg }) };
 }

@@ -92,17 +92,6 @@ export function stepStatuses(report: MigrationReport): Record<string, string> {
   return Object.fromEntries(report.steps.map((s) => [s.name, s.status]));
 }
 
-export interface CapturedWarning {
-  fields: Record<string, unknown>;
-  msg: string;
-}
-
-/** A logger that records every WARN (AC-20 is asserted on these). */
-export function recordingLogger(): { warn(fields: object, msg: string): void; warnings: CapturedWarning[] } {
-  const warnings: CapturedWarning[] = [];
-  return { warnings, warn: (fields, msg) => void warnings.push({ fields: fields as Record<string, unknown>, msg }) };
-}
-
 /** Pre-amendment rows as the earlier build wrote them, including NULL metrics and timestamps in several host forms. */
 export async function seedPreAmendmentRows(db: TestDb): Promise<void> {
   const ts = (sqlite: string, postgres: string) => byDialect(db.dialect, { sqlite, postgres });

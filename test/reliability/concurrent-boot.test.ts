@@ -7,9 +7,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ACTIVATION_KEYS, type MigrationReport, type WriterCounters } from '../../src/index.js';
-import { hostTimestamp, insertMessage, insertSession, subagentMetadata } from '../helpers/host-rows.js';
 import { describeBothDialects, openTestDb, type TestDb } from '../helpers/test-db.js';
 import { byDialect } from '../helpers/by-dialect.js';
+import { hostTimestamp } from '../helpers/host-timestamp.js';
+import { insertMessage, insertSession, subagentMetadata } from '../helpers/seed-host-rows.js';
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'boot-and-stream-child.mjs');
 const PROCESSES = 4;

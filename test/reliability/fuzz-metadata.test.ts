@@ -7,11 +7,12 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MAX_ID_BYTES } from '../../src/identity.js';
 import { ACTIVATION_KEYS } from '../../src/index.js';
 import { steppingClock } from '../helpers/clock.js';
-import { hostTimestamp, insertMessage, insertSession } from '../helpers/host-rows.js';
 import { incompressibleId } from '../helpers/incompressible-ids.js';
 import { prng, type Prng } from '../helpers/prng.js';
 import { describeBothDialects, openTestDb, type Dialect, type TestDb } from '../helpers/test-db.js';
 import { byDialect } from '../helpers/by-dialect.js';
+import { hostTimestamp } from '../helpers/host-timestamp.js';
+import { insertMessage, insertSession } from '../helpers/seed-host-rows.js';
 
 const HOSTILE = 1_200;
 const CLEAN = 150;
