@@ -12,6 +12,7 @@ import { byDialect } from './helpers/by-dialect.js';
 import { recordingLogger } from './helpers/recording-logger.js';
 import { insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
 import { hostTimestamp } from './helpers/host-timestamp.js';
+import { createFailingTrigger, createLateMessageTrigger, dropFailingTrigger } from './helpers/injected-triggers.js';
 
 const { captureSince, backfillThrough, executionSince } = ACTIVATION_KEYS;
 const NINE_DIGITS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z$/;
@@ -249,21 +250,6 @@ describeBothDialects('runMigrations: activation keys', (dialect) => {
   });
 });
 
-/** A real failure injected through the database: a trigger that raises 'injected' when `when` holds. */
-async function createFailingTrigger(db: TestDb, table: string, when: string): Promise<void> {
-  if (byDialect(db.dialect, { sqlite: true, postgres: false })) {
-    await db.exec(`CREATE TRIGGER inject_failure BEFORE INSERT ON ${table} WHEN ${when} BEGIN SELECT RAISE(ABORT, 'injected'); END`);
-    return;
-  }
-  await db.exec(`
-    CREATE OR REPLACE FUNCTION inject_failure() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN RAISE EXCEPTION 'injected'; END $f$;
-    CREATE TRIGGER inject_failure BEFORE INSERT ON ${table} FOR EACH ROW WHEN (${when}) EXECUTE FUNCTION inject_failure();`);
-}
-
-async function dropFailingTrigger(db: TestDb, table: string): Promise<void> {
-  await db.exec(byDialect(db.dialect, { sqlite: `DROP TRIGGER inject_failure`, postgres: `DROP TRIGGER inject_failure ON ${table}` }));
-}
-
 /**
  * Counts backfilled rows as the database inserts them, readable synchronously from the
  * clock: SQLite calls a JavaScript function from an AFTER INSERT trigger on the same
@@ -293,24 +279,4 @@ async function watchBackfillInserts(db: TestDb): Promise<() => number> {
     c.connect().then(() => c.query('SELECT last_value FROM backfill_rows_inserted'))
      .then((r) => { process.stdout.write(String(r.rows[0].last_value)); return c.end(); })`;
   return () => Number(execFileSync(process.execPath, ['-e', script, db.location], { cwd: process.cwd(), encoding: 'utf8' }));
-}
-
-/** On the backfill's first row, inserts one more qualifying message (newer than all others). */
-async function createLateMessageTrigger(db: TestDb, createdAt: string): Promise<void> {
-  const metadata = JSON.stringify({ tool_call_id: 'toolu_late', status: 'completed', normalized: { kind: 'subagent_task', subagent_task: {} } });
-  if (byDialect(db.dialect, { sqlite: true, postgres: false })) {
-    await db.exec(`CREATE TRIGGER late_message BEFORE INSERT ON task_session_subagents WHEN NEW.source = 'backfill'
-      BEGIN INSERT OR IGNORE INTO task_session_messages (id, task_session_id, task_id, metadata, created_at)
-            VALUES ('late', 's1', 'task-s1', '${metadata}', '${createdAt}'); END`);
-    return;
-  }
-  await db.exec(`
-    CREATE FUNCTION late_message() RETURNS trigger LANGUAGE plpgsql AS $f$
-    BEGIN
-      INSERT INTO task_session_messages (id, task_session_id, task_id, metadata, created_at)
-      VALUES ('late', 's1', 'task-s1', '${metadata}', '${createdAt}') ON CONFLICT DO NOTHING;
-      RETURN NEW;
-    END $f$;
-    CREATE TRIGGER late_message BEFORE INSERT ON task_session_subagents FOR EACH ROW WHEN (NEW.source = 'backfill')
-      EXECUTE FUNCTION late_message();`);
 }

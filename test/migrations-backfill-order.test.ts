@@ -24,6 +24,7 @@ import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db
 import { byDialect } from './helpers/by-dialect.js';
 import { insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
 import { hostTimestamp } from './helpers/host-timestamp.js';
+import { createLateMessageTrigger } from './helpers/injected-triggers.js';
 
 const { captureSince, backfillThrough } = ACTIVATION_KEYS;
 
@@ -90,26 +91,6 @@ describeBothDialects('runMigrations: the AC-24 backfill order', (dialect) => {
     }
   });
 });
-
-/** On the backfill's first row, inserts one more qualifying message, newer than all others. */
-async function createLateMessageTrigger(db: TestDb, createdAt: string): Promise<void> {
-  const metadata = JSON.stringify({ tool_call_id: 'toolu_late', status: 'completed', normalized: { kind: 'subagent_task', subagent_task: {} } });
-  if (byDialect(db.dialect, { sqlite: true, postgres: false })) {
-    await db.exec(`CREATE TRIGGER late_message BEFORE INSERT ON task_session_subagents WHEN NEW.source = 'backfill'
-      BEGIN INSERT OR IGNORE INTO task_session_messages (id, task_session_id, task_id, metadata, created_at)
-            VALUES ('late', 's1', 'task-s1', '${metadata}', '${createdAt}'); END`);
-    return;
-  }
-  await db.exec(`
-    CREATE FUNCTION late_message() RETURNS trigger LANGUAGE plpgsql AS $f$
-    BEGIN
-      INSERT INTO task_session_messages (id, task_session_id, task_id, metadata, created_at)
-      VALUES ('late', 's1', 'task-s1', '${metadata}', '${createdAt}') ON CONFLICT DO NOTHING;
-      RETURN NEW;
-    END $f$;
-    CREATE TRIGGER late_message BEFORE INSERT ON task_session_subagents FOR EACH ROW WHEN (NEW.source = 'backfill')
-      EXECUTE FUNCTION late_message();`);
-}
 
 /**
  * SQLite: triggers call a JavaScript function on the store's own connection, which logs the

@@ -26,6 +26,7 @@ import { byDialect } from './helpers/by-dialect.js';
 import { recordingLogger } from './helpers/recording-logger.js';
 import { insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
 import { hostTimestamp } from './helpers/host-timestamp.js';
+import { createFailingTrigger, dropFailingTrigger } from './helpers/injected-triggers.js';
 
 const sqliteLegacySql = sqliteLegacy.map((s) => s.sql).join('\n');
 const postgresLegacySql = postgresLegacy.map((s) => s.sql).join('\n');
@@ -203,13 +204,7 @@ describeBothDialects('runMigrations: schema', (dialect) => {
       metadata: subagentMetadata({ toolCallId: 't1', subagent: {} }),
     });
     await d.exec(`CREATE TABLE kandev_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL DEFAULT '')`);
-    await d.exec(
-      byDialect(dialect, {
-        sqlite: `CREATE TRIGGER inject_failure BEFORE INSERT ON kandev_meta WHEN NEW.key = '${ACTIVATION_KEYS.executionSince}' BEGIN SELECT RAISE(ABORT, 'injected'); END`,
-        postgres: `CREATE FUNCTION inject_failure() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN RAISE EXCEPTION 'injected'; END $f$;
-           CREATE TRIGGER inject_failure BEFORE INSERT ON kandev_meta FOR EACH ROW WHEN (NEW.key = '${ACTIVATION_KEYS.executionSince}') EXECUTE FUNCTION inject_failure();`,
-      }),
-    );
+    await createFailingTrigger(d, 'kandev_meta', `NEW.key = '${ACTIVATION_KEYS.executionSince}'`);
     const logger = recordingLogger();
     const store = d.store({ clock: steppingClock(), logger });
     const first = await store.runMigrations();
@@ -221,7 +216,7 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     expect(logger.lines.map((w) => w.fields.step)).toEqual(['record_execution_since']);
     expect(Object.keys(await metaKeys(d)).sort()).toEqual([ACTIVATION_KEYS.backfillThrough, ACTIVATION_KEYS.captureSince].sort());
 
-    await d.exec(byDialect(dialect, { sqlite: `DROP TRIGGER inject_failure`, postgres: `DROP TRIGGER inject_failure ON kandev_meta` }));
+    await dropFailingTrigger(d, 'kandev_meta');
     const second = await store.runMigrations();
     expect(second.ok).toBe(true);
     expect(stepStatuses(second)).toMatchObject({
