@@ -12,7 +12,7 @@ import { formatKeyInstant } from '../src/instant.js';
 import { postgresWindow } from '../src/postgres/health.js';
 import { sqliteWindow } from '../src/sqlite/health.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
-import { explainGenerated, type PlanNode } from './helpers/postgres-explain.js';
+import { explainGenerated, seqScansOf, type PlanNode } from './helpers/postgres-explain.js';
 import { byDialect } from './helpers/by-dialect.js';
 import { KEY, setKeys } from './helpers/activation-keys.js';
 import { SECOND } from './helpers/host-timestamp.js';
@@ -74,8 +74,6 @@ function sqlitePlan(sqlite: Database.Database, name: (typeof STATEMENTS)[number]
 /** PostgreSQL: the plan nodes of a generated statement, bound as the health check binds it. */
 const postgresPlan = (pool: pg.Pool, name: (typeof STATEMENTS)[number], generic: boolean): Promise<PlanNode[]> =>
   explainGenerated(pool, postgresQueries[name], postgresWindow(SINCE_NS), generic);
-
-const seqScansOf = (nodes: PlanNode[], table: string) => nodes.filter((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === table);
 
 describeBothDialects('health: index-driven plans on a 100k-message store', (dialect) => {
   let db: TestDb;

@@ -10,7 +10,7 @@ import type pg from 'pg';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { RecordOptions, RecordOutcome, SubagentContextStore, SubagentFrame, WriterCounters } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
-import { failWritesOf, frame } from './helpers/live-db.js';
+import { failWritesOf, frame, storedToolCallIds } from './helpers/live-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { byDialect } from './helpers/by-dialect.js';
 import { recordingLogger } from './helpers/recording-logger.js';
@@ -89,8 +89,6 @@ describeBothDialects('host transactions', (dialect) => {
   };
 
   const messages = async () => (await db.query<{ id: string }>('SELECT id FROM task_session_messages ORDER BY id')).map((r) => r.id);
-  const toolCallIds = async () =>
-    (await db.query<{ tool_call_id: string }>('SELECT tool_call_id FROM task_session_subagents ORDER BY tool_call_id')).map((r) => r.tool_call_id);
   /** What another connection sees: the host's uncommitted rows are not there yet. */
   const committedRowsSeenElsewhere = async (): Promise<number> => {
     if (byDialect(db.dialect, { sqlite: false, postgres: true }))
@@ -116,7 +114,7 @@ describeBothDialects('host transactions', (dialect) => {
     expect(await committedRowsSeenElsewhere()).toBe(0); // still inside the host's open transaction
     await host.commit();
     expect(await messages()).toEqual(['m1']);
-    expect(await toolCallIds()).toEqual(['toolu_a', 'toolu_b', 'toolu_c']);
+    expect(await storedToolCallIds(db)).toEqual(['toolu_a', 'toolu_b', 'toolu_c']);
     expect(logger.lines).toEqual([]);
     expect(store.counters()).toEqual({ attempted: 3, persisted: 3, skipped_no_identity: 0, anomalous_value: 0, failed: 0, unknown_execution: 0 });
   });
@@ -138,7 +136,7 @@ describeBothDialects('host transactions', (dialect) => {
     await expectNoSavepoint('subagent_context_frame');
     await expectNoSavepoint('subagent_context_batch');
     await host.commit();
-    expect(await toolCallIds()).toEqual(['toolu_a', 'toolu_b']);
+    expect(await storedToolCallIds(db)).toEqual(['toolu_a', 'toolu_b']);
   });
 
   it('a host rollback leaves neither its message nor the row', async () => {
@@ -149,7 +147,7 @@ describeBothDialects('host transactions', (dialect) => {
     expect(await store.recordFrames([frame({ toolCallId: 'toolu_b' })], host.options)).toEqual(['persisted']);
     await host.rollback();
     expect(await messages()).toEqual([]);
-    expect(await toolCallIds()).toEqual([]);
+    expect(await storedToolCallIds(db)).toEqual([]);
     // 'persisted' meant "written into the host's transaction"; the host decided its fate.
     expect(store.counters()).toMatchObject({ attempted: 2, persisted: 2, failed: 0 });
   });
@@ -170,7 +168,7 @@ describeBothDialects('host transactions', (dialect) => {
     await host.commit();
 
     expect(await messages()).toEqual(['m1', 'm2']);
-    expect(await toolCallIds()).toEqual(['toolu_b', 'toolu_c', 'toolu_ok']);
+    expect(await storedToolCallIds(db)).toEqual(['toolu_b', 'toolu_c', 'toolu_ok']);
     expect(logger.lines.map((l) => [l.fields.tool_call_id, String(l.fields.error)])).toEqual([
       ['poison', expect.stringContaining('injected failure')],
       ['poison', expect.stringContaining('injected failure')],
@@ -189,7 +187,7 @@ describeBothDialects('host transactions', (dialect) => {
       'persisted',
     ]);
     await host.commit();
-    expect(await toolCallIds()).toEqual(['toolu_a']);
+    expect(await storedToolCallIds(db)).toEqual(['toolu_a']);
     expect(store.counters()).toMatchObject({ attempted: 3, skipped_no_identity: 2, persisted: 1, failed: 0 });
   });
 
@@ -208,7 +206,7 @@ describeBothDialects('host transactions', (dialect) => {
     expect(logger.lines.map((l) => l.fields.code ?? l.fields.error)).toEqual(['invalid_client', 'invalid_client', 'invalid_client', 'unreadable options']);
     // null is "no client": the store's own connection, its own transaction.
     await expect(store.recordFrame(frame({ toolCallId: 'e' }), { client: null })).resolves.toBe('persisted');
-    expect(await toolCallIds()).toEqual(['e']);
+    expect(await storedToolCallIds(db)).toEqual(['e']);
     const counters = store.counters();
     expect(counters).toMatchObject({ attempted: 5, persisted: 1, failed: 4 });
     expect(identityHolds(counters)).toBe(true);
@@ -230,7 +228,7 @@ describeBothDialects('host transactions', (dialect) => {
       } finally {
         client.release();
       }
-      expect(await toolCallIds()).toEqual([]);
+      expect(await storedToolCallIds(db)).toEqual([]);
       expect(store.counters()).toMatchObject({ attempted: 3, persisted: 0, failed: 3 });
     });
 
@@ -243,7 +241,7 @@ describeBothDialects('host transactions', (dialect) => {
       expect(await store.recordFrames([frame({ toolCallId: 'b' }), frame({ toolCallId: 'c' })], host.options)).toEqual(['failed', 'failed']);
       expect(logger.lines.map((l) => l.fields.code)).toEqual(['25P02', '25P02', '25P02']);
       await host.rollback();
-      expect(await toolCallIds()).toEqual([]);
+      expect(await storedToolCallIds(db)).toEqual([]);
     });
   }
 
@@ -264,7 +262,7 @@ describeBothDialects('host transactions', (dialect) => {
       expect(() => hostWrite(true, [frame({ toolCallId: 'gone' }), frame({ toolCallId: 'gone_2' })])()).toThrow('host gives up');
       expect(await Promise.all(outcomes)).toEqual(['persisted', ['persisted'], 'persisted', ['persisted']]);
       expect(await messages()).toEqual(['m-kept']);
-      expect(await toolCallIds()).toEqual(['kept', 'kept_2']);
+      expect(await storedToolCallIds(db)).toEqual(['kept', 'kept_2']);
     });
 
     it('another better-sqlite3 handle as the client fails the frame: the store writes only on its own connection', async () => {
@@ -280,7 +278,7 @@ describeBothDialects('host transactions', (dialect) => {
         other.close();
       }
       expect(logger.lines.map((l) => l.fields.code)).toEqual(['invalid_client', 'invalid_client']);
-      expect(await toolCallIds()).toEqual(['c']);
+      expect(await storedToolCallIds(db)).toEqual(['c']);
     });
   }
 });

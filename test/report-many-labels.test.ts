@@ -11,6 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli } from '../src/cli/main.js';
 import type { SubagentContextReport } from '../src/index.js';
 import { FIXTURE_KEYS } from './helpers/report-fixture.js';
+import { databaseArgs } from './helpers/cli.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { byDialect } from './helpers/by-dialect.js';
 import { setKeys } from './helpers/activation-keys.js';
@@ -71,7 +72,7 @@ describeBothDialects('report: 120k distinct subagent_type values', (dialect) => 
     db = await openTestDb(dialect, 'package');
     await seedManyLabels(db);
     dir = mkdtempSync(join(tmpdir(), 'subagent-context-many-labels-'));
-    args = byDialect(db.dialect, { sqlite: ['--sqlite', db.location], postgres: ['--postgres', db.location] });
+    args = databaseArgs(db);
     json = await cli(['report', ...args, '--json']);
   }, 240_000);
   afterAll(async () => {

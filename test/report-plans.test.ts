@@ -16,6 +16,7 @@ import { postgresReportParams } from '../src/postgres/report.js';
 import { sqliteReportParams } from '../src/sqlite/report.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { byDialect } from './helpers/by-dialect.js';
+import { explainGenerated, seqScansOf, type PlanNode } from './helpers/postgres-explain.js';
 import { SECOND } from './helpers/host-timestamp.js';
 
 const MESSAGES = 100_000;
@@ -73,43 +74,10 @@ function sqlitePlan(sqlite: Database.Database, name: (typeof STATEMENTS)[number]
     .map((r) => (r as { detail: string }).detail);
 }
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  Alias?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-const flatten = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(flatten)];
-
 /** The plan of a generated statement as report() binds it; `generic` forces the generic plan. */
-async function postgresPlan(pool: pg.Pool, name: (typeof STATEMENTS)[number], generic: boolean): Promise<PlanNode[]> {
-  const client = await pool.connect();
-  try {
-    let plan: PlanNode | undefined;
-    const explaining = {
-      query: async (text: string, bindings: unknown[]) => {
-        if (!generic) {
-          plan = ((await client.query(`EXPLAIN (FORMAT JSON) ${text}`, bindings)).rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan;
-        } else {
-          await client.query('SET plan_cache_mode = force_generic_plan');
-          await client.query(`PREPARE report_statement AS ${text}`);
-          const literals = bindings.map((b) => (b === null ? 'NULL' : `'${String(b)}'`)).join(', ');
-          plan = ((await client.query(`EXPLAIN (FORMAT JSON) EXECUTE report_statement(${literals})`)).rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan;
-          await client.query('DEALLOCATE report_statement');
-          await client.query('RESET plan_cache_mode');
-        }
-        return { rows: [], rowCount: 0 };
-      },
-    };
-    await postgresQueries[name].run(postgresReportParams(bounds(null)), explaining);
-    return flatten(plan!);
-  } finally {
-    client.release();
-  }
-}
+const postgresPlan = (pool: pg.Pool, name: (typeof STATEMENTS)[number], generic: boolean): Promise<PlanNode[]> =>
+  explainGenerated(pool, postgresQueries[name], postgresReportParams(bounds(null)), generic);
 
-const seqScansOf = (nodes: PlanNode[], table: string) => nodes.filter((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === table);
 /** Scans of the window's rows: every alias but reportFanOut's `a`, the whole-turn completion. */
 const windowScans = (nodes: PlanNode[]) => nodes.filter((n) => n['Relation Name'] === 'task_session_subagents' && n.Alias !== 'a');
 

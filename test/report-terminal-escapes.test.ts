@@ -9,9 +9,9 @@ import { runCli } from '../src/cli/main.js';
 import { clipVisible, displayWidth, visible } from '../src/report/display-text.js';
 import type { HealthReport, SubagentContextReport } from '../src/index.js';
 import { FIXTURE_KEYS, seedReportFixture } from './helpers/report-fixture.js';
+import { databaseArgs } from './helpers/cli.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { parseInstant } from '../src/instant.js';
-import { byDialect } from './helpers/by-dialect.js';
 import { hostTimestamp } from './helpers/host-timestamp.js';
 import { insertSubagentRow } from './helpers/seed-subagent-rows.js';
 
@@ -64,7 +64,7 @@ describeBothDialects('human output shows control characters, JSON keeps them', (
     const db = await openTestDb(dialect, 'package');
     try {
       await seedHostile(db);
-      const args = byDialect(db.dialect, { sqlite: ['--sqlite', db.location], postgres: ['--postgres', db.location] });
+      const args = databaseArgs(db);
       const human = await cli(['report', ...args]);
       expect([human.code, human.err]).toEqual([0, '']);
       expect(human.out.match(RAW_CONTROL)).toBeNull();
@@ -91,7 +91,7 @@ describeBothDialects('human output shows control characters, JSON keeps them', (
     const db = await openTestDb(dialect, 'package');
     try {
       await seedHostile(db);
-      const args = byDialect(db.dialect, { sqlite: ['--sqlite', db.location], postgres: ['--postgres', db.location] });
+      const args = databaseArgs(db);
       const human = await cli(['health', ...args]);
       expect(human.err).toBe('');
       expect(human.out.match(RAW_CONTROL)).toBeNull();

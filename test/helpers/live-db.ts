@@ -32,6 +32,11 @@ export async function rawRow(db: TestDb, sessionId: string, executionId: string,
   return rows.length === 1 ? rows[0].raw : null;
 }
 
+/** The stored rows' tool_call_ids, in order: which writes landed. */
+export async function storedToolCallIds(db: TestDb): Promise<string[]> {
+  return (await db.query<{ tool_call_id: string }>('SELECT tool_call_id FROM task_session_subagents ORDER BY tool_call_id')).map((r) => r.tool_call_id);
+}
+
 /**
  * Makes every write of `toolCallId` fail inside the database:
  * - 'statement': the statement fails and only it is undone (SQLite RAISE(ABORT), a PostgreSQL

@@ -180,7 +180,8 @@ export async function seedPreAmendmentRows(db: TestDb): Promise<void> {
   }
 }
 
-const LEGACY_COLUMNS = [
+/** The pre-amendment table's columns (schema/legacy/), every one of which the upgrade keeps byte-identical. */
+export const LEGACY_COLUMNS = [
   'id',
   'task_session_id',
   'task_id',

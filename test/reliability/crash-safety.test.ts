@@ -16,6 +16,7 @@ import { prng } from '../helpers/prng.js';
 import { describeBothDialects, type Dialect } from '../helpers/test-db.js';
 import { crashStoreSeed, type Phase } from './crash-store-seed.js';
 import { byDialect } from '../helpers/by-dialect.js';
+import { LEGACY_COLUMNS } from '../helpers/migration-db.js';
 
 const KILLS_PER_PHASE = Number(process.env.SUBAGENT_CONTEXT_CRASH_KILLS ?? 20);
 const SEED = 0xc0ffee;
@@ -166,28 +167,10 @@ async function keys(p: Probe, dialect: Dialect): Promise<Record<string, string>>
 /** Every legacy row's original values, as text, keyed by id. */
 async function legacySnapshot(p: Probe, dialect: Dialect): Promise<string[]> {
   const cast = (c: string) => byDialect(dialect, { sqlite: `CAST(${c} AS TEXT)`, postgres: `${c}::text` });
-  const cols = [
-    'id',
-    'task_session_id',
-    'task_id',
-    'turn_id',
-    'tool_call_id',
-    'model',
-    'agent_status',
-    'tool_status',
-    'is_async',
-    'total_tokens',
-    'tool_use_count',
-    'duration_ms',
-    'source',
-    'observed_at',
-    'settled_at',
-    'updated_at',
-  ];
   const rows = await p.query<Record<string, string | null>>(
-    `SELECT ${cols.map((c) => `${cast(c)} AS ${c}`).join(', ')} FROM task_session_subagents WHERE tool_call_id LIKE 'legacy_%' ORDER BY id`,
+    `SELECT ${LEGACY_COLUMNS.map((c) => `${cast(c)} AS ${c}`).join(', ')} FROM task_session_subagents WHERE tool_call_id LIKE 'legacy_%' ORDER BY id`,
   );
-  return rows.map((r) => JSON.stringify(cols.map((c) => r[c])));
+  return rows.map((r) => JSON.stringify(LEGACY_COLUMNS.map((c) => r[c])));
 }
 
 async function count(p: Probe, sql: string): Promise<number> {
