@@ -13,6 +13,7 @@ import { recordingLogger } from './helpers/recording-logger.js';
 import { insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
 import { hostTimestamp } from './helpers/host-timestamp.js';
 import { createFailingTrigger, createLateMessageTrigger, dropFailingTrigger } from './helpers/injected-triggers.js';
+import { setKeys } from './helpers/activation-keys.js';
 
 const { captureSince, backfillThrough, executionSince } = ACTIVATION_KEYS;
 const NINE_DIGITS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z$/;
@@ -112,7 +113,7 @@ describeBothDialects('runMigrations: activation keys', (dialect) => {
   it('AC-24d repair: capture_since present without backfill_through — the missing key appears with the true high-water mark, the present one byte-identical', async () => {
     db = await openTestDb(dialect, 'package');
     await seedMessages();
-    await db.query(`INSERT INTO kandev_meta (key, value) VALUES ($1, $2)`, [captureSince, LEGACY_KEY]);
+    await setKeys(db, { [captureSince]: LEGACY_KEY });
     const report = await db.store({ clock: steppingClock() }).runMigrations();
     expect(stepStatuses(report).backfill_subagent_contexts).toBe('applied');
     const keys = await metaKeys(db);
@@ -124,7 +125,7 @@ describeBothDialects('runMigrations: activation keys', (dialect) => {
   it('AC-24d repair: backfill_through present without capture_since — capture_since appears, backfill_through byte-identical', async () => {
     db = await openTestDb(dialect, 'package');
     await seedMessages();
-    await db.query(`INSERT INTO kandev_meta (key, value) VALUES ($1, $2)`, [backfillThrough, LEGACY_KEY]);
+    await setKeys(db, { [backfillThrough]: LEGACY_KEY });
     const clock = steppingClock();
     const report = await db.store({ clock }).runMigrations();
     expect(stepStatuses(report).backfill_subagent_contexts).toBe('applied');
@@ -156,7 +157,7 @@ describeBothDialects('runMigrations: activation keys', (dialect) => {
     db = await openTestDb(dialect, 'legacy');
     await seedMessages();
     await db.exec(`CREATE TABLE kandev_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL DEFAULT '')`); // as the host has it
-    await db.query(`INSERT INTO kandev_meta (key, value) VALUES ($1, $2), ($3, $4)`, [captureSince, LEGACY_KEY, backfillThrough, '2026-07-29T10:00:00Z']);
+    await setKeys(db, { [captureSince]: LEGACY_KEY, [backfillThrough]: '2026-07-29T10:00:00Z' });
     const store = db.store({ clock: steppingClock() });
     for (let run = 0; run < 2; run++) {
       const report = await store.runMigrations();

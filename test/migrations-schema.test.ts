@@ -27,6 +27,7 @@ import { recordingLogger } from './helpers/recording-logger.js';
 import { insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
 import { hostTimestamp } from './helpers/host-timestamp.js';
 import { createFailingTrigger, dropFailingTrigger } from './helpers/injected-triggers.js';
+import { insertSubagentRow } from './helpers/seed-subagent-rows.js';
 
 const sqliteLegacySql = sqliteLegacy.map((s) => s.sql).join('\n');
 const postgresLegacySql = postgresLegacy.map((s) => s.sql).join('\n');
@@ -162,11 +163,13 @@ describeBothDialects('runMigrations: schema', (dialect) => {
   it('AC-33b: a table already amended but without execution_since gets the key with no rebuild and no table creation', async () => {
     const d = await db('package'); // the state a committed rebuild plus a failed key write leaves
     await insertSession(d, 's1');
-    await d.query(
-      `INSERT INTO task_session_subagents (id, task_session_id, task_id, agent_execution_id, tool_call_id, observed_at, updated_at)
-       VALUES ('r1', 's1', 'task-s1', '0b7e7d52-6f5e-4c2e-9d0a-2a3c7b1f0e11', 't1', $1, $1)`,
-      [hostTimestamp(dialect, '2026-08-01 10:00:00')],
-    );
+    await insertSubagentRow(d, {
+      id: 'r1',
+      sessionId: 's1',
+      executionId: '0b7e7d52-6f5e-4c2e-9d0a-2a3c7b1f0e11',
+      toolCallId: 't1',
+      observedAt: hostTimestamp(dialect, '2026-08-01 10:00:00'),
+    });
     expect(await metaKeys(d)).toEqual({});
     const report = await d.store({ clock: steppingClock() }).runMigrations();
     expect(report.ok).toBe(true);

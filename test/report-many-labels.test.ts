@@ -17,6 +17,7 @@ import { byDialect } from './helpers/by-dialect.js';
 import { setKeys } from './helpers/activation-keys.js';
 import { hostTimestamp } from './helpers/host-timestamp.js';
 import { insertSession } from './helpers/seed-host-rows.js';
+import { insertSubagentRow } from './helpers/seed-subagent-rows.js';
 
 const LABELS = 120_000;
 const HUGE = `huge-${'x'.repeat(100_000)}`;
@@ -46,11 +47,17 @@ async function seedManyLabels(db: TestDb): Promise<void> {
     ['huge', HUGE],
     ['bidi', BIDI],
   ])
-    await db.query(
-      `INSERT INTO task_session_subagents (id, task_session_id, task_id, turn_id, agent_execution_id, tool_call_id, subagent_type, total_tokens, source, observed_at, settled_at, updated_at)
-       VALUES ($1, 's1', 'T1', 'turn-x', 'exec', $2, $3, 900000000, 'live', $4, $4, $4)`,
-      [id, `tc-${id}`, label, at],
-    );
+    await insertSubagentRow(db, {
+      id,
+      sessionId: 's1',
+      taskId: 'T1',
+      turnId: 'turn-x',
+      executionId: 'exec',
+      subagentType: label,
+      totalTokens: 900_000_000,
+      observedAt: at,
+      settledAt: at,
+    });
   await setKeys(db, FIXTURE_KEYS);
   // As autovacuum would after a bulk load: without statistics the planner picks nested loops.
   if (byDialect(db.dialect, { sqlite: false, postgres: true })) await db.exec('ANALYZE');
