@@ -31,6 +31,7 @@ import { describeMachine } from './bench/machine.js';
 import { prepareStores, storeSections } from './bench/store-sections.js';
 import { postgresAcp, recognizerMemory, sqliteAcp } from './bench/acp-section.js';
 import { proxyBench } from './bench/proxy-section.js';
+import { DIALECTS, type DialectName } from '../src/dialect.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SECTIONS = ['live', 'batch', 'backfill', 'hostile', 'replay', 'health', 'report', 'acp', 'proxy'] as const;
@@ -65,7 +66,7 @@ const { values } = parseArgs({
 const quick = values.quick!;
 const sections = new Set(values.section ? values.section.split(',') : SECTIONS);
 for (const s of sections) if (!(SECTIONS as readonly string[]).includes(s)) throw new Error(`unknown section ${s}; choose from ${SECTIONS.join(', ')}`);
-const dialects = (values.dialect ? [values.dialect] : ['sqlite', 'postgres']) as ('sqlite' | 'postgres')[];
+const dialects = (values.dialect ? [values.dialect] : [...DIALECTS]) as DialectName[];
 const runs = Number(values.runs ?? (quick ? 2 : 5));
 const write = values['no-write'] ? false : (values.write ?? !quick);
 const cacheDir = join(root, '.bench-cache');

@@ -15,6 +15,7 @@ import * as postgresGenerated from '../generated/postgres/index.js';
 import { createPostgresStore, createSqliteStore, type SubagentContextStore, type SubagentFrame } from '../src/index.js';
 import { formatMicros } from '../src/instant.js';
 import { startEmbeddedPostgres } from './lib/embedded-postgres.js';
+import { DIALECTS, type DialectName } from '../src/dialect.js';
 
 const { values } = parseArgs({
   options: {
@@ -25,7 +26,7 @@ const { values } = parseArgs({
 });
 const FRAMES = Number(values.frames);
 const EVERY = Number(values.every);
-const dialects = (values.dialect?.length ? values.dialect : ['sqlite', 'postgres']) as ('sqlite' | 'postgres')[];
+const dialects = (values.dialect?.length ? values.dialect : [...DIALECTS]) as DialectName[];
 
 interface Host {
   store: SubagentContextStore;
@@ -78,7 +79,7 @@ async function postgresHost(url: string): Promise<Host> {
   };
 }
 
-async function soak(dialect: 'sqlite' | 'postgres', host: Host): Promise<boolean> {
+async function soak(dialect: DialectName, host: Host): Promise<boolean> {
   const migrated = await host.store.runMigrations();
   if (!migrated.ok) throw new Error(`migrations failed: ${JSON.stringify(migrated.steps)}`);
   let nextSubagent = 0;

@@ -6,7 +6,14 @@ import type { UpsertInput } from './frame-normalization.js';
 import type { ReportOptions, SubagentContextReport } from './report/types.js';
 import type { HealthReport, Logger, MigrationReport, SubagentContextRow } from './types.js';
 
-export type DialectName = 'sqlite' | 'postgres';
+/**
+ * The dialects, the one list every other place derives from: the type below, the test matrix
+ * (test/helpers/test-db.ts describeBothDialects), codegen's loop over queries/<dialect>/, the
+ * benchmark and soak scripts. A new dialect is added here and the compiler then names every
+ * dialect-keyed record (test/helpers/by-dialect.ts) that lacks its entry.
+ */
+export const DIALECTS = ['sqlite', 'postgres'] as const;
+export type DialectName = (typeof DIALECTS)[number];
 
 /**
  * The live write path: nothing here reads rows back. `client` is RecordOptions.client as the

@@ -5,8 +5,8 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createAcpRecorder } from '../src/acp/index.js';
 import { contextFor } from './helpers/acp-fixtures.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertSession } from './helpers/host-rows.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 const ACP = 'acp-session-1';
 const at = (update: Record<string, unknown>) => ({ sessionId: ACP, update });

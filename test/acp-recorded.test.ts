@@ -8,8 +8,8 @@ import type { SubagentContextRow } from '../src/types.js';
 import { expectClaudeCapability, expectClaudeFanout, expectOpencodeFanout } from './helpers/acp-expectations.js';
 import { acpSessionOf, contextFor, loadAcpFixture, type AcpFixtureName } from './helpers/acp-fixtures.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertSession } from './helpers/host-rows.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 /** Replays a fixture through a recorder over the store; the rows, by tool call. */
 async function replay(db: TestDb, name: AcpFixtureName): Promise<Map<string, SubagentContextRow>> {

@@ -5,8 +5,8 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createAcpRecorder, type AcpHostContext } from '../src/acp/index.js';
 import { acpSessionOf, contextFor, HOST, loadAcpFixture } from './helpers/acp-fixtures.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertSession } from './helpers/host-rows.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 const S = 'acp-1';
 const launch = (toolCallId: string, extra: Record<string, unknown> = {}) => ({

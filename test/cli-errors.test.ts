@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { formatKeyInstant } from '../src/instant.js';
 import { assertBuilt, databaseArgs, oneLineError, runCliBinary } from './helpers/cli.js';
-import { KEY, setKey } from './helpers/health-seed.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
+import { KEY, setKeys } from './helpers/activation-keys.js';
 
 beforeAll(assertBuilt);
 
@@ -28,8 +29,8 @@ describeBothDialects('cli: errors', (dialect) => {
 
   // Bad arguments never reach the database; they are run concurrently to keep this file fast.
   it('bad arguments: exit 2 and exactly one line each', async () => {
-    const option = dialect === 'sqlite' ? '--sqlite' : '--postgres';
-    const other = dialect === 'sqlite' ? ['--postgres', 'postgres://x/y'] : ['--sqlite', 'x.db'];
+    const option = byDialect(dialect, { sqlite: '--sqlite', postgres: '--postgres' });
+    const other = byDialect(dialect, { sqlite: ['--postgres', 'postgres://x/y'], postgres: ['--sqlite', 'x.db'] });
     const cases: [string[], RegExp][] = [
       [[], /a command is required \(commands: migrate, health/],
       [['frobnicate'], /unknown command "frobnicate"/],
@@ -61,23 +62,23 @@ describeBothDialects('cli: errors', (dialect) => {
     const broken = await openTestDb(dialect, 'package');
     try {
       const capture = formatKeyInstant(1_785_000_000_000_000_000n);
-      await setKey(broken, KEY.captureSince, capture);
-      await setKey(broken, KEY.executionSince, capture);
+      await setKeys(broken, { [KEY.captureSince]: capture, [KEY.executionSince]: capture });
       await broken.exec('ALTER TABLE task_session_messages RENAME COLUMN metadata TO metadata_elsewhere');
       const run = await runCliBinary(['health', ...databaseArgs(broken)]);
       expect(run.code).toBe(7);
       expect(run.stdout).toBe('');
       expect(oneLineError(run)).toMatch(
-        dialect === 'sqlite'
-          ? /^subagent-context: SQLite SQLITE_ERROR: no such column: .*metadata/
-          : /^subagent-context: PostgreSQL 42703: column .*metadata.* does not exist/,
+        byDialect(dialect, {
+          sqlite: /^subagent-context: SQLite SQLITE_ERROR: no such column: .*metadata/,
+          postgres: /^subagent-context: PostgreSQL 42703: column .*metadata.* does not exist/,
+        }),
       );
     } finally {
       await broken.close();
     }
   });
 
-  if (dialect === 'sqlite') {
+  if (byDialect(dialect, { sqlite: true, postgres: false })) {
     it('a missing SQLite file: exit 7, and health does not create it', async () => {
       const file = join(scratch, 'missing.db');
       for (const command of ['health', 'migrate']) {

@@ -3,10 +3,12 @@
 // (identical to checkHealth()'s), and the documented exit code of each verdict.
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { formatKeyInstant } from '../src/instant.js';
-import { insertSession } from './helpers/host-rows.js';
 import { assertBuilt, databaseArgs, oneLineError, runCliBinary } from './helpers/cli.js';
-import { at, insertSubagentMessage, insertSubagentRow, KEY, SECOND, setKey } from './helpers/health-seed.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { KEY, setKeys } from './helpers/activation-keys.js';
+import { hostTimestamp, SECOND } from './helpers/host-timestamp.js';
+import { insertSession, insertSubagentMessage } from './helpers/seed-host-rows.js';
+import { insertSubagentRow } from './helpers/seed-subagent-rows.js';
 
 const T0 = 1_785_000_000_000_000_000n;
 const CAPTURE = formatKeyInstant(T0);
@@ -22,17 +24,15 @@ describeBothDialects('cli: health', (dialect) => {
   afterEach(async () => db.close());
 
   const activate = async () => {
-    await setKey(db, KEY.captureSince, CAPTURE);
-    await setKey(db, KEY.backfillThrough, '');
-    await setKey(db, KEY.executionSince, CAPTURE);
+    await setKeys(db, { [KEY.captureSince]: CAPTURE, [KEY.backfillThrough]: '', [KEY.executionSince]: CAPTURE });
   };
   const health = (...extra: string[]) => runCliBinary(['health', ...databaseArgs(db), ...extra]);
 
   it('healthy: exit 0, every figure printed, --json is the library report', async () => {
     await activate();
-    await insertSubagentMessage(db, { id: 'm1', sessionId: 's1', toolCallId: 'tc-1', createdAt: at(db, T0 + SECOND) });
-    await insertSubagentRow(db, { id: 'r1', sessionId: 's1', toolCallId: 'tc-1', observedAt: at(db, T0 + SECOND) });
-    await insertSubagentRow(db, { id: 'r2', sessionId: 's1', toolCallId: 'tc-2', observedAt: at(db, T0 + 2n * SECOND) });
+    await insertSubagentMessage(db, { id: 'm1', sessionId: 's1', toolCallId: 'tc-1', createdAt: hostTimestamp(db, T0 + SECOND) });
+    await insertSubagentRow(db, { id: 'r1', sessionId: 's1', toolCallId: 'tc-1', observedAt: hostTimestamp(db, T0 + SECOND) });
+    await insertSubagentRow(db, { id: 'r2', sessionId: 's1', toolCallId: 'tc-2', observedAt: hostTimestamp(db, T0 + 2n * SECOND) });
     const human = await health();
     expect(human.stderr).toBe('');
     expect(human.code).toBe(0);
@@ -52,8 +52,8 @@ describeBothDialects('cli: health', (dialect) => {
 
   it('shortfall: exit 3 and the count in the verdict line', async () => {
     await activate();
-    await insertSubagentRow(db, { id: 'r1', sessionId: 's1', toolCallId: 'tc-1', observedAt: at(db, T0 + SECOND) });
-    await insertSubagentMessage(db, { id: 'm2', sessionId: 's1', toolCallId: 'tc-missed', createdAt: at(db, T0 + 2n * SECOND) });
+    await insertSubagentRow(db, { id: 'r1', sessionId: 's1', toolCallId: 'tc-1', observedAt: hostTimestamp(db, T0 + SECOND) });
+    await insertSubagentMessage(db, { id: 'm2', sessionId: 's1', toolCallId: 'tc-missed', createdAt: hostTimestamp(db, T0 + 2n * SECOND) });
     const run = await health();
     expect(run.code).toBe(3);
     expect(run.stdout).toMatch(/^shortfall\s+1\s/m);
@@ -64,7 +64,7 @@ describeBothDialects('cli: health', (dialect) => {
   });
 
   it('not activated: exit 4, the comparison reported as not run (AC-28a)', async () => {
-    await setKey(db, KEY.executionSince, CAPTURE);
+    await setKeys(db, { [KEY.executionSince]: CAPTURE });
     const run = await health();
     expect(run.code).toBe(4);
     expect(run.stdout).toMatch(/^\s+capture_since\s+absent$/m);
@@ -86,7 +86,7 @@ describeBothDialects('cli: health', (dialect) => {
 
   it('nothing since activation: exit 5, never healthy (AC-29)', async () => {
     await activate();
-    await insertSubagentRow(db, { id: 'r-old', sessionId: 's1', toolCallId: 'tc-old', source: 'backfill', observedAt: at(db, T0 - SECOND) });
+    await insertSubagentRow(db, { id: 'r-old', sessionId: 's1', toolCallId: 'tc-old', source: 'backfill', observedAt: hostTimestamp(db, T0 - SECOND) });
     const run = await health();
     expect(run.code).toBe(5);
     expect(run.stdout).toMatch(/^last observed\s+none\s/m);
@@ -95,7 +95,7 @@ describeBothDialects('cli: health', (dialect) => {
   });
 
   it('a capture_since that is not an instant: exit 7 and one line naming the key', async () => {
-    await setKey(db, KEY.captureSince, 'not-a-time');
+    await setKeys(db, { [KEY.captureSince]: 'not-a-time' });
     const run = await health();
     expect(run.code).toBe(7);
     expect(run.stdout).toBe('');

@@ -4,10 +4,12 @@
 // without the host's tables.
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { MigrationReport } from '../src/types.js';
-import { insertSession } from './helpers/host-rows.js';
 import { assertBuilt, databaseArgs, oneLineError, runCliBinary } from './helpers/cli.js';
-import { at, insertSubagentMessage, KEY } from './helpers/health-seed.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
+import { KEY } from './helpers/activation-keys.js';
+import { hostTimestamp } from './helpers/host-timestamp.js';
+import { insertSession, insertSubagentMessage } from './helpers/seed-host-rows.js';
 
 const T0 = 1_785_000_000_000_000_000n;
 
@@ -21,7 +23,7 @@ describeBothDialects('cli: migrate', (dialect) => {
     beforeEach(async () => {
       db = await openTestDb(dialect); // host tables only, as a host ships them
       await insertSession(db, 's1');
-      await insertSubagentMessage(db, { id: 'm1', sessionId: 's1', toolCallId: 'tc-1', createdAt: at(db, T0) });
+      await insertSubagentMessage(db, { id: 'm1', sessionId: 's1', toolCallId: 'tc-1', createdAt: hostTimestamp(db, T0) });
     });
 
     it('migrates a host database: exit 0, every step printed, then health sees the activation', async () => {
@@ -47,7 +49,7 @@ describeBothDialects('cli: migrate', (dialect) => {
 
     it('a failing step: exit 6, the step reported failed, and the run still completes', async () => {
       await db.apply('package');
-      if (dialect === 'sqlite') {
+      if (byDialect(dialect, { sqlite: true, postgres: false })) {
         await db.exec("CREATE TRIGGER refuse_rows BEFORE INSERT ON task_session_subagents BEGIN SELECT RAISE(ABORT, 'injected'); END");
       } else {
         await db.exec(`
@@ -73,9 +75,10 @@ describeBothDialects('cli: migrate', (dialect) => {
     expect(run.code).toBe(7);
     expect(oneLineError(run)).toBe("subagent-context: missing host tables task_sessions, task_session_messages: this is not the host's database");
     const tables = await db.query<{ n: number | string | bigint }>(
-      dialect === 'sqlite'
-        ? "SELECT COUNT(*) AS n FROM sqlite_schema WHERE type = 'table'"
-        : "SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = 'public'",
+      byDialect(dialect, {
+        sqlite: "SELECT COUNT(*) AS n FROM sqlite_schema WHERE type = 'table'",
+        postgres: "SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = 'public'",
+      }),
     );
     expect(Number(tables[0].n)).toBe(0);
   });

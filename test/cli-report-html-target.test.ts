@@ -15,6 +15,7 @@ import { CLI, assertBuilt, databaseArgs, oneLineError, runCliBinary } from './he
 import { seedReportFixture } from './helpers/report-fixture.js';
 import { run } from './helpers/run-command.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
 
 beforeAll(assertBuilt);
 
@@ -42,7 +43,7 @@ describeBothDialects('cli: report --html target', (dialect) => {
     return folder;
   };
 
-  if (dialect === 'sqlite') {
+  if (byDialect(dialect, { sqlite: true, postgres: false })) {
     it('never writes onto the database being read, by any name: the path, a hard link, a symbolic link', async () => {
       const file = db.location; // held open by the test in WAL mode: its -wal and -shm exist
       const folder = join(file, '..');

@@ -8,10 +8,12 @@ import { closeSync, openSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatKeyInstant, parseInstant } from '../src/instant.js';
 import { CLI, assertBuilt, databaseArgs, oneLineError, runCliBinary, type CliRun } from './helpers/cli.js';
-import { insertSession } from './helpers/host-rows.js';
-import { at, insertSubagentMessage, KEY, SECOND, setKey } from './helpers/health-seed.js';
 import { seedReportFixture } from './helpers/report-fixture.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
+import { KEY, setKeys } from './helpers/activation-keys.js';
+import { hostTimestamp, SECOND } from './helpers/host-timestamp.js';
+import { insertSession, insertSubagentMessage } from './helpers/seed-host-rows.js';
 
 beforeAll(assertBuilt);
 
@@ -123,7 +125,7 @@ describeBothDialects('cli truths', (dialect) => {
     const cases: string[][] = [
       ['report', ...option, ...option],
       ['health', ...option, ...option],
-      ['migrate', ...option, option[0], dialect === 'sqlite' ? 'elsewhere.db' : 'postgres://elsewhere/db'],
+      ['migrate', ...option, option[0], byDialect(dialect, { sqlite: 'elsewhere.db', postgres: 'postgres://elsewhere/db' })],
       ['report', ...option, '--since', '2026-03-01T00:00:00Z', '--since', '2026-03-02T00:00:00Z'],
       ['report', ...option, '--html', 'a.html', '--html=b.html'],
     ];
@@ -150,11 +152,9 @@ describeBothDialects('cli truths: a stored key of year 0099', (dialect) => {
 
   it('is read as year 99: a 1990 message without its row is inside the health window', async () => {
     const key = '0099-06-01T00:00:00.000000000Z';
-    await setKey(db, KEY.captureSince, key);
-    await setKey(db, KEY.backfillThrough, '');
-    await setKey(db, KEY.executionSince, key);
+    await setKeys(db, { [KEY.captureSince]: key, [KEY.backfillThrough]: '', [KEY.executionSince]: key });
     // 1990-01-01: after year 99, before 1999 (where a two-digit-year reading would put the key).
-    await insertSubagentMessage(db, { id: 'm1', sessionId: 's1', toolCallId: 'tc-1', createdAt: at(db, 631_152_000n * SECOND) });
+    await insertSubagentMessage(db, { id: 'm1', sessionId: 's1', toolCallId: 'tc-1', createdAt: hostTimestamp(db, 631_152_000n * SECOND) });
     const run = await runCliBinary(['health', ...databaseArgs(db), '--json']);
     expect(run.stderr).toBe('');
     const health = JSON.parse(run.stdout);

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDatabase, type CreatedDatabase } from '../scripts/lib/postgres-database.js';
+import { DIALECTS } from '../src/dialect.js';
 
 /** Each test runs the whole codegen (tsx, pgtyped, a PostgreSQL database): up to 31 s in a
  * loaded full run, so a 60 s limit was half used; the limit guards a hang, not speed. */
@@ -148,7 +149,7 @@ describe('codegen', () => {
     'exits non-zero on a query folder that is no group (pgtyped would compile it, no index would export it)',
     () => {
       const run = codegenWith((root) => {
-        for (const d of ['sqlite', 'postgres']) {
+        for (const d of DIALECTS) {
           mkdirSync(join(root, 'queries', d, 'extra'));
           renameSync(join(root, 'queries', d, DEMO_QUERY), join(root, 'queries', d, 'extra', 'demo_insert_session.sql'));
         }
@@ -163,7 +164,7 @@ describe('codegen', () => {
     'exits non-zero when two groups use one query name',
     () => {
       const run = codegenWith((root) => {
-        for (const d of ['sqlite', 'postgres']) {
+        for (const d of DIALECTS) {
           const f = join(root, 'queries', d, DEMO_QUERY);
           writeFileSync(f, readFileSync(f, 'utf8').replace('@name demoInsertSession', '@name readActivationKeys'));
         }
@@ -177,7 +178,7 @@ describe('codegen', () => {
   );
 
   it("the product's index exports exactly the product statements; the demo's index exactly the demo's", () => {
-    for (const d of ['sqlite', 'postgres']) {
+    for (const d of DIALECTS) {
       const product = sqlFiles(join('queries', d));
       const demo = sqlFiles(join('queries', d, 'demo'));
       expect(demo.length, d).toBeGreaterThan(0);
@@ -194,7 +195,7 @@ describe('codegen', () => {
     // `any` in a type position (comments and embedded SQL may say "any" in prose).
     const anyType = /(:\s*any\b|\bas any\b|<any\b|\bany\[\]|\bany\s*[|>,)])/;
     expect('const readMetaKeyIR: any = {};').toMatch(anyType); // what pgtyped itself emits: the check can fire
-    for (const d of ['sqlite', 'postgres']) {
+    for (const d of DIALECTS) {
       const modules = readdirSync(join('generated', d), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
       expect(modules, d).toContain(join('demo', 'demo_insert_session.queries.ts'));
       for (const f of modules) expect(readFileSync(join('generated', d, f), 'utf8'), `${d}/${f}`).not.toMatch(anyType);
@@ -263,7 +264,7 @@ describe('codegen', () => {
   }, 60_000);
 
   it('every generated function says beside it that its rows are raw, and the list statements name toSubagentContextRow', () => {
-    for (const d of ['sqlite', 'postgres']) {
+    for (const d of DIALECTS) {
       for (const f of sqlFiles(join('queries', d))) {
         const module = readFileSync(join('generated', d, `${f}.queries.ts`), 'utf8');
         const returnsRows = !/export type I\w+Result = void;/.test(module);

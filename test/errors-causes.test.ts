@@ -13,6 +13,7 @@ import { EXIT } from '../src/cli/exit-codes.js';
 import { toError } from '../src/errors.js';
 import { createPostgresStore, createSqliteStore, HealthCheckError, SubagentContextError } from '../src/index.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
 
 describe('errors: one base with a code', () => {
   it('HealthCheckError and CliError derive from SubagentContextError and keep their own fields', () => {
@@ -50,7 +51,7 @@ describeBothDialects('errors: the driver error stays on cause', (dialect) => {
 
   /** A real driver failure on this dialect, as thrown. */
   async function driverFailure(): Promise<Error & { code?: unknown }> {
-    if (dialect === 'sqlite') {
+    if (byDialect(dialect, { sqlite: true, postgres: false })) {
       const junk = join(scratch, 'junk.db');
       writeFileSync(junk, 'this is not a database, just some bytes long enough to have a header');
       const handle = new Database(junk);
@@ -78,17 +79,17 @@ describeBothDialects('errors: the driver error stays on cause', (dialect) => {
 
   it('toCliError classifies a driver error by its code and keeps it on cause', async () => {
     const driver = await driverFailure();
-    expect(driver.code).toBe(dialect === 'sqlite' ? 'SQLITE_NOTADB' : '3D000');
+    expect(driver.code).toBe(byDialect(dialect, { sqlite: 'SQLITE_NOTADB', postgres: '3D000' }));
     const cli = toCliError(driver, true);
     expect(cli).toMatchObject({ code: 'database_error', exitCode: EXIT.database });
-    expect(cli.message).toMatch(dialect === 'sqlite' ? /^SQLite SQLITE_NOTADB: / : /^PostgreSQL 3D000: /);
+    expect(cli.message).toMatch(byDialect(dialect, { sqlite: /^SQLite SQLITE_NOTADB: /, postgres: /^PostgreSQL 3D000: / }));
     expect(cli.cause).toBe(driver);
   });
 
   it("a wrapped driver failure from checkHealth keeps the chain: CliError → HealthCheckError → the driver's error", async () => {
     await db.exec('DROP TABLE IF EXISTS kandev_meta');
     await db.exec('CREATE TABLE kandev_meta (k TEXT)'); // present to the probe, but without the columns the key read needs
-    const store = dialect === 'sqlite' ? createSqliteStore(db.sqlite!) : createPostgresStore(db.pool!);
+    const store = byDialect(dialect, { sqlite: () => createSqliteStore(db.sqlite!), postgres: () => createPostgresStore(db.pool!) })();
     const health = await store.checkHealth().then(
       () => null,
       (err: unknown) => err,
@@ -96,10 +97,12 @@ describeBothDialects('errors: the driver error stays on cause', (dialect) => {
     expect(health).toBeInstanceOf(HealthCheckError);
     expect(health).toMatchObject({ code: 'database_error' });
     const driver = (health as Error).cause as Error & { code?: unknown };
-    expect(driver.code).toBe(dialect === 'sqlite' ? 'SQLITE_ERROR' : '42703');
+    expect(driver.code).toBe(byDialect(dialect, { sqlite: 'SQLITE_ERROR', postgres: '42703' }));
     const cli = toCliError(health);
     expect(cli).toMatchObject({ code: 'database_error', exitCode: EXIT.database });
-    expect(cli.message).toMatch(dialect === 'sqlite' ? /^SQLite SQLITE_ERROR: no such column/ : /^PostgreSQL 42703: column .* does not exist/);
+    expect(cli.message).toMatch(
+      byDialect(dialect, { sqlite: /^SQLite SQLITE_ERROR: no such column/, postgres: /^PostgreSQL 42703: column .* does not exist/ }),
+    );
     expect(cli.cause).toBe(health);
   });
 });

@@ -8,11 +8,13 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ACTIVATION_KEYS, type SubagentContextStore } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
 import { expectCounterIdentity, watchUnhandled } from './helpers/faults.js';
-import { insertSession } from './helpers/host-rows.js';
-import { frame, recordingLogger } from './helpers/live-db.js';
+import { frame } from './helpers/live-db.js';
 import { endStateFacts, metaKeys, rawRows, seedPreAmendmentRows, tableExists } from './helpers/migration-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { injectUpgradeFailure, removeUpgradeFailure } from './helpers/upgrade-failure.js';
+import { byDialect } from './helpers/by-dialect.js';
+import { recordingLogger } from './helpers/recording-logger.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 describeBothDialects('faults: AC-33a degraded state, the two-column key survives', (dialect) => {
   let db: TestDb;
@@ -105,7 +107,7 @@ describeBothDialects('faults: AC-33a degraded state, the two-column key survives
     const store = db.store({ clock: steppingClock(), logger });
     await expectEveryWriteFails(store, logger);
     // PostgreSQL names the cause: no unique constraint matches the ON CONFLICT target.
-    if (dialect === 'postgres') for (const line of logger.lines) expect(line.fields.code).toBe('42P10');
+    if (byDialect(dialect, { sqlite: false, postgres: true })) for (const line of logger.lines) expect(line.fields.code).toBe('42P10');
     else for (const line of logger.lines) expect(String(line.fields.error)).toMatch(/ON CONFLICT clause does not match/);
   });
 });

@@ -15,9 +15,10 @@ import { clientFor, poolFor } from '../scripts/lib/postgres-database.js';
 import { createPostgresStore, type RecordOutcome, type SubagentContextStore } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
 import { expectCounterIdentity, tally, terminateBlockedWrites, waitUntil, watchUnhandled, whileWritesAreBlocked } from './helpers/faults.js';
-import { insertSession } from './helpers/host-rows.js';
-import { frame, recordingLogger } from './helpers/live-db.js';
+import { frame, storedToolCallIds } from './helpers/live-db.js';
 import { openTestDb, type TestDb } from './helpers/test-db.js';
+import { recordingLogger } from './helpers/recording-logger.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 /** The store pool's application_name: how the admin session finds the store's backends. */
 const STORE_APP = 'subagent-context-faults-store';
@@ -60,9 +61,6 @@ describe('faults: terminated backends [postgres]', () => {
     await db.close();
   });
 
-  const storedToolCallIds = async () =>
-    (await db.query<{ tool_call_id: string }>('SELECT tool_call_id FROM task_session_subagents ORDER BY tool_call_id')).map((r) => r.tool_call_id);
-
   it('recordFrame: writes whose backends are terminated are failed + WARN (57P01); the store writes again', async () => {
     expect(await store.recordFrame(frame({ toolCallId: 'before' }))).toBe('persisted'); // the statement is prepared on a pooled connection
     const inFlight = 6;
@@ -79,7 +77,7 @@ describe('faults: terminated backends [postgres]', () => {
     // The same store, the same pool: the next writes go through on new connections.
     expect(await store.recordFrame(frame({ toolCallId: 'after-1' }))).toBe('persisted');
     expect(await store.recordFrames([frame({ toolCallId: 'after-2' }), frame({ toolCallId: 'after-3' })])).toEqual(['persisted', 'persisted']);
-    expect(await storedToolCallIds()).toEqual(['after-1', 'after-2', 'after-3', 'before']);
+    expect(await storedToolCallIds(db)).toEqual(['after-1', 'after-2', 'after-3', 'before']);
     expect(store.counters()).toEqual({ attempted: 10, persisted: 4, skipped_no_identity: 0, anomalous_value: 0, failed: inFlight, unknown_execution: 0 });
     expectCounterIdentity(store.counters());
     expect(logger.lines).toHaveLength(inFlight);
@@ -105,7 +103,7 @@ describe('faults: terminated backends [postgres]', () => {
 
     expect(await store.recordFrames([frame({ toolCallId: 'after-1' }), frame({ toolCallId: 'after-2' })])).toEqual(['persisted', 'persisted']);
     expect(await store.recordFrame(frame({ toolCallId: 'after-3' }))).toBe('persisted');
-    expect(await storedToolCallIds()).toEqual(['after-1', 'after-2', 'after-3', 'before']);
+    expect(await storedToolCallIds(db)).toEqual(['after-1', 'after-2', 'after-3', 'before']);
     expect(store.counters()).toEqual({ attempted: 8, persisted: 4, skipped_no_identity: 1, anomalous_value: 0, failed: 3, unknown_execution: 1 });
     expectCounterIdentity(store.counters());
     expect(unhandled.errors).toEqual([]);
@@ -160,7 +158,7 @@ describe('faults: terminated backends [postgres]', () => {
       .filter(([, o]) => o === 'persisted')
       .map(([id]) => id)
       .sort();
-    expect(await storedToolCallIds()).toEqual(persisted);
+    expect(await storedToolCallIds(db)).toEqual(persisted);
     // ... and the store still writes.
     expect(await store.recordFrame(frame({ toolCallId: 'after' }))).toBe('persisted');
     expect(unhandled.errors).toEqual([]);

@@ -17,7 +17,8 @@ import { clientFor, createDatabase, poolFor } from '../scripts/lib/postgres-data
 import { createPostgresStore } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
 import { blockedBackends, expectCounterIdentity, waitUntil, watchUnhandled } from './helpers/faults.js';
-import { frame, recordingLogger } from './helpers/live-db.js';
+import { frame } from './helpers/live-db.js';
+import { recordingLogger } from './helpers/recording-logger.js';
 
 const STORE_APP = 'subagent-context-faults-restart';
 

@@ -11,9 +11,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SubagentContextStore } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
 import { expectCounterIdentity, watchUnhandled } from './helpers/faults.js';
-import { insertSession } from './helpers/host-rows.js';
-import { frame, recordingLogger } from './helpers/live-db.js';
+import { frame, storedToolCallIds } from './helpers/live-db.js';
 import { openTestDb, type TestDb } from './helpers/test-db.js';
+import { recordingLogger } from './helpers/recording-logger.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 /** A busy timeout short enough to pass quickly, long enough that SQLite really waits. */
 const BUSY_TIMEOUT_MS = 25;
@@ -35,8 +36,6 @@ describe('faults [sqlite]', () => {
     await db.close();
   });
 
-  const storedToolCallIds = async () =>
-    (await db.query<{ tool_call_id: string }>('SELECT tool_call_id FROM task_session_subagents ORDER BY tool_call_id')).map((r) => r.tool_call_id);
   const warnCodes = () => logger.lines.map((l) => [l.fields.tool_call_id, l.fields.code]);
 
   /** The busy state's writes fail; released, the same store writes again. */
@@ -59,7 +58,7 @@ describe('faults [sqlite]', () => {
     }
     expect(await store.recordFrame(frame({ toolCallId: 'after-1' }))).toBe('persisted');
     expect(await store.recordFrames([frame({ toolCallId: 'after-2' }), frame({ toolCallId: 'after-3' })])).toEqual(['persisted', 'persisted']);
-    expect(await storedToolCallIds()).toEqual(['after-1', 'after-2', 'after-3', 'before']);
+    expect(await storedToolCallIds(db)).toEqual(['after-1', 'after-2', 'after-3', 'before']);
     expect(store.counters()).toEqual({ attempted: 8, persisted: 4, skipped_no_identity: 1, anomalous_value: 0, failed: 3, unknown_execution: 0 });
     expectCounterIdentity(store.counters());
     expect(logger.lines).toHaveLength(3);
@@ -106,7 +105,7 @@ describe('faults [sqlite]', () => {
     // SQLite may undo just the failing statement or the whole transaction on SQLITE_FULL:
     // either way each outcome must say what the database holds.
     expect(batch.slice(1)).toEqual(['failed', 'skipped_no_identity']);
-    expect(batch[0]).toBe((await storedToolCallIds()).includes('small') ? 'persisted' : 'failed');
+    expect(batch[0]).toBe((await storedToolCallIds(db)).includes('small') ? 'persisted' : 'failed');
     expect(sqlite.inTransaction).toBe(false);
     const failedIds = logger.lines.map((l) => l.fields.tool_call_id);
     expect(failedIds).toEqual(batch[0] === 'failed' ? ['full-1', 'small', 'full-2'] : ['full-1', 'full-2']);
@@ -116,7 +115,7 @@ describe('faults [sqlite]', () => {
     sqlite.pragma('max_page_count = 1073741823');
     expect(await store.recordFrame(big('after-1'))).toBe('persisted');
     expect(await store.recordFrames([big('after-2'), frame({ toolCallId: 'after-3' })])).toEqual(['persisted', 'persisted']);
-    const stored = await storedToolCallIds();
+    const stored = await storedToolCallIds(db);
     expect(stored.filter((id) => id !== 'small')).toEqual(['after-1', 'after-2', 'after-3', 'before']);
     const [{ n }] = await db.query<{ n: number }>(`SELECT length(description) AS n FROM task_session_subagents WHERE tool_call_id = 'after-2'`);
     expect(n).toBe(5 * 4096);

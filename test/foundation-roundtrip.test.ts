@@ -2,8 +2,8 @@
 // list query with every column as written, on both dialects.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { steppingClock } from './helpers/clock.js';
-import { insertSession } from './helpers/host-rows.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 describeBothDialects('round trip', (dialect) => {
   let db: TestDb;

@@ -6,9 +6,11 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { formatKeyInstant } from '../src/instant.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertMessage, insertSession, subagentMetadata } from './helpers/host-rows.js';
-import { at, insertSubagentMessage, insertSubagentRow, KEY, SECOND, setKey } from './helpers/health-seed.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { KEY, setKeys } from './helpers/activation-keys.js';
+import { hostTimestamp, SECOND } from './helpers/host-timestamp.js';
+import { insertMessage, insertSession, insertSubagentMessage, subagentMetadata } from './helpers/seed-host-rows.js';
+import { insertSubagentRow } from './helpers/seed-subagent-rows.js';
 
 const T0 = 1_785_000_000_000_000_000n; // 2026-07-25T17:20:00Z: capture_since
 const AFTER = (s: bigint) => T0 + s * SECOND;
@@ -22,16 +24,14 @@ describeBothDialects('health: shortfall and excess anti-joins', (dialect) => {
     db = await openTestDb(dialect, 'package');
     await insertSession(db, 's1', 'task-s1');
     await insertSession(db, 's2', 'task-s2');
-    await setKey(db, KEY.captureSince, formatKeyInstant(T0));
-    await setKey(db, KEY.backfillThrough, '');
-    await setKey(db, KEY.executionSince, formatKeyInstant(T0));
+    await setKeys(db, { [KEY.captureSince]: formatKeyInstant(T0), [KEY.backfillThrough]: '', [KEY.executionSince]: formatKeyInstant(T0) });
   });
   afterEach(async () => db.close());
 
   /** One subagent observed correctly: its message plus a row written by the real live writer. */
   async function healthyFanOut(clock: () => bigint, sessionId: string, toolCallId: string, executionId = EXEC_A) {
     const store = db.store({ clock });
-    await insertSubagentMessage(db, { id: `m-${sessionId}-${toolCallId}-${executionId}`, sessionId, toolCallId, createdAt: at(db, clock() - 1n) });
+    await insertSubagentMessage(db, { id: `m-${sessionId}-${toolCallId}-${executionId}`, sessionId, toolCallId, createdAt: hostTimestamp(db, clock() - 1n) });
     expect(
       await store.recordFrame({ sessionId, taskId: `task-${sessionId}`, executionId, toolCallId, toolStatus: 'completed', payload: { status: 'completed' } }),
     ).toBe('persisted');
@@ -45,14 +45,14 @@ describeBothDialects('health: shortfall and excess anti-joins', (dialect) => {
     expect(await db.store({ clock }).recordFrame({ sessionId: 's1', taskId: 'task-s1', executionId: EXEC_B, toolCallId: 'tc-reused', payload: {} })).toBe(
       'persisted',
     );
-    await insertSubagentRow(db, { id: 'r-orphan', sessionId: 's2', toolCallId: 'tc-orphan', executionId: EXEC_A, observedAt: at(db, AFTER(30n)) });
+    await insertSubagentRow(db, { id: 'r-orphan', sessionId: 's2', toolCallId: 'tc-orphan', executionId: EXEC_A, observedAt: hostTimestamp(db, AFTER(30n)) });
     const banked = await db.store().checkHealth();
     expect(banked).toMatchObject({ shortfall: 0, excess: 1, collisions: 1, verdict: 'healthy' });
 
     // The writer stops; messages continue. One miss is one shortfall, immediately.
-    await insertSubagentMessage(db, { id: 'm-miss-1', sessionId: 's1', toolCallId: 'tc-miss-1', createdAt: at(db, AFTER(40n)) });
+    await insertSubagentMessage(db, { id: 'm-miss-1', sessionId: 's1', toolCallId: 'tc-miss-1', createdAt: hostTimestamp(db, AFTER(40n)) });
     expect(await db.store().checkHealth()).toMatchObject({ shortfall: 1, excess: 1, collisions: 1, verdict: 'shortfall' });
-    await insertSubagentMessage(db, { id: 'm-miss-2', sessionId: 's2', toolCallId: 'tc-miss-2', createdAt: at(db, AFTER(41n)) });
+    await insertSubagentMessage(db, { id: 'm-miss-2', sessionId: 's2', toolCallId: 'tc-miss-2', createdAt: hostTimestamp(db, AFTER(41n)) });
     expect(await db.store().checkHealth()).toMatchObject({ shortfall: 2, excess: 1, verdict: 'shortfall' });
   });
 
@@ -62,19 +62,19 @@ describeBothDialects('health: shortfall and excess anti-joins', (dialect) => {
     await healthyFanOut(clock, 's2', 'tc-2');
     // Rows whose message write failed, and a row whose message predates capture_since (an
     // AC-1a straddle: message created before the key, recognized by a frame after it).
-    await insertSubagentRow(db, { id: 'r-x1', sessionId: 's1', toolCallId: 'tc-x1', observedAt: at(db, AFTER(20n)) });
-    await insertSubagentRow(db, { id: 'r-x2', sessionId: 's2', toolCallId: 'tc-x2', observedAt: at(db, AFTER(21n)) });
-    await insertSubagentMessage(db, { id: 'm-straddle', sessionId: 's1', toolCallId: 'tc-straddle', createdAt: at(db, BEFORE(1n)) });
-    await insertSubagentRow(db, { id: 'r-straddle', sessionId: 's1', toolCallId: 'tc-straddle', observedAt: at(db, AFTER(1n)) });
+    await insertSubagentRow(db, { id: 'r-x1', sessionId: 's1', toolCallId: 'tc-x1', observedAt: hostTimestamp(db, AFTER(20n)) });
+    await insertSubagentRow(db, { id: 'r-x2', sessionId: 's2', toolCallId: 'tc-x2', observedAt: hostTimestamp(db, AFTER(21n)) });
+    await insertSubagentMessage(db, { id: 'm-straddle', sessionId: 's1', toolCallId: 'tc-straddle', createdAt: hostTimestamp(db, BEFORE(1n)) });
+    await insertSubagentRow(db, { id: 'r-straddle', sessionId: 's1', toolCallId: 'tc-straddle', observedAt: hostTimestamp(db, AFTER(1n)) });
     const report = await db.store().checkHealth();
     expect(report).toMatchObject({ shortfall: 0, excess: 3, collisions: 0, verdict: 'healthy', state: 'activated' });
     expect(report.last_observed_at).toBe('2026-07-25T17:20:21.000000Z');
   });
 
   it('duplicate-message symmetry: two messages describing one subagent, one row, is no shortfall', async () => {
-    await insertSubagentMessage(db, { id: 'm-dup-1', sessionId: 's1', toolCallId: 'tc-dup', createdAt: at(db, AFTER(1n)) });
-    await insertSubagentMessage(db, { id: 'm-dup-2', sessionId: 's1', toolCallId: 'tc-dup', createdAt: at(db, AFTER(2n)) });
-    await insertSubagentRow(db, { id: 'r-dup', sessionId: 's1', toolCallId: 'tc-dup', observedAt: at(db, AFTER(2n)) });
+    await insertSubagentMessage(db, { id: 'm-dup-1', sessionId: 's1', toolCallId: 'tc-dup', createdAt: hostTimestamp(db, AFTER(1n)) });
+    await insertSubagentMessage(db, { id: 'm-dup-2', sessionId: 's1', toolCallId: 'tc-dup', createdAt: hostTimestamp(db, AFTER(2n)) });
+    await insertSubagentRow(db, { id: 'r-dup', sessionId: 's1', toolCallId: 'tc-dup', observedAt: hostTimestamp(db, AFTER(2n)) });
     expect(await db.store().checkHealth()).toMatchObject({ shortfall: 0, excess: 0, collisions: 0, verdict: 'healthy' });
     // The key counts once on the expected side too: remove the row and the shortfall is 1, not 2.
     await db.query('DELETE FROM task_session_subagents');
@@ -90,7 +90,7 @@ describeBothDialects('health: shortfall and excess anti-joins', (dialect) => {
       { id: 'm-no-tcid', sessionId: 's1', taskId: 'task-s1', metadata: JSON.stringify({ normalized: { kind: 'subagent_task', subagent_task: {} } }) },
       { id: 'm-empty-session', sessionId: '', taskId: 'task-x', metadata: subagentMetadata({ toolCallId: 'tc-c', subagent: {} }) },
     ];
-    for (const m of skipped) await insertMessage(db, { ...m, createdAt: at(db, AFTER(3n)) });
+    for (const m of skipped) await insertMessage(db, { ...m, createdAt: hostTimestamp(db, AFTER(3n)) });
     const clean = await db.store().checkHealth();
     expect(clean).toMatchObject({ shortfall: 0, excess: 0 });
     // Control: the same shape WITH a task id is expected, so the filter is what kept it out.
@@ -99,7 +99,7 @@ describeBothDialects('health: shortfall and excess anti-joins', (dialect) => {
       sessionId: 's1',
       taskId: 'task-s1',
       metadata: subagentMetadata({ toolCallId: 'tc-a', subagent: {} }),
-      createdAt: at(db, AFTER(3n)),
+      createdAt: hostTimestamp(db, AFTER(3n)),
     });
     expect(await db.store().checkHealth()).toMatchObject({ shortfall: 1 });
   });
@@ -111,28 +111,28 @@ describeBothDialects('health: shortfall and excess anti-joins', (dialect) => {
       sessionId: 's1',
       taskId: '',
       metadata: subagentMetadata({ toolCallId: 'tc-e', subagent: {} }),
-      createdAt: at(db, AFTER(1n)),
+      createdAt: hostTimestamp(db, AFTER(1n)),
     });
-    await insertSubagentRow(db, { id: 'r-e', sessionId: 's1', toolCallId: 'tc-e', observedAt: at(db, AFTER(1n)) });
+    await insertSubagentRow(db, { id: 'r-e', sessionId: 's1', toolCallId: 'tc-e', observedAt: hostTimestamp(db, AFTER(1n)) });
     expect(await db.store().checkHealth()).toMatchObject({ shortfall: 0, excess: 0, verdict: 'healthy' });
   });
 
   it("malformed metadata (NULL, '', 'null', '{broken', non-objects) is counted as a non-match, never an error", async () => {
     const junk = [null, '', 'null', '{broken', '[1,2]', '"subagent_task"', '42', '{"normalized":"subagent_task"}'];
     for (const [i, metadata] of junk.entries())
-      await insertMessage(db, { id: `m-junk-${i}`, sessionId: 's1', metadata, createdAt: at(db, AFTER(BigInt(i + 1))) });
+      await insertMessage(db, { id: `m-junk-${i}`, sessionId: 's1', metadata, createdAt: hostTimestamp(db, AFTER(BigInt(i + 1))) });
     // A real miss among them still counts, and a real row is still accounted for.
-    await insertSubagentMessage(db, { id: 'm-miss', sessionId: 's1', toolCallId: 'tc-miss', createdAt: at(db, AFTER(20n)) });
-    await insertSubagentMessage(db, { id: 'm-ok', sessionId: 's2', toolCallId: 'tc-ok', createdAt: at(db, AFTER(21n)) });
-    await insertSubagentRow(db, { id: 'r-ok', sessionId: 's2', toolCallId: 'tc-ok', observedAt: at(db, AFTER(21n)) });
-    await insertSubagentRow(db, { id: 'r-junk', sessionId: 's1', toolCallId: 'tc-junk', observedAt: at(db, AFTER(22n)) });
+    await insertSubagentMessage(db, { id: 'm-miss', sessionId: 's1', toolCallId: 'tc-miss', createdAt: hostTimestamp(db, AFTER(20n)) });
+    await insertSubagentMessage(db, { id: 'm-ok', sessionId: 's2', toolCallId: 'tc-ok', createdAt: hostTimestamp(db, AFTER(21n)) });
+    await insertSubagentRow(db, { id: 'r-ok', sessionId: 's2', toolCallId: 'tc-ok', observedAt: hostTimestamp(db, AFTER(21n)) });
+    await insertSubagentRow(db, { id: 'r-junk', sessionId: 's1', toolCallId: 'tc-junk', observedAt: hostTimestamp(db, AFTER(22n)) });
     expect(await db.store().checkHealth()).toMatchObject({ shortfall: 1, excess: 1, collisions: 0, verdict: 'shortfall' });
   });
 
   it('AC-29: the scoped MAX is NULL when only backfilled and pre-activation rows exist, read as nothing_since_activation', async () => {
-    await insertSubagentMessage(db, { id: 'm-old', sessionId: 's1', toolCallId: 'tc-old', createdAt: at(db, BEFORE(3600n)) });
-    await insertSubagentRow(db, { id: 'r-backfill', sessionId: 's1', toolCallId: 'tc-old', source: 'backfill', observedAt: at(db, BEFORE(3600n)) });
-    await insertSubagentRow(db, { id: 'r-pre', sessionId: 's2', toolCallId: 'tc-pre', executionId: EXEC_A, observedAt: at(db, BEFORE(1n)) });
+    await insertSubagentMessage(db, { id: 'm-old', sessionId: 's1', toolCallId: 'tc-old', createdAt: hostTimestamp(db, BEFORE(3600n)) });
+    await insertSubagentRow(db, { id: 'r-backfill', sessionId: 's1', toolCallId: 'tc-old', source: 'backfill', observedAt: hostTimestamp(db, BEFORE(3600n)) });
+    await insertSubagentRow(db, { id: 'r-pre', sessionId: 's2', toolCallId: 'tc-pre', executionId: EXEC_A, observedAt: hostTimestamp(db, BEFORE(1n)) });
     // The seed is meaningful: an unscoped MAX would answer, and would read as a live writer.
     const [unscoped] = await db.query<{ n: number | bigint | string }>('SELECT COUNT(observed_at) AS n FROM task_session_subagents');
     expect(Number(unscoped.n)).toBe(2);
@@ -141,16 +141,16 @@ describeBothDialects('health: shortfall and excess anti-joins', (dialect) => {
   });
 
   it('verdict precedence: a confirmed shortfall outranks nothing_since_activation', async () => {
-    await insertSubagentMessage(db, { id: 'm-first', sessionId: 's1', toolCallId: 'tc-first', createdAt: at(db, AFTER(1n)) });
+    await insertSubagentMessage(db, { id: 'm-first', sessionId: 's1', toolCallId: 'tc-first', createdAt: hostTimestamp(db, AFTER(1n)) });
     expect(await db.store().checkHealth()).toMatchObject({ shortfall: 1, last_observed_at: null, verdict: 'shortfall' });
   });
 
   it('AC-25 self-heal window: real execution ids observed before execution_since count as what they are', async () => {
     // capture_since T0, execution_since an hour later (a rebuild committed, its key write failed).
     await db.query('UPDATE kandev_meta SET value = $1 WHERE key = $2', [formatKeyInstant(AFTER(3600n)), KEY.executionSince]);
-    await insertSubagentMessage(db, { id: 'm-heal', sessionId: 's1', toolCallId: 'tc-heal', createdAt: at(db, AFTER(60n)) });
-    await insertSubagentRow(db, { id: 'r-heal-a', sessionId: 's1', toolCallId: 'tc-heal', executionId: EXEC_A, observedAt: at(db, AFTER(60n)) });
-    await insertSubagentRow(db, { id: 'r-heal-u', sessionId: 's1', toolCallId: 'tc-heal', executionId: 'unknown', observedAt: at(db, AFTER(61n)) });
+    await insertSubagentMessage(db, { id: 'm-heal', sessionId: 's1', toolCallId: 'tc-heal', createdAt: hostTimestamp(db, AFTER(60n)) });
+    await insertSubagentRow(db, { id: 'r-heal-a', sessionId: 's1', toolCallId: 'tc-heal', executionId: EXEC_A, observedAt: hostTimestamp(db, AFTER(60n)) });
+    await insertSubagentRow(db, { id: 'r-heal-u', sessionId: 's1', toolCallId: 'tc-heal', executionId: 'unknown', observedAt: hostTimestamp(db, AFTER(61n)) });
     const report = await db.store().checkHealth();
     // The window is capture_since's, never execution_since's: both rows are in it, the real
     // UUID row and the sentinel row are two identities (one collision), not one folded row.

@@ -9,10 +9,13 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createPostgresStore } from '../src/index.js';
 import { formatKeyInstant, formatMicros } from '../src/instant.js';
 import type { HealthReport } from '../src/types.js';
-import { insertSession } from './helpers/host-rows.js';
-import { insertSubagentMessage, insertSubagentRow, KEY, MICRO, setKey } from './helpers/health-seed.js';
 import { sqliteForm, type SqliteForm } from './helpers/sqlite-forms.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
+import { KEY, setKeys } from './helpers/activation-keys.js';
+import { MICRO } from './helpers/host-timestamp.js';
+import { insertSession, insertSubagentMessage } from './helpers/seed-host-rows.js';
+import { insertSubagentRow } from './helpers/seed-subagent-rows.js';
 
 const EXEC_B = '0b7e7d52-6f5e-4c2e-9d0a-2a3c7b1f0e11';
 
@@ -52,12 +55,12 @@ describeBothDialects('health: one-microsecond boundary', (dialect) => {
     await db.query('DELETE FROM task_session_messages');
     await db.query('DELETE FROM task_session_subagents');
     await db.query('DELETE FROM kandev_meta');
-    await setKey(db, KEY.captureSince, key);
+    await setKeys(db, { [KEY.captureSince]: key });
     await seedBoundary(db, boundaryNs, text);
     return store.checkHealth();
   }
 
-  if (dialect === 'sqlite') {
+  if (byDialect(dialect, { sqlite: true, postgres: false })) {
     const forms: SqliteForm[] = ['canonical', 'trimmed', 'plus02', 'minus03', 'rfc3339', 'nanos'];
     for (const form of forms) {
       it(`SQLite, host timestamps in ${form} form: 1 µs before is outside, exactly at is inside`, async () => {
@@ -78,13 +81,13 @@ describeBothDialects('health: one-microsecond boundary', (dialect) => {
   it('a key with sub-microsecond digits puts the boundary between the two microseconds', async () => {
     const at = 1_785_000_000_270_001_000n; // the first whole microsecond at or after the key
     const key = formatKeyInstant(at - 500n); // ...00.270000500Z
-    const text = (ns: bigint) => (dialect === 'sqlite' ? sqliteForm(ns, 'trimmed') : formatMicros(ns));
+    const text = (ns: bigint) => byDialect(dialect, { sqlite: () => sqliteForm(ns, 'trimmed'), postgres: () => formatMicros(ns) })();
     expect(await check(at, key, text)).toMatchObject(expectedAt(at));
   });
 
   it("AC-24e same day: a row later on the key's own calendar day is after a second-precision key", async () => {
-    const text = (ns: bigint) => (dialect === 'sqlite' ? sqliteForm(ns, 'canonical') : formatMicros(ns));
-    await setKey(db, KEY.captureSince, '2026-07-30T01:39:37Z');
+    const text = (ns: bigint) => byDialect(dialect, { sqlite: () => sqliteForm(ns, 'canonical'), postgres: () => formatMicros(ns) })();
+    await setKeys(db, { [KEY.captureSince]: '2026-07-30T01:39:37Z' });
     // 23h59m after the key, same date: a raw text comparison reads it as BEFORE the key.
     await insertSubagentMessage(db, { id: 'm-late', sessionId: 's1', toolCallId: 'tc-late', createdAt: text(1_785_455_999_000_000_000n) });
     // Earlier the same day, before the key.
@@ -92,7 +95,7 @@ describeBothDialects('health: one-microsecond boundary', (dialect) => {
     expect(await db.store().checkHealth()).toMatchObject({ shortfall: 1, excess: 0 });
   });
 
-  if (dialect === 'postgres') {
+  if (byDialect(dialect, { sqlite: false, postgres: true })) {
     it('PostgreSQL: identical results under session TimeZone UTC, America/Los_Angeles and Pacific/Kiritimati', async () => {
       const results: Record<string, HealthReport[]> = {};
       for (const zone of ['UTC', 'America/Los_Angeles', 'Pacific/Kiritimati']) {

@@ -8,9 +8,12 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { formatKeyInstant } from '../src/instant.js';
-import { insertSession } from './helpers/host-rows.js';
-import { at, insertSubagentMessage, insertSubagentRow, KEY, SECOND, setKey } from './helpers/health-seed.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
+import { KEY, setKeys } from './helpers/activation-keys.js';
+import { hostTimestamp, SECOND } from './helpers/host-timestamp.js';
+import { insertSession, insertSubagentMessage } from './helpers/seed-host-rows.js';
+import { insertSubagentRow } from './helpers/seed-subagent-rows.js';
 
 const T0 = 1_785_000_000_000_000_000n;
 const LATE_ROW =
@@ -22,12 +25,11 @@ describeBothDialects('health: AC-28b confirmation', (dialect) => {
   beforeEach(async () => {
     db = await openTestDb(dialect, 'package');
     await insertSession(db, 's1', 'task-s1');
-    await setKey(db, KEY.captureSince, formatKeyInstant(T0));
-    await setKey(db, KEY.executionSince, formatKeyInstant(T0));
-    await insertSubagentMessage(db, { id: 'm-ok', sessionId: 's1', toolCallId: 'tc-ok', createdAt: at(db, T0 + SECOND) });
-    await insertSubagentRow(db, { id: 'r-ok', sessionId: 's1', toolCallId: 'tc-ok', observedAt: at(db, T0 + SECOND) });
+    await setKeys(db, { [KEY.captureSince]: formatKeyInstant(T0), [KEY.executionSince]: formatKeyInstant(T0) });
+    await insertSubagentMessage(db, { id: 'm-ok', sessionId: 's1', toolCallId: 'tc-ok', createdAt: hostTimestamp(db, T0 + SECOND) });
+    await insertSubagentRow(db, { id: 'r-ok', sessionId: 's1', toolCallId: 'tc-ok', observedAt: hostTimestamp(db, T0 + SECOND) });
     // The message whose row arrives while the first shortfall statement is running.
-    await insertSubagentMessage(db, { id: 'm-late', sessionId: 's1', toolCallId: 'tc-late', createdAt: at(db, T0 + 2n * SECOND) });
+    await insertSubagentMessage(db, { id: 'm-late', sessionId: 's1', toolCallId: 'tc-late', createdAt: hostTimestamp(db, T0 + 2n * SECOND) });
   });
   afterEach(async () => {
     second?.close();
@@ -37,8 +39,8 @@ describeBothDialects('health: AC-28b confirmation', (dialect) => {
 
   /** Arms the database so the next shortfall statement commits r-late mid-statement. */
   async function armLateWrite(): Promise<void> {
-    const observedAt = at(db, T0 + 2n * SECOND);
-    if (dialect === 'postgres') {
+    const observedAt = hostTimestamp(db, T0 + 2n * SECOND);
+    if (byDialect(dialect, { sqlite: false, postgres: true })) {
       await db.exec(`
         CREATE TABLE injection (armed boolean NOT NULL);
         INSERT INTO injection VALUES (true);

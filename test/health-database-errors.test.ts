@@ -8,9 +8,10 @@ import { poolFor } from '../scripts/lib/postgres-database.js';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createPostgresStore, createSqliteStore, HealthCheckError, SubagentContextError } from '../src/index.js';
 import { formatKeyInstant } from '../src/instant.js';
-import { insertSession } from './helpers/host-rows.js';
-import { KEY, setKey } from './helpers/health-seed.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
+import { KEY, setKeys } from './helpers/activation-keys.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 const CAPTURE = formatKeyInstant(1_785_000_000_000_000_000n);
 
@@ -41,8 +42,7 @@ describeBothDialects('health: driver failures', (dialect) => {
   beforeEach(async () => {
     db = await openTestDb(dialect, 'package');
     await insertSession(db, 's1');
-    await setKey(db, KEY.captureSince, CAPTURE);
-    await setKey(db, KEY.executionSince, CAPTURE);
+    await setKeys(db, { [KEY.captureSince]: CAPTURE, [KEY.executionSince]: CAPTURE });
   });
   afterEach(async () => db.close());
 
@@ -51,11 +51,11 @@ describeBothDialects('health: driver failures', (dialect) => {
     // then reads a column this host table no longer has.
     await db.exec('ALTER TABLE task_session_messages RENAME COLUMN metadata TO metadata_elsewhere');
     const err = await rejection(db.store().checkHealth());
-    const cause = expectDatabaseError(err, dialect === 'sqlite' ? 'SQLITE_ERROR' : '42703');
+    const cause = expectDatabaseError(err, byDialect(dialect, { sqlite: 'SQLITE_ERROR', postgres: '42703' }));
     expect(cause.message).toMatch(/metadata/);
   });
 
-  if (dialect === 'sqlite') {
+  if (byDialect(dialect, { sqlite: true, postgres: false })) {
     it('a file another connection holds an exclusive lock on: database_error, SQLITE_BUSY on cause', async () => {
       db.sqlite!.pragma('journal_mode = DELETE'); // in WAL mode readers are never blocked
       const locker = new Database(db.location);

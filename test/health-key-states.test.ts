@@ -5,9 +5,11 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { HealthCheckError } from '../src/health/errors.js';
 import { formatKeyInstant } from '../src/instant.js';
 import type { HealthReport } from '../src/types.js';
-import { insertSession } from './helpers/host-rows.js';
-import { at, insertSubagentMessage, insertSubagentRow, KEY, MICRO, SECOND, setKey } from './helpers/health-seed.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { KEY, setKeys } from './helpers/activation-keys.js';
+import { hostTimestamp, MICRO, SECOND } from './helpers/host-timestamp.js';
+import { insertSession, insertSubagentMessage } from './helpers/seed-host-rows.js';
+import { insertSubagentRow } from './helpers/seed-subagent-rows.js';
 
 const T0 = 1_785_000_000_000_000_000n; // 2026-07-25T17:20:00Z
 const CAPTURE = formatKeyInstant(T0 + 123_456_789n);
@@ -19,8 +21,8 @@ describeBothDialects('health: activation-key states', (dialect) => {
     db = await openTestDb(dialect, 'package');
     await insertSession(db, 's1');
     // Rows and messages exist in every state: AC-24c says no state is inferred from them.
-    await insertSubagentMessage(db, { id: 'm1', sessionId: 's1', toolCallId: 'tc-1', createdAt: at(db, T0 + 10n * SECOND) });
-    await insertSubagentRow(db, { id: 'r1', sessionId: 's1', toolCallId: 'tc-1', observedAt: at(db, T0 + 10n * SECOND) });
+    await insertSubagentMessage(db, { id: 'm1', sessionId: 's1', toolCallId: 'tc-1', createdAt: hostTimestamp(db, T0 + 10n * SECOND) });
+    await insertSubagentRow(db, { id: 'r1', sessionId: 's1', toolCallId: 'tc-1', observedAt: hostTimestamp(db, T0 + 10n * SECOND) });
   });
   afterEach(async () => db.close());
 
@@ -33,10 +35,9 @@ describeBothDialects('health: activation-key states', (dialect) => {
   for (const c of cases) {
     it(`classifies capture_since ${c.capture ? 'present' : 'absent'} / execution_since ${c.execution ? 'present' : 'absent'} as ${c.state}`, async () => {
       if (c.capture) {
-        await setKey(db, KEY.captureSince, CAPTURE);
-        await setKey(db, KEY.backfillThrough, '');
+        await setKeys(db, { [KEY.captureSince]: CAPTURE, [KEY.backfillThrough]: '' });
       }
-      if (c.execution) await setKey(db, KEY.executionSince, EXECUTION);
+      if (c.execution) await setKeys(db, { [KEY.executionSince]: EXECUTION });
       const report = await db.store().checkHealth();
       expect(report.state).toBe(c.state);
       expect(report.keys).toEqual({
@@ -55,7 +56,7 @@ describeBothDialects('health: activation-key states', (dialect) => {
   }
 
   it('AC-28a: without capture_since the comparison is not run at all (its table may even be gone)', async () => {
-    await setKey(db, KEY.executionSince, EXECUTION);
+    await setKeys(db, { [KEY.executionSince]: EXECUTION });
     await db.exec('DROP TABLE task_session_subagents');
     const report = await db.store().checkHealth();
     expect(report).toEqual({
@@ -68,7 +69,7 @@ describeBothDialects('health: activation-key states', (dialect) => {
       verdict: 'not_activated',
     });
     // ...whereas with capture_since present the same missing table is an error naming it.
-    await setKey(db, KEY.captureSince, CAPTURE);
+    await setKeys(db, { [KEY.captureSince]: CAPTURE });
     await expect(db.store().checkHealth()).rejects.toMatchObject({
       name: 'HealthCheckError',
       code: 'missing_tables',
@@ -78,9 +79,8 @@ describeBothDialects('health: activation-key states', (dialect) => {
 
   it('reports legacy second-precision keys verbatim and still bounds the window at that second', async () => {
     const legacy = '2026-07-25T17:20:10Z'; // what the pre-amendment build wrote (AC-24 point 5)
-    await setKey(db, KEY.captureSince, legacy);
-    await setKey(db, KEY.backfillThrough, '2026-07-25T17:20:09Z');
-    await insertSubagentMessage(db, { id: 'm-before', sessionId: 's1', toolCallId: 'tc-before', createdAt: at(db, T0 + 10n * SECOND - MICRO) });
+    await setKeys(db, { [KEY.captureSince]: legacy, [KEY.backfillThrough]: '2026-07-25T17:20:09Z' });
+    await insertSubagentMessage(db, { id: 'm-before', sessionId: 's1', toolCallId: 'tc-before', createdAt: hostTimestamp(db, T0 + 10n * SECOND - MICRO) });
     const report = await db.store().checkHealth();
     expect(report.keys).toEqual({ capture_since: legacy, backfill_through: '2026-07-25T17:20:09Z', execution_since: null });
     expect(report.state).toBe('capture_only');
@@ -90,8 +90,7 @@ describeBothDialects('health: activation-key states', (dialect) => {
 
   for (const bad of ['', 'yesterday', '2026-07-25 17:20:10 UTC', '2026-13-01T00:00:00Z']) {
     it(`rejects a capture_since that is not an instant (${JSON.stringify(bad)}) with a HealthCheckError`, async () => {
-      await setKey(db, KEY.captureSince, bad);
-      await setKey(db, KEY.executionSince, EXECUTION);
+      await setKeys(db, { [KEY.captureSince]: bad, [KEY.executionSince]: EXECUTION });
       const err = await db
         .store()
         .checkHealth()

@@ -11,9 +11,11 @@ import * as sqliteQueries from '../generated/sqlite/index.js';
 import { formatKeyInstant } from '../src/instant.js';
 import { postgresWindow } from '../src/postgres/health.js';
 import { sqliteWindow } from '../src/sqlite/health.js';
-import { KEY, SECOND, setKey } from './helpers/health-seed.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
-import { explainGenerated, type PlanNode } from './helpers/postgres-explain.js';
+import { explainGenerated, seqScansOf, type PlanNode } from './helpers/postgres-explain.js';
+import { byDialect } from './helpers/by-dialect.js';
+import { KEY, setKeys } from './helpers/activation-keys.js';
+import { SECOND } from './helpers/host-timestamp.js';
 
 const MESSAGES = 100_000;
 const SESSIONS = 100;
@@ -25,7 +27,7 @@ const STATEMENTS = ['countShortfallSinceCapture', 'countExcessSinceCapture', 'co
 // (a missed write). In the window (i >= 99000) that is 100 subagents and one miss.
 async function seed(db: TestDb): Promise<void> {
   const n = MESSAGES - 1;
-  if (db.dialect === 'sqlite') {
+  if (byDialect(db.dialect, { sqlite: true, postgres: false })) {
     await db.exec(`
       INSERT INTO task_sessions (id, task_id, created_at, updated_at)
         WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < ${SESSIONS - 1})
@@ -58,8 +60,7 @@ async function seed(db: TestDb): Promise<void> {
           FROM task_session_messages AS m
          WHERE substr(m.id, 2)::int % 10 = 0 AND substr(m.id, 2)::int % 1000 <> 500;`);
   }
-  await setKey(db, KEY.captureSince, formatKeyInstant(SINCE_NS));
-  await setKey(db, KEY.executionSince, formatKeyInstant(SINCE_NS));
+  await setKeys(db, { [KEY.captureSince]: formatKeyInstant(SINCE_NS), [KEY.executionSince]: formatKeyInstant(SINCE_NS) });
 }
 
 /** SQLite: the EXPLAIN QUERY PLAN lines of a generated statement, bound as the health check binds it. */
@@ -73,8 +74,6 @@ function sqlitePlan(sqlite: Database.Database, name: (typeof STATEMENTS)[number]
 /** PostgreSQL: the plan nodes of a generated statement, bound as the health check binds it. */
 const postgresPlan = (pool: pg.Pool, name: (typeof STATEMENTS)[number], generic: boolean): Promise<PlanNode[]> =>
   explainGenerated(pool, postgresQueries[name], postgresWindow(SINCE_NS), generic);
-
-const seqScansOf = (nodes: PlanNode[], table: string) => nodes.filter((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === table);
 
 describeBothDialects('health: index-driven plans on a 100k-message store', (dialect) => {
   let db: TestDb;
@@ -93,7 +92,7 @@ describeBothDialects('health: index-driven plans on a 100k-message store', (dial
     console.info(`[${dialect}] checkHealth on ${MESSAGES} messages, since in the last 1%: ${ms.toFixed(0)} ms (two shortfall evaluations)`);
   });
 
-  if (dialect === 'sqlite') {
+  if (byDialect(dialect, { sqlite: true, postgres: false })) {
     it('SQLite (no ANALYZE): every statement searches an index; none scans a table', async () => {
       const [stat1] = await db.query<{ n: number | bigint }>("SELECT COUNT(*) AS n FROM sqlite_schema WHERE name = 'sqlite_stat1'");
       expect(Number(stat1.n)).toBe(0);

@@ -11,9 +11,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { poolFor } from '../scripts/lib/postgres-database.js';
 import { createPostgresStore, type SubagentContextStore, type SubagentFrame } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertSession } from './helpers/host-rows.js';
 import { frame } from './helpers/live-db.js';
 import { openTestDb, type TestDb } from './helpers/test-db.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 const UPSERT = /^subagent_context\.upsert_subagent_context\.[0-9a-f]{12}$/;
 const BATCH = /^subagent_context\.upsert_subagent_contexts_batch\.[0-9a-f]{12}$/;

@@ -15,11 +15,11 @@ import { ACTIVATION_KEYS } from '../src/index.js';
 import { parseInstant } from '../src/instant.js';
 import { postgresWindow } from '../src/postgres/health.js';
 import { steppingClock } from './helpers/clock.js';
-import { hostTimestamp, insertMessage, insertSession, subagentMetadata } from './helpers/host-rows.js';
 import { explainGenerated, type PlanNode } from './helpers/postgres-explain.js';
 import { openTestDb, type TestDb } from './helpers/test-db.js';
+import { hostTimestamp, SECOND } from './helpers/host-timestamp.js';
+import { insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
 
-const SECOND = 1_000_000_000n;
 const ns = (iso: string) => parseInstant(iso)!;
 const MONTHS = Array.from({ length: 12 }, (_, i) => `2026-${String(i + 1).padStart(2, '0')}`);
 const partitionOf = (month: string) => `task_session_messages_${month.replace('-', '_')}`;

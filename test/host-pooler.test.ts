@@ -8,9 +8,10 @@ import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { poolFor } from '../scripts/lib/postgres-database.js';
 import { createPostgresStore } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertMessage, insertSession, subagentMetadata } from './helpers/host-rows.js';
-import { EXEC_A, EXEC_B, frame, recordingLogger } from './helpers/live-db.js';
+import { EXEC_A, EXEC_B, frame } from './helpers/live-db.js';
 import { openTestDb, type TestDb } from './helpers/test-db.js';
+import { recordingLogger } from './helpers/recording-logger.js';
+import { insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
 
 /** The test database's URL, routed through the suite's PgBouncer. */
 function throughPgBouncer(db: TestDb): string {

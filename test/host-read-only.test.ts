@@ -9,9 +9,12 @@ import { clientFor, poolFor } from '../scripts/lib/postgres-database.js';
 import type { StoreOptions, SubagentContextStore } from '../src/index.js';
 import { createPostgresStore, createSqliteStore } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertMessage, insertSession, subagentMetadata } from './helpers/host-rows.js';
-import { frame, recordingLogger } from './helpers/live-db.js';
+import { frame } from './helpers/live-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
+import { recordingLogger } from './helpers/recording-logger.js';
+import { insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
+import { hostTimestamp } from './helpers/host-timestamp.js';
 
 /** The code a refused write carries: PostgreSQL read_only_sql_transaction, SQLite's read-only handle. */
 const READ_ONLY_CODE = { postgres: '25006', sqlite: 'SQLITE_READONLY' } as const;
@@ -30,7 +33,7 @@ describeBothDialects('read-only connections', (dialect) => {
       taskId: 'task-1',
       turnId: 'turn-0',
       metadata: subagentMetadata({ toolCallId: 'history', toolStatus: 'completed', subagent: { subagent_type: 'reviewer', total_tokens: 10 } }),
-      createdAt: dialect === 'sqlite' ? '2026-01-01 00:00:00.000001+00:00' : '2026-01-01 00:00:00.000001',
+      createdAt: hostTimestamp(dialect, '2026-01-01 00:00:00.000001'),
     });
     closers = [];
     roles = [];
@@ -47,7 +50,7 @@ describeBothDialects('read-only connections', (dialect) => {
 
   /** A store on a read-only connection to the same database. */
   const readOnlyStore = async (options: StoreOptions): Promise<SubagentContextStore> => {
-    if (dialect === 'sqlite') {
+    if (byDialect(dialect, { sqlite: true, postgres: false })) {
       const handle = new Database(db.location, { readonly: true });
       closers.push(async () => void handle.close());
       return createSqliteStore(handle, options);
@@ -106,7 +109,7 @@ describeBothDialects('read-only connections', (dialect) => {
     expect(await reader.recordFrame(frame())).toBe('failed');
   });
 
-  if (dialect === 'postgres') {
+  if (byDialect(dialect, { sqlite: false, postgres: true })) {
     it('the privileges each method needs: SELECT for health and the lists, INSERT and UPDATE on the table for writes', async () => {
       const writer = db.store({ clock: steppingClock() });
       expect((await writer.runMigrations()).ok).toBe(true);

@@ -12,10 +12,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ACTIVATION_KEYS, createPostgresStore, type SubagentContextStore } from '../src/index.js';
 import { formatMicros, parseInstant } from '../src/instant.js';
 import { steppingClock } from './helpers/clock.js';
-import { subagentMetadata } from './helpers/host-rows.js';
 import { clientFor, poolFor } from '../scripts/lib/postgres-database.js';
+import { subagentMetadata } from './helpers/seed-host-rows.js';
+import { SECOND } from './helpers/host-timestamp.js';
 
-const SECOND = 1_000_000_000n;
 const ns = (iso: string) => parseInstant(iso)!;
 const HOST_DDL = readFileSync('schema/host/postgres/001_host_tables.sql', 'utf8');
 

@@ -10,9 +10,12 @@ import type pg from 'pg';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { RecordOptions, RecordOutcome, SubagentContextStore, SubagentFrame, WriterCounters } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertSession, subagentMetadata } from './helpers/host-rows.js';
-import { failWritesOf, frame, recordingLogger } from './helpers/live-db.js';
+import { failWritesOf, frame, storedToolCallIds } from './helpers/live-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
+import { recordingLogger } from './helpers/recording-logger.js';
+import { insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
+import { hostTimestamp } from './helpers/host-timestamp.js';
 
 const identityHolds = (c: WriterCounters) => c.attempted === c.skipped_no_identity + c.persisted + c.failed;
 
@@ -32,8 +35,8 @@ interface HostTransaction {
 }
 
 async function beginHostTransaction(db: TestDb): Promise<HostTransaction> {
-  const at = db.dialect === 'sqlite' ? '2026-07-25 17:20:00.000001+00:00' : '2026-07-25 17:20:00.000001';
-  if (db.dialect === 'sqlite') {
+  const at = hostTimestamp(db, '2026-07-25 17:20:00.000001');
+  if (byDialect(db.dialect, { sqlite: true, postgres: false })) {
     const conn = db.sqlite!;
     conn.exec('BEGIN IMMEDIATE');
     const insert = conn.prepare(MESSAGE_SQL.replace(/\$(\d)/g, '?'));
@@ -86,11 +89,10 @@ describeBothDialects('host transactions', (dialect) => {
   };
 
   const messages = async () => (await db.query<{ id: string }>('SELECT id FROM task_session_messages ORDER BY id')).map((r) => r.id);
-  const toolCallIds = async () =>
-    (await db.query<{ tool_call_id: string }>('SELECT tool_call_id FROM task_session_subagents ORDER BY tool_call_id')).map((r) => r.tool_call_id);
   /** What another connection sees: the host's uncommitted rows are not there yet. */
   const committedRowsSeenElsewhere = async (): Promise<number> => {
-    if (db.dialect === 'postgres') return Number((await db.query<{ n: string }>('SELECT COUNT(*) AS n FROM task_session_subagents'))[0].n);
+    if (byDialect(db.dialect, { sqlite: false, postgres: true }))
+      return Number((await db.query<{ n: string }>('SELECT COUNT(*) AS n FROM task_session_subagents'))[0].n);
     const other = new Database(db.location, { readonly: true });
     try {
       return (other.prepare('SELECT COUNT(*) AS n FROM task_session_subagents').get() as { n: number }).n;
@@ -112,7 +114,7 @@ describeBothDialects('host transactions', (dialect) => {
     expect(await committedRowsSeenElsewhere()).toBe(0); // still inside the host's open transaction
     await host.commit();
     expect(await messages()).toEqual(['m1']);
-    expect(await toolCallIds()).toEqual(['toolu_a', 'toolu_b', 'toolu_c']);
+    expect(await storedToolCallIds(db)).toEqual(['toolu_a', 'toolu_b', 'toolu_c']);
     expect(logger.lines).toEqual([]);
     expect(store.counters()).toEqual({ attempted: 3, persisted: 3, skipped_no_identity: 0, anomalous_value: 0, failed: 0, unknown_execution: 0 });
   });
@@ -135,7 +137,7 @@ describeBothDialects('host transactions', (dialect) => {
     const storeSavepoints: Record<typeof dialect, string[]> = { postgres: ['subagent_context_frame', 'subagent_context_batch'], sqlite: ['`\t_bs3.\t`'] };
     for (const name of storeSavepoints[dialect]) await expectNoSavepoint(name);
     await host.commit();
-    expect(await toolCallIds()).toEqual(['toolu_a', 'toolu_b']);
+    expect(await storedToolCallIds(db)).toEqual(['toolu_a', 'toolu_b']);
   });
 
   it('a host rollback leaves neither its message nor the row', async () => {
@@ -146,7 +148,7 @@ describeBothDialects('host transactions', (dialect) => {
     expect(await store.recordFrames([frame({ toolCallId: 'toolu_b' })], host.options)).toEqual(['persisted']);
     await host.rollback();
     expect(await messages()).toEqual([]);
-    expect(await toolCallIds()).toEqual([]);
+    expect(await storedToolCallIds(db)).toEqual([]);
     // 'persisted' meant "written into the host's transaction"; the host decided its fate.
     expect(store.counters()).toMatchObject({ attempted: 2, persisted: 2, failed: 0 });
   });
@@ -167,7 +169,7 @@ describeBothDialects('host transactions', (dialect) => {
     await host.commit();
 
     expect(await messages()).toEqual(['m1', 'm2']);
-    expect(await toolCallIds()).toEqual(['toolu_b', 'toolu_c', 'toolu_ok']);
+    expect(await storedToolCallIds(db)).toEqual(['toolu_b', 'toolu_c', 'toolu_ok']);
     expect(logger.lines.map((l) => [l.fields.tool_call_id, String(l.fields.error)])).toEqual([
       ['poison', expect.stringContaining('injected failure')],
       ['poison', expect.stringContaining('injected failure')],
@@ -186,7 +188,7 @@ describeBothDialects('host transactions', (dialect) => {
       'persisted',
     ]);
     await host.commit();
-    expect(await toolCallIds()).toEqual(['toolu_a']);
+    expect(await storedToolCallIds(db)).toEqual(['toolu_a']);
     expect(store.counters()).toMatchObject({ attempted: 3, skipped_no_identity: 2, persisted: 1, failed: 0 });
   });
 
@@ -205,13 +207,13 @@ describeBothDialects('host transactions', (dialect) => {
     expect(logger.lines.map((l) => l.fields.code ?? l.fields.error)).toEqual(['invalid_client', 'invalid_client', 'invalid_client', 'unreadable options']);
     // null is "no client": the store's own connection, its own transaction.
     await expect(store.recordFrame(frame({ toolCallId: 'e' }), { client: null })).resolves.toBe('persisted');
-    expect(await toolCallIds()).toEqual(['e']);
+    expect(await storedToolCallIds(db)).toEqual(['e']);
     const counters = store.counters();
     expect(counters).toMatchObject({ attempted: 5, persisted: 1, failed: 4 });
     expect(identityHolds(counters)).toBe(true);
   });
 
-  if (dialect === 'postgres') {
+  if (byDialect(dialect, { sqlite: false, postgres: true })) {
     it('a pg client outside any transaction fails the frame (the SAVEPOINT is refused) rather than silently autocommitting', async () => {
       const logger = recordingLogger();
       const store = db.store({ clock: steppingClock(), logger });
@@ -227,7 +229,7 @@ describeBothDialects('host transactions', (dialect) => {
       } finally {
         client.release();
       }
-      expect(await toolCallIds()).toEqual([]);
+      expect(await storedToolCallIds(db)).toEqual([]);
       expect(store.counters()).toMatchObject({ attempted: 3, persisted: 0, failed: 3 });
     });
 
@@ -240,11 +242,11 @@ describeBothDialects('host transactions', (dialect) => {
       expect(await store.recordFrames([frame({ toolCallId: 'b' }), frame({ toolCallId: 'c' })], host.options)).toEqual(['failed', 'failed']);
       expect(logger.lines.map((l) => l.fields.code)).toEqual(['25P02', '25P02', '25P02']);
       await host.rollback();
-      expect(await toolCallIds()).toEqual([]);
+      expect(await storedToolCallIds(db)).toEqual([]);
     });
   }
 
-  if (dialect === 'sqlite') {
+  if (byDialect(dialect, { sqlite: true, postgres: false })) {
     it("better-sqlite3's db.transaction() around the calls: the writes join it and roll back with it", async () => {
       const conn = db.sqlite!;
       const store = db.store({ clock: steppingClock() });
@@ -261,7 +263,7 @@ describeBothDialects('host transactions', (dialect) => {
       expect(() => hostWrite(true, [frame({ toolCallId: 'gone' }), frame({ toolCallId: 'gone_2' })])()).toThrow('host gives up');
       expect(await Promise.all(outcomes)).toEqual(['persisted', ['persisted'], 'persisted', ['persisted']]);
       expect(await messages()).toEqual(['m-kept']);
-      expect(await toolCallIds()).toEqual(['kept', 'kept_2']);
+      expect(await storedToolCallIds(db)).toEqual(['kept', 'kept_2']);
     });
 
     it('another better-sqlite3 handle as the client fails the frame: the store writes only on its own connection', async () => {
@@ -277,7 +279,7 @@ describeBothDialects('host transactions', (dialect) => {
         other.close();
       }
       expect(logger.lines.map((l) => l.fields.code)).toEqual(['invalid_client', 'invalid_client']);
-      expect(await toolCallIds()).toEqual(['c']);
+      expect(await storedToolCallIds(db)).toEqual(['c']);
     });
   }
 });

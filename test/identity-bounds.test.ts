@@ -15,13 +15,14 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ACTIVATION_KEYS } from '../src/index.js';
 import { MAX_ID_BYTES } from '../src/identity.js';
 import { steppingClock } from './helpers/clock.js';
-import { hostTimestamp, insertMessage, insertSession, subagentMetadata } from './helpers/host-rows.js';
 import { incompressibleId, utf8Bytes } from './helpers/incompressible-ids.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
+import { hostTimestamp, SECOND } from './helpers/host-timestamp.js';
+import { insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
 
 const T0 = 1_785_000_000_000_000_000n; // history messages are created before the store's clock starts
 const CLOCK_START = T0 + 3_600_000_000_000n; // an hour later: runMigrations samples capture_since here
-const SECOND = 1_000_000_000n;
 
 /** The digest that stands in for an execution id beyond the bound, computed independently of src/. */
 const digestOf = (id: string) => `sha256:${createHash('sha256').update(Buffer.from(id, 'utf8')).digest('hex')}`;
@@ -65,7 +66,7 @@ describeBothDialects('identity bounds', (dialect) => {
     const report = await db.store({ clock: steppingClock(CLOCK_START), logger: { warn: (f) => void warnings.push(f) } }).runMigrations();
     expect(warnings).toEqual([]);
     expect(report.ok).toBe(true);
-    if (dialect === 'postgres') {
+    if (byDialect(dialect, { sqlite: false, postgres: true })) {
       // The data is what the fact needs: PostgreSQL cannot index such an id in the upsert key.
       await expect(
         db.query(
@@ -286,7 +287,7 @@ describeBothDialects('identity bounds', (dialect) => {
     );
     const [row] = await store.listBySession(session);
     expect(row).toMatchObject({ task_session_id: session, task_id: task, agent_execution_id: execution, tool_call_id: toolCall, turn_id: turn });
-    if (dialect === 'postgres') {
+    if (byDialect(dialect, { sqlite: false, postgres: true })) {
       // The budget is real: the limit counts every column of the key's btree entry, so three
       // ids that each fit alone (1,000 bytes < 2,704) do not fit together.
       const big = () => incompressibleId(1000, 'base64');

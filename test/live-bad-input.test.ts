@@ -7,9 +7,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { SubagentContextRow } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertSession } from './helpers/host-rows.js';
-import { frame, recordingLogger } from './helpers/live-db.js';
+import { frame } from './helpers/live-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { recordingLogger } from './helpers/recording-logger.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 const MB = 1 << 20;
 const BIG_MODEL = 'm'.repeat(MB);

@@ -15,9 +15,10 @@ import * as postgresGenerated from '../generated/postgres/index.js';
 import { batchRounds, roundParameter, type PendingFrame } from '../src/postgres/batch-rounds.js';
 import { createColumnTimeFormatter } from '../src/column-time.js';
 import { int64Text, normalizeFrame, upsertParameters } from '../src/frame-normalization.js';
-import { insertSession } from './helpers/host-rows.js';
 import { randomChunks, randomClock, randomSequence } from './helpers/live-random-frames.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 const SEEDS = Array.from({ length: 24 }, (_, i) => 101 + i);
 
@@ -35,18 +36,18 @@ describeBothDialects('batch statement equivalence', (dialect) => {
   });
 
   async function applyRounds(frames: PendingFrame[]): Promise<number> {
-    const columnTime = createColumnTimeFormatter(dialect === 'sqlite' ? '+00:00' : '');
+    const columnTime = createColumnTimeFormatter(byDialect(dialect, { sqlite: '+00:00', postgres: '' }));
     const rounds = batchRounds(frames);
     for (const round of rounds) {
       const params = { frames: roundParameter(round, columnTime) };
-      if (dialect === 'sqlite') sqliteGenerated.upsertSubagentContextsBatch.run(params, batched.sqlite as Database.Database);
+      if (byDialect(dialect, { sqlite: true, postgres: false })) sqliteGenerated.upsertSubagentContextsBatch.run(params, batched.sqlite as Database.Database);
       else await postgresGenerated.upsertSubagentContextsBatch.run(params, batched.pool!);
     }
     return rounds.length;
   }
 
   it('applies seeded sequences exactly as the single upsert does, frame by frame', async () => {
-    const columnTime = createColumnTimeFormatter(dialect === 'sqlite' ? '+00:00' : '');
+    const columnTime = createColumnTimeFormatter(byDialect(dialect, { sqlite: '+00:00', postgres: '' }));
     let multiRoundBursts = 0;
     let frameCount = 0;
     for (const seed of SEEDS) {
@@ -66,7 +67,7 @@ describeBothDialects('batch statement equivalence', (dialect) => {
       frameCount += pending.length;
       // Frame by frame through the single upsert, with each frame's own instant.
       for (const { input, observedAtNs } of pending) {
-        if (dialect === 'sqlite') {
+        if (byDialect(dialect, { sqlite: true, postgres: false })) {
           sqliteGenerated.upsertSubagentContext.run(
             upsertParameters(input, columnTime(observedAtNs), (n) => n),
             single.sqlite as Database.Database,
@@ -94,14 +95,14 @@ describeBothDialects('batch statement JSON', (dialect) => {
   /** The keys the dialect's batch statement reads from each element of :frames. */
   function keysTheStatementReads(): string[] {
     const sql = readFileSync(`queries/${dialect}/upsert_subagent_contexts_batch.sql`, 'utf8');
-    if (dialect === 'sqlite') return [...new Set([...sql.matchAll(/->> '\$\.(\w+)'/g)].map((m) => m[1]))];
+    if (byDialect(dialect, { sqlite: true, postgres: false })) return [...new Set([...sql.matchAll(/->> '\$\.(\w+)'/g)].map((m) => m[1]))];
     const record = /jsonb_to_recordset\(:frames!::jsonb\) AS f\(([^)]*)\)/.exec(sql);
     return record ? record[1].split(',').map((c) => c.trim().split(/\s+/)[0]) : [];
   }
 
   it('each frame is one object keyed by the columns the statement reads, one per upsert parameter', () => {
     const input = normalizeFrame({ sessionId: 's1', taskId: 't1', toolCallId: 'tc', payload: { total_tokens: 2n ** 62n } })!;
-    const columnTime = createColumnTimeFormatter(dialect === 'sqlite' ? '+00:00' : '');
+    const columnTime = createColumnTimeFormatter(byDialect(dialect, { sqlite: '+00:00', postgres: '' }));
     const [frame, ...rest] = JSON.parse(roundParameter([{ input, observedAtNs: 1_780_000_000_000_000_001n }], columnTime)) as Record<string, unknown>[];
     expect(rest).toEqual([]);
     const read = keysTheStatementReads();

@@ -2,9 +2,11 @@
 // AC-16, AC-31, AC-32), on both dialects, through the public store.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { steppingClock } from './helpers/clock.js';
-import { insertSession } from './helpers/host-rows.js';
-import { EXEC_A, EXEC_B, frame, rawRow, seedRow } from './helpers/live-db.js';
+import { EXEC_A, EXEC_B, frame, rawRow } from './helpers/live-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { insertSession } from './helpers/seed-host-rows.js';
+import { insertSubagentRow } from './helpers/seed-subagent-rows.js';
+import { hostTimestamp } from './helpers/host-timestamp.js';
 
 // steppingClock(): 2026-07-25T17:20:00.123456789Z, then +1 ms per read.
 const T0 = '2026-07-25T17:20:00.123456Z';
@@ -94,7 +96,7 @@ describeBothDialects('live capture', (dialect) => {
   });
 
   it('a live frame merging onto a backfilled row keeps source and observed_at and fills the rest (AC-1 merge path)', async () => {
-    await seedRow(db, {
+    await insertSubagentRow(db, {
       sessionId: 's1',
       taskId: 'task-1',
       executionId: 'unknown',
@@ -102,7 +104,7 @@ describeBothDialects('live capture', (dialect) => {
       turnId: 'turn-1',
       source: 'backfill',
       agentStatus: 'async_launched',
-      observedAt: '2026-07-01 09:00:00.000001',
+      observedAt: hostTimestamp(db, '2026-07-01 09:00:00.000001'),
     });
     const store = db.store({ clock: steppingClock() });
     const outcome = await store.recordFrame(
@@ -157,7 +159,7 @@ describeBothDialects('live capture', (dialect) => {
   });
 
   it('a late frame from an earlier execution leaves the newer execution row byte-identical (AC-32)', async () => {
-    await seedRow(db, {
+    await insertSubagentRow(db, {
       sessionId: 's1',
       taskId: 'task-1',
       executionId: EXEC_B,
@@ -169,9 +171,9 @@ describeBothDialects('live capture', (dialect) => {
       totalTokens: 4321,
       toolUseCount: 9,
       durationMs: 777,
-      observedAt: '2026-07-25 17:00:00.000001',
-      settledAt: '2026-07-25 17:05:00.000002',
-      updatedAt: '2026-07-25 17:05:00.000002',
+      observedAt: hostTimestamp(db, '2026-07-25 17:00:00.000001'),
+      settledAt: hostTimestamp(db, '2026-07-25 17:05:00.000002'),
+      updatedAt: hostTimestamp(db, '2026-07-25 17:05:00.000002'),
     });
     const before = await rawRow(db, 's1', EXEC_B, 'toolu_reused');
     expect(before).not.toBeNull();

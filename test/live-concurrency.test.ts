@@ -11,12 +11,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSqliteStore, isTerminalToolStatus, type SubagentFrame, type SubagentContextRow } from '../src/index.js';
 import Database from 'better-sqlite3';
 import { steppingClock } from './helpers/clock.js';
-import { insertSession } from './helpers/host-rows.js';
 import { EXEC_A } from './helpers/live-db.js';
 import { installWriteLog, readWriteLog, type LogEntry } from './helpers/live-write-log.js';
 import { MergeModel, modelInstant, withoutId } from './helpers/merge-model.js';
 import { prng, type Prng } from './helpers/prng.js';
 import { openTestDb, type TestDb } from './helpers/test-db.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 /** A frame whose every column varies, marked (in `description`) so the write log names it. */
 function contentionFrame(rng: Prng, marker: string, toolCallId: string): SubagentFrame {

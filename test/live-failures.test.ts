@@ -5,9 +5,10 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { WriterCounters } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertSession } from './helpers/host-rows.js';
-import { failWritesOf, frame, recordingLogger } from './helpers/live-db.js';
+import { failWritesOf, frame, storedToolCallIds } from './helpers/live-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { recordingLogger } from './helpers/recording-logger.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 const identityHolds = (c: WriterCounters) => c.attempted === c.skipped_no_identity + c.persisted + c.failed;
 
@@ -18,9 +19,6 @@ describeBothDialects('live failures', (dialect) => {
     await insertSession(db, 's1', 'task-1');
   });
   afterEach(async () => db.close());
-
-  const toolCallIds = async () =>
-    (await db.query<{ tool_call_id: string }>('SELECT tool_call_id FROM task_session_subagents ORDER BY tool_call_id')).map((r) => r.tool_call_id);
 
   it('a database failure resolves failed, logs WARN with the session and tool-call ids, and counts (AC-27)', async () => {
     await failWritesOf(db, 'poison');
@@ -35,7 +33,7 @@ describeBothDialects('live failures', (dialect) => {
     expect(store.counters()).toEqual({ attempted: 1, persisted: 0, skipped_no_identity: 0, anomalous_value: 1, failed: 1, unknown_execution: 1 });
     // The product path goes on: the next frame is written.
     expect(await store.recordFrame(frame({ toolCallId: 'fine' }))).toBe('persisted');
-    expect(await toolCallIds()).toEqual(['fine']);
+    expect(await storedToolCallIds(db)).toEqual(['fine']);
   });
 
   it('a throwing logger does not turn a failure into a rejection (AC-27)', async () => {
@@ -84,7 +82,7 @@ describeBothDialects('live failures', (dialect) => {
     const c = store.counters();
     expect(c).toEqual({ attempted: 7, persisted: 3, skipped_no_identity: 2, anomalous_value: 2, failed: 2, unknown_execution: 1 });
     expect(identityHolds(c)).toBe(true);
-    expect(await toolCallIds()).toEqual(['a', 'b']);
+    expect(await storedToolCallIds(db)).toEqual(['a', 'b']);
   });
 
   it('recordFrames: one failing frame never loses the others; outcomes and counters are per frame', async () => {
@@ -125,10 +123,10 @@ describeBothDialects('live failures', (dialect) => {
     expect(outcomes).toEqual(['failed', 'failed', 'failed', 'skipped_no_identity']);
     expect(store.counters()).toEqual({ attempted: 4, persisted: 0, skipped_no_identity: 1, anomalous_value: 0, failed: 3, unknown_execution: 0 });
     expect(logger.lines.map((l) => l.fields.tool_call_id)).toEqual(['a', 'poison', 'b']);
-    expect(await toolCallIds()).toEqual([]); // nothing of the failed transaction survives
+    expect(await storedToolCallIds(db)).toEqual([]); // nothing of the failed transaction survives
     // And the store is usable afterwards.
     expect(await store.recordFrames([frame({ toolCallId: 'a' })])).toEqual(['persisted']);
-    expect(await toolCallIds()).toEqual(['a']);
+    expect(await storedToolCallIds(db)).toEqual(['a']);
   });
 
   it('a clock that returns no usable instant fails the frame without writing or rejecting (DESIGN §2)', async () => {
@@ -139,7 +137,7 @@ describeBothDialects('live failures', (dialect) => {
     for (let i = 0; i < 5; i++) outcomes.push(await store.recordFrame(frame({ toolCallId: `t${i}` })));
     expect(outcomes).toEqual(['failed', 'failed', 'failed', 'failed', 'persisted']);
     expect(logger.lines.map((l) => l.fields.tool_call_id)).toEqual(['t0', 't1', 't2', 't3']);
-    expect(await toolCallIds()).toEqual(['t4']);
+    expect(await storedToolCallIds(db)).toEqual(['t4']);
     const throwing = db.store({
       clock: () => {
         throw new Error('clock down');

@@ -4,10 +4,10 @@
 // compared column by column with the reference model of test/helpers/merge-model.ts, as are
 // every frame's outcome and the writer counters (AC-26). On both dialects.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { insertSession } from './helpers/host-rows.js';
 import { randomChunks, randomClock, randomSequence } from './helpers/live-random-frames.js';
 import { MergeModel, withoutId, type ModelOutcome } from './helpers/merge-model.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 const SEQUENCES = 200;
 const FIRST_SEED = 1;

@@ -3,9 +3,9 @@
 // columns with SQL, on both dialects.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { steppingClock } from './helpers/clock.js';
-import { insertSession } from './helpers/host-rows.js';
 import { frame } from './helpers/live-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 const NULLABLE_TEXT = [
   'turn_id',

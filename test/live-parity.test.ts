@@ -2,10 +2,10 @@
 // the same counters and identical rows apart from `id` on SQLite and on PostgreSQL, through
 // recordFrame and recordFrames alike. One database per dialect, opened side by side.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertSession } from './helpers/host-rows.js';
 import { randomChunks, randomClock, randomSequence } from './helpers/live-random-frames.js';
 import { withoutId } from './helpers/merge-model.js';
 import { DIALECTS, openTestDb, type TestDb } from './helpers/test-db.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 const SEEDS = 60;
 const sessionOf = (seed: number) => `parity-${seed}`;

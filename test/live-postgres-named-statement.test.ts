@@ -7,9 +7,10 @@ import { poolFor } from '../scripts/lib/postgres-database.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertSession } from './helpers/host-rows.js';
-import { frame, recordingLogger } from './helpers/live-db.js';
+import { frame } from './helpers/live-db.js';
 import { openTestDb, type TestDb } from './helpers/test-db.js';
+import { recordingLogger } from './helpers/recording-logger.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 describe('live upsert as a named statement [postgres]', () => {
   let db: TestDb;

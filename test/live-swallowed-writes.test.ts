@@ -6,14 +6,16 @@
 // A frame that meets an existing row (the merge path) changes that row and stays `persisted`.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { steppingClock } from './helpers/clock.js';
-import { insertSession } from './helpers/host-rows.js';
-import { frame, recordingLogger } from './helpers/live-db.js';
+import { frame, storedToolCallIds } from './helpers/live-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
+import { recordingLogger } from './helpers/recording-logger.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 /** A host trigger that silently drops every INSERT (or UPDATE) of `toolCallId`. */
 async function swallowWritesOf(db: TestDb, toolCallId: string, event: 'INSERT' | 'UPDATE'): Promise<void> {
   const name = `swallow_${event.toLowerCase()}_${toolCallId}`;
-  if (db.dialect === 'sqlite') {
+  if (byDialect(db.dialect, { sqlite: true, postgres: false })) {
     await db.exec(`CREATE TRIGGER ${name} BEFORE ${event} ON task_session_subagents
       WHEN NEW.tool_call_id = '${toolCallId}' BEGIN SELECT RAISE(IGNORE); END`);
     return;
@@ -31,15 +33,12 @@ describeBothDialects('a swallowed write is not persisted', (dialect) => {
   });
   afterEach(async () => db.close());
 
-  const toolCallIds = async () =>
-    (await db.query<{ tool_call_id: string }>('SELECT tool_call_id FROM task_session_subagents ORDER BY tool_call_id')).map((r) => r.tool_call_id);
-
   it('recordFrame reports failed, WARNs that no row was written and counts it', async () => {
     await swallowWritesOf(db, 'swallowed', 'INSERT');
     const logger = recordingLogger();
     const store = db.store({ clock: steppingClock(), logger });
     expect(await store.recordFrame(frame({ toolCallId: 'swallowed' }))).toBe('failed');
-    expect(await toolCallIds()).toEqual([]);
+    expect(await storedToolCallIds(db)).toEqual([]);
     expect(logger.lines).toHaveLength(1);
     expect(logger.lines[0].fields).toMatchObject({ dialect, session_id: 's1', tool_call_id: 'swallowed', code: 'no_row_written' });
     expect(String(logger.lines[0].fields.error)).toContain('no row was written');
@@ -52,7 +51,7 @@ describeBothDialects('a swallowed write is not persisted', (dialect) => {
     const store = db.store({ clock: steppingClock(), logger });
     const outcomes = await store.recordFrames([frame({ toolCallId: 'a' }), frame({ toolCallId: 'swallowed' }), frame({ toolCallId: 'b' })]);
     expect(outcomes).toEqual(['persisted', 'failed', 'persisted']);
-    expect(await toolCallIds()).toEqual(['a', 'b']);
+    expect(await storedToolCallIds(db)).toEqual(['a', 'b']);
     expect(logger.lines.map((l) => [l.fields.tool_call_id, l.fields.code])).toEqual([['swallowed', 'no_row_written']]);
     expect(store.counters()).toMatchObject({ attempted: 3, persisted: 2, failed: 1 });
   });
@@ -72,7 +71,7 @@ describeBothDialects('a swallowed write is not persisted', (dialect) => {
   it("inside the host's transaction the swallowed frame fails and the host's transaction commits the rest", async () => {
     await swallowWritesOf(db, 'swallowed', 'INSERT');
     const store = db.store({ clock: steppingClock(), logger: recordingLogger() });
-    if (dialect === 'sqlite') {
+    if (byDialect(dialect, { sqlite: true, postgres: false })) {
       const sqlite = db.sqlite!;
       sqlite.exec('BEGIN');
       expect(await store.recordFrame(frame({ toolCallId: 'swallowed' }))).toBe('failed');
@@ -89,7 +88,7 @@ describeBothDialects('a swallowed write is not persisted', (dialect) => {
         client.release();
       }
     }
-    expect(await toolCallIds()).toEqual(['a']);
+    expect(await storedToolCallIds(db)).toEqual(['a']);
     expect(store.counters()).toMatchObject({ attempted: 3, persisted: 1, failed: 2 });
   });
 });

@@ -4,9 +4,9 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { TERMINAL_TOOL_STATUSES } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertSession } from './helpers/host-rows.js';
 import { frame } from './helpers/live-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 const T0 = '2026-07-25T17:20:00.123456Z';
 const T1 = '2026-07-25T17:20:00.124456Z';

@@ -6,9 +6,14 @@ import { afterEach, expect, it } from 'vitest';
 import { ACTIVATION_KEYS } from '../src/index.js';
 import { formatKeyInstant, parseInstant } from '../src/instant.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertMessage, insertSession, subagentMetadata } from './helpers/host-rows.js';
-import { metaKeys, recordingLogger, seedPreAmendmentRows, stepStatuses } from './helpers/migration-db.js';
+import { metaKeys, seedPreAmendmentRows, stepStatuses } from './helpers/migration-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
+import { recordingLogger } from './helpers/recording-logger.js';
+import { insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
+import { hostTimestamp } from './helpers/host-timestamp.js';
+import { createFailingTrigger, createLateMessageTrigger, dropFailingTrigger } from './helpers/injected-triggers.js';
+import { setKeys } from './helpers/activation-keys.js';
 
 const { captureSince, backfillThrough, executionSince } = ACTIVATION_KEYS;
 const NINE_DIGITS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z$/;
@@ -19,8 +24,6 @@ describeBothDialects('runMigrations: activation keys', (dialect) => {
   let db: TestDb;
   afterEach(async () => db?.close());
 
-  const ts = (utc: string) => (dialect === 'sqlite' ? `${utc}+00:00` : utc);
-
   /**
    * Two sessions, three qualifying messages and two newer non-qualifying ones (a text message
    * and a subagent message with an empty task id): the high-water mark is the newest QUALIFYING
@@ -30,11 +33,11 @@ describeBothDialects('runMigrations: activation keys', (dialect) => {
     await insertSession(db, 's1');
     await insertSession(db, 's2');
     const sub = (toolCallId: string) => subagentMetadata({ toolCallId, toolStatus: 'completed', subagent: { status: 'completed' } });
-    await insertMessage(db, { id: 'm1', sessionId: 's1', createdAt: ts('2026-08-01 10:00:00.000001'), metadata: sub('toolu_1') });
-    await insertMessage(db, { id: 'm2', sessionId: 's1', createdAt: ts('2026-08-01 10:00:02.5'), metadata: sub('toolu_2') });
-    await insertMessage(db, { id: 'm3', sessionId: 's2', createdAt: ts('2026-08-01 09:59:59'), metadata: sub('toolu_1') });
-    await insertMessage(db, { id: 'm4', sessionId: 's2', createdAt: ts('2026-08-01 11:00:00'), metadata: '{"kind":"text"}' });
-    await insertMessage(db, { id: 'm5', sessionId: 's2', taskId: '', createdAt: ts('2026-08-01 12:00:00'), metadata: sub('toolu_9') });
+    await insertMessage(db, { id: 'm1', sessionId: 's1', createdAt: hostTimestamp(dialect, '2026-08-01 10:00:00.000001'), metadata: sub('toolu_1') });
+    await insertMessage(db, { id: 'm2', sessionId: 's1', createdAt: hostTimestamp(dialect, '2026-08-01 10:00:02.5'), metadata: sub('toolu_2') });
+    await insertMessage(db, { id: 'm3', sessionId: 's2', createdAt: hostTimestamp(dialect, '2026-08-01 09:59:59'), metadata: sub('toolu_1') });
+    await insertMessage(db, { id: 'm4', sessionId: 's2', createdAt: hostTimestamp(dialect, '2026-08-01 11:00:00'), metadata: '{"kind":"text"}' });
+    await insertMessage(db, { id: 'm5', sessionId: 's2', taskId: '', createdAt: hostTimestamp(dialect, '2026-08-01 12:00:00'), metadata: sub('toolu_9') });
   };
   const HIGH_WATER = '2026-08-01T10:00:02.500000000Z';
   const backfilledCount = async () =>
@@ -70,7 +73,7 @@ describeBothDialects('runMigrations: activation keys', (dialect) => {
     expect(failed.ok).toBe(false);
     expect(stepStatuses(failed)).toMatchObject({ record_execution_since: 'applied', backfill_subagent_contexts: 'failed' });
     expect(failed.steps.find((s) => s.name === 'backfill_subagent_contexts')?.error).toMatch(/injected/);
-    expect(logger.warnings.map((w) => w.fields.step)).toEqual(['backfill_subagent_contexts']);
+    expect(logger.lines.map((w) => w.fields.step)).toEqual(['backfill_subagent_contexts']);
     const keys = await metaKeys(db);
     expect(keys[captureSince]).toBeUndefined();
     expect(keys[backfillThrough]).toBeUndefined();
@@ -95,7 +98,7 @@ describeBothDialects('runMigrations: activation keys', (dialect) => {
       const store = db.store({ clock: steppingClock(), logger });
       const report = await store.runMigrations();
       expect(stepStatuses(report).backfill_subagent_contexts).toBe('failed');
-      expect(logger.warnings.map((w) => w.fields.step)).toEqual(['backfill_subagent_contexts']);
+      expect(logger.lines.map((w) => w.fields.step)).toEqual(['backfill_subagent_contexts']);
       const keys = await metaKeys(db);
       expect([keys[captureSince], keys[backfillThrough]]).toEqual([undefined, undefined]);
       expect(await backfilledCount()).toBe(0);
@@ -110,7 +113,7 @@ describeBothDialects('runMigrations: activation keys', (dialect) => {
   it('AC-24d repair: capture_since present without backfill_through — the missing key appears with the true high-water mark, the present one byte-identical', async () => {
     db = await openTestDb(dialect, 'package');
     await seedMessages();
-    await db.query(`INSERT INTO kandev_meta (key, value) VALUES ($1, $2)`, [captureSince, LEGACY_KEY]);
+    await setKeys(db, { [captureSince]: LEGACY_KEY });
     const report = await db.store({ clock: steppingClock() }).runMigrations();
     expect(stepStatuses(report).backfill_subagent_contexts).toBe('applied');
     const keys = await metaKeys(db);
@@ -122,7 +125,7 @@ describeBothDialects('runMigrations: activation keys', (dialect) => {
   it('AC-24d repair: backfill_through present without capture_since — capture_since appears, backfill_through byte-identical', async () => {
     db = await openTestDb(dialect, 'package');
     await seedMessages();
-    await db.query(`INSERT INTO kandev_meta (key, value) VALUES ($1, $2)`, [backfillThrough, LEGACY_KEY]);
+    await setKeys(db, { [backfillThrough]: LEGACY_KEY });
     const clock = steppingClock();
     const report = await db.store({ clock }).runMigrations();
     expect(stepStatuses(report).backfill_subagent_contexts).toBe('applied');
@@ -154,7 +157,7 @@ describeBothDialects('runMigrations: activation keys', (dialect) => {
     db = await openTestDb(dialect, 'legacy');
     await seedMessages();
     await db.exec(`CREATE TABLE kandev_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL DEFAULT '')`); // as the host has it
-    await db.query(`INSERT INTO kandev_meta (key, value) VALUES ($1, $2), ($3, $4)`, [captureSince, LEGACY_KEY, backfillThrough, '2026-07-29T10:00:00Z']);
+    await setKeys(db, { [captureSince]: LEGACY_KEY, [backfillThrough]: '2026-07-29T10:00:00Z' });
     const store = db.store({ clock: steppingClock() });
     for (let run = 0; run < 2; run++) {
       const report = await store.runMigrations();
@@ -170,15 +173,20 @@ describeBothDialects('runMigrations: activation keys', (dialect) => {
   it("AC-24f: with no qualifying message, backfill_through is the '' sentinel, which is not an instant", async () => {
     db = await openTestDb(dialect, 'package');
     await insertSession(db, 's1');
-    await insertMessage(db, { id: 'm1', sessionId: 's1', createdAt: ts('2026-08-01 10:00:00'), metadata: '{"kind":"text"}' });
+    await insertMessage(db, { id: 'm1', sessionId: 's1', createdAt: hostTimestamp(dialect, '2026-08-01 10:00:00'), metadata: '{"kind":"text"}' });
     await insertMessage(db, {
       id: 'm2',
       sessionId: 's1',
       taskId: '',
-      createdAt: ts('2026-08-01 10:00:01'),
+      createdAt: hostTimestamp(dialect, '2026-08-01 10:00:01'),
       metadata: subagentMetadata({ toolCallId: 't', subagent: {} }),
     });
-    await insertMessage(db, { id: 'm3', sessionId: 's1', createdAt: ts('2026-08-01 10:00:02'), metadata: '{"normalized":{"kind":"subagent_task"' });
+    await insertMessage(db, {
+      id: 'm3',
+      sessionId: 's1',
+      createdAt: hostTimestamp(dialect, '2026-08-01 10:00:02'),
+      metadata: '{"normalized":{"kind":"subagent_task"',
+    });
     const report = await db.store({ clock: steppingClock() }).runMigrations();
     expect(stepStatuses(report).backfill_subagent_contexts).toBe('applied');
     const keys = await metaKeys(db);
@@ -235,28 +243,13 @@ describeBothDialects('runMigrations: activation keys', (dialect) => {
     await seedMessages();
     // While the backfill inserts its first row, a newer qualifying message appears in the
     // same transaction. A MAX taken after the INSERT would publish it; one taken before cannot.
-    await createLateMessageTrigger(db, ts('2026-08-02 00:00:00'));
+    await createLateMessageTrigger(db, hostTimestamp(dialect, '2026-08-02 00:00:00'));
     expect((await db.store({ clock: steppingClock() }).runMigrations()).ok).toBe(true);
     expect(await db.query(`SELECT id FROM task_session_messages WHERE id = 'late'`)).toHaveLength(1); // the trigger did fire
     expect((await metaKeys(db))[backfillThrough]).toBe(HIGH_WATER);
     expect(await db.query(`SELECT tool_call_id FROM task_session_subagents WHERE tool_call_id = 'toolu_late'`)).toEqual([]);
   });
 });
-
-/** A real failure injected through the database: a trigger that raises 'injected' when `when` holds. */
-async function createFailingTrigger(db: TestDb, table: string, when: string): Promise<void> {
-  if (db.dialect === 'sqlite') {
-    await db.exec(`CREATE TRIGGER inject_failure BEFORE INSERT ON ${table} WHEN ${when} BEGIN SELECT RAISE(ABORT, 'injected'); END`);
-    return;
-  }
-  await db.exec(`
-    CREATE OR REPLACE FUNCTION inject_failure() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN RAISE EXCEPTION 'injected'; END $f$;
-    CREATE TRIGGER inject_failure BEFORE INSERT ON ${table} FOR EACH ROW WHEN (${when}) EXECUTE FUNCTION inject_failure();`);
-}
-
-async function dropFailingTrigger(db: TestDb, table: string): Promise<void> {
-  await db.exec(db.dialect === 'sqlite' ? `DROP TRIGGER inject_failure` : `DROP TRIGGER inject_failure ON ${table}`);
-}
 
 /**
  * Counts backfilled rows as the database inserts them, readable synchronously from the
@@ -266,7 +259,7 @@ async function dropFailingTrigger(db: TestDb, table: string): Promise<void> {
  * it from a child process.
  */
 async function watchBackfillInserts(db: TestDb): Promise<() => number> {
-  if (db.dialect === 'sqlite') {
+  if (byDialect(db.dialect, { sqlite: true, postgres: false })) {
     let inserted = 0;
     db.sqlite!.function('note_backfill_insert', () => ++inserted);
     await db.exec(`CREATE TRIGGER note_insert AFTER INSERT ON task_session_subagents WHEN NEW.source = 'backfill'
@@ -287,24 +280,4 @@ async function watchBackfillInserts(db: TestDb): Promise<() => number> {
     c.connect().then(() => c.query('SELECT last_value FROM backfill_rows_inserted'))
      .then((r) => { process.stdout.write(String(r.rows[0].last_value)); return c.end(); })`;
   return () => Number(execFileSync(process.execPath, ['-e', script, db.location], { cwd: process.cwd(), encoding: 'utf8' }));
-}
-
-/** On the backfill's first row, inserts one more qualifying message (newer than all others). */
-async function createLateMessageTrigger(db: TestDb, createdAt: string): Promise<void> {
-  const metadata = JSON.stringify({ tool_call_id: 'toolu_late', status: 'completed', normalized: { kind: 'subagent_task', subagent_task: {} } });
-  if (db.dialect === 'sqlite') {
-    await db.exec(`CREATE TRIGGER late_message BEFORE INSERT ON task_session_subagents WHEN NEW.source = 'backfill'
-      BEGIN INSERT OR IGNORE INTO task_session_messages (id, task_session_id, task_id, metadata, created_at)
-            VALUES ('late', 's1', 'task-s1', '${metadata}', '${createdAt}'); END`);
-    return;
-  }
-  await db.exec(`
-    CREATE FUNCTION late_message() RETURNS trigger LANGUAGE plpgsql AS $f$
-    BEGIN
-      INSERT INTO task_session_messages (id, task_session_id, task_id, metadata, created_at)
-      VALUES ('late', 's1', 'task-s1', '${metadata}', '${createdAt}') ON CONFLICT DO NOTHING;
-      RETURN NEW;
-    END $f$;
-    CREATE TRIGGER late_message BEFORE INSERT ON task_session_subagents FOR EACH ROW WHEN (NEW.source = 'backfill')
-      EXECUTE FUNCTION late_message();`);
 }

@@ -19,9 +19,12 @@ import { afterEach, expect, it } from 'vitest';
 import { ACTIVATION_KEYS } from '../src/index.js';
 import { formatKeyInstant } from '../src/instant.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertMessage, insertSession, subagentMetadata } from './helpers/host-rows.js';
 import { metaKeys } from './helpers/migration-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
+import { insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
+import { hostTimestamp } from './helpers/host-timestamp.js';
+import { createLateMessageTrigger } from './helpers/injected-triggers.js';
 
 const { captureSince, backfillThrough } = ACTIVATION_KEYS;
 
@@ -49,17 +52,15 @@ describeBothDialects('runMigrations: the AC-24 backfill order', (dialect) => {
     await db?.close();
   });
 
-  const ts = (utc: string) => (dialect === 'sqlite' ? `${utc}+00:00` : utc);
-
   it('backfill_through read → INSERT → capture_since sampled → backfill_through written → capture_since written, in one transaction', async () => {
     db = await openTestDb(dialect, 'package');
     await insertSession(db, 's1');
     const sub = (toolCallId: string) => subagentMetadata({ toolCallId, toolStatus: 'completed', subagent: { status: 'completed' } });
-    await insertMessage(db, { id: 'm1', sessionId: 's1', createdAt: ts('2026-08-01 10:00:00.000001'), metadata: sub('toolu_1') });
-    await insertMessage(db, { id: 'm2', sessionId: 's1', createdAt: ts('2026-08-01 10:00:02.5'), metadata: sub('toolu_2') });
-    await insertMessage(db, { id: 'm3', sessionId: 's1', createdAt: ts('2026-08-01 09:59:59'), metadata: sub('toolu_3') });
-    await createLateMessageTrigger(db, ts('2026-08-02 00:00:00'));
-    log = dialect === 'sqlite' ? await sqliteOrderLog(db) : await postgresOrderLog(db);
+    await insertMessage(db, { id: 'm1', sessionId: 's1', createdAt: hostTimestamp(dialect, '2026-08-01 10:00:00.000001'), metadata: sub('toolu_1') });
+    await insertMessage(db, { id: 'm2', sessionId: 's1', createdAt: hostTimestamp(dialect, '2026-08-01 10:00:02.5'), metadata: sub('toolu_2') });
+    await insertMessage(db, { id: 'm3', sessionId: 's1', createdAt: hostTimestamp(dialect, '2026-08-01 09:59:59'), metadata: sub('toolu_3') });
+    await createLateMessageTrigger(db, hostTimestamp(dialect, '2026-08-02 00:00:00'));
+    log = await byDialect(dialect, { sqlite: () => sqliteOrderLog(db), postgres: () => postgresOrderLog(db) })();
 
     expect((await db.store({ clock: log.clock }).runMigrations()).ok).toBe(true);
 
@@ -80,7 +81,7 @@ describeBothDialects('runMigrations: the AC-24 backfill order', (dialect) => {
       { tool_call_id: 'toolu_3' },
     ]);
 
-    if (dialect === 'sqlite') {
+    if (byDialect(dialect, { sqlite: true, postgres: false })) {
       // SQLite only (better-sqlite3 cannot hold a transaction across an await): a microtask the
       // first backfilled row queued — as a host's pending promise would — runs after COMMIT,
       // never inside the transaction, so the body really ran without yielding.
@@ -90,26 +91,6 @@ describeBothDialects('runMigrations: the AC-24 backfill order', (dialect) => {
     }
   });
 });
-
-/** On the backfill's first row, inserts one more qualifying message, newer than all others. */
-async function createLateMessageTrigger(db: TestDb, createdAt: string): Promise<void> {
-  const metadata = JSON.stringify({ tool_call_id: 'toolu_late', status: 'completed', normalized: { kind: 'subagent_task', subagent_task: {} } });
-  if (db.dialect === 'sqlite') {
-    await db.exec(`CREATE TRIGGER late_message BEFORE INSERT ON task_session_subagents WHEN NEW.source = 'backfill'
-      BEGIN INSERT OR IGNORE INTO task_session_messages (id, task_session_id, task_id, metadata, created_at)
-            VALUES ('late', 's1', 'task-s1', '${metadata}', '${createdAt}'); END`);
-    return;
-  }
-  await db.exec(`
-    CREATE FUNCTION late_message() RETURNS trigger LANGUAGE plpgsql AS $f$
-    BEGIN
-      INSERT INTO task_session_messages (id, task_session_id, task_id, metadata, created_at)
-      VALUES ('late', 's1', 'task-s1', '${metadata}', '${createdAt}') ON CONFLICT DO NOTHING;
-      RETURN NEW;
-    END $f$;
-    CREATE TRIGGER late_message BEFORE INSERT ON task_session_subagents FOR EACH ROW WHEN (NEW.source = 'backfill')
-      EXECUTE FUNCTION late_message();`);
-}
 
 /**
  * SQLite: triggers call a JavaScript function on the store's own connection, which logs the

@@ -6,8 +6,9 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ACTIVATION_KEYS } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertMessage, insertSession, subagentMetadata } from './helpers/host-rows.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
+import { hostTimestamp } from './helpers/host-timestamp.js';
 
 describeBothDialects('backfill_through high-water mark', (dialect) => {
   let db: TestDb;
@@ -38,7 +39,7 @@ describeBothDialects('backfill_through high-water mark', (dialect) => {
       id: 'z',
       sessionId: 's1',
       metadata: JSON.stringify({ normalized: { kind: 'subagent_task', subagent_task: {} } }),
-      createdAt: dialect === 'sqlite' ? '2026-08-14 00:00:00+00:00' : '2026-08-14 00:00:00',
+      createdAt: hostTimestamp(dialect, '2026-08-14 00:00:00'),
     });
     const report = await db.store({ clock: steppingClock() }).runMigrations();
     expect(report.ok).toBe(true);

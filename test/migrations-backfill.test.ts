@@ -4,9 +4,12 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ACTIVATION_KEYS, type SubagentContextRow } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertMessage, insertSession, subagentMetadata, type MessageSeed } from './helpers/host-rows.js';
-import { insertWithoutForeignKeys, metaKeys, recordingLogger, stepStatuses } from './helpers/migration-db.js';
+import { insertWithoutForeignKeys, metaKeys, stepStatuses } from './helpers/migration-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
+import { recordingLogger } from './helpers/recording-logger.js';
+import { insertMessage, insertSession, type MessageSeed, subagentMetadata } from './helpers/seed-host-rows.js';
+import { hostTimestamp } from './helpers/host-timestamp.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -48,14 +51,14 @@ describeBothDialects('runMigrations: backfill', (dialect) => {
   afterEach(async () => db.close());
 
   /** Host timestamp text: Go-driver form with the given offset on SQLite, UTC TIMESTAMP text on PostgreSQL. */
-  const ts = (utc: string, sqliteForm?: string) => (dialect === 'sqlite' ? (sqliteForm ?? `${utc}+00:00`) : utc);
+  const ts = (utc: string, sqliteForm?: string) => byDialect(dialect, { sqlite: sqliteForm ?? hostTimestamp(dialect, utc), postgres: utc });
   const message = (m: Omit<MessageSeed, 'sessionId'> & { sessionId?: string }) => insertMessage(db, { sessionId: 's1', ...m });
   const migrate = async () => {
     const logger = recordingLogger();
     const report = await db.store({ clock: steppingClock(), logger }).runMigrations();
     expect(report.ok).toBe(true);
     expect(stepStatuses(report).backfill_subagent_contexts).toBe('applied');
-    expect(logger.warnings).toEqual([]);
+    expect(logger.lines).toEqual([]);
     return report;
   };
   const rows = async (sessionId = 's1') => withoutId(await db.store().listBySession(sessionId));
@@ -127,22 +130,24 @@ describeBothDialects('runMigrations: backfill', (dialect) => {
       }),
     ]);
     const stored = await db.query<{ id: string; o: string; s: string | null; u: string }>(
-      dialect === 'sqlite'
-        ? `SELECT id, observed_at AS o, settled_at AS s, updated_at AS u FROM task_session_subagents ORDER BY tool_call_id`
-        : `SELECT id, observed_at::text AS o, settled_at::text AS s, updated_at::text AS u FROM task_session_subagents ORDER BY tool_call_id`,
+      byDialect(dialect, {
+        sqlite: `SELECT id, observed_at AS o, settled_at AS s, updated_at AS u FROM task_session_subagents ORDER BY tool_call_id`,
+        postgres: `SELECT id, observed_at::text AS o, settled_at::text AS s, updated_at::text AS u FROM task_session_subagents ORDER BY tool_call_id`,
+      }),
     );
     for (const { id } of stored) expect(id).toMatch(UUID_V4);
     // SQLite: the package's fixed-width form (docs/timestamps.md), whatever form the host used.
     expect(stored.map(({ o, s, u }) => [o, s, u])).toEqual(
-      dialect === 'sqlite'
-        ? [
-            ['2026-08-01 10:00:00.250000+00:00', '2026-08-01 10:05:00.000001+00:00', '2026-08-01 10:05:00.000001+00:00'],
-            ['2026-08-01 10:00:01.000000+00:00', null, '2026-08-01 10:09:00.000000+00:00'],
-          ]
-        : [
-            ['2026-08-01 10:00:00.25', '2026-08-01 10:05:00.000001', '2026-08-01 10:05:00.000001'],
-            ['2026-08-01 10:00:01', null, '2026-08-01 10:09:00'],
-          ],
+      byDialect(dialect, {
+        sqlite: [
+          ['2026-08-01 10:00:00.250000+00:00', '2026-08-01 10:05:00.000001+00:00', '2026-08-01 10:05:00.000001+00:00'],
+          ['2026-08-01 10:00:01.000000+00:00', null, '2026-08-01 10:09:00.000000+00:00'],
+        ],
+        postgres: [
+          ['2026-08-01 10:00:00.25', '2026-08-01 10:05:00.000001', '2026-08-01 10:05:00.000001'],
+          ['2026-08-01 10:00:01', null, '2026-08-01 10:09:00'],
+        ],
+      }),
     );
   });
 
@@ -192,7 +197,7 @@ describeBothDialects('runMigrations: backfill', (dialect) => {
     await message({ id: 'a-new', createdAt: ts('2026-08-01 10:30:00', '2026-08-01 10:30:00+00:00'), metadata: sub('toolu_dup', 'newer') });
     // Equal instants: the greatest id wins, in byte order ('msg-a' > 'msg-B'), whatever the
     // host's collation: on PostgreSQL the ids get an ICU collation, under which 'msg-B' is greater.
-    if (dialect === 'postgres') await db.exec(`ALTER TABLE task_session_messages ALTER COLUMN id TYPE text COLLATE "und-x-icu"`);
+    if (byDialect(dialect, { sqlite: false, postgres: true })) await db.exec(`ALTER TABLE task_session_messages ALTER COLUMN id TYPE text COLLATE "und-x-icu"`);
     // (On SQLite msg-B's text also sorts later — 'T' > ' ' — so only instant equality reaches the id.)
     await message({ id: 'msg-B', createdAt: ts('2026-08-01 09:00:00', '2026-08-01T09:00:00.000Z'), metadata: sub('toolu_tie', 'upper') });
     await message({ id: 'msg-a', createdAt: ts('2026-08-01 09:00:00'), metadata: sub('toolu_tie', 'lower') });
@@ -308,7 +313,8 @@ describeBothDialects('runMigrations: backfill', (dialect) => {
       createdAt: at(22),
       metadata: JSON.stringify({ tool_call_id: 'toolu_str', normalized: { kind: 'subagent_task', subagent_task: 'not an object' } }),
     });
-    if (dialect === 'sqlite') await message({ id: 'bad-time', createdAt: 'yesterday', metadata: subagentMetadata({ toolCallId: 'toolu_when', subagent: {} }) });
+    if (byDialect(dialect, { sqlite: true, postgres: false }))
+      await message({ id: 'bad-time', createdAt: 'yesterday', metadata: subagentMetadata({ toolCallId: 'toolu_when', subagent: {} }) });
     // A message whose session row is gone (only possible where foreign keys were off): skipped.
     await insertWithoutForeignKeys(
       db,

@@ -5,21 +5,23 @@ import { spawn } from 'node:child_process';
 import { poolFor } from '../scripts/lib/postgres-database.js';
 import { afterEach, expect, it } from 'vitest';
 import { ACTIVATION_KEYS, createPostgresStore, type MigrationReport } from '../src/index.js';
-import { insertMessage, insertSession, subagentMetadata } from './helpers/host-rows.js';
 import { endStateFacts, metaKeys, seedPreAmendmentRows, stepStatuses } from './helpers/migration-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
+import { insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
+import { hostTimestamp } from './helpers/host-timestamp.js';
 
 describeBothDialects('runMigrations: concurrent migrators', (dialect) => {
   let db: TestDb;
   afterEach(async () => db?.close());
 
-  it(`${dialect === 'postgres' ? 'four pools' : 'two processes'} migrating one pre-amendment store at once: all succeed, each step's work happens once`, async () => {
+  it(`${byDialect(dialect, { sqlite: 'two processes', postgres: 'four pools' })} migrating one pre-amendment store at once: all succeed, each step's work happens once`, async () => {
     db = await openTestDb(dialect, 'legacy');
     await insertSession(db, 's1');
     await insertSession(db, 's2');
     await seedPreAmendmentRows(db);
     for (let i = 0; i < 40; i++) {
-      const at = dialect === 'sqlite' ? `2026-08-01 10:00:${String(i).padStart(2, '0')}+00:00` : `2026-08-01 10:00:${String(i).padStart(2, '0')}`;
+      const at = hostTimestamp(dialect, `2026-08-01 10:00:${String(i).padStart(2, '0')}`);
       // every fourth tool call appears twice (AC-21b): 40 messages, 30 subagents
       const toolCallId = `toolu_${i % 4 === 3 ? i - 1 : i}`;
       await insertMessage(db, {
@@ -33,13 +35,14 @@ describeBothDialects('runMigrations: concurrent migrators', (dialect) => {
     await db.exec(`CREATE TABLE kandev_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL DEFAULT '')`);
     await db.exec(`CREATE TABLE meta_writes (key TEXT NOT NULL)`);
     await db.exec(
-      dialect === 'sqlite'
-        ? `CREATE TRIGGER audit_meta AFTER INSERT ON kandev_meta BEGIN INSERT INTO meta_writes (key) VALUES (NEW.key); END`
-        : `CREATE FUNCTION audit_meta() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN INSERT INTO meta_writes (key) VALUES (NEW.key); RETURN NULL; END $f$;
+      byDialect(dialect, {
+        sqlite: `CREATE TRIGGER audit_meta AFTER INSERT ON kandev_meta BEGIN INSERT INTO meta_writes (key) VALUES (NEW.key); END`,
+        postgres: `CREATE FUNCTION audit_meta() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN INSERT INTO meta_writes (key) VALUES (NEW.key); RETURN NULL; END $f$;
            CREATE TRIGGER audit_meta AFTER INSERT ON kandev_meta FOR EACH ROW EXECUTE FUNCTION audit_meta();`,
+      }),
     );
 
-    const reports = dialect === 'postgres' ? await migrateFromPools(db, 4) : await migrateFromProcesses(db, 2);
+    const reports = await byDialect(dialect, { sqlite: () => migrateFromProcesses(db, 2), postgres: () => migrateFromPools(db, 4) })();
 
     for (const report of reports) expect(report.ok, JSON.stringify(report)).toBe(true);
     const applied = (step: string) => reports.filter((r) => stepStatuses(r)[step] === 'applied').length;

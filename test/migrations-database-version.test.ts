@@ -13,8 +13,10 @@ import { createPostgresMigrationDatabase, runPostgresMigrations } from '../src/p
 import { createSqliteMigrationDatabase, runSqliteMigrations } from '../src/sqlite/migrations.js';
 import type { MigrationReport } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
-import { recordingLogger, tableExists } from './helpers/migration-db.js';
+import { tableExists } from './helpers/migration-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
+import { recordingLogger } from './helpers/recording-logger.js';
 
 type Minimum = DatabaseVersion & { reason: string };
 
@@ -26,13 +28,16 @@ describeBothDialects('runMigrations: database version check', (dialect) => {
   afterEach(async () => db.close());
 
   const readVersion = (): Promise<DatabaseVersion> => {
-    const migrationDb = dialect === 'sqlite' ? createSqliteMigrationDatabase(db.sqlite!) : createPostgresMigrationDatabase(db.pool!);
+    const migrationDb = byDialect(dialect, {
+      sqlite: () => createSqliteMigrationDatabase(db.sqlite!),
+      postgres: () => createPostgresMigrationDatabase(db.pool!),
+    })();
     return migrationDb.unlocked((p) => awaited(p.readVersion()));
   };
 
   /** The version as the test reads it itself, not through the package's query. */
   const independentVersion = async (): Promise<DatabaseVersion> => {
-    if (dialect === 'sqlite') {
+    if (byDialect(dialect, { sqlite: true, postgres: false })) {
       const [{ v }] = await db.query<{ v: string }>('SELECT sqlite_version() AS v');
       const [x, y, z] = v.split('.').map(Number);
       return { text: v, number: x * 1_000_000 + y * 1_000 + z };
@@ -44,7 +49,10 @@ describeBothDialects('runMigrations: database version check', (dialect) => {
 
   const migrate = (logger: ReturnType<typeof recordingLogger>, minimumVersion?: Minimum): Promise<MigrationReport> => {
     const ctx: StoreContext = { dialect, clock: steppingClock(), logger };
-    return dialect === 'sqlite' ? runSqliteMigrations(db.sqlite!, ctx, { minimumVersion }) : runPostgresMigrations(db.pool!, ctx, { minimumVersion });
+    return byDialect(dialect, {
+      sqlite: () => runSqliteMigrations(db.sqlite!, ctx, { minimumVersion }),
+      postgres: () => runPostgresMigrations(db.pool!, ctx, { minimumVersion }),
+    })();
   };
 
   it("reads the engine's version in its own integer encoding", async () => {
@@ -66,7 +74,7 @@ describeBothDialects('runMigrations: database version check', (dialect) => {
     const report = await migrate(logger, { ...real, reason: 'injected by the test' });
     expect(report.ok).toBe(true);
     expect(report.steps[0].name).toBe('ensure_kandev_meta');
-    expect(logger.warnings).toEqual([]);
+    expect(logger.lines).toEqual([]);
   });
 
   it('an engine older than the minimum: one failed check with a clear message, one WARN, no step run, nothing written', async () => {
@@ -77,7 +85,7 @@ describeBothDialects('runMigrations: database version check', (dialect) => {
     const report = await migrate(logger, minimum);
     expect(report.ok).toBe(false);
     const [check, ...rest] = report.steps;
-    const engine = dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL';
+    const engine = byDialect(dialect, { sqlite: 'SQLite', postgres: 'PostgreSQL' });
     expect(check).toMatchObject({ name: 'check_database_version', status: 'failed' });
     expect(check.error).toBe(
       `${engine} ${real.text} is older than NEXT, the minimum this package needs (injected by the test); no migration step ran (database_too_old)`,
@@ -88,7 +96,7 @@ describeBothDialects('runMigrations: database version check', (dialect) => {
     await normal.close();
     expect(rest.map((s) => s.name)).toEqual(names);
     expect(rest.every((s) => s.status === 'skipped' && s.detail === 'not run: check_database_version failed' && s.error === undefined)).toBe(true);
-    expect(logger.warnings.map((w) => [w.fields.step, w.fields.code])).toEqual([['check_database_version', 'database_too_old']]);
+    expect(logger.lines.map((w) => [w.fields.step, w.fields.code])).toEqual([['check_database_version', 'database_too_old']]);
     expect(await tableExists(db, 'kandev_meta')).toBe(false);
     expect(await tableExists(db, 'task_session_subagents')).toBe(false);
 

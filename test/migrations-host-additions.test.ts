@@ -7,16 +7,18 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import * as postgresGenerated from '../generated/postgres/index.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertSession } from './helpers/host-rows.js';
-import { frame, recordingLogger } from './helpers/live-db.js';
+import { frame } from './helpers/live-db.js';
 import { seedPreAmendmentRows, stepStatuses } from './helpers/migration-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
+import { recordingLogger } from './helpers/recording-logger.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 /** The host's audit table and an AFTER INSERT trigger on the package's table feeding it. */
 async function addHostIndexAndTrigger(db: TestDb): Promise<void> {
   await db.exec('CREATE TABLE host_audit (subagent_id TEXT NOT NULL)');
   await db.exec('CREATE INDEX host_idx_subagents_model ON task_session_subagents (model)');
-  if (db.dialect === 'sqlite') {
+  if (byDialect(db.dialect, { sqlite: true, postgres: false })) {
     await db.exec(`CREATE TRIGGER host_audit_insert AFTER INSERT ON task_session_subagents
       BEGIN INSERT INTO host_audit (subagent_id) VALUES (NEW.id); END`);
     return;
@@ -35,13 +37,16 @@ async function sqliteTableImage(db: TestDb): Promise<{ schema: unknown[]; rows: 
 }
 
 const hostObjectNames = async (db: TestDb) =>
-  (db.dialect === 'sqlite'
-    ? (
-        await db.query<{ type: string; name: string }>(
-          `SELECT type, name FROM sqlite_schema WHERE tbl_name = 'task_session_subagents' AND name LIKE 'host_%' ORDER BY name`,
-        )
-      ).map((r) => `${r.type} ${r.name}`)
-    : (await postgresGenerated.readSubagentTableHostObjects.run(undefined, db.pool!)).map((o) => `${o.kind} ${o.name}`)
+  (
+    await byDialect(db.dialect, {
+      sqlite: async () =>
+        (
+          await db.query<{ type: string; name: string }>(
+            `SELECT type, name FROM sqlite_schema WHERE tbl_name = 'task_session_subagents' AND name LIKE 'host_%' ORDER BY name`,
+          )
+        ).map((r) => `${r.type} ${r.name}`),
+      postgres: async () => (await postgresGenerated.readSubagentTableHostObjects.run(undefined, db.pool!)).map((o) => `${o.kind} ${o.name}`),
+    })()
   ).sort();
 
 describeBothDialects('host additions to the pre-amendment table survive the upgrade', (dialect) => {
@@ -56,27 +61,31 @@ describeBothDialects('host additions to the pre-amendment table survive the upgr
 
   it('a host index and trigger are re-created by the upgrade; the trigger fires for new rows only', async () => {
     await addHostIndexAndTrigger(db);
-    const before = dialect === 'sqlite' ? await db.query(`SELECT name, sql FROM sqlite_schema WHERE name LIKE 'host_%' ORDER BY name`) : [];
+    const before = await byDialect(dialect, {
+      sqlite: () => db.query(`SELECT name, sql FROM sqlite_schema WHERE name LIKE 'host_%' ORDER BY name`),
+      postgres: async () => [],
+    })();
     const report = await db.store({ clock: steppingClock() }).runMigrations();
     expect(report.ok).toBe(true);
     expect(stepStatuses(report).upgrade_pre_amendment_table).toBe('applied');
 
     expect(await hostObjectNames(db)).toEqual(['index host_idx_subagents_model', 'trigger host_audit_insert']);
-    if (dialect === 'sqlite') expect(await db.query(`SELECT name, sql FROM sqlite_schema WHERE name LIKE 'host_%' ORDER BY name`)).toEqual(before);
-    expect(await db.query('SELECT count(*) AS n FROM host_audit')).toEqual([{ n: dialect === 'sqlite' ? 0 : '0' }]); // not re-fired by the copy
+    if (byDialect(dialect, { sqlite: true, postgres: false }))
+      expect(await db.query(`SELECT name, sql FROM sqlite_schema WHERE name LIKE 'host_%' ORDER BY name`)).toEqual(before);
+    expect(await db.query('SELECT count(*) AS n FROM host_audit')).toEqual([{ n: byDialect(dialect, { sqlite: 0, postgres: '0' }) }]); // not re-fired by the copy
     expect(await db.store({ clock: steppingClock() }).recordFrame(frame({ sessionId: 's1', taskId: 'task-s1', toolCallId: 'toolu_new' }))).toBe('persisted');
-    expect(await db.query('SELECT count(*) AS n FROM host_audit')).toEqual([{ n: dialect === 'sqlite' ? 1 : '1' }]);
+    expect(await db.query('SELECT count(*) AS n FROM host_audit')).toEqual([{ n: byDialect(dialect, { sqlite: 1, postgres: '1' }) }]);
   });
 
   it('a host column: SQLite refuses the rebuild and leaves the table as it was; PostgreSQL keeps it with its values', async () => {
     await db.exec(`ALTER TABLE task_session_subagents ADD COLUMN host_note TEXT`);
     await db.exec(`UPDATE task_session_subagents SET host_note = 'note-' || id`);
     await addHostIndexAndTrigger(db);
-    const before = dialect === 'sqlite' ? await sqliteTableImage(db) : undefined;
+    const before = await byDialect(dialect, { sqlite: () => sqliteTableImage(db), postgres: async () => undefined })();
     const logger = recordingLogger();
     const report = await db.store({ clock: steppingClock(), logger }).runMigrations();
 
-    if (dialect === 'sqlite') {
+    if (byDialect(dialect, { sqlite: true, postgres: false })) {
       expect(report.ok).toBe(false);
       const upgrade = report.steps.find((s) => s.name === 'upgrade_pre_amendment_table');
       expect(upgrade?.status).toBe('failed');

@@ -19,10 +19,10 @@ import { clientFor, databaseName, poolFor } from '../scripts/lib/postgres-databa
 import { HealthCheckError } from '../src/health/errors.js';
 import { createPostgresStore } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertSubagentMessage } from './helpers/health-seed.js';
-import { insertSession, hostTimestamp } from './helpers/host-rows.js';
-import { recordingLogger } from './helpers/live-db.js';
 import { openTestDb, type TestDb } from './helpers/test-db.js';
+import { hostTimestamp } from './helpers/host-timestamp.js';
+import { recordingLogger } from './helpers/recording-logger.js';
+import { insertSession, insertSubagentMessage } from './helpers/seed-host-rows.js';
 
 const T0 = 1_785_000_000_000_000_000n;
 /** The comment the package writes on its helper: forgeable, so it must not be what is trusted. */

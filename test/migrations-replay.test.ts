@@ -5,10 +5,12 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ACTIVATION_KEYS } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertMessage, insertSession, subagentMetadata, hostTimestamp } from './helpers/host-rows.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { clientFor } from '../scripts/lib/postgres-database.js';
 import Database from 'better-sqlite3';
+import { byDialect } from './helpers/by-dialect.js';
+import { hostTimestamp } from './helpers/host-timestamp.js';
+import { insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
 
 const MIGRATION_LOCK = '2673864975278095574'; // queries/postgres/acquire_migration_lock.sql
 
@@ -29,7 +31,7 @@ describeBothDialects('replay on a current installation', (dialect) => {
 
   /** Holds the migration lock from another connection while `fn` runs. */
   async function whileLockIsHeld<T>(fn: () => Promise<T>): Promise<T> {
-    if (dialect === 'postgres') {
+    if (byDialect(dialect, { sqlite: false, postgres: true })) {
       const other = clientFor(db.location);
       await other.connect();
       await other.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`);

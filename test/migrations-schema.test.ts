@@ -9,7 +9,6 @@ import Database from 'better-sqlite3';
 import { poolFor } from '../scripts/lib/postgres-database.js';
 import { ACTIVATION_KEYS, createPostgresStore, createSqliteStore } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertMessage, insertSession, subagentMetadata } from './helpers/host-rows.js';
 import {
   columnSet,
   endStateFacts,
@@ -17,13 +16,18 @@ import {
   insertWithoutForeignKeys,
   metaKeys,
   rawRows,
-  recordingLogger,
   seedPreAmendmentRows,
   stepStatuses,
   tableExists,
 } from './helpers/migration-db.js';
-import { describeBothDialects, openTestDb, type Dialect, type TestDb } from './helpers/test-db.js';
+import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { injectUpgradeFailure, removeUpgradeFailure } from './helpers/upgrade-failure.js';
+import { byDialect } from './helpers/by-dialect.js';
+import { recordingLogger } from './helpers/recording-logger.js';
+import { insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
+import { hostTimestamp } from './helpers/host-timestamp.js';
+import { createFailingTrigger, dropFailingTrigger } from './helpers/injected-triggers.js';
+import { insertSubagentRow } from './helpers/seed-subagent-rows.js';
 
 const sqliteLegacySql = sqliteLegacy.map((s) => s.sql).join('\n');
 const postgresLegacySql = postgresLegacy.map((s) => s.sql).join('\n');
@@ -69,12 +73,12 @@ describeBothDialects('runMigrations: schema', (dialect) => {
   it('AC-17, AC-18: a database predating the feature keeps its data, gains the feature, and a second run changes nothing', async () => {
     const d = await db();
     await insertSession(d, 's1');
-    await insertMessage(d, { id: 'plain', sessionId: 's1', metadata: '{"kind":"text"}', createdAt: hostTs(dialect, '2026-08-01 10:00:00.000001') });
+    await insertMessage(d, { id: 'plain', sessionId: 's1', metadata: '{"kind":"text"}', createdAt: hostTimestamp(dialect, '2026-08-01 10:00:00.000001') });
     await insertMessage(d, {
       id: 'sub',
       sessionId: 's1',
       turnId: 'turn-1',
-      createdAt: hostTs(dialect, '2026-08-01 10:00:01.5'),
+      createdAt: hostTimestamp(dialect, '2026-08-01 10:00:01.5'),
       metadata: subagentMetadata({ toolCallId: 'toolu_1', toolStatus: 'completed', subagent: { status: 'completed', total_tokens: 10 } }),
     });
     const messagesBefore = await d.query(`SELECT * FROM task_session_messages ORDER BY id`);
@@ -109,7 +113,7 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     await insertWithoutForeignKeys(
       d,
       `INSERT INTO task_session_subagents (id, task_session_id, task_id, tool_call_id, source, observed_at, updated_at) VALUES ('row-orphan', 'gone', 'task-gone', 'toolu_o', 'live', $1, $1)`,
-      [hostTs(dialect, '2026-07-01 00:00:00')],
+      [hostTimestamp(dialect, '2026-07-01 00:00:00')],
     );
     const before = await rawRows(d);
     expect(await endStateFacts(d)).toEqual({ executionColumnNotNull: false, threeColumnUnique: false, twoColumnUnique: true });
@@ -119,7 +123,7 @@ describeBothDialects('runMigrations: schema', (dialect) => {
       const report = await store.runMigrations();
       expect(report.ok).toBe(true);
       expect(stepStatuses(report).upgrade_pre_amendment_table).toBe(run === 1 ? 'applied' : 'skipped');
-      expect(before.map((r) => r.id)).toContain(dialect === 'sqlite' ? "'row-orphan'" : 'row-orphan');
+      expect(before.map((r) => r.id)).toContain(byDialect(dialect, { sqlite: "'row-orphan'", postgres: 'row-orphan' }));
       // The six-part end state, asserted after each run (AC-34), never "unchanged" alone.
       expect(await endStateFacts(d)).toEqual({ executionColumnNotNull: true, threeColumnUnique: true, twoColumnUnique: false }); // 1–3
       expect(await indexSet(d)).toEqual(reference.indexes); // 4
@@ -134,7 +138,7 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     const outcome = await store.recordFrame({ sessionId: 's1', taskId: 'task-s1', toolCallId: 'toolu_a', executionId: 'exec-1', payload: { model: 'x' } });
     expect(outcome).toBe('persisted');
     expect(await d.query(`SELECT count(*) AS n FROM task_session_subagents WHERE tool_call_id = 'toolu_a' AND task_session_id = 's1'`)).toEqual([
-      { n: dialect === 'sqlite' ? 2 : '2' },
+      { n: byDialect(dialect, { sqlite: 2, postgres: '2' }) },
     ]);
   });
 
@@ -143,7 +147,7 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     const d = await db();
     // The pre-amendment table, its key declared instead as a unique index in reverse column
     // order under a name longer than PostgreSQL's 63-byte identifier limit.
-    const legacy = (dialect === 'sqlite' ? sqliteLegacySql : postgresLegacySql).replace(/,\s*UNIQUE \(task_session_id, tool_call_id\)/, '');
+    const legacy = byDialect(dialect, { sqlite: sqliteLegacySql, postgres: postgresLegacySql }).replace(/,\s*UNIQUE \(task_session_id, tool_call_id\)/, '');
     expect(legacy).not.toMatch(/^\s+UNIQUE \(/m);
     await d.exec(legacy);
     await d.exec(`CREATE UNIQUE INDEX pre_amendment_subagent_identity_key_with_a_name_well_beyond_sixty_three_bytes
@@ -159,11 +163,13 @@ describeBothDialects('runMigrations: schema', (dialect) => {
   it('AC-33b: a table already amended but without execution_since gets the key with no rebuild and no table creation', async () => {
     const d = await db('package'); // the state a committed rebuild plus a failed key write leaves
     await insertSession(d, 's1');
-    await d.query(
-      `INSERT INTO task_session_subagents (id, task_session_id, task_id, agent_execution_id, tool_call_id, observed_at, updated_at)
-       VALUES ('r1', 's1', 'task-s1', '0b7e7d52-6f5e-4c2e-9d0a-2a3c7b1f0e11', 't1', $1, $1)`,
-      [hostTs(dialect, '2026-08-01 10:00:00')],
-    );
+    await insertSubagentRow(d, {
+      id: 'r1',
+      sessionId: 's1',
+      executionId: '0b7e7d52-6f5e-4c2e-9d0a-2a3c7b1f0e11',
+      toolCallId: 't1',
+      observedAt: hostTimestamp(dialect, '2026-08-01 10:00:00'),
+    });
     expect(await metaKeys(d)).toEqual({});
     const report = await d.store({ clock: steppingClock() }).runMigrations();
     expect(report.ok).toBe(true);
@@ -197,16 +203,11 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     await insertMessage(d, {
       id: 'm1',
       sessionId: 's1',
-      createdAt: hostTs(dialect, '2026-08-01 10:00:00'),
+      createdAt: hostTimestamp(dialect, '2026-08-01 10:00:00'),
       metadata: subagentMetadata({ toolCallId: 't1', subagent: {} }),
     });
     await d.exec(`CREATE TABLE kandev_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL DEFAULT '')`);
-    await d.exec(
-      dialect === 'sqlite'
-        ? `CREATE TRIGGER inject_failure BEFORE INSERT ON kandev_meta WHEN NEW.key = '${ACTIVATION_KEYS.executionSince}' BEGIN SELECT RAISE(ABORT, 'injected'); END`
-        : `CREATE FUNCTION inject_failure() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN RAISE EXCEPTION 'injected'; END $f$;
-           CREATE TRIGGER inject_failure BEFORE INSERT ON kandev_meta FOR EACH ROW WHEN (NEW.key = '${ACTIVATION_KEYS.executionSince}') EXECUTE FUNCTION inject_failure();`,
-    );
+    await createFailingTrigger(d, 'kandev_meta', `NEW.key = '${ACTIVATION_KEYS.executionSince}'`);
     const logger = recordingLogger();
     const store = d.store({ clock: steppingClock(), logger });
     const first = await store.runMigrations();
@@ -215,10 +216,10 @@ describeBothDialects('runMigrations: schema', (dialect) => {
       record_execution_since: 'failed',
       backfill_subagent_contexts: 'applied',
     });
-    expect(logger.warnings.map((w) => w.fields.step)).toEqual(['record_execution_since']);
+    expect(logger.lines.map((w) => w.fields.step)).toEqual(['record_execution_since']);
     expect(Object.keys(await metaKeys(d)).sort()).toEqual([ACTIVATION_KEYS.backfillThrough, ACTIVATION_KEYS.captureSince].sort());
 
-    await d.exec(dialect === 'sqlite' ? `DROP TRIGGER inject_failure` : `DROP TRIGGER inject_failure ON kandev_meta`);
+    await dropFailingTrigger(d, 'kandev_meta');
     const second = await store.runMigrations();
     expect(second.ok).toBe(true);
     expect(stepStatuses(second)).toMatchObject({
@@ -237,7 +238,7 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     await insertMessage(d, {
       id: 'm1',
       sessionId: 's1',
-      createdAt: hostTs(dialect, '2026-08-01 10:00:00'),
+      createdAt: hostTimestamp(dialect, '2026-08-01 10:00:00'),
       metadata: subagentMetadata({ toolCallId: 'toolu_new', subagent: {} }),
     });
     const before = await rawRows(d);
@@ -250,10 +251,10 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     expect(failed.ok).toBe(false);
     const upgrade = failed.steps.find((s) => s.name === 'upgrade_pre_amendment_table');
     expect(upgrade?.status).toBe('failed');
-    expect(upgrade?.error).toMatch(dialect === 'sqlite' ? /already a table named idx_subagents_observed_at/ : /injected/);
+    expect(upgrade?.error).toMatch(byDialect(dialect, { sqlite: /already a table named idx_subagents_observed_at/, postgres: /injected/ }));
     expect(stepStatuses(failed)).toMatchObject({ record_execution_since: 'skipped', backfill_subagent_contexts: 'skipped' });
-    expect(logger.warnings.map((w) => w.fields.step)).toEqual(['upgrade_pre_amendment_table']); // AC-20
-    expect(logger.warnings[0].msg).toContain('upgrade_pre_amendment_table');
+    expect(logger.lines.map((w) => w.fields.step)).toEqual(['upgrade_pre_amendment_table']); // AC-20
+    expect(logger.lines[0].msg).toContain('upgrade_pre_amendment_table');
     // the pre-amendment table is whole: shape, rows, indexes; nothing half-built left behind
     expect(await endStateFacts(d)).toEqual({ executionColumnNotNull: false, threeColumnUnique: false, twoColumnUnique: true });
     expect(await rawRows(d)).toEqual(before);
@@ -280,7 +281,7 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     await insertMessage(d, {
       id: 'm1',
       sessionId: 's1',
-      createdAt: hostTs(dialect, '2026-08-01 10:00:00'),
+      createdAt: hostTimestamp(dialect, '2026-08-01 10:00:00'),
       metadata: subagentMetadata({ toolCallId: 't1', subagent: {} }),
     });
     const throwingLogger = {
@@ -315,7 +316,7 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     expect(report.steps.filter((s) => s.status === 'failed').map((s) => s.name)).toEqual([
       'ensure_kandev_meta',
       'create_subagent_table',
-      ...(dialect === 'postgres' ? ['ensure_json_helpers'] : []),
+      ...byDialect(dialect, { sqlite: [], postgres: ['ensure_json_helpers'] }),
       'upgrade_pre_amendment_table',
       'record_execution_since',
     ]);
@@ -328,7 +329,7 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     await insertMessage(d, {
       id: 'm1',
       sessionId: 's1',
-      createdAt: hostTs(dialect, '2026-08-01 10:00:00'),
+      createdAt: hostTimestamp(dialect, '2026-08-01 10:00:00'),
       metadata: subagentMetadata({
         toolCallId: 'toolu_big',
         toolStatus: 'completed',
@@ -337,7 +338,7 @@ describeBothDialects('runMigrations: schema', (dialect) => {
     });
     const report = await d.store({ clock: steppingClock() }).runMigrations();
     expect(report.ok).toBe(true);
-    if (dialect === 'postgres') expect(stepStatuses(report).widen_metric_columns).toBe('applied');
+    if (byDialect(dialect, { sqlite: false, postgres: true })) expect(stepStatuses(report).widen_metric_columns).toBe('applied');
     const [row] = await d.store().listBySession('s1');
     expect([row.total_tokens, row.duration_ms, row.tool_use_count]).toEqual([5_000_000_000, 4_294_967_296, 2_147_483_648]);
   });
@@ -345,7 +346,7 @@ describeBothDialects('runMigrations: schema', (dialect) => {
 
 /** A store whose connection is already closed (SQLite) or whose pool has ended (PostgreSQL). */
 async function deadStore(d: TestDb): Promise<{ store: ReturnType<TestDb['store']>; cleanup: () => Promise<void> }> {
-  if (d.dialect === 'sqlite') {
+  if (byDialect(d.dialect, { sqlite: true, postgres: false })) {
     const closed = new Database(d.location);
     closed.close();
     return { store: createSqliteStore(closed, { logger: { warn: () => undefined } }), cleanup: async () => undefined };
@@ -353,9 +354,4 @@ async function deadStore(d: TestDb): Promise<{ store: ReturnType<TestDb['store']
   const pool = poolFor({ connectionString: d.location });
   await pool.end();
   return { store: createPostgresStore(pool, { logger: { warn: () => undefined } }), cleanup: async () => undefined };
-}
-
-/** Host timestamp text for a UTC wall time, in the dialect's host form. */
-function hostTs(dialect: Dialect, utc: string): string {
-  return dialect === 'sqlite' ? `${utc}+00:00` : utc;
 }

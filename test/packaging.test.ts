@@ -25,8 +25,8 @@ import { anyTypesIn } from './helpers/declaration-any.js';
 import { packPackage, type PackedPackage } from './helpers/packed-package.js';
 import { composeWorkedExample, readmeExamples } from './helpers/readme-examples.js';
 import { run, type CommandResult } from './helpers/run-command.js';
-
-type Dialect = 'sqlite' | 'postgres';
+import { DIALECTS, type Dialect } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
 
 const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as {
   exports: Record<string, string | Record<string, string>>;
@@ -112,16 +112,17 @@ const prepared = {} as Record<Dialect, Prepared>;
 async function prepare(dialect: Dialect): Promise<Prepared> {
   const project = await createConsumerProject(join(work, `host-${dialect}`), {
     packages: [packed.tarball, ...INSTALLS[dialect]],
-    ...(dialect === 'sqlite'
-      ? // Build better-sqlite3 from source at once: its prebuilt binaries live outside the npm registry.
-        { allowScripts: { 'better-sqlite3': true }, env: { npm_config_build_from_source: 'true' } }
-      : {}),
+    ...byDialect(dialect, {
+      // Build better-sqlite3 from source at once: its prebuilt binaries live outside the npm registry.
+      sqlite: { allowScripts: { 'better-sqlite3': true }, env: { npm_config_build_from_source: 'true' } },
+      postgres: {},
+    }),
   });
   if (project.install.code !== 0) throw new Error(`npm install (${dialect}) failed:\n${project.install.output}`);
-  const worked =
-    dialect === 'sqlite'
-      ? example('sqlite/worked-example.ts')
-      : composeWorkedExample(example('sqlite/worked-example.ts'), example('postgres/worked-example.ts'));
+  const worked = byDialect(dialect, {
+    sqlite: () => example('sqlite/worked-example.ts'),
+    postgres: () => composeWorkedExample(example('sqlite/worked-example.ts'), example('postgres/worked-example.ts')),
+  })();
   writeFileSync(join(project.dir, 'worked-example.ts'), worked);
   writeFileSync(join(project.dir, 'typed-queries.ts'), example(`${dialect}/typed-queries.ts`));
   writeFileSync(join(project.dir, 'exports-check.ts'), exportsCheck(dialect));
@@ -267,7 +268,7 @@ describe('packaging: a host with one driver', () => {
     }
   });
 
-  it.each(['sqlite', 'postgres'] as const)('a %s-only host type-checks with strict and skipLibCheck false (NodeNext and Bundler)', (dialect) => {
+  it.each(DIALECTS)('a %s-only host type-checks with strict and skipLibCheck false (NodeNext and Bundler)', (dialect) => {
     const { nodenext, bundler } = prepared[dialect].compiled;
     expect(nodenext.output).toBe('');
     expect(nodenext.code).toBe(0);
@@ -277,7 +278,7 @@ describe('packaging: a host with one driver', () => {
 
   it('both entries export every product statement with its types under the same names, and no demo statement', async () => {
     const names = {} as Record<Dialect, string[]>;
-    for (const dialect of ['sqlite', 'postgres'] as const) {
+    for (const dialect of DIALECTS) {
       const out = await runIn(dialect, process.execPath, ['out/exports-check.js']);
       expect(out.code, out.output).toBe(0);
       names[dialect] = JSON.parse(out.stdout) as string[];
@@ -287,14 +288,14 @@ describe('packaging: a host with one driver', () => {
     const own = { sqlite: ['createSqliteStore', 'SqlitePreparedQuery'], postgres: ['createPostgresStore', 'PostgresPreparedQuery'] };
     const shared = (d: Dialect) => names[d].filter((n) => !own[d].includes(n));
     expect(shared('sqlite')).toEqual(shared('postgres'));
-    for (const d of ['sqlite', 'postgres'] as const) for (const n of own[d]) expect(names[d]).toContain(n);
+    for (const d of DIALECTS) for (const n of own[d]) expect(names[d]).toContain(n);
   });
 });
 
 describe('packaging: the README runs as written', () => {
   async function storedRows(dialect: Dialect): Promise<Record<string, unknown>[]> {
     const sql = 'SELECT tool_call_id, tool_status, source, settled_at IS NOT NULL AS settled FROM task_session_subagents';
-    if (dialect === 'postgres') return (await database.pool().query(sql)).rows as Record<string, unknown>[];
+    if (byDialect(dialect, { sqlite: false, postgres: true })) return (await database.pool().query(sql)).rows as Record<string, unknown>[];
     const db = new Database(join(prepared.sqlite.project.dir, 'kandev.db'), { readonly: true });
     try {
       return (db.prepare(sql).all() as Record<string, unknown>[]).map((r) => ({ ...r, settled: r.settled === 1 }));
@@ -303,52 +304,49 @@ describe('packaging: the README runs as written', () => {
     }
   }
 
-  it.each(['sqlite', 'postgres'] as const)(
-    'on %s, in an empty project and database: the worked example, the typed query in a host transaction, then the CLI',
-    async (dialect) => {
-      // Nothing prepared: the control that the project and database really are empty.
-      if (dialect === 'sqlite') expect(existsSync(join(prepared.sqlite.project.dir, 'kandev.db'))).toBe(false);
-      else expect((await database.pool().query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'")).rows[0].n).toBe(0);
+  it.each(DIALECTS)('on %s, in an empty project and database: the worked example, the typed query in a host transaction, then the CLI', async (dialect) => {
+    // Nothing prepared: the control that the project and database really are empty.
+    if (byDialect(dialect, { sqlite: true, postgres: false })) expect(existsSync(join(prepared.sqlite.project.dir, 'kandev.db'))).toBe(false);
+    else expect((await database.pool().query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'")).rows[0].n).toBe(0);
 
-      const started = performance.now();
-      const worked = await runIn(dialect, process.execPath, ['out/worked-example.js']);
-      const seconds = (performance.now() - started) / 1000;
-      expect(worked.stderr).toBe('');
-      expect(worked.code).toBe(0);
-      expect(worked.stdout).toMatch(/ok: true/);
-      expect(worked.stdout).not.toMatch(/status: 'failed'|error: '|no such table/);
-      expect(worked.stdout.split('\n').filter((l) => l === 'persisted')).toHaveLength(2);
-      expect(worked.stdout).toMatch(/tool_status: 'completed'/);
-      expect(worked.stdout).toMatch(/state: 'activated'/);
-      expect(worked.stdout).toMatch(/verdict: 'healthy'/);
-      // It ends its connection: an open pg pool keeps Node running until its idle clients time
-      // out, 10 s (pg's idleTimeoutMillis) after the last query, so it would take longer than that.
-      expect(seconds).toBeLessThan(9.5);
-      expect(await storedRows(dialect)).toEqual([{ tool_call_id: 'toolu_01ReviewSecurity', tool_status: 'completed', source: 'live', settled: true }]);
+    const started = performance.now();
+    const worked = await runIn(dialect, process.execPath, ['out/worked-example.js']);
+    const seconds = (performance.now() - started) / 1000;
+    expect(worked.stderr).toBe('');
+    expect(worked.code).toBe(0);
+    expect(worked.stdout).toMatch(/ok: true/);
+    expect(worked.stdout).not.toMatch(/status: 'failed'|error: '|no such table/);
+    expect(worked.stdout.split('\n').filter((l) => l === 'persisted')).toHaveLength(2);
+    expect(worked.stdout).toMatch(/tool_status: 'completed'/);
+    expect(worked.stdout).toMatch(/state: 'activated'/);
+    expect(worked.stdout).toMatch(/verdict: 'healthy'/);
+    // It ends its connection: an open pg pool keeps Node running until its idle clients time
+    // out, 10 s (pg's idleTimeoutMillis) after the last query, so it would take longer than that.
+    expect(seconds).toBeLessThan(9.5);
+    expect(await storedRows(dialect)).toEqual([{ tool_call_id: 'toolu_01ReviewSecurity', tool_status: 'completed', source: 'live', settled: true }]);
 
-      const typed = await runIn(dialect, process.execPath, ['out/typed-queries.js']);
-      expect(typed.stderr).toBe('');
-      expect(typed.code).toBe(0);
-      const isAsync = dialect === 'sqlite' ? '1n' : '1';
-      expect(typed.stdout).toMatch(
-        new RegExp(`^toolu_01ReviewSecurity completed null \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{6}Z\\n${isAsync} true\\n$`),
-      );
+    const typed = await runIn(dialect, process.execPath, ['out/typed-queries.js']);
+    expect(typed.stderr).toBe('');
+    expect(typed.code).toBe(0);
+    const isAsync = byDialect(dialect, { sqlite: '1n', postgres: '1' });
+    expect(typed.stdout).toMatch(
+      new RegExp(`^toolu_01ReviewSecurity completed null \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{6}Z\\n${isAsync} true\\n$`),
+    );
 
-      const target = dialect === 'sqlite' ? ['--sqlite', 'kandev.db'] : ['--postgres', database.url];
-      const migrate = await runIn(dialect, CLI, ['migrate', ...target, '--json']);
-      expect(migrate.code, migrate.output).toBe(0);
-      const steps = (JSON.parse(migrate.stdout) as { steps: { status: string; error?: string; detail?: string }[] }).steps;
-      expect(steps.every((s) => s.status === 'skipped' && s.error === undefined && /already current/.test(s.detail ?? ''))).toBe(true);
-      const health = await runIn(dialect, CLI, ['health', ...target]);
-      expect(health.code, health.output).toBe(0); // 0 = healthy (docs/health.md)
-    },
-  );
+    const target = byDialect(dialect, { sqlite: ['--sqlite', 'kandev.db'], postgres: ['--postgres', database.url] });
+    const migrate = await runIn(dialect, CLI, ['migrate', ...target, '--json']);
+    expect(migrate.code, migrate.output).toBe(0);
+    const steps = (JSON.parse(migrate.stdout) as { steps: { status: string; error?: string; detail?: string }[] }).steps;
+    expect(steps.every((s) => s.status === 'skipped' && s.error === undefined && /already current/.test(s.detail ?? ''))).toBe(true);
+    const health = await runIn(dialect, CLI, ['health', ...target]);
+    expect(health.code, health.output).toBe(0); // 0 = healthy (docs/health.md)
+  });
 });
 
 const CLI = join('node_modules', '.bin', 'subagent-context');
 
 describe('packaging: the CLI and CommonJS in a one-driver project', () => {
-  it.each(['sqlite', 'postgres'] as const)('on %s: --help and --version', async (dialect) => {
+  it.each(DIALECTS)('on %s: --help and --version', async (dialect) => {
     const help = await runIn(dialect, CLI, ['--help']);
     expect(help.code, help.output).toBe(0);
     expect(help.stdout).toMatch(/^usage: subagent-context <command>/);
@@ -385,7 +383,7 @@ describe('packaging: the CLI and CommonJS in a one-driver project', () => {
     }
   });
 
-  it.each(['sqlite', 'postgres'] as const)('on %s: CommonJS require() of every entry works at run time', async (dialect) => {
+  it.each(DIALECTS)('on %s: CommonJS require() of every entry works at run time', async (dialect) => {
     const out = await runIn(dialect, process.execPath, ['out/require-check.cjs']);
     expect(out.stderr).toBe('');
     expect(out.code).toBe(0);

@@ -6,10 +6,13 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseInstant } from '../src/instant.js';
 import type { SubagentContextReport } from '../src/index.js';
-import { hostTimestamp } from './helpers/host-rows.js';
-import { seedKeys, seedMessage, seedRow, seedSession, type ReportRowSeed } from './helpers/report-seed.js';
 import { sqliteForm } from './helpers/sqlite-forms.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
+import { setKeys } from './helpers/activation-keys.js';
+import { hostTimestamp } from './helpers/host-timestamp.js';
+import { insertChatMessage, insertSession } from './helpers/seed-host-rows.js';
+import { insertSubagentRow, type SubagentRowSeed } from './helpers/seed-subagent-rows.js';
 
 const ns = (iso: string) => parseInstant(iso)!;
 
@@ -31,11 +34,12 @@ const KEYS = {
  *   F (s3) 2 live rows 03-03 10:00 and 03-05 10:00                     -> known, k = 2
  *   plus one live row in s3 without a turn (14:00), whose own task_id is 'T9' (not its session's).
  */
-function fixture(db: TestDb): ReportRowSeed[] {
+function fixture(db: TestDb): SubagentRowSeed[] {
   // SQLite rows are stored in a mix of the host's forms; the figures must not care.
   const forms = ['canonical', 'trimmed', 'plus02', 'minus03', 'rfc3339', 'nanos'] as const;
   let i = 0;
-  const at = (iso: string) => (db.dialect === 'sqlite' ? sqliteForm(ns(iso), forms[i++ % forms.length]) : hostTimestamp(db, ns(iso)));
+  const at = (iso: string) =>
+    byDialect(db.dialect, { sqlite: () => sqliteForm(ns(iso), forms[i++ % forms.length]), postgres: () => hostTimestamp(db, ns(iso)) })();
   const row = (
     id: string,
     sessionId: string,
@@ -48,7 +52,7 @@ function fixture(db: TestDb): ReportRowSeed[] {
     subagentType: string | null,
     model: string | null,
     taskId?: string,
-  ): ReportRowSeed => ({
+  ): SubagentRowSeed => ({
     id,
     sessionId,
     taskId: taskId ?? (sessionId === 's3' ? 'T2' : 'T1'),
@@ -91,11 +95,11 @@ describeBothDialects('report: figures against hand-computed expectations', (dial
       ['s4', 'T3'],
       ['s5', 'T4'],
     ])
-      await seedSession(db, s, t);
-    for (const r of fixture(db)) await seedRow(db, r);
-    await seedMessage(db, 'm4', 's4', hostTimestamp(db, ns('2026-03-01T15:00:00Z')));
-    await seedMessage(db, 'm5', 's5', hostTimestamp(db, ns('2026-02-01T00:00:00Z')));
-    await seedKeys(db, KEYS);
+      await insertSession(db, s, t);
+    for (const r of fixture(db)) await insertSubagentRow(db, r);
+    await insertChatMessage(db, 'm4', 's4', hostTimestamp(db, ns('2026-03-01T15:00:00Z')));
+    await insertChatMessage(db, 'm5', 's5', hostTimestamp(db, ns('2026-02-01T00:00:00Z')));
+    await setKeys(db, KEYS);
   });
   afterAll(async () => db.close());
 

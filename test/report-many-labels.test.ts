@@ -10,19 +10,23 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli } from '../src/cli/main.js';
 import type { SubagentContextReport } from '../src/index.js';
-import { hostTimestamp } from './helpers/host-rows.js';
 import { FIXTURE_KEYS } from './helpers/report-fixture.js';
-import { seedKeys, seedSession } from './helpers/report-seed.js';
+import { databaseArgs } from './helpers/cli.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
+import { setKeys } from './helpers/activation-keys.js';
+import { hostTimestamp } from './helpers/host-timestamp.js';
+import { insertSession } from './helpers/seed-host-rows.js';
+import { insertSubagentRow } from './helpers/seed-subagent-rows.js';
 
 const LABELS = 120_000;
 const HUGE = `huge-${'x'.repeat(100_000)}`;
 const BIDI = 'rtl-\u202etrap';
 
 async function seedManyLabels(db: TestDb): Promise<void> {
-  await seedSession(db, 's1', 'T1');
+  await insertSession(db, 's1', 'T1');
   const at = hostTimestamp(db, 1_772_370_000_000_000_000n); // 2026-03-01, after the fixture's keys
-  if (db.dialect === 'postgres') {
+  if (byDialect(db.dialect, { sqlite: false, postgres: true })) {
     await db.query(
       `INSERT INTO task_session_subagents (id, task_session_id, task_id, turn_id, agent_execution_id, tool_call_id, subagent_type, total_tokens, source, observed_at, settled_at, updated_at)
        SELECT 'r' || i, 's1', 'T1', 'turn-' || (i / 4), 'exec', 'tc-' || i, 'type-' || i, CASE WHEN i % 3 = 0 THEN NULL ELSE i END, 'live', $1::timestamp, $1::timestamp, $1::timestamp
@@ -43,14 +47,20 @@ async function seedManyLabels(db: TestDb): Promise<void> {
     ['huge', HUGE],
     ['bidi', BIDI],
   ])
-    await db.query(
-      `INSERT INTO task_session_subagents (id, task_session_id, task_id, turn_id, agent_execution_id, tool_call_id, subagent_type, total_tokens, source, observed_at, settled_at, updated_at)
-       VALUES ($1, 's1', 'T1', 'turn-x', 'exec', $2, $3, 900000000, 'live', $4, $4, $4)`,
-      [id, `tc-${id}`, label, at],
-    );
-  await seedKeys(db, FIXTURE_KEYS);
+    await insertSubagentRow(db, {
+      id,
+      sessionId: 's1',
+      taskId: 'T1',
+      turnId: 'turn-x',
+      executionId: 'exec',
+      subagentType: label,
+      totalTokens: 900_000_000,
+      observedAt: at,
+      settledAt: at,
+    });
+  await setKeys(db, FIXTURE_KEYS);
   // As autovacuum would after a bulk load: without statistics the planner picks nested loops.
-  if (db.dialect === 'postgres') await db.exec('ANALYZE');
+  if (byDialect(db.dialect, { sqlite: false, postgres: true })) await db.exec('ANALYZE');
 }
 
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -69,7 +79,7 @@ describeBothDialects('report: 120k distinct subagent_type values', (dialect) => 
     db = await openTestDb(dialect, 'package');
     await seedManyLabels(db);
     dir = mkdtempSync(join(tmpdir(), 'subagent-context-many-labels-'));
-    args = db.dialect === 'sqlite' ? ['--sqlite', db.location] : ['--postgres', db.location];
+    args = databaseArgs(db);
     json = await cli(['report', ...args, '--json']);
   }, 240_000);
   afterAll(async () => {

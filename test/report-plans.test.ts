@@ -15,11 +15,13 @@ import { boundariesFromKeys } from '../src/report/boundaries.js';
 import { postgresReportParams } from '../src/postgres/report.js';
 import { sqliteReportParams } from '../src/sqlite/report.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
+import { explainGenerated, seqScansOf, type PlanNode } from './helpers/postgres-explain.js';
+import { SECOND } from './helpers/host-timestamp.js';
 
 const MESSAGES = 100_000;
 const SESSIONS = 100;
 const BASE_S = 1_767_225_600n; // 2026-01-01T00:00:00Z; message i is created at BASE + 86 i seconds
-const SECOND = 1_000_000_000n;
 const SINCE_NS = (BASE_S + 86n * BigInt(MESSAGES - MESSAGES / 100)) * SECOND; // the last 1%
 const KEY = formatKeyInstant((BASE_S + 86n * 50_000n) * SECOND);
 const STATEMENTS = ['reportRowCounts', 'reportTokens', 'reportTokenDistribution', 'reportFanOut', 'reportCards'] as const;
@@ -27,7 +29,7 @@ const STATEMENTS = ['reportRowCounts', 'reportTokens', 'reportTokenDistribution'
 /** Every 10th message is a subagent launch with its row; a session's turn spans 300 message numbers (3 subagents), and turn ids are unique across sessions as real ones are. */
 async function seed(db: TestDb): Promise<void> {
   const n = MESSAGES - 1;
-  if (db.dialect === 'sqlite') {
+  if (byDialect(db.dialect, { sqlite: true, postgres: false })) {
     await db.exec(`
       INSERT INTO task_sessions (id, task_id, created_at, updated_at)
         WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < ${SESSIONS - 1})
@@ -72,43 +74,10 @@ function sqlitePlan(sqlite: Database.Database, name: (typeof STATEMENTS)[number]
     .map((r) => (r as { detail: string }).detail);
 }
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  Alias?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-const flatten = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(flatten)];
-
 /** The plan of a generated statement as report() binds it; `generic` forces the generic plan. */
-async function postgresPlan(pool: pg.Pool, name: (typeof STATEMENTS)[number], generic: boolean): Promise<PlanNode[]> {
-  const client = await pool.connect();
-  try {
-    let plan: PlanNode | undefined;
-    const explaining = {
-      query: async (text: string, bindings: unknown[]) => {
-        if (!generic) {
-          plan = ((await client.query(`EXPLAIN (FORMAT JSON) ${text}`, bindings)).rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan;
-        } else {
-          await client.query('SET plan_cache_mode = force_generic_plan');
-          await client.query(`PREPARE report_statement AS ${text}`);
-          const literals = bindings.map((b) => (b === null ? 'NULL' : `'${String(b)}'`)).join(', ');
-          plan = ((await client.query(`EXPLAIN (FORMAT JSON) EXECUTE report_statement(${literals})`)).rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan;
-          await client.query('DEALLOCATE report_statement');
-          await client.query('RESET plan_cache_mode');
-        }
-        return { rows: [], rowCount: 0 };
-      },
-    };
-    await postgresQueries[name].run(postgresReportParams(bounds(null)), explaining);
-    return flatten(plan!);
-  } finally {
-    client.release();
-  }
-}
+const postgresPlan = (pool: pg.Pool, name: (typeof STATEMENTS)[number], generic: boolean): Promise<PlanNode[]> =>
+  explainGenerated(pool, postgresQueries[name], postgresReportParams(bounds(null)), generic);
 
-const seqScansOf = (nodes: PlanNode[], table: string) => nodes.filter((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === table);
 /** Scans of the window's rows: every alias but reportFanOut's `a`, the whole-turn completion. */
 const windowScans = (nodes: PlanNode[]) => nodes.filter((n) => n['Relation Name'] === 'task_session_subagents' && n.Alias !== 'a');
 
@@ -142,7 +111,7 @@ describeBothDialects('report: index-served plans on a 100k-message store', (dial
     console.info(`[${dialect}] report() on ${MESSAGES} messages, since in the last 1%: ${ms.toFixed(0)} ms`);
   });
 
-  if (dialect === 'sqlite') {
+  if (byDialect(dialect, { sqlite: true, postgres: false })) {
     it('SQLite (no ANALYZE): every statement searches an index; none scans either big table', async () => {
       for (const taskIds of [null, ['task-3']]) {
         for (const name of STATEMENTS) {

@@ -7,6 +7,7 @@ import { createPostgresStore, createSqliteStore } from '../src/index.js';
 import { seedReportFixture } from './helpers/report-fixture.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { poolFor } from '../scripts/lib/postgres-database.js';
+import { byDialect } from './helpers/by-dialect.js';
 
 describeBothDialects('report: read-only connections', (dialect) => {
   let db: TestDb;
@@ -19,7 +20,7 @@ describeBothDialects('report: read-only connections', (dialect) => {
   it('a read-only connection answers the same report, windowed and scoped too', async () => {
     const options = { since: '2026-03-01T12:00:00Z', taskIds: ['T1', 'T2'] };
     const expected = [await db.store().report(), await db.store().report(options)];
-    if (dialect === 'sqlite') {
+    if (byDialect(dialect, { sqlite: true, postgres: false })) {
       const ro = new Database(db.location, { readonly: true, fileMustExist: true });
       try {
         const store = createSqliteStore(ro);
@@ -41,7 +42,7 @@ describeBothDialects('report: read-only connections', (dialect) => {
     expect(expected[0].provenance.rows).toBeGreaterThan(expected[1].provenance.rows);
   });
 
-  if (dialect === 'sqlite') {
+  if (byDialect(dialect, { sqlite: true, postgres: false })) {
     it("inside the host's open transaction the report reads it and leaves it open", async () => {
       const before = (await db.store().report()).provenance.rows;
       db.sqlite!.exec('BEGIN');

@@ -5,9 +5,11 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { parseInstant } from '../src/instant.js';
 import type { SubagentContextReport } from '../src/index.js';
-import { hostTimestamp } from './helpers/host-rows.js';
-import { seedKeys, seedRow, seedSession } from './helpers/report-seed.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { setKeys } from './helpers/activation-keys.js';
+import { hostTimestamp } from './helpers/host-timestamp.js';
+import { insertSession } from './helpers/seed-host-rows.js';
+import { insertSubagentRow } from './helpers/seed-subagent-rows.js';
 
 const C = 'subagent_context_capture_since';
 const B = 'subagent_context_backfill_through';
@@ -20,8 +22,8 @@ type Keys = Partial<Record<typeof C | typeof B | typeof E, string>>;
 /** turn-old: one backfilled 'unknown' row at 08:00; turn-new: one live row with an execution id at 13:00. */
 async function seed(db: TestDb, keys: Keys): Promise<void> {
   const at = (iso: string) => hostTimestamp(db, parseInstant(iso)!);
-  await seedSession(db, 's1', 'T1');
-  await seedRow(db, {
+  await insertSession(db, 's1', 'T1');
+  await insertSubagentRow(db, {
     id: 'old',
     sessionId: 's1',
     taskId: 'T1',
@@ -32,7 +34,7 @@ async function seed(db: TestDb, keys: Keys): Promise<void> {
     settledAt: null,
     totalTokens: null,
   });
-  await seedRow(db, {
+  await insertSubagentRow(db, {
     id: 'new',
     sessionId: 's1',
     taskId: 'T1',
@@ -43,7 +45,7 @@ async function seed(db: TestDb, keys: Keys): Promise<void> {
     settledAt: null,
     totalTokens: null,
   });
-  await seedKeys(db, keys);
+  await setKeys(db, keys);
 }
 
 const ONE = [{ subagents: 1, turns: 1 }];

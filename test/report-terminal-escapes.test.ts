@@ -9,10 +9,11 @@ import { runCli } from '../src/cli/main.js';
 import { clipVisible, displayWidth, visible } from '../src/render/display-text.js';
 import type { HealthReport, SubagentContextReport } from '../src/index.js';
 import { FIXTURE_KEYS, seedReportFixture } from './helpers/report-fixture.js';
-import { seedRow } from './helpers/report-seed.js';
-import { hostTimestamp } from './helpers/host-rows.js';
+import { databaseArgs } from './helpers/cli.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { parseInstant } from '../src/instant.js';
+import { hostTimestamp } from './helpers/host-timestamp.js';
+import { insertSubagentRow } from './helpers/seed-subagent-rows.js';
 
 // The characters no human output may carry raw (a line break is the output's own).
 // eslint-disable-next-line no-control-regex -- the characters under test
@@ -37,7 +38,7 @@ async function seedHostile(db: TestDb): Promise<void> {
     [1, OSC_TYPE, CSI_MODEL],
     [2, BIDI_TYPE, 'm\u0085x'],
   ] as const) {
-    await seedRow(db, {
+    await insertSubagentRow(db, {
       id: `hostile-${i}`,
       sessionId: 's1',
       taskId: 'T1',
@@ -63,7 +64,7 @@ describeBothDialects('human output shows control characters, JSON keeps them', (
     const db = await openTestDb(dialect, 'package');
     try {
       await seedHostile(db);
-      const args = db.dialect === 'sqlite' ? ['--sqlite', db.location] : ['--postgres', db.location];
+      const args = databaseArgs(db);
       const human = await cli(['report', ...args]);
       expect([human.code, human.err]).toEqual([0, '']);
       expect(human.out.match(RAW_CONTROL)).toBeNull();
@@ -90,7 +91,7 @@ describeBothDialects('human output shows control characters, JSON keeps them', (
     const db = await openTestDb(dialect, 'package');
     try {
       await seedHostile(db);
-      const args = db.dialect === 'sqlite' ? ['--sqlite', db.location] : ['--postgres', db.location];
+      const args = databaseArgs(db);
       const human = await cli(['health', ...args]);
       expect(human.err).toBe('');
       expect(human.out.match(RAW_CONTROL)).toBeNull();

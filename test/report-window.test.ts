@@ -7,12 +7,15 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createPostgresStore, SubagentContextError, type SubagentContextReport, type SubagentContextStore } from '../src/index.js';
 import { formatKeyInstant, formatMicros } from '../src/instant.js';
-import { seedKeys, seedMessage, seedRow, seedSession } from './helpers/report-seed.js';
 import { SQLITE_FORMS, sqliteForm } from './helpers/sqlite-forms.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { poolFor } from '../scripts/lib/postgres-database.js';
+import { byDialect } from './helpers/by-dialect.js';
+import { setKeys } from './helpers/activation-keys.js';
+import { insertChatMessage, insertSession } from './helpers/seed-host-rows.js';
+import { insertSubagentRow } from './helpers/seed-subagent-rows.js';
+import { MICRO } from './helpers/host-timestamp.js';
 
-const MICRO = 1_000n;
 const HOUR = 3_600_000_000_000n;
 
 interface Boundaries {
@@ -36,7 +39,7 @@ const SETS: Boundaries[] = [
  * All three keys are `key`.
  */
 async function seedBoundaries(db: TestDb, b: Boundaries, text: (ns: bigint) => string): Promise<void> {
-  await seedSession(db, 's-rows', 'T1');
+  await insertSession(db, 's-rows', 'T1');
   const rows: [string, bigint, string][] = [
     ['w-before', b.since - MICRO, 'exec-1'],
     ['w-at', b.since, 'exec-1'],
@@ -46,7 +49,7 @@ async function seedBoundaries(db: TestDb, b: Boundaries, text: (ns: bigint) => s
     ['w-end', b.until, 'exec-2'],
   ];
   for (const [id, at, executionId] of rows) {
-    await seedRow(db, {
+    await insertSubagentRow(db, {
       id,
       sessionId: 's-rows',
       taskId: 'T1',
@@ -64,11 +67,11 @@ async function seedBoundaries(db: TestDb, b: Boundaries, text: (ns: bigint) => s
     ['m-last', b.until - MICRO],
     ['m-end', b.until],
   ] as const) {
-    await seedSession(db, `s-${id}`, `T-${id}`);
-    await seedMessage(db, id, `s-${id}`, text(at));
+    await insertSession(db, `s-${id}`, `T-${id}`);
+    await insertChatMessage(db, id, `s-${id}`, text(at));
   }
   const key = formatKeyInstant(b.key);
-  await seedKeys(db, { subagent_context_capture_since: key, subagent_context_backfill_through: key, subagent_context_execution_since: key });
+  await setKeys(db, { subagent_context_capture_since: key, subagent_context_backfill_through: key, subagent_context_execution_since: key });
 }
 
 /** In the window: w-at, k-before, k-at, w-last. Known from the key: k-at, w-last. */
@@ -93,7 +96,7 @@ describeBothDialects('report: exact windows and keys', (dialect) => {
 
   const windowOf = (b: Boundaries) => ({ since: formatKeyInstant(b.since), until: formatKeyInstant(b.until) });
 
-  if (dialect === 'sqlite') {
+  if (byDialect(dialect, { sqlite: true, postgres: false })) {
     for (const form of SQLITE_FORMS.filter((f) => f !== 'seconds')) {
       it(`SQLite, host timestamps in ${form} form: since, until and the keys are exact to 1 µs`, async () => {
         for (const b of SETS) {
@@ -108,9 +111,9 @@ describeBothDialects('report: exact windows and keys', (dialect) => {
       const b = { since: 1_785_024_000_000_000_000n, key: 1_785_030_000_000_000_000n, until: 1_785_040_000_000_000_000n };
       // 1 µs before a whole second cannot be written without a fraction: use 1 s before.
       const second = 1_000_000n * MICRO;
-      await seedSession(db, 's1', 'T1');
+      await insertSession(db, 's1', 'T1');
       const at = (id: string, ns: bigint) =>
-        seedRow(db, {
+        insertSubagentRow(db, {
           id,
           sessionId: 's1',
           taskId: 'T1',
@@ -131,7 +134,7 @@ describeBothDialects('report: exact windows and keys', (dialect) => {
 
   it('a bound with sub-microsecond digits falls between the two microseconds around it', async () => {
     const b = SETS[1];
-    await seedBoundaries(db, b, (ns) => (dialect === 'sqlite' ? sqliteForm(ns, 'trimmed') : formatMicros(ns)));
+    await seedBoundaries(db, b, (ns) => byDialect(dialect, { sqlite: () => sqliteForm(ns, 'trimmed'), postgres: () => formatMicros(ns) })());
     // since 500 ns before w-at: w-before (1 µs before w-at) is still out; until 500 ns before w-end: w-last in, w-end out.
     const r = await db.store().report({ since: formatKeyInstant(b.since - 500n), until: formatKeyInstant(b.until - 500n) });
     expectWindow(r);
@@ -140,14 +143,14 @@ describeBothDialects('report: exact windows and keys', (dialect) => {
 
   it('an RFC3339 window with an offset is the same instant as its UTC form', async () => {
     const b = SETS[0];
-    await seedBoundaries(db, b, (ns) => (dialect === 'sqlite' ? sqliteForm(ns, 'plus02') : formatMicros(ns)));
+    await seedBoundaries(db, b, (ns) => byDialect(dialect, { sqlite: () => sqliteForm(ns, 'plus02'), postgres: () => formatMicros(ns) })());
     const since = formatKeyInstant(b.since + 5n * HOUR).replace('Z', '+05:00');
     // b.since is midnight UTC: 05:00+05:00 names the same instant.
     expect(since).toMatch(/T05:00:00\.000000000\+05:00$/);
     expectWindow(await db.store().report({ since, until: formatKeyInstant(b.until) }));
   });
 
-  if (dialect === 'postgres') {
+  if (byDialect(dialect, { sqlite: false, postgres: true })) {
     it('PostgreSQL: identical reports under session TimeZone UTC, America/Los_Angeles and Pacific/Kiritimati', async () => {
       const reports: Record<string, SubagentContextReport[]> = {};
       for (const zone of ['UTC', 'America/Los_Angeles', 'Pacific/Kiritimati']) {

@@ -14,9 +14,10 @@ import { pascal, parseDialect } from '../scripts/lib/query-files.js';
 import { postgresWindow } from '../src/postgres/health.js';
 import { sqliteWindow } from '../src/sqlite/health.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertSession } from './helpers/host-rows.js';
-import { at, insertSubagentMessage, SECOND } from './helpers/health-seed.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
+import { hostTimestamp, SECOND } from './helpers/host-timestamp.js';
+import { insertSession, insertSubagentMessage } from './helpers/seed-host-rows.js';
 
 const T0 = 1_785_000_000_000_000_000n;
 const EXECUTION = '6f1c1b7e-2f0a-4d55-9a43-0d6c1e0b7a01';
@@ -81,7 +82,7 @@ describeBothDialects('generated result types hold at run time', (dialect) => {
       ['call-settled', 'completed'],
       ['call-open', 'in_progress'],
     ] as const) {
-      await insertSubagentMessage(db, { id: `m-${toolCallId}`, sessionId: 's1', toolCallId, createdAt: at(db, clock.now() + SECOND) });
+      await insertSubagentMessage(db, { id: `m-${toolCallId}`, sessionId: 's1', toolCallId, createdAt: hostTimestamp(db, clock.now() + SECOND) });
       const outcome = await store.recordFrame({
         sessionId: 's1',
         taskId: 'task-s1',
@@ -97,9 +98,9 @@ describeBothDialects('generated result types hold at run time', (dialect) => {
   afterAll(() => db.close());
 
   async function run(name: string, sinceNs: bigint): Promise<Record<string, unknown>[]> {
-    const window = dialect === 'sqlite' ? sqliteWindow(sinceNs) : postgresWindow(sinceNs);
+    const window = byDialect(dialect, { sqlite: () => sqliteWindow(sinceNs), postgres: () => postgresWindow(sinceNs) })();
     const params = { ...window, sessionId: 's1', turnId: 'turn-1' };
-    if (dialect === 'sqlite') {
+    if (byDialect(dialect, { sqlite: true, postgres: false })) {
       const q = (sqliteGenerated as unknown as Record<string, { all(p: object, c: unknown): Record<string, unknown>[] }>)[name];
       return q.all(params, db.sqlite);
     }

@@ -6,8 +6,9 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import * as postgresEntry from '../src/postgres/index.js';
 import * as sqliteEntry from '../src/sqlite/index.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertSession } from './helpers/host-rows.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { byDialect } from './helpers/by-dialect.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 
 describeBothDialects('typed rows: raw, and toSubagentContextRow', (dialect) => {
   let db: TestDb;
@@ -19,7 +20,7 @@ describeBothDialects('typed rows: raw, and toSubagentContextRow', (dialect) => {
 
   /** The raw rows of the typed list statements, by session and by turn, as a host would read them. */
   async function rawRows(): Promise<{ bySession: unknown[]; byTurn: unknown[]; normalize: (row: never) => unknown }> {
-    if (dialect === 'sqlite') {
+    if (byDialect(dialect, { sqlite: true, postgres: false })) {
       const handle = db.sqlite!;
       return {
         bySession: sqliteEntry.listSubagentContextsBySession.all({ sessionId: 's1' }, handle),
@@ -47,9 +48,12 @@ describeBothDialects('typed rows: raw, and toSubagentContextRow', (dialect) => {
     const first = bySession[0] as Record<string, unknown>;
     // Raw, as each driver hands it over: the dialects differ (the reason the function exists).
     expect({ is_async: first.is_async, total_tokens: first.total_tokens, tool_use_count: first.tool_use_count }).toEqual(
-      dialect === 'sqlite' ? { is_async: 1n, total_tokens: 12_345n, tool_use_count: 0n } : { is_async: 1, total_tokens: '12345', tool_use_count: '0' },
+      byDialect(dialect, {
+        sqlite: { is_async: 1n, total_tokens: 12_345n, tool_use_count: 0n },
+        postgres: { is_async: 1, total_tokens: '12345', tool_use_count: '0' },
+      }),
     );
-    if (dialect === 'sqlite') expect(() => JSON.stringify(first)).toThrow(TypeError); // a raw SQLite row does not serialize
+    if (byDialect(dialect, { sqlite: true, postgres: false })) expect(() => JSON.stringify(first)).toThrow(TypeError); // a raw SQLite row does not serialize
 
     const listed = await store.listBySession('s1');
     expect(bySession.map((r) => normalize(r as never))).toEqual(listed);

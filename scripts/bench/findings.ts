@@ -1,5 +1,7 @@
 // One benchmark figure: what was measured, the ceiling it is divided by (measured in the same
 // run, on the same data), and the target the ratio is held to.
+import type { DialectName } from '../../src/dialect.js';
+
 export interface Target {
   /** 'at-least': ratio >= value; 'at-most': ratio <= value. */
   kind: 'at-least' | 'at-most';
@@ -10,7 +12,7 @@ export interface Target {
 
 export interface Finding {
   section: 'live writer' | 'batch' | 'backfill' | 'hostile document' | 'health' | 'replay' | 'report' | 'acp intake' | 'proxy';
-  dialect: 'sqlite' | 'postgres';
+  dialect: DialectName;
   config: string;
   measured: string;
   ceiling: string;

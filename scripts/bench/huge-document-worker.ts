@@ -14,9 +14,10 @@ import { hostSchema as postgresHostSchema } from '../../generated/postgres/index
 import { hostSchema as sqliteHostSchema } from '../../generated/sqlite/index.js';
 import { createPostgresStore, createSqliteStore, type MigrationReport } from '../../src/index.js';
 import { createDatabase, databaseUrl, dropDatabase, poolFor } from '../lib/postgres-database.js';
+import type { DialectName } from '../../src/dialect.js';
 
 export interface HugeDocumentMeasurement {
-  dialect: 'sqlite' | 'postgres';
+  dialect: DialectName;
   field: string;
   documentBytes: number;
   ok: boolean;
@@ -45,7 +46,7 @@ const rows = (field: string) =>
     createdAt: `2026-08-12 10:00:${String(i).padStart(2, '0')}`,
   }));
 
-async function prepareStore(dialect: 'sqlite' | 'postgres', location: string, field: string): Promise<void> {
+async function prepareStore(dialect: DialectName, location: string, field: string): Promise<void> {
   const session = `INSERT INTO task_sessions (id, task_id, created_at, updated_at) VALUES ('ses_1', 'task_1', '2026-08-12 10:00:00', '2026-08-12 10:00:00')`;
   if (dialect === 'sqlite') {
     for (const f of [location, `${location}-wal`, `${location}-shm`]) rmSync(f, { force: true });

@@ -15,6 +15,7 @@ import type { RunningPostgres } from '../lib/embedded-postgres.js';
 import { createDatabase } from '../lib/postgres-database.js';
 import type { Finding } from './findings.js';
 import { fmtInt, fmtRatio, median } from './stats.js';
+import type { DialectName } from '../../src/dialect.js';
 
 const CLI = resolve(import.meta.dirname, '..', '..', 'dist', 'src', 'cli.js');
 
@@ -119,7 +120,7 @@ async function countRows(storeArgs: string[], db: Awaited<ReturnType<typeof crea
 }
 
 export interface ProxyBenchOptions {
-  dialect: 'sqlite' | 'postgres';
+  dialect: DialectName;
   server?: RunningPostgres;
   dir: string;
   messages: number;

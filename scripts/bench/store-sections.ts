@@ -7,6 +7,7 @@ import type { Finding } from './findings.js';
 import { fmtInt, fmtMs, fmtRatio, median } from './stats.js';
 import { runWorker } from './run-worker.js';
 import type { StoreMeasurement } from './store-worker.js';
+import type { DialectName } from '../../src/dialect.js';
 
 /** Backfill targets per store shape (issue 6): wall time over the floor's. */
 const BACKFILL_TARGET: Record<string, number> = { reference: 1.0, sparse: 1.5, dense: 3.0 };
@@ -15,7 +16,7 @@ const runsText = (n: number) => `${n} run${n === 1 ? '' : 's'}`;
 const mb = (kb: number | undefined) => (kb === undefined ? 'n/a' : `${fmtInt(kb / 1024)} MB`);
 
 /** report() vs the bare reads it replaces (issue 13: ≤ 3×). */
-function reportFindings(dialect: 'sqlite' | 'postgres', storeText: string, r: NonNullable<StoreMeasurement['report']>): Finding[] {
+function reportFindings(dialect: DialectName, storeText: string, r: NonNullable<StoreMeasurement['report']>): Finding[] {
   const make = (label: string, reportMs: number[], subagentsMs: number[], messagesMs: number[], messages: number): Finding => {
     const run = median(reportMs);
     const sub = median(subagentsMs);
@@ -51,7 +52,7 @@ interface Scale {
 }
 
 /** How cost grows with the store: backfill time per message (proportional), last-1% health and report (flat), memory (flat). */
-function scalingFindings(dialect: 'sqlite' | 'postgres', rows: Scale[]): Finding[] {
+function scalingFindings(dialect: DialectName, rows: Scale[]): Finding[] {
   if (rows.length < 2) return [];
   const config = `scaling: ${rows.map((r) => r.profile).join(' → ')}`;
   const spread = (xs: number[]) => Math.max(...xs) / Math.min(...xs);
@@ -116,7 +117,7 @@ function scalingFindings(dialect: 'sqlite' | 'postgres', rows: Scale[]): Finding
 export interface StoreSectionOptions {
   cacheDir: string;
   profiles: StoreProfileName[];
-  dialects: ('sqlite' | 'postgres')[];
+  dialects: DialectName[];
   server?: RunningPostgres;
   runs: number;
   sections: Set<string>;

@@ -27,10 +27,11 @@ import { readPostgresManifest, resetPostgresStore, resetSqliteStore, type StoreM
 import { fixedWindowFraction, measureReport, type ReportMeasurement, type ReportTarget } from './report-measure.js';
 import { peerStatements, type PeerTimes } from './peer-statements.js';
 import { msSince } from './stats.js';
+import type { DialectName } from '../../src/dialect.js';
 
 export interface StoreMeasurement {
   profile: string;
-  dialect: 'sqlite' | 'postgres';
+  dialect: DialectName;
   messages: number;
   subagentMessages: number;
   backfill?: { runMs: number[]; floorMs: number[]; peerMs: number[]; peerRows: number; ok: boolean; rows: number; failedSteps: string[]; peakRssKb: number };

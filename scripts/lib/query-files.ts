@@ -3,9 +3,9 @@
 import { parseSQLFile } from '@pgtyped/parser';
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import type { DialectName as Dialect } from '../../src/dialect.js';
 
-export type Dialect = 'sqlite' | 'postgres';
-export const DIALECTS: readonly Dialect[] = ['sqlite', 'postgres'];
+export { DIALECTS, type DialectName as Dialect } from '../../src/dialect.js';
 
 /**
  * The statement groups, each generated with its own index: the product's statements

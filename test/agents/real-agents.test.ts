@@ -9,11 +9,11 @@ import { createAcpRecorder } from '../../src/acp/index.js';
 import type { SubagentContextRow } from '../../src/types.js';
 import { HOST } from '../helpers/acp-fixtures.js';
 import { expectClaudeCapability, expectClaudeFanout, expectOpencodeFanout } from '../helpers/acp-expectations.js';
-import { insertSession } from '../helpers/host-rows.js';
 import { DIALECTS, openTestDb, type TestDb } from '../helpers/test-db.js';
 import { missingPackages, PINNED_AGENTS, type AgentName } from './agents.js';
 import { insideOfflineNamespace } from './netns.js';
 import { runScenario, type ScenarioName } from './scenarios.js';
+import { insertSession } from '../helpers/seed-host-rows.js';
 
 let dbs: TestDb[] = [];
 

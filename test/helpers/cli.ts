@@ -4,6 +4,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { Dialect } from './test-db.js';
+import { byDialect } from './by-dialect.js';
 
 export const CLI = resolve('dist/src/cli.js');
 
@@ -30,8 +32,8 @@ export function runCliBinary(args: readonly string[], timeoutMs = 30_000): Promi
 }
 
 /** The database option for a test database of either dialect. */
-export function databaseArgs(db: { dialect: 'sqlite' | 'postgres'; location: string }): string[] {
-  return db.dialect === 'sqlite' ? ['--sqlite', db.location] : ['--postgres', db.location];
+export function databaseArgs(db: { dialect: Dialect; location: string }): string[] {
+  return byDialect(db.dialect, { sqlite: ['--sqlite', db.location], postgres: ['--postgres', db.location] });
 }
 
 /** Exactly one line on stderr, prefixed with the program name, and no stack trace. */

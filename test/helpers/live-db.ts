@@ -1,8 +1,8 @@
 // Database-side helpers for the live-path tests: the raw stored row (every column, exactly as
-// stored), seeding a row with plain SQL, and failures injected through the real database
-// (triggers), never by stubbing code.
+// stored) and failures injected through the real database (triggers), never by stubbing code.
 import type { SubagentFrame } from '../../src/types.js';
 import type { TestDb } from './test-db.js';
+import { byDialect } from './by-dialect.js';
 
 export const EXEC_A = '0b7e7d52-6f5e-4c2e-9d0a-2a3c7b1f0e11';
 export const EXEC_B = 'a91c3f0e-2b7d-4e8a-8c1f-5d6e7f809a1b';
@@ -19,7 +19,7 @@ export function frame(overrides: Partial<SubagentFrame> = {}): SubagentFrame {
  */
 export async function rawRow(db: TestDb, sessionId: string, executionId: string, toolCallId: string): Promise<string | null> {
   const where = 'WHERE task_session_id = $1 AND agent_execution_id = $2 AND tool_call_id = $3';
-  if (db.dialect === 'postgres') {
+  if (byDialect(db.dialect, { sqlite: false, postgres: true })) {
     const rows = await db.query<{ raw: string }>(`SELECT t::text AS raw FROM task_session_subagents t ${where}`, [sessionId, executionId, toolCallId]);
     return rows.length === 1 ? rows[0].raw : null;
   }
@@ -32,55 +32,9 @@ export async function rawRow(db: TestDb, sessionId: string, executionId: string,
   return rows.length === 1 ? rows[0].raw : null;
 }
 
-/** A dialect's timestamp literal for seeding: the package's SQLite form, or PostgreSQL TIMESTAMP text. */
-export function seedTimestamp(db: TestDb, utcMicros: string): string {
-  return db.dialect === 'sqlite' ? `${utcMicros}+00:00` : utcMicros;
-}
-
-export interface SeedRow {
-  sessionId: string;
-  taskId: string;
-  executionId: string;
-  toolCallId: string;
-  turnId?: string | null;
-  source?: string;
-  toolStatus?: string | null;
-  agentStatus?: string | null;
-  model?: string | null;
-  totalTokens?: number | null;
-  toolUseCount?: number | null;
-  durationMs?: number | null;
-  /** 'YYYY-MM-DD HH:MM:SS.ffffff' UTC */
-  observedAt: string;
-  settledAt?: string | null;
-  updatedAt?: string;
-}
-
-/** Writes a row with plain SQL, as the backfill or another execution's writer would have. */
-export async function seedRow(db: TestDb, r: SeedRow): Promise<void> {
-  await db.query(
-    `INSERT INTO task_session_subagents (id, task_session_id, task_id, turn_id, agent_execution_id, tool_call_id,
-       agent_status, tool_status, model, total_tokens, tool_use_count, duration_ms, is_async, source, observed_at, settled_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 0, $13, $14, $15, $16)`,
-    [
-      `seeded-${r.executionId}-${r.toolCallId}`,
-      r.sessionId,
-      r.taskId,
-      r.turnId ?? null,
-      r.executionId,
-      r.toolCallId,
-      r.agentStatus ?? null,
-      r.toolStatus ?? null,
-      r.model ?? null,
-      r.totalTokens ?? null,
-      r.toolUseCount ?? null,
-      r.durationMs ?? null,
-      r.source ?? 'live',
-      seedTimestamp(db, r.observedAt),
-      r.settledAt ? seedTimestamp(db, r.settledAt) : null,
-      seedTimestamp(db, r.updatedAt ?? r.observedAt),
-    ],
-  );
+/** The stored rows' tool_call_ids, in order: which writes landed. */
+export async function storedToolCallIds(db: TestDb): Promise<string[]> {
+  return (await db.query<{ tool_call_id: string }>('SELECT tool_call_id FROM task_session_subagents ORDER BY tool_call_id')).map((r) => r.tool_call_id);
 }
 
 /**
@@ -92,7 +46,7 @@ export async function seedRow(db: TestDb, r: SeedRow): Promise<void> {
  */
 export async function failWritesOf(db: TestDb, toolCallId: string, scope: 'statement' | 'transaction' = 'statement'): Promise<void> {
   const id = toolCallId.replace(/'/g, "''");
-  if (db.dialect === 'sqlite') {
+  if (byDialect(db.dialect, { sqlite: true, postgres: false })) {
     const action = scope === 'statement' ? 'ABORT' : 'ROLLBACK';
     for (const event of ['INSERT', 'UPDATE']) {
       await db.exec(`CREATE TRIGGER inject_${scope}_${event.toLowerCase()}_${Buffer.from(id).toString('hex')} BEFORE ${event} ON task_session_subagents
@@ -110,10 +64,4 @@ export async function failWritesOf(db: TestDb, toolCallId: string, scope: 'state
     await db.exec(`CREATE CONSTRAINT TRIGGER ${name} AFTER INSERT OR UPDATE ON task_session_subagents
       DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NEW.tool_call_id = '${id}') EXECUTE FUNCTION inject_failure()`);
   }
-}
-
-/** A logger that records WARN lines, for AC-27 assertions. */
-export function recordingLogger(): { warn(fields: object, msg: string): void; lines: { fields: Record<string, unknown>; msg: string }[] } {
-  const lines: { fields: Record<string, unknown>; msg: string }[] = [];
-  return { lines, warn: (fields, msg) => void lines.push({ fields: fields as Record<string, unknown>, msg }) };
 }

@@ -5,6 +5,7 @@
 // its trigger earlier. Frames carry a unique marker in `description` to be recognised.
 import { parseInstant } from '../../src/instant.js';
 import type { TestDb } from './test-db.js';
+import { byDialect } from './by-dialect.js';
 
 export interface LogEntry {
   seq: number;
@@ -18,7 +19,7 @@ export interface LogEntry {
 }
 
 export async function installWriteLog(db: TestDb): Promise<void> {
-  if (db.dialect === 'sqlite') {
+  if (byDialect(db.dialect, { sqlite: true, postgres: false })) {
     await db.exec(`CREATE TABLE write_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, op TEXT, tool_call_id TEXT, marker TEXT, observed TEXT);
       CREATE TRIGGER write_log_insert AFTER INSERT ON task_session_subagents BEGIN
         INSERT INTO write_log (op, tool_call_id, marker, observed) VALUES ('INSERT', NEW.tool_call_id, NEW.description, NEW.updated_at); END;
@@ -37,7 +38,7 @@ export async function installWriteLog(db: TestDb): Promise<void> {
 }
 
 export async function readWriteLog(db: TestDb): Promise<LogEntry[]> {
-  const columns = db.dialect === 'sqlite' ? '0 AS connection' : 'connection';
+  const columns = byDialect(db.dialect, { sqlite: '0 AS connection', postgres: 'connection' });
   const rows = await db.query<{ seq: number | string; op: 'INSERT' | 'UPDATE'; tool_call_id: string; marker: string; observed: string; connection: number }>(
     `SELECT seq, op, tool_call_id, marker, observed, ${columns} FROM write_log ORDER BY seq`,
   );

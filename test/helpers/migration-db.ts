@@ -3,6 +3,7 @@
 // plus the activation keys, the pre-amendment rows and the report's steps.
 import type { MigrationReport } from '../../src/index.js';
 import type { TestDb } from './test-db.js';
+import { byDialect } from './by-dialect.js';
 
 /** AC-33 clauses 1–3, read from the catalog by SQL written for the tests. */
 export interface EndStateFacts {
@@ -12,7 +13,7 @@ export interface EndStateFacts {
 }
 
 export async function endStateFacts(db: TestDb): Promise<EndStateFacts> {
-  if (db.dialect === 'sqlite') {
+  if (byDialect(db.dialect, { sqlite: true, postgres: false })) {
     const [col] = await db.query<{ n: number }>(
       `SELECT count(*) AS n FROM pragma_table_info('task_session_subagents') WHERE name = 'agent_execution_id' AND "notnull" = 1`,
     );
@@ -45,7 +46,7 @@ export async function endStateFacts(db: TestDb): Promise<EndStateFacts> {
 
 /** Every index on the table with its definition (AC-33 clause 4 compares two of these). */
 export async function indexSet(db: TestDb): Promise<string[]> {
-  if (db.dialect === 'sqlite') {
+  if (byDialect(db.dialect, { sqlite: true, postgres: false })) {
     const rows = await db.query<{ name: string; uniq: number; partial: number; cols: string; sql: string | null }>(
       `SELECT il.name, il."unique" AS uniq, il.partial,
               (SELECT group_concat(ii.name, ',' ORDER BY ii.seqno) FROM pragma_index_info(il.name) AS ii) AS cols,
@@ -60,7 +61,7 @@ export async function indexSet(db: TestDb): Promise<string[]> {
 
 /** The table's column definitions (name, type, nullability, default), order-independent. */
 export async function columnSet(db: TestDb): Promise<string[]> {
-  if (db.dialect === 'sqlite') {
+  if (byDialect(db.dialect, { sqlite: true, postgres: false })) {
     const rows = await db.query<{ name: string; type: string; nn: number; dflt: string | null }>(
       `SELECT name, type, "notnull" AS nn, dflt_value AS dflt FROM pragma_table_info('task_session_subagents') ORDER BY name`,
     );
@@ -74,10 +75,10 @@ export async function columnSet(db: TestDb): Promise<string[]> {
 }
 
 export async function tableExists(db: TestDb, name: string): Promise<boolean> {
-  const rows =
-    db.dialect === 'sqlite'
-      ? await db.query(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = $1`, [name])
-      : await db.query(`SELECT 1 FROM pg_class WHERE relname = $1 AND relkind = 'r'`, [name]);
+  const rows = await byDialect(db.dialect, {
+    sqlite: () => db.query(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = $1`, [name]),
+    postgres: () => db.query(`SELECT 1 FROM pg_class WHERE relname = $1 AND relkind = 'r'`, [name]),
+  })();
   return rows.length > 0;
 }
 
@@ -91,20 +92,9 @@ export function stepStatuses(report: MigrationReport): Record<string, string> {
   return Object.fromEntries(report.steps.map((s) => [s.name, s.status]));
 }
 
-export interface CapturedWarning {
-  fields: Record<string, unknown>;
-  msg: string;
-}
-
-/** A logger that records every WARN (AC-20 is asserted on these). */
-export function recordingLogger(): { warn(fields: object, msg: string): void; warnings: CapturedWarning[] } {
-  const warnings: CapturedWarning[] = [];
-  return { warnings, warn: (fields, msg) => void warnings.push({ fields: fields as Record<string, unknown>, msg }) };
-}
-
 /** Pre-amendment rows as the earlier build wrote them, including NULL metrics and timestamps in several host forms. */
 export async function seedPreAmendmentRows(db: TestDb): Promise<void> {
-  const ts = (sqlite: string, postgres: string) => (db.dialect === 'sqlite' ? sqlite : postgres);
+  const ts = (sqlite: string, postgres: string) => byDialect(db.dialect, { sqlite, postgres });
   const rows: unknown[][] = [
     // an async_launched dispatch: no metrics at all (NULL, never 0), never settled
     [
@@ -190,7 +180,8 @@ export async function seedPreAmendmentRows(db: TestDb): Promise<void> {
   }
 }
 
-const LEGACY_COLUMNS = [
+/** The pre-amendment table's columns (schema/legacy/), every one of which the upgrade keeps byte-identical. */
+export const LEGACY_COLUMNS = [
   'id',
   'task_session_id',
   'task_id',
@@ -219,7 +210,7 @@ const LEGACY_COLUMNS = [
  * storage class and the bytes; PostgreSQL ::text renders the stored value (AC-33 clause 5).
  */
 export async function rawRows(db: TestDb): Promise<Record<string, unknown>[]> {
-  const select = LEGACY_COLUMNS.map((c) => (db.dialect === 'sqlite' ? `quote(${c}) AS ${c}` : `${c}::text AS ${c}`)).join(', ');
+  const select = LEGACY_COLUMNS.map((c) => byDialect(db.dialect, { sqlite: `quote(${c}) AS ${c}`, postgres: `${c}::text AS ${c}` })).join(', ');
   return db.query(`SELECT ${select} FROM task_session_subagents ORDER BY id`);
 }
 
@@ -229,7 +220,7 @@ export async function rawRows(db: TestDb): Promise<Record<string, unknown>[]> {
  * which skips the FK triggers for that session).
  */
 export async function insertWithoutForeignKeys(db: TestDb, sql: string, params: unknown[]): Promise<void> {
-  if (db.dialect === 'sqlite') {
+  if (byDialect(db.dialect, { sqlite: true, postgres: false })) {
     db.sqlite!.pragma('foreign_keys = OFF');
     try {
       await db.query(sql, params);

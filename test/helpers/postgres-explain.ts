@@ -8,6 +8,7 @@ import type pg from 'pg';
 export interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
+  Alias?: string;
   'Index Name'?: string;
   'Subplans Removed'?: number;
   Plans?: PlanNode[];
@@ -21,6 +22,9 @@ export interface RunnableQuery<P> {
 export function flattenPlan(node: PlanNode): PlanNode[] {
   return [node, ...(node.Plans ?? []).flatMap(flattenPlan)];
 }
+
+/** The sequential scans of `table` among a flattened plan's nodes. */
+export const seqScansOf = (nodes: PlanNode[], table: string) => nodes.filter((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === table);
 
 export async function explainGenerated<P>(pool: pg.Pool, query: RunnableQuery<P>, params: P, generic: boolean): Promise<PlanNode[]> {
   const client = await pool.connect();

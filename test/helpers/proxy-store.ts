@@ -16,6 +16,7 @@ import { createPostgresStore, createSqliteStore, type SubagentContextStore } fro
 import { AcpClient, FAKE_AGENT } from './acp-client.js';
 import { CLI } from './cli.js';
 import type { Dialect } from './test-db.js';
+import { byDialect } from './by-dialect.js';
 
 export interface ProxyStore {
   readonly dialect: Dialect;
@@ -30,7 +31,7 @@ export interface ProxyStore {
 let counter = 0;
 
 export async function openProxyStore(dialect: Dialect, options: { hostAndPackage?: boolean } = {}): Promise<ProxyStore> {
-  if (dialect === 'sqlite') {
+  if (byDialect(dialect, { sqlite: true, postgres: false })) {
     const dir = mkdtempSync(join(tmpdir(), 'subagent-context-proxy-'));
     const file = join(dir, 'nested', 'proxy.db');
     let db: Database.Database | undefined;

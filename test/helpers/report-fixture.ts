@@ -2,9 +2,11 @@
 // subagents on both sides of backfill_through, tokens spread over several decades with some
 // NULL, several subagent types and models, 'unknown' and real executions. Deterministic.
 import { parseInstant } from '../../src/instant.js';
-import { hostTimestamp } from './host-rows.js';
-import { seedKeys, seedMessage, seedRow, seedSession } from './report-seed.js';
 import type { TestDb } from './test-db.js';
+import { setKeys } from './activation-keys.js';
+import { hostTimestamp } from './host-timestamp.js';
+import { insertChatMessage, insertSession } from './seed-host-rows.js';
+import { insertSubagentRow } from './seed-subagent-rows.js';
 
 export const FIXTURE_KEYS = {
   subagent_context_backfill_through: '2026-03-01T10:00:00.000000000Z',
@@ -30,13 +32,13 @@ export async function seedReportFixture(db: TestDb): Promise<void> {
     ['s5', 'T4'],
     ['s6', 'T4'],
   ];
-  for (const [s, t] of sessions) await seedSession(db, s, t);
+  for (const [s, t] of sessions) await insertSession(db, s, t);
   let n = 0;
   const turn = async (source: 'live' | 'backfill', startNs: bigint, size: number, t: number) => {
     const [sessionId, taskId] = sessions[t % 5];
     for (let k = 0; k < size; k++, n++) {
       const observed = startNs + BigInt(k) * 60_000_000_000n;
-      await seedRow(db, {
+      await insertSubagentRow(db, {
         id: `r${n}`,
         sessionId,
         taskId,
@@ -56,6 +58,6 @@ export async function seedReportFixture(db: TestDb): Promise<void> {
   for (const [t, size] of BACKFILL_TURNS.entries()) await turn('backfill', b + BigInt(t) * hour, size, t);
   const c = parseInstant('2026-03-01T13:00:00Z')!;
   for (const [t, size] of LIVE_TURNS.entries()) await turn('live', c + BigInt(t) * hour, size, t);
-  await seedMessage(db, 'm6', 's6', at(c));
-  await seedKeys(db, FIXTURE_KEYS);
+  await insertChatMessage(db, 'm6', 's6', at(c));
+  await setKeys(db, FIXTURE_KEYS);
 }

@@ -13,9 +13,10 @@ import * as sqliteGenerated from '../../generated/sqlite/index.js';
 import * as postgresGenerated from '../../generated/postgres/index.js';
 import { createDatabase } from '../../scripts/lib/postgres-database.js';
 import { createPostgresStore, createSqliteStore, type StoreOptions, type SubagentContextStore } from '../../src/index.js';
+import { DIALECTS, type DialectName as Dialect } from '../../src/dialect.js';
+import { byDialect } from './by-dialect.js';
 
-export type Dialect = 'sqlite' | 'postgres';
-export const DIALECTS: readonly Dialect[] = ['sqlite', 'postgres'];
+export { DIALECTS, type DialectName as Dialect } from '../../src/dialect.js';
 export type SchemaLayer = 'host' | 'package' | 'legacy';
 
 export interface TestDb {
@@ -35,7 +36,7 @@ export interface TestDb {
 let dbCounter = 0;
 
 function schemaFor(dialect: Dialect, layer: SchemaLayer) {
-  const g = dialect === 'sqlite' ? sqliteGenerated : postgresGenerated;
+  const g = byDialect(dialect, { sqlite: sqliteGenerated, postgres: postgresGenerated });
   return layer === 'host' ? g.hostSchema : layer === 'package' ? g.packageSchema : g.legacySchema;
 }
 
@@ -88,7 +89,7 @@ async function openPostgres(): Promise<TestDb> {
 
 /** A fresh database with the host tables, plus `layers` applied in order. */
 export async function openTestDb(dialect: Dialect, ...layers: SchemaLayer[]): Promise<TestDb> {
-  const db = dialect === 'sqlite' ? await openSqlite() : await openPostgres();
+  const db = await byDialect(dialect, { sqlite: openSqlite, postgres: openPostgres })();
   await db.apply('host');
   for (const layer of layers) await db.apply(layer);
   return db;

@@ -3,9 +3,10 @@
 // NOT EXISTS still refuses a table's name); PostgreSQL — an event trigger that raises as soon as
 // the three-column key exists, i.e. after the column was added and the old key dropped.
 import type { TestDb } from './test-db.js';
+import { byDialect } from './by-dialect.js';
 
 export async function injectUpgradeFailure(d: TestDb): Promise<void> {
-  if (d.dialect === 'sqlite') {
+  if (byDialect(d.dialect, { sqlite: true, postgres: false })) {
     await d.exec(`CREATE TABLE idx_subagents_observed_at (x INTEGER)`);
     return;
   }
@@ -23,5 +24,5 @@ export async function injectUpgradeFailure(d: TestDb): Promise<void> {
 }
 
 export async function removeUpgradeFailure(d: TestDb): Promise<void> {
-  await d.exec(d.dialect === 'sqlite' ? `DROP TABLE idx_subagents_observed_at` : `DROP EVENT TRIGGER inject_upgrade_failure`);
+  await d.exec(byDialect(d.dialect, { sqlite: `DROP TABLE idx_subagents_observed_at`, postgres: `DROP EVENT TRIGGER inject_upgrade_failure` }));
 }

@@ -7,8 +7,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ACTIVATION_KEYS, type MigrationReport, type WriterCounters } from '../../src/index.js';
-import { hostTimestamp, insertMessage, insertSession, subagentMetadata } from '../helpers/host-rows.js';
 import { describeBothDialects, openTestDb, type TestDb } from '../helpers/test-db.js';
+import { byDialect } from '../helpers/by-dialect.js';
+import { hostTimestamp } from '../helpers/host-timestamp.js';
+import { insertMessage, insertSession, subagentMetadata } from '../helpers/seed-host-rows.js';
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'boot-and-stream-child.mjs');
 const PROCESSES = 4;
@@ -64,10 +66,11 @@ describeBothDialects('concurrent boot', (dialect) => {
     await db.exec("CREATE TABLE kandev_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL DEFAULT '')");
     await db.exec('CREATE TABLE meta_audit (key TEXT NOT NULL)');
     await db.exec(
-      dialect === 'sqlite'
-        ? 'CREATE TRIGGER meta_audit_insert AFTER INSERT ON kandev_meta BEGIN INSERT INTO meta_audit (key) VALUES (NEW.key); END'
-        : `CREATE FUNCTION meta_audit_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO meta_audit (key) VALUES (NEW.key); RETURN NEW; END $$;
+      byDialect(dialect, {
+        sqlite: 'CREATE TRIGGER meta_audit_insert AFTER INSERT ON kandev_meta BEGIN INSERT INTO meta_audit (key) VALUES (NEW.key); END',
+        postgres: `CREATE FUNCTION meta_audit_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO meta_audit (key) VALUES (NEW.key); RETURN NEW; END $$;
            CREATE TRIGGER meta_audit_insert AFTER INSERT ON kandev_meta FOR EACH ROW EXECUTE FUNCTION meta_audit_insert();`,
+      }),
     );
   });
   afterEach(async () => db.close());

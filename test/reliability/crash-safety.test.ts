@@ -15,6 +15,8 @@ import { ACTIVATION_KEYS } from '../../src/index.js';
 import { prng } from '../helpers/prng.js';
 import { describeBothDialects, type Dialect } from '../helpers/test-db.js';
 import { crashStoreSeed, type Phase } from './crash-store-seed.js';
+import { byDialect } from '../helpers/by-dialect.js';
+import { LEGACY_COLUMNS } from '../helpers/migration-db.js';
 
 const KILLS_PER_PHASE = Number(process.env.SUBAGENT_CONTEXT_CRASH_KILLS ?? 20);
 const SEED = 0xc0ffee;
@@ -135,27 +137,28 @@ function runChild(dialect: Dialect, location: string, delayMs: number | null): P
 }
 
 async function tableNames(p: Probe, dialect: Dialect): Promise<string[]> {
-  const rows =
-    dialect === 'sqlite'
-      ? await p.query<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'task_session_subagents%'")
-      : await p.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'task_session_subagents%'");
+  const rows = await byDialect(dialect, {
+    sqlite: () => p.query<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'task_session_subagents%'"),
+    postgres: () =>
+      p.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'task_session_subagents%'"),
+  })();
   return rows.map((r) => r.name).sort();
 }
 
 async function hasExecutionColumn(p: Probe, dialect: Dialect): Promise<boolean> {
-  const rows =
-    dialect === 'sqlite'
-      ? await p.query("SELECT 1 FROM pragma_table_info('task_session_subagents') WHERE name = 'agent_execution_id'")
-      : await p.query("SELECT 1 FROM information_schema.columns WHERE table_name = 'task_session_subagents' AND column_name = 'agent_execution_id'");
+  const rows = await byDialect(dialect, {
+    sqlite: () => p.query("SELECT 1 FROM pragma_table_info('task_session_subagents') WHERE name = 'agent_execution_id'"),
+    postgres: () => p.query("SELECT 1 FROM information_schema.columns WHERE table_name = 'task_session_subagents' AND column_name = 'agent_execution_id'"),
+  })();
   return rows.length === 1;
 }
 
 async function keys(p: Probe, dialect: Dialect): Promise<Record<string, string>> {
   // A kill before ensure_kandev_meta leaves a pre-amendment store without the host table.
-  const exists =
-    dialect === 'sqlite'
-      ? await p.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kandev_meta'")
-      : await p.query("SELECT 1 FROM pg_tables WHERE schemaname = 'public' AND tablename = 'kandev_meta'");
+  const exists = await byDialect(dialect, {
+    sqlite: () => p.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kandev_meta'"),
+    postgres: () => p.query("SELECT 1 FROM pg_tables WHERE schemaname = 'public' AND tablename = 'kandev_meta'"),
+  })();
   if (exists.length === 0) return {};
   const rows = await p.query<{ key: string; value: string }>('SELECT key, value FROM kandev_meta');
   return Object.fromEntries(rows.map((r) => [r.key, r.value]));
@@ -163,29 +166,11 @@ async function keys(p: Probe, dialect: Dialect): Promise<Record<string, string>>
 
 /** Every legacy row's original values, as text, keyed by id. */
 async function legacySnapshot(p: Probe, dialect: Dialect): Promise<string[]> {
-  const cast = (c: string) => (dialect === 'postgres' ? `${c}::text` : `CAST(${c} AS TEXT)`);
-  const cols = [
-    'id',
-    'task_session_id',
-    'task_id',
-    'turn_id',
-    'tool_call_id',
-    'model',
-    'agent_status',
-    'tool_status',
-    'is_async',
-    'total_tokens',
-    'tool_use_count',
-    'duration_ms',
-    'source',
-    'observed_at',
-    'settled_at',
-    'updated_at',
-  ];
+  const cast = (c: string) => byDialect(dialect, { sqlite: `CAST(${c} AS TEXT)`, postgres: `${c}::text` });
   const rows = await p.query<Record<string, string | null>>(
-    `SELECT ${cols.map((c) => `${cast(c)} AS ${c}`).join(', ')} FROM task_session_subagents WHERE tool_call_id LIKE 'legacy_%' ORDER BY id`,
+    `SELECT ${LEGACY_COLUMNS.map((c) => `${cast(c)} AS ${c}`).join(', ')} FROM task_session_subagents WHERE tool_call_id LIKE 'legacy_%' ORDER BY id`,
   );
-  return rows.map((r) => JSON.stringify(cols.map((c) => r[c])));
+  return rows.map((r) => JSON.stringify(LEGACY_COLUMNS.map((c) => r[c])));
 }
 
 async function count(p: Probe, sql: string): Promise<number> {
@@ -216,7 +201,7 @@ describeBothDialects('crash safety', (dialect) => {
   const copies = new Map<Phase, StoreCopies>();
   beforeAll(async () => {
     for (const phase of ['backfill', 'legacy_rebuild'] as const)
-      copies.set(phase, dialect === 'sqlite' ? await sqliteCopies(phase) : await postgresCopies(phase));
+      copies.set(phase, await byDialect(dialect, { sqlite: () => sqliteCopies(phase), postgres: () => postgresCopies(phase) })());
   }, 300_000);
   afterAll(async () => {
     for (const c of copies.values()) await c.dispose();
@@ -225,7 +210,7 @@ describeBothDialects('crash safety', (dialect) => {
   for (const phase of ['backfill', 'legacy_rebuild'] as const) {
     it(`survives ${KILLS_PER_PHASE} SIGKILLs during the ${phase}`, async () => {
       const c = copies.get(phase)!;
-      const r = prng(SEED + (phase === 'backfill' ? 1 : 2) + (dialect === 'sqlite' ? 10 : 20));
+      const r = prng(SEED + (phase === 'backfill' ? 1 : 2) + byDialect(dialect, { sqlite: 10, postgres: 20 }));
       // Calibrate: the original legacy rows, the expected backfill, and how long a pass takes.
       const calibration = await c.fresh();
       let probe = await c.probe(calibration);

@@ -6,6 +6,7 @@
 import * as sqlite from '../../generated/sqlite/index.js';
 import * as postgres from '../../generated/postgres/index.js';
 import type { Dialect } from '../helpers/test-db.js';
+import { byDialect } from '../helpers/by-dialect.js';
 
 export type Phase = 'backfill' | 'legacy_rebuild';
 
@@ -96,5 +97,5 @@ SELECT 'legacy-row-' || lpad(i::text, 8, '0'), 's' || (i % ${SESSIONS}), 'task-'
 }
 
 export function crashStoreSeed(dialect: Dialect, phase: Phase): string {
-  return dialect === 'sqlite' ? sqliteSeed(phase) : postgresSeed(phase);
+  return byDialect(dialect, { sqlite: () => sqliteSeed(phase), postgres: () => postgresSeed(phase) })();
 }

@@ -4,9 +4,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { SubagentContextRow, SubagentFrame } from '../../src/index.js';
 import { steppingClock } from '../helpers/clock.js';
-import { insertSession } from '../helpers/host-rows.js';
 import { prng, type Prng } from '../helpers/prng.js';
 import { describeBothDialects, openTestDb, type TestDb } from '../helpers/test-db.js';
+import { insertSession } from '../helpers/seed-host-rows.js';
 
 const FRAMES = 10_000;
 const SEED = 0x5eed_f022;

@@ -11,17 +11,18 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ACTIVATION_KEYS, type SubagentFrame } from '../../src/index.js';
 import { steppingClock } from '../helpers/clock.js';
-import { hostTimestamp, insertMessage, insertSession, subagentMetadata } from '../helpers/host-rows.js';
 import { ID_SHAPES, incompressibleId, utf8Bytes } from '../helpers/incompressible-ids.js';
 import { prng, type Prng } from '../helpers/prng.js';
 import { describeBothDialects, openTestDb, type Dialect, type TestDb } from '../helpers/test-db.js';
+import { byDialect } from '../helpers/by-dialect.js';
+import { hostTimestamp, SECOND } from '../helpers/host-timestamp.js';
+import { insertMessage, insertSession, subagentMetadata } from '../helpers/seed-host-rows.js';
 
 const SEED = 0x1d_b0_0d;
 const HISTORY = 120;
 const LIVE = 150;
 const BOUND = 512; // the documented bound (README, "Identity bounds"), restated, not imported
 const T0 = 1_785_000_000_000_000_000n;
-const SECOND = 1_000_000_000n;
 
 /** A length from 1 byte to 10 KB: a third within the bound, some at its edge, the rest beyond. */
 function idLength(r: Prng): number {
@@ -45,7 +46,7 @@ const executionKey = (id: string | undefined) =>
  * can, up to the 10 KB of the other ids.
  */
 function sessionIds(r: Prng, dialect: Dialect): string[] {
-  const max = dialect === 'postgres' ? 2048 : 10 * 1024;
+  const max = byDialect(dialect, { sqlite: 10 * 1024, postgres: 2048 });
   return ['s-plain', incompressibleId(BOUND, 'utf8'), incompressibleId(BOUND + 1, 'hex'), ...Array.from({ length: 5 }, () => randomId(r, max))];
 }
 

@@ -7,10 +7,12 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MAX_ID_BYTES } from '../../src/identity.js';
 import { ACTIVATION_KEYS } from '../../src/index.js';
 import { steppingClock } from '../helpers/clock.js';
-import { hostTimestamp, insertMessage, insertSession } from '../helpers/host-rows.js';
 import { incompressibleId } from '../helpers/incompressible-ids.js';
 import { prng, type Prng } from '../helpers/prng.js';
-import { describeBothDialects, openTestDb, type TestDb } from '../helpers/test-db.js';
+import { describeBothDialects, openTestDb, type Dialect, type TestDb } from '../helpers/test-db.js';
+import { byDialect } from '../helpers/by-dialect.js';
+import { hostTimestamp } from '../helpers/host-timestamp.js';
+import { insertMessage, insertSession } from '../helpers/seed-host-rows.js';
 
 const HOSTILE = 1_200;
 const CLEAN = 150;
@@ -46,7 +48,7 @@ function weird(r: Prng): unknown {
 }
 
 /** A hostile document as text, or null (metadata NULL). Its tool_call_id, when a usable one, is `id`. */
-function hostileDocument(r: Prng, id: string, dialect: 'sqlite' | 'postgres'): string | null {
+function hostileDocument(r: Prng, id: string, dialect: Dialect): string | null {
   const roll = r.int(14);
   const sub: Record<string, unknown> = {};
   for (const f of [
@@ -73,7 +75,16 @@ function hostileDocument(r: Prng, id: string, dialect: 'sqlite' | 'postgres'): s
       return null;
     // A raw NUL only on SQLite: PostgreSQL text cannot hold one, so no host stores it there.
     case 1:
-      return r.pick(['', 'null', '{', '{"normalized":', 'not json at all _task', '[1,2', dialect === 'sqlite' ? '\u0000' : '{}', 'subagent_task']);
+      return r.pick([
+        '',
+        'null',
+        '{',
+        '{"normalized":',
+        'not json at all _task',
+        '[1,2',
+        byDialect(dialect, { sqlite: '\u0000', postgres: '{}' }),
+        'subagent_task',
+      ]);
     case 2:
       return JSON.stringify(r.pick([[base], 'subagent_task', 42, true, null]));
     case 3:

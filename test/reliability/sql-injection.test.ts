@@ -3,8 +3,8 @@
 // they spell is executed.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { steppingClock } from '../helpers/clock.js';
-import { insertSession } from '../helpers/host-rows.js';
 import { describeBothDialects, openTestDb, type TestDb } from '../helpers/test-db.js';
+import { insertSession } from '../helpers/seed-host-rows.js';
 
 const PAYLOADS = [
   "'); DROP TABLE task_session_subagents; --",

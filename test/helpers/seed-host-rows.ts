@@ -1,16 +1,7 @@
 // Seeds host rows (task_sessions, task_session_messages) the way the host writes them.
 // The package never writes these tables; tests and the demo stand in for the host.
-import { formatMicros, formatSqliteColumn } from '../../src/instant.js';
+import { hostTimestamp } from './host-timestamp.js';
 import type { TestDb } from './test-db.js';
-
-/**
- * Host timestamp text for a dialect: on SQLite the fixed-width `…ffffff+00:00` form (one the
- * Go driver also writes whenever the last microsecond digit is non-zero; the trimmed forms
- * are src/demo/host-rows.ts's goDriverTimestamp), UTC TIMESTAMP text on PostgreSQL.
- */
-export function hostTimestamp(db: TestDb, ns: bigint): string {
-  return db.dialect === 'sqlite' ? formatSqliteColumn(ns) : formatMicros(ns);
-}
 
 export async function insertSession(db: TestDb, id: string, taskId = `task-${id}`, atNs = 1_785_000_000_000_000_000n): Promise<void> {
   const at = hostTimestamp(db, atNs);
@@ -28,11 +19,46 @@ export interface MessageSeed {
   updatedAt?: string | null;
 }
 
+/** A tool-call message from the agent (the rows the backfill reads). */
 export async function insertMessage(db: TestDb, m: MessageSeed): Promise<void> {
+  await insertHostMessage(db, m, { author: 'agent', content: '', type: 'tool_call' });
+}
+
+/** A plain chat message from the user: what makes a session active in a report window without any subagent. */
+export async function insertChatMessage(db: TestDb, id: string, sessionId: string, createdAt: string): Promise<void> {
+  await insertHostMessage(db, { id, sessionId, taskId: '', metadata: null, createdAt }, { author: 'user', content: 'hello', type: 'message' });
+}
+
+/** A host subagent tool-call message for (sessionId, toolCallId) created at `createdAt` (raw text), completed. */
+export async function insertSubagentMessage(
+  db: TestDb,
+  m: { id: string; sessionId: string; toolCallId: string; createdAt: string; taskId?: string | null },
+): Promise<void> {
+  await insertMessage(db, {
+    id: m.id,
+    sessionId: m.sessionId,
+    taskId: m.taskId,
+    metadata: subagentMetadata({ toolCallId: m.toolCallId, toolStatus: 'completed', subagent: { status: 'completed' } }),
+    createdAt: m.createdAt,
+  });
+}
+
+async function insertHostMessage(db: TestDb, m: MessageSeed, kind: { author: string; content: string; type: string }): Promise<void> {
   await db.query(
     `INSERT INTO task_session_messages (id, task_session_id, task_id, turn_id, author_type, content, type, metadata, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, 'agent', '', 'tool_call', $5, $6, $7)`,
-    [m.id, m.sessionId, m.taskId === undefined ? `task-${m.sessionId}` : m.taskId, m.turnId ?? null, m.metadata, m.createdAt, m.updatedAt ?? null],
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [
+      m.id,
+      m.sessionId,
+      m.taskId === undefined ? `task-${m.sessionId}` : m.taskId,
+      m.turnId ?? null,
+      kind.author,
+      kind.content,
+      kind.type,
+      m.metadata,
+      m.createdAt,
+      m.updatedAt ?? null,
+    ],
   );
 }
 
