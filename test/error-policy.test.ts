@@ -15,7 +15,7 @@ import { reportCommandError } from '../src/cli/report-command.js';
 import { SubagentContextError, type Logger, type ReportErrorCode } from '../src/index.js';
 import { databaseArgs } from './helpers/cli.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertSession } from './helpers/host-rows.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 import { failWritesOf, frame } from './helpers/live-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { coalesceFrames } from '../src/proxy/coalesce-frames.js';
 import type { SubagentContextRow, SubagentFrame } from '../src/types.js';
-import { insertSession } from './helpers/host-rows.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 import { randomSequence } from './helpers/live-random-frames.js';
 import { prng } from './helpers/prng.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';

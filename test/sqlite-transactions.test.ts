@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../src/index.js';
 import { inWriteScope, withImmediateTransaction } from '../src/sqlite/transaction.js';
 import { steppingClock } from './helpers/clock.js';
-import { insertSession } from './helpers/host-rows.js';
+import { insertSession } from './helpers/seed-host-rows.js';
 import { frame } from './helpers/live-db.js';
 import { openTestDb, type TestDb } from './helpers/test-db.js';
 
