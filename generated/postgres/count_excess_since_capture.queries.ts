@@ -29,11 +29,7 @@ export interface ICountExcessSinceCaptureQuery {
  * ```
  * WITH msg AS (
  *   SELECT m.task_session_id, m.created_at,
- *                                             
- *          (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'
- *                  OR strpos(m.metadata, 'subagent_task') = 0
- *                  OR NOT subagent_context_is_json(m.metadata)
- *                THEN '{}' ELSE m.metadata END)::jsonb AS meta
+ *                                              (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null' OR strpos(m.metadata, 'subagent_task') = 0 OR NOT subagent_context_is_json(m.metadata) THEN '{}' ELSE m.metadata END)::jsonb AS meta
  *     FROM task_session_messages AS m
  * )
  * SELECT COUNT(*) AS "excess!" FROM (
@@ -54,7 +50,7 @@ export interface ICountExcessSinceCaptureQuery {
  */
 export const countExcessSinceCapture = new PostgresPreparedQuery<ICountExcessSinceCaptureParams, ICountExcessSinceCaptureResult>(
   "countExcessSinceCapture",
-  "WITH msg AS (\n  SELECT m.task_session_id, m.created_at,\n                                            \n         (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'\n                 OR strpos(m.metadata, 'subagent_task') = 0\n                 OR NOT subagent_context_is_json(m.metadata)\n               THEN '{}' ELSE m.metadata END)::jsonb AS meta\n    FROM task_session_messages AS m\n)\nSELECT COUNT(*) AS \"excess!\" FROM (\n  SELECT DISTINCT s.task_session_id, s.tool_call_id\n    FROM task_session_subagents AS s\n   WHERE s.observed_at >= $1::timestamp\n     AND s.observed_at >= $2::timestamp\n     AND NOT EXISTS (\n       SELECT 1\n         FROM msg\n        WHERE msg.task_session_id = s.task_session_id\n          AND msg.meta #>> '{tool_call_id}' = s.tool_call_id\n          AND msg.meta #>> '{normalized,kind}' = 'subagent_task'\n          AND msg.created_at >= $1::timestamp\n          AND msg.created_at >= $2::timestamp)\n) AS excess",
+  "WITH msg AS (\n  SELECT m.task_session_id, m.created_at,\n                                             (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null' OR strpos(m.metadata, 'subagent_task') = 0 OR NOT subagent_context_is_json(m.metadata) THEN '{}' ELSE m.metadata END)::jsonb AS meta\n    FROM task_session_messages AS m\n)\nSELECT COUNT(*) AS \"excess!\" FROM (\n  SELECT DISTINCT s.task_session_id, s.tool_call_id\n    FROM task_session_subagents AS s\n   WHERE s.observed_at >= $1::timestamp\n     AND s.observed_at >= $2::timestamp\n     AND NOT EXISTS (\n       SELECT 1\n         FROM msg\n        WHERE msg.task_session_id = s.task_session_id\n          AND msg.meta #>> '{tool_call_id}' = s.tool_call_id\n          AND msg.meta #>> '{normalized,kind}' = 'subagent_task'\n          AND msg.created_at >= $1::timestamp\n          AND msg.created_at >= $2::timestamp)\n) AS excess",
   ["since","sinceFloor"],
 );
 

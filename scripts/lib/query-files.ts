@@ -3,6 +3,7 @@
 import { parseSQLFile } from '@pgtyped/parser';
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { expandIncludes, FRAGMENT_FOLDER, literalCopyProblems, loadFragments, type Fragment } from './codegen-fragments.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export const DIALECTS: readonly Dialect[] = ['sqlite', 'postgres'];
@@ -39,6 +40,8 @@ export interface ParsedQuery {
   /** Statement text exactly as written, comments included, without the trailing ';'. */
   readonly statement: string;
   readonly statementStart: number;
+  /** The whole file as the tools read it: header comment and statement, includes expanded. */
+  readonly source: string;
 }
 
 export class CodegenError extends Error {}
@@ -49,7 +52,7 @@ export function listQueryFiles(root: string, dialect: Dialect, group: QueryGroup
   const rel = join('queries', dialect, group.folder);
   const entries = readdirSync(join(root, rel), { withFileTypes: true });
   if (group.folder === '') {
-    const strays = entries.filter((e) => e.isDirectory() && !QUERY_GROUPS.some((g) => g.folder === e.name));
+    const strays = entries.filter((e) => e.isDirectory() && e.name !== FRAGMENT_FOLDER && !QUERY_GROUPS.some((g) => g.folder === e.name));
     if (strays.length)
       throw new CodegenError(`${strays.map((e) => join(rel, e.name)).join(', ')}: not a query group (${QUERY_GROUPS.map((g) => g.folder || '.').join(', ')})`);
   } else if (entries.some((e) => e.isDirectory())) {
@@ -67,9 +70,18 @@ export function modulePath(q: Pick<ParsedQuery, 'group' | 'fileBase'>): string {
   return join(q.group.folder, `${q.fileBase}.queries.ts`);
 }
 
+/** A query file's text as the tools read it: every `{{fragment(arg)}}` expanded
+ * (scripts/lib/codegen-fragments.ts), after the literal-copy check passed. */
+export function expandedQueryText(root: string, file: string, fragments: ReadonlyMap<string, Fragment>): string {
+  const raw = readFileSync(join(root, file), 'utf8');
+  const copies = literalCopyProblems(file, raw, fragments);
+  if (copies.length) throw new CodegenError(copies.join('\n'));
+  return expandIncludes(file, raw, fragments).text;
+}
+
 /** Parses one query file; a file must hold exactly one named statement. */
-export function parseQueryFile(root: string, file: string, group: QueryGroup): ParsedQuery {
-  const text = readFileSync(join(root, file), 'utf8');
+export function parseQueryFile(root: string, file: string, group: QueryGroup, fragments: ReadonlyMap<string, Fragment>): ParsedQuery {
+  const text = expandedQueryText(root, file, fragments);
   const { queries, events } = parseSQLFile(text);
   const problems = events.map((e) => `line ${e.location?.line ?? '?'}: ${e.message.text}`);
   if (problems.length) throw new CodegenError(`${file}: ${problems.join('; ')}`);
@@ -89,13 +101,27 @@ export function parseQueryFile(root: string, file: string, group: QueryGroup): P
     }),
   }));
   statement = statement.trimEnd();
-  return { file, group, fileBase: basename(file, '.sql'), name: q.name, params, statement, statementStart };
+  return { file, group, fileBase: basename(file, '.sql'), name: q.name, params, statement, statementStart, source: text };
 }
 
 /** Every group's statements for a dialect. Query names are unique across groups: the SQLite
  * runtime caches prepared statements by name, and one name must mean one statement. */
 export function parseDialect(root: string, dialect: Dialect): ParsedQuery[] {
-  const queries = QUERY_GROUPS.flatMap((g) => listQueryFiles(root, dialect, g).map((f) => parseQueryFile(root, f, g)));
+  const fragments = loadFragments(root, dialect);
+  const files = QUERY_GROUPS.flatMap((g) => listQueryFiles(root, dialect, g).map((f) => [f, g] as const));
+  const unused = [...fragments.values()].filter((fr) => !files.some(([f]) => readFileSync(join(root, f), 'utf8').includes(`{{${fr.name}(`)));
+  if (unused.length) throw new CodegenError(unused.map((fr) => `${fr.file}: included by no statement (delete it)`).join('\n'));
+  const problems: string[] = [];
+  const queries = files.flatMap(([f, g]) => {
+    try {
+      return [parseQueryFile(root, f, g, fragments)];
+    } catch (err) {
+      if (!(err instanceof CodegenError)) throw err;
+      problems.push(err.message);
+      return [];
+    }
+  });
+  if (problems.length) throw new CodegenError(problems.join('\n'));
   const seen = new Map<string, string>();
   const duplicates: string[] = [];
   for (const q of queries) {
