@@ -28,13 +28,11 @@ SELECT COUNT(*) AS "excess!" FROM (
   SELECT DISTINCT s.task_session_id, s.tool_call_id
     FROM task_session_subagents AS s
    WHERE s.observed_at >= :since!::timestamp
-     AND s.observed_at >= :sinceFloor!::timestamp
      AND NOT EXISTS (
        SELECT 1
          FROM msg
         WHERE msg.task_session_id = s.task_session_id
           AND msg.meta #>> '{tool_call_id}' = s.tool_call_id
           AND msg.meta #>> '{normalized,kind}' = 'subagent_task'
-          AND msg.created_at >= :since!::timestamp
-          AND msg.created_at >= :sinceFloor!::timestamp)
+          AND msg.created_at >= :since!::timestamp)
 ) AS excess;

@@ -29,9 +29,8 @@
  * Time (AC-24e, docs/timestamps.md): :since is the key rounded UP to the next whole
  * microsecond and bound as a TIMESTAMP, so `col >= :since` holds exactly when the column
  * value is at or after the key; timestamp against timestamp, so the session TimeZone plays
- * no part. :sinceFloor is bound to the same instant: it exists so both dialects share one
- * parameter list (on SQLite it is the index bound), and here it is one more bare-column
- * range the index serves.
+ * no part, and the bare-column range is what the index serves. (SQLite also takes
+ * :sinceFloor, its index bound; this dialect needs none.)
  * Cost: a message whose text does not contain 'subagent_task' cannot qualify (see
  * backfill_subagent_contexts.sql for why the text match is a superset of the JSON
  * predicate), so it is mapped to '{}' before any JSON is validated or parsed: only the
@@ -55,7 +54,6 @@ SELECT COUNT(*) AS "shortfall!" FROM (
   SELECT DISTINCT e.task_session_id, e.tool_call_id
     FROM expected AS e
    WHERE e.created_at >= :since!::timestamp
-     AND e.created_at >= :sinceFloor!::timestamp
      AND e.kind = 'subagent_task'
      -- AC-2 / AC-21a: the shortfall side excludes exactly what the writer and the backfill
      -- skip — an id that is not recordable (src/identity.ts: not a JSON string, empty, or
@@ -69,6 +67,5 @@ SELECT COUNT(*) AS "shortfall!" FROM (
          FROM task_session_subagents AS s
         WHERE s.task_session_id = e.task_session_id
           AND s.tool_call_id = e.tool_call_id
-          AND s.observed_at >= :since!::timestamp
-          AND s.observed_at >= :sinceFloor!::timestamp)
+          AND s.observed_at >= :since!::timestamp)
 ) AS shortfall;

@@ -28,6 +28,8 @@ export function executionIdentityShapeHolds(shape: TableShape): boolean {
 
 /** Row of the observe query, whichever driver returned it (SQLite: bigint 0/1; PostgreSQL: boolean/number). */
 export type RawTableShape = Record<keyof RawShapeColumns, unknown>;
+/** The PostgreSQL-only columns, which SQLite's probe does not return. */
+type PostgresOnlyColumn = 'narrow_metric_columns' | 'json_helper_state' | 'json_helper_found';
 interface RawShapeColumns {
   kandev_meta_present: unknown;
   table_present: unknown;
@@ -57,4 +59,16 @@ export function toTableShape(row: RawTableShape | undefined): TableShape {
     narrowMetricColumns: count(row.narrow_metric_columns),
     jsonHelper: toJsonHelper(row.json_helper_state, row.json_helper_found),
   };
+}
+
+/**
+ * SQLite's probe row, its missing PostgreSQL-only columns given their SQLite meaning: no
+ * narrow metric column (SQLite INTEGER is already 64-bit), and a JSON helper that is always
+ * 'current' — SQLite needs none (json_valid is built in), and a database file cannot carry a
+ * function for another role to plant: an application-defined function lives on the
+ * connection that registered it, i.e. in the host's own code
+ * (test/migrations-planted-helper.test.ts).
+ */
+export function sqliteTableShape(row: Omit<RawTableShape, PostgresOnlyColumn> | undefined): TableShape {
+  return toTableShape(row && { ...row, narrow_metric_columns: 0, json_helper_state: 'current', json_helper_found: null });
 }

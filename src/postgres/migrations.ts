@@ -14,6 +14,7 @@ import {
   readDatabaseVersion,
   readMetaKey,
   readSubagentTableHostObjects,
+  setLocalLockTimeout,
   upgradeSchema,
   writeMetaKeyOnce,
 } from '../../generated/postgres/index.js';
@@ -110,9 +111,9 @@ export function createPostgresMigrationDatabase(pool: pg.Pool, options: { minimu
      */
     locked: (body) =>
       withTransaction(pool, async (client) => {
-        await client.query(`SET LOCAL lock_timeout = '60s'`);
+        await setLocalLockTimeout.run({ lockTimeout: '60s' }, client);
         await acquireMigrationLock.run(undefined, client);
-        await client.query(`SET LOCAL lock_timeout = '10s'`);
+        await setLocalLockTimeout.run({ lockTimeout: '10s' }, client);
         return runAsync(body(postgresPrimitives(client)));
       }),
     unlocked: (body) => runAsync(body(postgresPrimitives(pool))),

@@ -20,7 +20,7 @@ import { runSync } from '../migrations/flow.js';
 import type { MigrationDatabase, MigrationPrimitives, SchemaScript } from '../migrations/migration-database.js';
 import { runMigrationPass } from '../migrations/migration-pass.js';
 import { MIGRATION_STEP } from '../migrations/step-names.js';
-import { executionIdentityShapeHolds, toTableShape } from '../migrations/table-shape.js';
+import { executionIdentityShapeHolds, sqliteTableShape } from '../migrations/table-shape.js';
 import type { MigrationReport } from '../types.js';
 import { withImmediateTransaction } from './transaction.js';
 
@@ -30,8 +30,8 @@ import { withImmediateTransaction } from './transaction.js';
  */
 const MIN_BUSY_TIMEOUT_MS = 5000;
 
-/** `->>` (upsert_subagent_contexts_batch.sql) is the newest feature any statement or script uses. */
-const MINIMUM_VERSION = { number: 3_038_000, text: '3.38.0', reason: 'its statements use the ->> JSON operator, new in SQLite 3.38.0' };
+/** `->` (backfill_subagent_contexts.sql) is the newest feature any statement or script uses. */
+const MINIMUM_VERSION = { number: 3_038_000, text: '3.38.0', reason: 'its statements use the -> JSON operator, new in SQLite 3.38.0' };
 
 function script(list: readonly SchemaScript[], name: string): SchemaScript {
   const found = list.find((s) => s.name === name);
@@ -72,7 +72,7 @@ function sqliteSteps(db: Database): MigrationDatabase['steps'] {
 
 function sqlitePrimitives(db: Database): MigrationPrimitives {
   return {
-    observeShape: () => toTableShape(observeSubagentTableShape.get({}, db)),
+    observeShape: () => sqliteTableShape(observeSubagentTableShape.get({}, db)),
     keyPresent: (key) => readMetaKey.get({ key }, db) !== undefined,
     writeKeyOnce: (key, value) => void writeMetaKeyOnce.run({ key, value }, db),
     readBackfillThrough: () => {
