@@ -27,9 +27,16 @@ describe('the statements under queries/ and their fragments', () => {
       'prefiltered_valid_json',
       'recordable_id',
       'subagent_prefilter',
+      'subagent_row',
       'utc9',
     ]);
-    expect([...fragments.postgres.keys()].sort()).toEqual(['metadata_or_empty', 'prefiltered_metadata_or_empty', 'recordable_id', 'subagent_prefilter']);
+    expect([...fragments.postgres.keys()].sort()).toEqual([
+      'metadata_or_empty',
+      'prefiltered_metadata_or_empty',
+      'recordable_id',
+      'subagent_prefilter',
+      'subagent_row',
+    ]);
   });
 
   it('every statement parses with its includes expanded and writes no fragment out literally (codegen would fail)', () => {
@@ -48,7 +55,9 @@ describe('the statements under queries/ and their fragments', () => {
       ],
       'queries/sqlite/backfill_subagent_contexts.sql': ['{{utc9(m.updated_at)}}', '{{recordable_id(p.tool_call_id)}}', '{{recordable_id(m.turn_id)}}'],
       'queries/sqlite/read_backfill_through.sql': ['{{prefiltered_metadata_or_empty(n.metadata)}}', '{{recordable_id(c.tool_call_id)}}'],
-      'queries/sqlite/list_subagent_contexts_by_turn.sql': ['{{utc9(s.settled_at)}}'],
+      'queries/sqlite/list_subagent_contexts_by_turn.sql': ['{{subagent_row(s)}}', '{{utc9(s.observed_at)}}'],
+      'queries/sqlite/fragments/subagent_row.sql': ['{{utc9(x.settled_at)}}'],
+      'queries/postgres/list_subagent_contexts_by_session.sql': ['{{subagent_row(s)}}'],
       'queries/postgres/count_excess_since_capture.sql': ['{{metadata_or_empty(m.metadata)}}'],
       'queries/postgres/backfill_subagent_contexts.sql': [
         '{{subagent_prefilter(m.metadata)}}',

@@ -8,16 +8,10 @@
  * fraction copied digit for digit. Ordering uses that form too, never the raw text.
  *
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
- * codegen (the generated module shows the whole statement): utc9.
+ * codegen (the generated module shows the whole statement): subagent_row, utc9.
  */
 /* @name listSubagentContextsByTurn */
-SELECT s.id, s.task_session_id, s.task_id, s.turn_id, s.agent_execution_id, s.tool_call_id,
-       s.parent_tool_call_id, s.subagent_type, s.description, s.agent_id, s.child_session_id,
-       s.model, s.agent_status, s.tool_status, s.is_async, s.total_tokens, s.tool_use_count,
-       s.duration_ms, s.source,
-       replace(substr({{utc9(s.observed_at)}}, 1, 26), ' ', 'T') || 'Z' AS "observed_at!::string",
-       replace(substr({{utc9(s.settled_at)}}, 1, 26), ' ', 'T') || 'Z' AS "settled_at?::string",
-       replace(substr({{utc9(s.updated_at)}}, 1, 26), ' ', 'T') || 'Z' AS "updated_at!::string"
+SELECT {{subagent_row(s)}}
   FROM task_session_subagents AS s
  WHERE s.task_session_id = :sessionId!
    AND s.turn_id = :turnId!

@@ -32,10 +32,12 @@ const ARG = 'x';
 export interface Fragment {
   readonly name: string;
   readonly file: string; // relative to the root
-  /** The body on one line (runs of whitespace outside quotes become one space). */
+  /** The body on one line (runs of whitespace outside quotes become one space); a list keeps its lines. */
   readonly body: string;
   readonly requires: readonly string[];
   readonly anchors: readonly string[];
+  /** `@list`: the body is a comma-separated list (a statement's select list), not one expression. */
+  readonly list: boolean;
 }
 
 export interface Include {
@@ -68,13 +70,17 @@ function parseFragment(root: string, file: string): Fragment {
   const name = file.replace(/^.*\//, '').replace(/\.sql$/, '');
   const header = /^\s*\/\*([\s\S]*?)\*\//.exec(text);
   if (!header) throw new CodegenError(`${file}: a fragment starts with a header comment saying what it is`);
-  const body = oneLine(text.slice(header[0].length));
+  const list = /^\s*\*?\s*@list\s*$/m.test(header[1]);
+  // An expression goes onto one line; a list keeps its lines (aligned under a SELECT), so the
+  // generated statement still reads as written.
+  const lines = text.slice(header[0].length).trim().split('\n');
+  const body = list ? lines.map(oneLine).join('\n       ') : oneLine(lines.join('\n'));
   const classes = classify(body);
   if (classes.includes('m')) throw new CodegenError(`${file}: a fragment's body holds no comment (it is expanded onto one line)`);
-  if (!isAtomic(body)) throw new CodegenError(`${file}: the body must be one atomic expression: parenthesized, a call, or CASE … END`);
+  if (!list && !isAtomic(body)) throw new CodegenError(`${file}: the body must be one atomic expression: parenthesized, a call, or CASE … END`);
   if (!argOffsets(body).length) throw new CodegenError(`${file}: the body never uses its argument \`${ARG}\``);
   const tags = (tag: string) => [...header[1].matchAll(new RegExp(String.raw`^\s*\*?\s*@${tag}\s+(.+?)\s*$`, 'gm'))].map((m) => m[1]);
-  return { name, file, body, requires: tags('requires'), anchors: tags('anchor') };
+  return { name, file, body, requires: tags('requires'), anchors: tags('anchor'), list };
 }
 
 /** Offsets of the argument `x` as a bare word in code (not `t.x`, not inside quotes). */
@@ -125,7 +131,8 @@ function findIncludes(file: string, sql: string): (Include & { start: number; en
 }
 
 /** The statement text with every include expanded (marker comment + body), and the includes. */
-export function expandIncludes(file: string, sql: string, fragments: ReadonlyMap<string, Fragment>): { text: string; includes: Include[] } {
+export function expandIncludes(file: string, sql: string, fragments: ReadonlyMap<string, Fragment>, depth = 0): { text: string; includes: Include[] } {
+  if (depth > 3) throw new CodegenError(`${file}: fragments include each other more than three deep (a cycle?)`);
   const includes = findIncludes(file, sql);
   const problems: string[] = [];
   let text = sql;
@@ -135,7 +142,10 @@ export function expandIncludes(file: string, sql: string, fragments: ReadonlyMap
       problems.push(`${file}:${inc.line}: {{${inc.fragment}(…)}} names no fragment (${[...fragments.keys()].join(', ') || 'none defined'})`);
       continue;
     }
-    text = `${text.slice(0, inc.start)}/* ${inc.fragment}(${inc.arg}) */ ${applyFragment(f, inc.arg)}${text.slice(inc.end)}`;
+    // A fragment may include others (subagent_row includes utc9), expanded on its argument.
+    const body = applyFragment(f, inc.arg);
+    const expanded = body.includes('{{') ? expandIncludes(f.file, body, fragments, depth + 1).text : body;
+    text = `${text.slice(0, inc.start)}/* ${inc.fragment}(${inc.arg}) */ ${expanded}${text.slice(inc.end)}`;
   }
   for (const inc of includes)
     for (const r of fragments.get(inc.fragment)?.requires ?? [])
@@ -155,7 +165,8 @@ const flexible = (s: string) =>
     .replace(/\\\)/g, String.raw`\s*\)`);
 
 /** The body as a pattern: the argument's first occurrence captures any operand, the others must repeat it. */
-function bodyPattern(body: string): RegExp {
+function bodyPattern(text: string): RegExp {
+  const body = oneLine(text);
   const parts = [];
   let from = 0;
   argOffsets(body).forEach((k, n) => {

@@ -15,6 +15,8 @@ export interface TableShape {
   narrowMetricColumns: number;
   /** PostgreSQL's subagent_context_is_json(text) as search_path resolves it; always current on SQLite. */
   jsonHelper: JsonHelper;
+  /** The live table's column names ([] when the table is absent): src/migrations/column-step.ts. */
+  columns: readonly string[];
 }
 
 /**
@@ -41,10 +43,18 @@ interface RawShapeColumns {
   narrow_metric_columns: unknown;
   json_helper_state: unknown;
   json_helper_found: unknown;
+  subagent_columns: unknown;
 }
 
 const flag = (v: unknown): boolean => v === true || v === 1 || v === 1n;
 const count = (v: unknown): number => Number(v);
+/** The probe's JSON array of names; anything else reads as "no column known" (nothing is added). */
+function columnNames(v: unknown): string[] {
+  const parsed: unknown = typeof v === 'string' ? JSON.parse(v) : v;
+  if (!Array.isArray(parsed) || !parsed.every((n) => typeof n === 'string'))
+    throw new Error(`the table-shape probe's column list is not a JSON array of names: ${String(v)}`);
+  return parsed;
+}
 
 export function toTableShape(row: RawTableShape | undefined): TableShape {
   if (!row) throw new Error('the table-shape probe returned no row');
@@ -58,6 +68,7 @@ export function toTableShape(row: RawTableShape | undefined): TableShape {
     missingSecondaryIndexes: count(row.missing_secondary_indexes),
     narrowMetricColumns: count(row.narrow_metric_columns),
     jsonHelper: toJsonHelper(row.json_helper_state, row.json_helper_found),
+    columns: columnNames(row.subagent_columns),
   };
 }
 

@@ -7,6 +7,7 @@
 import type pg from 'pg';
 import {
   acquireMigrationLock,
+  addColumnSchema,
   backfillSubagentContexts,
   observeSubagentTableShape,
   packageSchema,
@@ -19,6 +20,7 @@ import {
   writeMetaKeyOnce,
 } from '../../generated/postgres/index.js';
 import type { StoreContext } from '../dialect.js';
+import { addSubagentColumnsStep } from '../migrations/column-step.js';
 import { runAsync } from '../migrations/flow.js';
 import { jsonHelperRefusal } from '../migrations/json-helper.js';
 import type { MigrationDatabase, MigrationPrimitives, SchemaScript } from '../migrations/migration-database.js';
@@ -69,6 +71,7 @@ const POSTGRES_STEPS: MigrationDatabase['steps'] = {
     },
   ],
   onceEndStateHolds: [
+    addSubagentColumnsStep(addColumnSchema),
     // DESIGN §3: metric columns an earlier host build declared INTEGER become BIGINT.
     { name: MIGRATION_STEP.widenMetricColumns, needed: (s) => s.narrowMetricColumns !== 0, scripts: [WIDEN_METRIC_COLUMNS] },
     { name: MIGRATION_STEP.ensureSubagentIndexes, needed: (s) => s.missingSecondaryIndexes !== 0, scripts: [SUBAGENT_INDEXES] },

@@ -5,6 +5,7 @@
 // finish (src/migrations/flow.ts), and runs only generated statements and schema scripts.
 import type { Database } from 'better-sqlite3';
 import {
+  addColumnSchema,
   backfillSubagentContexts,
   observeSubagentTableShape,
   packageSchema,
@@ -16,6 +17,7 @@ import {
   writeMetaKeyOnce,
 } from '../../generated/sqlite/index.js';
 import type { StoreContext } from '../dialect.js';
+import { addSubagentColumnsStep } from '../migrations/column-step.js';
 import { runSync } from '../migrations/flow.js';
 import type { MigrationDatabase, MigrationPrimitives, SchemaScript } from '../migrations/migration-database.js';
 import { runMigrationPass } from '../migrations/migration-pass.js';
@@ -66,7 +68,10 @@ function sqliteSteps(db: Database): MigrationDatabase['steps'] {
         around: (transaction) => withRebuildPragmas(db, transaction),
       },
     ],
-    onceEndStateHolds: [{ name: MIGRATION_STEP.ensureSubagentIndexes, needed: (s) => s.missingSecondaryIndexes !== 0, scripts: [SUBAGENT_INDEXES] }],
+    onceEndStateHolds: [
+      addSubagentColumnsStep(addColumnSchema),
+      { name: MIGRATION_STEP.ensureSubagentIndexes, needed: (s) => s.missingSecondaryIndexes !== 0, scripts: [SUBAGENT_INDEXES] },
+    ],
   };
 }
 
