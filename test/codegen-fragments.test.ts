@@ -56,7 +56,6 @@ describe('the statements under queries/ and their fragments', () => {
       'queries/sqlite/backfill_subagent_contexts.sql': ['{{utc9(m.updated_at)}}', '{{recordable_id(p.tool_call_id)}}', '{{recordable_id(m.turn_id)}}'],
       'queries/sqlite/read_backfill_through.sql': ['{{prefiltered_metadata_or_empty(n.metadata)}}', '{{recordable_id(c.tool_call_id)}}'],
       'queries/sqlite/list_subagent_contexts_by_turn.sql': ['{{subagent_row(s)}}', '{{utc9(s.observed_at)}}'],
-      'queries/sqlite/fragments/subagent_row.sql': ['{{utc9(x.settled_at)}}'],
       'queries/postgres/list_subagent_contexts_by_session.sql': ['{{subagent_row(s)}}'],
       'queries/postgres/count_excess_since_capture.sql': ['{{metadata_or_empty(m.metadata)}}'],
       'queries/postgres/backfill_subagent_contexts.sql': [
@@ -72,6 +71,15 @@ describe('the statements under queries/ and their fragments', () => {
       ],
     };
     for (const [file, includes] of Object.entries(expected)) for (const inc of includes) expect(source(file), `${file} ${inc}`).toContain(inc);
+  });
+
+  it('subagent_row is derived from the DDL: every column, the timestamps in the output form', () => {
+    for (const d of DIALECTS) expect(fragment(d, 'subagent_row').file, d).toBe(`schema/${d}/002_task_session_subagents.sql`);
+    const sqlite = fragment('sqlite', 'subagent_row').body;
+    expect(sqlite).toContain(`replace(substr({{utc9(x.settled_at)}}, 1, 26), ' ', 'T') || 'Z' AS "settled_at?::string"`);
+    expect(sqlite).toContain(`replace(substr({{utc9(x.observed_at)}}, 1, 26), ' ', 'T') || 'Z' AS "observed_at!::string"`);
+    expect(fragment('postgres', 'subagent_row').body).toContain(`to_char(x.updated_at, 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "updated_at!"`);
+    expect(sqlite.split(',\n').map((c) => c.trim())).toContain('x.child_session_id');
   });
 
   it('the committed generated SQL is the expansion (marker comment, then the fragment on its argument)', () => {

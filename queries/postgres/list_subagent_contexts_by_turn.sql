@@ -4,7 +4,8 @@
  * Timestamps come back as 'YYYY-MM-DDTHH:MM:SS.ffffffZ' text, formatted here rather than
  * by the driver, which would build a JavaScript Date (milliseconds, process time zone).
  * Fragments, included as {{name(argument)}} from queries/postgres/fragments/ and expanded by
- * codegen (the generated module shows the whole statement): subagent_row.
+ * codegen (the generated module shows the whole statement): subagent_row (derived from
+ * schema/postgres/002_task_session_subagents.sql: every column, in DDL order).
  */
 /* @name listSubagentContextsByTurn */
 SELECT {{subagent_row(s)}}

@@ -8,7 +8,8 @@
  * fraction copied digit for digit. Ordering uses that form too, never the raw text.
  *
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
- * codegen (the generated module shows the whole statement): subagent_row, utc9.
+ * codegen (the generated module shows the whole statement): subagent_row (derived from
+ * schema/sqlite/002_task_session_subagents.sql: every column, in DDL order), utc9.
  */
 /* @name listSubagentContextsByTurn */
 SELECT {{subagent_row(s)}}

@@ -23,6 +23,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CodegenError, type Dialect } from './query-files.js';
+import { subagentColumns, subagentRowList } from './schema-columns.js';
+import { schemaScripts } from './schema-files.js';
 import { blankComments, classify, closingParen, lineAt } from './sql-lex.js';
 
 export const FRAGMENT_FOLDER = 'fragments';
@@ -89,17 +91,22 @@ function argOffsets(body: string): number[] {
   return [...body.matchAll(new RegExp(String.raw`(?<![\w.])${ARG}(?![\w(])`, 'g'))].map((m) => m.index).filter((k) => classes[k] === 'c');
 }
 
-/** queries/<dialect>/fragments/*.sql, by name ({} when the folder is absent). */
+/** The one fragment codegen derives instead of reading: subagent_row(x), the table's columns
+ * as the store reads a row back, from the fresh DDL (scripts/lib/schema-columns.ts). */
+function derivedFragments(root: string, dialect: Dialect): Fragment[] {
+  const table = schemaScripts(root, 'package', dialect).find((s) => s.name === 'task_session_subagents');
+  if (!table) return [];
+  return [{ name: 'subagent_row', file: table.file, body: subagentRowList(dialect, subagentColumns(table)), requires: [], anchors: [], list: true }];
+}
+
+/** queries/<dialect>/fragments/*.sql and the derived fragments, by name. */
 export function loadFragments(root: string, dialect: Dialect): Map<string, Fragment> {
   const dir = join('queries', dialect, FRAGMENT_FOLDER);
-  if (!existsSync(join(root, dir))) return new Map();
-  const files = readdirSync(join(root, dir)).filter((f) => f.endsWith('.sql'));
-  const fragments = new Map(
-    files
-      .sort()
-      .map((f) => parseFragment(root, join(dir, f)))
-      .map((f) => [f.name, f] as const),
-  );
+  const files = existsSync(join(root, dir)) ? readdirSync(join(root, dir)).filter((f) => f.endsWith('.sql')) : [];
+  const derived = derivedFragments(root, dialect);
+  for (const f of derived)
+    if (files.includes(`${f.name}.sql`)) throw new CodegenError(`${dir}/${f.name}.sql: ${f.name} is derived from ${f.file}; delete the file`);
+  const fragments = new Map([...files.sort().map((f) => parseFragment(root, join(dir, f))), ...derived].map((f) => [f.name, f] as const));
   for (const f of fragments.values())
     for (const r of f.requires) if (!fragments.has(r)) throw new CodegenError(`${f.file}: @requires ${r}, which is no fragment`);
   return fragments;

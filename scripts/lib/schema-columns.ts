@@ -42,3 +42,21 @@ export function addColumnScript(dialect: Dialect, tableScript: SchemaScript, c: 
   // A column's REFERENCES clause stays: both engines accept it on ADD COLUMN for a nullable column.
   return { name: `add_column_${c.name}`, file: tableScript.file, sql: `ALTER TABLE ${TABLE} ADD COLUMN ${ifNotExists}${c.name} ${c.definition}` };
 }
+
+/** How a TIMESTAMP column reads back: the package's one output form 'YYYY-MM-DDTHH:MM:SS.ffffffZ'
+ * (docs/timestamps.md). SQLite's stored text may be in any Go-driver form, so it goes through
+ * utc9 first; PostgreSQL formats it in SQL, never through the driver's JavaScript Date. */
+const READ_TIMESTAMP: Record<Dialect, (column: string, mark: '!' | '?') => string> = {
+  sqlite: (c, mark) => `replace(substr({{utc9(x.${c})}}, 1, 26), ' ', 'T') || 'Z' AS "${c}${mark}::string"`,
+  postgres: (c, mark) => `to_char(x.${c}, 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "${c}${mark}"`,
+};
+
+/**
+ * The body of the `subagent_row(x)` fragment, derived from the DDL: every column of row x in
+ * DDL order, as the store reads a row back (SubagentContextRow); TIMESTAMP columns as above,
+ * the rest as stored. The list statements select `{{subagent_row(s)}}`, so a new column is
+ * read back without an edit to either.
+ */
+export function subagentRowList(dialect: Dialect, columns: readonly SubagentColumn[]): string {
+  return columns.map((c) => (/^TIMESTAMP\b/i.test(c.definition) ? READ_TIMESTAMP[dialect](c.name, c.addable ? '?' : '!') : `x.${c.name}`)).join(',\n       ');
+}
