@@ -68,7 +68,7 @@ async function generate(outRoot: string): Promise<void> {
   generateSqlite(root, sqlite, join(outRoot, 'sqlite'));
   await withCodegenDatabase(async (url) => {
     await applyPostgresSchema(url, root);
-    generatePostgres(root, url, postgres, join(outRoot, 'postgres'));
+    generatePostgres(url, postgres, join(outRoot, 'postgres'));
   });
   for (const [d, qs] of [
     ['sqlite', sqlite],

@@ -1,7 +1,8 @@
 // The one definition of a recordable identity: what this package reads AC-2's "empty id" to
 // include (README, "Identity bounds"). The live writer applies it here; the backfill, the
 // backfill_through read and the health shortfall apply the same predicate in SQL, as the
-// `recordable_id` fragment that test/sql-fragment-pin.test.ts pins to this file's constant, so
+// `recordable_id` fragment (queries/<dialect>/fragments/recordable_id.sql, one per dialect, its
+// length pinned to this file's constant by test/codegen-fragments.test.ts), so
 // the three can never disagree about which frames and messages are recordable (AC-21a, AC-28).
 import { createHash } from 'node:crypto';
 

@@ -26,27 +26,15 @@ function timestamp(value: unknown, column: string): string {
   return value;
 }
 
+/** Every column passes through as the list statement returns it (ids, text, source); only the
+ * ones a driver hands over in its own form are converted. A new text column needs no line here. */
 export function toRow(raw: RawSubagentRow): SubagentContextRow {
   return {
-    id: raw.id,
-    task_session_id: raw.task_session_id,
-    task_id: raw.task_id,
-    turn_id: raw.turn_id,
-    agent_execution_id: raw.agent_execution_id,
-    tool_call_id: raw.tool_call_id,
-    parent_tool_call_id: raw.parent_tool_call_id,
-    subagent_type: raw.subagent_type,
-    description: raw.description,
-    agent_id: raw.agent_id,
-    child_session_id: raw.child_session_id,
-    model: raw.model,
-    agent_status: raw.agent_status,
-    tool_status: raw.tool_status,
+    ...raw,
     is_async: Number(raw.is_async) !== 0,
     total_tokens: toMetric(raw.total_tokens),
     tool_use_count: toMetric(raw.tool_use_count),
     duration_ms: toMetric(raw.duration_ms),
-    source: raw.source,
     observed_at: timestamp(raw.observed_at, 'observed_at'),
     settled_at: raw.settled_at === null ? null : timestamp(raw.settled_at, 'settled_at'),
     updated_at: timestamp(raw.updated_at, 'updated_at'),

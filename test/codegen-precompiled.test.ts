@@ -6,22 +6,28 @@
 // same .sql: the same text, the same values in the same order, the same result-column names.
 import { parseSQLFile, queryASTToIR, TransformType } from '@pgtyped/parser';
 import { PreparedQuery } from '@pgtyped/runtime';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as demo from '../generated/postgres/demo/index.js';
 import * as product from '../generated/postgres/index.js';
+import { loadFragments } from '../scripts/lib/codegen-fragments.js';
 import { precompile } from '../scripts/lib/codegen-postgres.js';
+import { expandedQueryText } from '../scripts/lib/query-files.js';
 import { PostgresPreparedQuery } from '../src/postgres/prepared-query.js';
 
 const generated: Record<string, unknown> = { ...product, ...demo };
 
-/** Every statement of queries/postgres/ with pgtyped's IR of it, as pgtyped's CLI builds it. */
+/** Every statement of queries/postgres/ with pgtyped's IR of it, as pgtyped's CLI builds it
+ * from the text codegen hands it (fragment includes expanded). */
+const fragments = loadFragments('.', 'postgres');
 const statements = ['', 'demo'].flatMap((folder) => {
   const dir = join('queries', 'postgres', folder);
   return readdirSync(dir)
     .filter((f) => f.endsWith('.sql'))
-    .flatMap((f) => parseSQLFile(readFileSync(join(dir, f), 'utf8')).queries.map((ast) => ({ file: join(dir, f), name: ast.name, ir: queryASTToIR(ast) })));
+    .flatMap((f) =>
+      parseSQLFile(expandedQueryText('.', join(dir, f), fragments)).queries.map((ast) => ({ file: join(dir, f), name: ast.name, ir: queryASTToIR(ast) })),
+    );
 });
 
 interface Sent {

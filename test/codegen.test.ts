@@ -110,6 +110,22 @@ describe('codegen', () => {
   );
 
   it(
+    'exits non-zero naming file and line when a statement writes a fragment out instead of including it',
+    () => {
+      const run = codegenWith((root) => {
+        const f = join(root, 'queries', 'sqlite', 'max_observed_at_since_capture.sql');
+        const text = readFileSync(f, 'utf8');
+        const utc9 = readFileSync(join(root, 'queries', 'sqlite', 'fragments', 'utc9.sql'), 'utf8').replace(/^[\s\S]*?\*\/\n/, '');
+        expect(text).toContain('AND {{utc9(s.observed_at)}} >= :since!');
+        writeFileSync(f, text.replace('AND {{utc9(s.observed_at)}} >= :since!', `AND ${utc9.replace(/\bx\b/g, 's.observed_at')} >= :since!`));
+      });
+      expect(run.status).not.toBe(0);
+      expect(run.output).toMatch(/queries\/sqlite\/max_observed_at_since_capture\.sql:\d+: utc9's text written out: write \{\{utc9\(s\.observed_at\)\}\}/);
+    },
+    CODEGEN_RUN_MS,
+  );
+
+  it(
     'exits non-zero naming the demo query when it is invalid on SQLite only',
     () => {
       const run = codegenWith((root) => breakDemoQuery(root, 'sqlite'));

@@ -1,28 +1,28 @@
-// upsert_subagent_contexts_batch.sql carries upsert_subagent_context.sql's conflict clause
-// rule for rule. PostgreSQL's recordFrames sends bursts through it; SQLite's runs the single
-// upsert per frame in one transaction (in-process statements cost microseconds: measured
-// 2.4x faster than one JSON statement), so on SQLite this test is what keeps the twin honest.
+// queries/postgres/upsert_subagent_contexts_batch.sql carries upsert_subagent_context.sql's
+// conflict clause rule for rule. PostgreSQL's recordFrames sends bursts through it. The
+// statement is PostgreSQL's alone (scripts/lib/query-files.ts DIALECT_ONLY): SQLite's
+// recordFrames runs the single upsert per frame in one transaction (in-process statements cost
+// microseconds: measured 2.4x faster than one JSON statement), and test/live-model.test.ts
+// holds recordFrames to the merge model on both dialects.
 // Seeded random sequences are applied frame by frame through the single upsert on one
 // database and as rounds of the batch statement on another: the rows must be identical
 // apart from their generated ids. Each round's JSON carries exactly the single upsert's
 // parameters (one mapper, src/frame-normalization.ts upsertParameters), keyed by the columns the
 // statement reads.
 import { readFileSync } from 'node:fs';
-import Database from 'better-sqlite3';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import * as sqliteGenerated from '../generated/sqlite/index.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as postgresGenerated from '../generated/postgres/index.js';
 import { batchRounds, roundParameter, type PendingFrame } from '../src/postgres/batch-rounds.js';
 import { createColumnTimeFormatter } from '../src/column-time.js';
 import { int64Text, normalizeFrame, upsertParameters } from '../src/frame-normalization.js';
-import { randomChunks, randomClock, randomSequence } from './helpers/live-random-frames.js';
-import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
-import { byDialect } from './helpers/by-dialect.js';
 import { insertSession } from './helpers/seed-host-rows.js';
+import { randomChunks, randomClock, randomSequence } from './helpers/live-random-frames.js';
+import { openTestDb, type TestDb } from './helpers/test-db.js';
 
 const SEEDS = Array.from({ length: 24 }, (_, i) => 101 + i);
 
-describeBothDialects('batch statement equivalence', (dialect) => {
+describe('batch statement equivalence [postgres]', () => {
+  const dialect = 'postgres';
   let single: TestDb;
   let batched: TestDb;
   beforeEach(async () => {
@@ -36,18 +36,14 @@ describeBothDialects('batch statement equivalence', (dialect) => {
   });
 
   async function applyRounds(frames: PendingFrame[]): Promise<number> {
-    const columnTime = createColumnTimeFormatter(byDialect(dialect, { sqlite: '+00:00', postgres: '' }));
+    const columnTime = createColumnTimeFormatter('');
     const rounds = batchRounds(frames);
-    for (const round of rounds) {
-      const params = { frames: roundParameter(round, columnTime) };
-      if (byDialect(dialect, { sqlite: true, postgres: false })) sqliteGenerated.upsertSubagentContextsBatch.run(params, batched.sqlite as Database.Database);
-      else await postgresGenerated.upsertSubagentContextsBatch.run(params, batched.pool!);
-    }
+    for (const round of rounds) await postgresGenerated.upsertSubagentContextsBatch.run({ frames: roundParameter(round, columnTime) }, batched.pool!);
     return rounds.length;
   }
 
   it('applies seeded sequences exactly as the single upsert does, frame by frame', async () => {
-    const columnTime = createColumnTimeFormatter(byDialect(dialect, { sqlite: '+00:00', postgres: '' }));
+    const columnTime = createColumnTimeFormatter('');
     let multiRoundBursts = 0;
     let frameCount = 0;
     for (const seed of SEEDS) {
@@ -67,14 +63,7 @@ describeBothDialects('batch statement equivalence', (dialect) => {
       frameCount += pending.length;
       // Frame by frame through the single upsert, with each frame's own instant.
       for (const { input, observedAtNs } of pending) {
-        if (byDialect(dialect, { sqlite: true, postgres: false })) {
-          sqliteGenerated.upsertSubagentContext.run(
-            upsertParameters(input, columnTime(observedAtNs), (n) => n),
-            single.sqlite as Database.Database,
-          );
-        } else {
-          await postgresGenerated.upsertSubagentContext.run(upsertParameters(input, columnTime(observedAtNs), int64Text), single.pool!);
-        }
+        await postgresGenerated.upsertSubagentContext.run(upsertParameters(input, columnTime(observedAtNs), int64Text), single.pool!);
       }
       // The same frames as bursts, each burst as rounds of the batch statement.
       for (const chunk of randomChunks(seed, pending, 12)) {
@@ -91,18 +80,18 @@ describeBothDialects('batch statement equivalence', (dialect) => {
   });
 });
 
-describeBothDialects('batch statement JSON', (dialect) => {
+describe('batch statement JSON [postgres]', () => {
+  const dialect = 'postgres';
   /** The keys the dialect's batch statement reads from each element of :frames. */
   function keysTheStatementReads(): string[] {
     const sql = readFileSync(`queries/${dialect}/upsert_subagent_contexts_batch.sql`, 'utf8');
-    if (byDialect(dialect, { sqlite: true, postgres: false })) return [...new Set([...sql.matchAll(/->> '\$\.(\w+)'/g)].map((m) => m[1]))];
     const record = /jsonb_to_recordset\(:frames!::jsonb\) AS f\(([^)]*)\)/.exec(sql);
     return record ? record[1].split(',').map((c) => c.trim().split(/\s+/)[0]) : [];
   }
 
   it('each frame is one object keyed by the columns the statement reads, one per upsert parameter', () => {
     const input = normalizeFrame({ sessionId: 's1', taskId: 't1', toolCallId: 'tc', payload: { total_tokens: 2n ** 62n } })!;
-    const columnTime = createColumnTimeFormatter(byDialect(dialect, { sqlite: '+00:00', postgres: '' }));
+    const columnTime = createColumnTimeFormatter('');
     const [frame, ...rest] = JSON.parse(roundParameter([{ input, observedAtNs: 1_780_000_000_000_000_001n }], columnTime)) as Record<string, unknown>[];
     expect(rest).toEqual([]);
     const read = keysTheStatementReads();

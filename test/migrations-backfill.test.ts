@@ -2,6 +2,7 @@
 // filter, one winner per (session, tool_call_id), live rows untouched, NULL-not-zero, and no
 // message — however malformed — able to abort the statement or block activation.
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { subagentColumns } from '../generated/sqlite/schema.js';
 import { ACTIVATION_KEYS, type SubagentContextRow } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
 import { insertWithoutForeignKeys, metaKeys, stepStatuses } from './helpers/migration-db.js';
@@ -13,29 +14,20 @@ import { hostTimestamp } from './helpers/host-timestamp.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
+/** Every column NULL, from the DDL's column list (a new nullable column backfills as NULL unless a test says otherwise). */
+const ALL_NULL = Object.fromEntries(subagentColumns.filter((c) => c !== 'id').map((c) => [c, null]));
+
 /** A backfilled row as listBySession returns it, without its random id. */
 function backfilled(over: Partial<SubagentContextRow>): Omit<SubagentContextRow, 'id'> {
   return {
+    ...(ALL_NULL as unknown as Omit<SubagentContextRow, 'id'>),
     task_session_id: 's1',
     task_id: 'task-s1',
-    turn_id: null,
     agent_execution_id: 'unknown',
     tool_call_id: 'toolu',
-    parent_tool_call_id: null,
-    subagent_type: null,
-    description: null,
-    agent_id: null,
-    child_session_id: null,
-    model: null,
-    agent_status: null,
-    tool_status: null,
     is_async: false,
-    total_tokens: null,
-    tool_use_count: null,
-    duration_ms: null,
     source: 'backfill',
     observed_at: '',
-    settled_at: null,
     updated_at: '',
     ...over,
   };

@@ -66,6 +66,10 @@ const INSTALLS: Record<Dialect, readonly string[]> = {
 const queries = parseDialect('.', 'sqlite');
 const PRODUCT = queries.filter((q) => q.group.folder === '').map((q) => q.name);
 const DEMO = queries.filter((q) => q.group.folder === 'demo').map((q) => q.name);
+/** Product statements only PostgreSQL has (scripts/lib/query-files.ts DIALECT_ONLY). */
+const POSTGRES_ONLY = parseDialect('.', 'postgres')
+  .filter((q) => q.group.folder === '' && !PRODUCT.includes(q.name))
+  .map((q) => q.name);
 const EXAMPLES = readmeExamples(readFileSync('README.md', 'utf8'));
 
 function example(name: string): string {
@@ -285,7 +289,8 @@ describe('packaging: a host with one driver', () => {
       for (const n of PRODUCT) expect(names[dialect], `${dialect}: ${n}`).toContain(n);
       for (const n of DEMO) expect(names[dialect], `${dialect}: ${n}`).not.toContain(n);
     }
-    const own = { sqlite: ['createSqliteStore', 'SqlitePreparedQuery'], postgres: ['createPostgresStore', 'PostgresPreparedQuery'] };
+    const own = { sqlite: ['createSqliteStore', 'SqlitePreparedQuery'], postgres: ['createPostgresStore', 'PostgresPreparedQuery', ...POSTGRES_ONLY] };
+    expect(POSTGRES_ONLY).toContain('upsertSubagentContextsBatch');
     const shared = (d: Dialect) => names[d].filter((n) => !own[d].includes(n));
     expect(shared('sqlite')).toEqual(shared('postgres'));
     for (const d of DIALECTS) for (const n of own[d]) expect(names[d]).toContain(n);

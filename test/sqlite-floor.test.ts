@@ -21,7 +21,8 @@ const root = join(import.meta.dirname, '..');
 
 function sqlFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sqlFiles(join(dir, e.name)) : e.name.endsWith('.sql') ? [join(dir, e.name)] : [],
+    // fragments/ holds no statement: its text reaches the statements through codegen's includes.
+    e.isDirectory() ? (e.name === 'fragments' ? [] : sqlFiles(join(dir, e.name))) : e.name.endsWith('.sql') ? [join(dir, e.name)] : [],
   );
 }
 

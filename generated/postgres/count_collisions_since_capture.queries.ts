@@ -7,7 +7,6 @@ type DateOrString = Date | string;
 /** 'CountCollisionsSinceCapture' parameters type */
 export interface ICountCollisionsSinceCaptureParams {
   since: DateOrString;
-  sinceFloor: DateOrString;
 }
 
 /** 'CountCollisionsSinceCapture' return type */
@@ -30,13 +29,12 @@ export interface ICountCollisionsSinceCaptureQuery {
  * SELECT COUNT(*) - COUNT(DISTINCT s.task_session_id || ':' || s.tool_call_id) AS "collisions!"
  *   FROM task_session_subagents AS s
  *  WHERE s.observed_at >= :since!::timestamp
- *    AND s.observed_at >= :sinceFloor!::timestamp
  * ```
  */
 export const countCollisionsSinceCapture = new PostgresPreparedQuery<ICountCollisionsSinceCaptureParams, ICountCollisionsSinceCaptureResult>(
   "countCollisionsSinceCapture",
-  "SELECT COUNT(*) - COUNT(DISTINCT s.task_session_id || ':' || s.tool_call_id) AS \"collisions!\"\n  FROM task_session_subagents AS s\n WHERE s.observed_at >= $1::timestamp\n   AND s.observed_at >= $2::timestamp",
-  ["since","sinceFloor"],
+  "SELECT COUNT(*) - COUNT(DISTINCT s.task_session_id || ':' || s.tool_call_id) AS \"collisions!\"\n  FROM task_session_subagents AS s\n WHERE s.observed_at >= $1::timestamp",
+  ["since"],
 );
 
 

@@ -7,7 +7,6 @@ type DateOrString = Date | string;
 /** 'CountExcessSinceCapture' parameters type */
 export interface ICountExcessSinceCaptureParams {
   since: DateOrString;
-  sinceFloor: DateOrString;
 }
 
 /** 'CountExcessSinceCapture' return type */
@@ -29,33 +28,27 @@ export interface ICountExcessSinceCaptureQuery {
  * ```
  * WITH msg AS (
  *   SELECT m.task_session_id, m.created_at,
- *                                             
- *          (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'
- *                  OR strpos(m.metadata, 'subagent_task') = 0
- *                  OR NOT subagent_context_is_json(m.metadata)
- *                THEN '{}' ELSE m.metadata END)::jsonb AS meta
+ *                                              (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null' OR strpos(m.metadata, 'subagent_task') = 0 OR NOT subagent_context_is_json(m.metadata) THEN '{}' ELSE m.metadata END)::jsonb AS meta
  *     FROM task_session_messages AS m
  * )
  * SELECT COUNT(*) AS "excess!" FROM (
  *   SELECT DISTINCT s.task_session_id, s.tool_call_id
  *     FROM task_session_subagents AS s
  *    WHERE s.observed_at >= :since!::timestamp
- *      AND s.observed_at >= :sinceFloor!::timestamp
  *      AND NOT EXISTS (
  *        SELECT 1
  *          FROM msg
  *         WHERE msg.task_session_id = s.task_session_id
  *           AND msg.meta #>> '{tool_call_id}' = s.tool_call_id
  *           AND msg.meta #>> '{normalized,kind}' = 'subagent_task'
- *           AND msg.created_at >= :since!::timestamp
- *           AND msg.created_at >= :sinceFloor!::timestamp)
+ *           AND msg.created_at >= :since!::timestamp)
  * ) AS excess
  * ```
  */
 export const countExcessSinceCapture = new PostgresPreparedQuery<ICountExcessSinceCaptureParams, ICountExcessSinceCaptureResult>(
   "countExcessSinceCapture",
-  "WITH msg AS (\n  SELECT m.task_session_id, m.created_at,\n                                            \n         (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'\n                 OR strpos(m.metadata, 'subagent_task') = 0\n                 OR NOT subagent_context_is_json(m.metadata)\n               THEN '{}' ELSE m.metadata END)::jsonb AS meta\n    FROM task_session_messages AS m\n)\nSELECT COUNT(*) AS \"excess!\" FROM (\n  SELECT DISTINCT s.task_session_id, s.tool_call_id\n    FROM task_session_subagents AS s\n   WHERE s.observed_at >= $1::timestamp\n     AND s.observed_at >= $2::timestamp\n     AND NOT EXISTS (\n       SELECT 1\n         FROM msg\n        WHERE msg.task_session_id = s.task_session_id\n          AND msg.meta #>> '{tool_call_id}' = s.tool_call_id\n          AND msg.meta #>> '{normalized,kind}' = 'subagent_task'\n          AND msg.created_at >= $1::timestamp\n          AND msg.created_at >= $2::timestamp)\n) AS excess",
-  ["since","sinceFloor"],
+  "WITH msg AS (\n  SELECT m.task_session_id, m.created_at,\n                                             (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null' OR strpos(m.metadata, 'subagent_task') = 0 OR NOT subagent_context_is_json(m.metadata) THEN '{}' ELSE m.metadata END)::jsonb AS meta\n    FROM task_session_messages AS m\n)\nSELECT COUNT(*) AS \"excess!\" FROM (\n  SELECT DISTINCT s.task_session_id, s.tool_call_id\n    FROM task_session_subagents AS s\n   WHERE s.observed_at >= $1::timestamp\n     AND NOT EXISTS (\n       SELECT 1\n         FROM msg\n        WHERE msg.task_session_id = s.task_session_id\n          AND msg.meta #>> '{tool_call_id}' = s.tool_call_id\n          AND msg.meta #>> '{normalized,kind}' = 'subagent_task'\n          AND msg.created_at >= $1::timestamp)\n) AS excess",
+  ["since"],
 );
 
 

@@ -7,7 +7,6 @@ type DateOrString = Date | string;
 /** 'MaxObservedAtSinceCapture' parameters type */
 export interface IMaxObservedAtSinceCaptureParams {
   since: DateOrString;
-  sinceFloor: DateOrString;
 }
 
 /** 'MaxObservedAtSinceCapture' return type */
@@ -30,13 +29,12 @@ export interface IMaxObservedAtSinceCaptureQuery {
  * SELECT to_char(MAX(s.observed_at), 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "last_observed_at?"
  *   FROM task_session_subagents AS s
  *  WHERE s.observed_at >= :since!::timestamp
- *    AND s.observed_at >= :sinceFloor!::timestamp
  * ```
  */
 export const maxObservedAtSinceCapture = new PostgresPreparedQuery<IMaxObservedAtSinceCaptureParams, IMaxObservedAtSinceCaptureResult>(
   "maxObservedAtSinceCapture",
-  "SELECT to_char(MAX(s.observed_at), 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') AS \"last_observed_at?\"\n  FROM task_session_subagents AS s\n WHERE s.observed_at >= $1::timestamp\n   AND s.observed_at >= $2::timestamp",
-  ["since","sinceFloor"],
+  "SELECT to_char(MAX(s.observed_at), 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') AS \"last_observed_at?\"\n  FROM task_session_subagents AS s\n WHERE s.observed_at >= $1::timestamp",
+  ["since"],
 );
 
 

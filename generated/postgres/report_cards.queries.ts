@@ -7,10 +7,8 @@ type DateOrString = Date | string;
 /** 'ReportCards' parameters type */
 export interface IReportCardsParams {
   since: DateOrString;
-  sinceFloor: DateOrString;
   taskIds?: string | null | void;
   until: DateOrString;
-  untilCeil: DateOrString;
 }
 
 /** 'ReportCards' return type */
@@ -37,12 +35,10 @@ export interface IReportCardsQuery {
  *   SELECT t.task_id,
  *          (CASE WHEN EXISTS (SELECT 1 FROM task_session_subagents AS s
  *                              WHERE s.task_session_id = t.id
- *                           AND s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp
- *                           AND s.observed_at >= :sinceFloor!::timestamp AND s.observed_at < :untilCeil!::timestamp) THEN 2
+ *                           AND s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp) THEN 2
  *                WHEN EXISTS (SELECT 1 FROM task_session_messages AS m
  *                              WHERE m.task_session_id = t.id
- *                           AND m.created_at >= :since!::timestamp AND m.created_at < :until!::timestamp
- *                           AND m.created_at >= :sinceFloor!::timestamp AND m.created_at < :untilCeil!::timestamp) THEN 1
+ *                           AND m.created_at >= :since!::timestamp AND m.created_at < :until!::timestamp) THEN 1
  *                ELSE 0 END) AS activity
  *     FROM task_sessions AS t
  *    WHERE (:taskIds::text IS NULL OR t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb)))
@@ -57,8 +53,8 @@ export interface IReportCardsQuery {
  */
 export const reportCards = new PostgresPreparedQuery<IReportCardsParams, IReportCardsResult>(
   "reportCards",
-  "WITH active AS MATERIALIZED (\n  SELECT t.task_id,\n         (CASE WHEN EXISTS (SELECT 1 FROM task_session_subagents AS s\n                             WHERE s.task_session_id = t.id\n                          AND s.observed_at >= $1::timestamp AND s.observed_at < $2::timestamp\n                          AND s.observed_at >= $3::timestamp AND s.observed_at < $4::timestamp) THEN 2\n               WHEN EXISTS (SELECT 1 FROM task_session_messages AS m\n                             WHERE m.task_session_id = t.id\n                          AND m.created_at >= $1::timestamp AND m.created_at < $2::timestamp\n                          AND m.created_at >= $3::timestamp AND m.created_at < $4::timestamp) THEN 1\n               ELSE 0 END) AS activity\n    FROM task_sessions AS t\n   WHERE ($5::text IS NULL OR t.task_id IN (SELECT jsonb_array_elements_text($5::text::jsonb)))\n)\nSELECT COUNT(DISTINCT act.task_id)::text AS \"tasks!\",\n       COUNT(*)::text AS \"sessions!\",\n       COUNT(DISTINCT CASE WHEN act.activity = 2 THEN act.task_id END)::text AS \"tasks_with_subagents!\",\n       COUNT(CASE WHEN act.activity = 2 THEN 1 END)::text AS \"sessions_with_subagents!\"\n  FROM active AS act\n WHERE act.activity > 0",
-  ["since","until","sinceFloor","untilCeil","taskIds"],
+  "WITH active AS MATERIALIZED (\n  SELECT t.task_id,\n         (CASE WHEN EXISTS (SELECT 1 FROM task_session_subagents AS s\n                             WHERE s.task_session_id = t.id\n                          AND s.observed_at >= $1::timestamp AND s.observed_at < $2::timestamp) THEN 2\n               WHEN EXISTS (SELECT 1 FROM task_session_messages AS m\n                             WHERE m.task_session_id = t.id\n                          AND m.created_at >= $1::timestamp AND m.created_at < $2::timestamp) THEN 1\n               ELSE 0 END) AS activity\n    FROM task_sessions AS t\n   WHERE ($3::text IS NULL OR t.task_id IN (SELECT jsonb_array_elements_text($3::text::jsonb)))\n)\nSELECT COUNT(DISTINCT act.task_id)::text AS \"tasks!\",\n       COUNT(*)::text AS \"sessions!\",\n       COUNT(DISTINCT CASE WHEN act.activity = 2 THEN act.task_id END)::text AS \"tasks_with_subagents!\",\n       COUNT(CASE WHEN act.activity = 2 THEN 1 END)::text AS \"sessions_with_subagents!\"\n  FROM active AS act\n WHERE act.activity > 0",
+  ["since","until","taskIds"],
 );
 
 

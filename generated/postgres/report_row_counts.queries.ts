@@ -9,10 +9,8 @@ export interface IReportRowCountsParams {
   captureSince?: DateOrString | null | void;
   executionSince?: DateOrString | null | void;
   since: DateOrString;
-  sinceFloor: DateOrString;
   taskIds?: string | null | void;
   until: DateOrString;
-  untilCeil: DateOrString;
 }
 
 /** 'ReportRowCounts' return type */
@@ -53,14 +51,13 @@ export interface IReportRowCountsQuery {
  *        COUNT(CASE WHEN s.agent_execution_id = 'unknown' AND s.source <> 'backfill' AND s.observed_at >= :executionSince::timestamp THEN 1 END)::text AS "unknown_live_rows_since_execution_since!"
  *   FROM task_session_subagents AS s
  *  WHERE s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp
- *    AND s.observed_at >= :sinceFloor!::timestamp AND s.observed_at < :untilCeil!::timestamp
  *    AND (:taskIds::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb))))
  * ```
  */
 export const reportRowCounts = new PostgresPreparedQuery<IReportRowCountsParams, IReportRowCountsResult>(
   "reportRowCounts",
-  "SELECT COUNT(*)::text AS \"rows!\",\n       COUNT(CASE WHEN s.source = 'live' THEN 1 END)::text AS \"live!\",\n       COUNT(CASE WHEN s.source = 'backfill' THEN 1 END)::text AS \"backfill!\",\n       COUNT(CASE WHEN s.source = 'live' AND s.observed_at < $1::timestamp THEN 1 END)::text AS \"live_before_capture_since!\",\n       COUNT(CASE WHEN s.turn_id IS NULL THEN 1 END)::text AS \"rows_without_turn!\",\n       COUNT(CASE WHEN s.agent_execution_id <> 'unknown' THEN 1 END)::text AS \"identified_rows!\",\n       COUNT(DISTINCT CASE WHEN s.agent_execution_id <> 'unknown' THEN s.agent_execution_id END)::text AS \"distinct_executions!\",\n       COUNT(CASE WHEN s.agent_execution_id = 'unknown' THEN 1 END)::text AS \"unknown_rows!\",\n       COUNT(CASE WHEN s.agent_execution_id = 'unknown' AND s.source = 'backfill' THEN 1 END)::text AS \"unknown_backfill_rows!\",\n       COUNT(CASE WHEN s.agent_execution_id = 'unknown' AND s.source <> 'backfill' AND s.observed_at >= $2::timestamp THEN 1 END)::text AS \"unknown_live_rows_since_execution_since!\"\n  FROM task_session_subagents AS s\n WHERE s.observed_at >= $3::timestamp AND s.observed_at < $4::timestamp\n   AND s.observed_at >= $5::timestamp AND s.observed_at < $6::timestamp\n   AND ($7::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text($7::text::jsonb))))",
-  ["captureSince","executionSince","since","until","sinceFloor","untilCeil","taskIds"],
+  "SELECT COUNT(*)::text AS \"rows!\",\n       COUNT(CASE WHEN s.source = 'live' THEN 1 END)::text AS \"live!\",\n       COUNT(CASE WHEN s.source = 'backfill' THEN 1 END)::text AS \"backfill!\",\n       COUNT(CASE WHEN s.source = 'live' AND s.observed_at < $1::timestamp THEN 1 END)::text AS \"live_before_capture_since!\",\n       COUNT(CASE WHEN s.turn_id IS NULL THEN 1 END)::text AS \"rows_without_turn!\",\n       COUNT(CASE WHEN s.agent_execution_id <> 'unknown' THEN 1 END)::text AS \"identified_rows!\",\n       COUNT(DISTINCT CASE WHEN s.agent_execution_id <> 'unknown' THEN s.agent_execution_id END)::text AS \"distinct_executions!\",\n       COUNT(CASE WHEN s.agent_execution_id = 'unknown' THEN 1 END)::text AS \"unknown_rows!\",\n       COUNT(CASE WHEN s.agent_execution_id = 'unknown' AND s.source = 'backfill' THEN 1 END)::text AS \"unknown_backfill_rows!\",\n       COUNT(CASE WHEN s.agent_execution_id = 'unknown' AND s.source <> 'backfill' AND s.observed_at >= $2::timestamp THEN 1 END)::text AS \"unknown_live_rows_since_execution_since!\"\n  FROM task_session_subagents AS s\n WHERE s.observed_at >= $3::timestamp AND s.observed_at < $4::timestamp\n   AND ($5::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text($5::text::jsonb))))",
+  ["captureSince","executionSince","since","until","taskIds"],
 );
 
 

@@ -7,10 +7,8 @@ type DateOrString = Date | string;
 /** 'ReportTokenDistribution' parameters type */
 export interface IReportTokenDistributionParams {
   since: DateOrString;
-  sinceFloor: DateOrString;
   taskIds?: string | null | void;
   until: DateOrString;
-  untilCeil: DateOrString;
 }
 
 /** 'ReportTokenDistribution' return type */
@@ -37,7 +35,6 @@ export interface IReportTokenDistributionQuery {
  *        COUNT(*)::text AS "subagents!"
  *   FROM task_session_subagents AS s
  *  WHERE s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp
- *    AND s.observed_at >= :sinceFloor!::timestamp AND s.observed_at < :untilCeil!::timestamp
  *    AND s.settled_at IS NOT NULL
  *    AND s.total_tokens > 0
  *    AND (:taskIds::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb))))
@@ -46,8 +43,8 @@ export interface IReportTokenDistributionQuery {
  */
 export const reportTokenDistribution = new PostgresPreparedQuery<IReportTokenDistributionParams, IReportTokenDistributionResult>(
   "reportTokenDistribution",
-  "SELECT length(s.total_tokens::text)::text AS \"digits!\",\n       (CASE substr(s.total_tokens::text, 1, 1) WHEN '1' THEN 1 WHEN '2' THEN 2 WHEN '3' THEN 2 WHEN '4' THEN 2 ELSE 5 END)::text AS \"lead!\",\n       COUNT(*)::text AS \"subagents!\"\n  FROM task_session_subagents AS s\n WHERE s.observed_at >= $1::timestamp AND s.observed_at < $2::timestamp\n   AND s.observed_at >= $3::timestamp AND s.observed_at < $4::timestamp\n   AND s.settled_at IS NOT NULL\n   AND s.total_tokens > 0\n   AND ($5::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text($5::text::jsonb))))\n GROUP BY 1, 2",
-  ["since","until","sinceFloor","untilCeil","taskIds"],
+  "SELECT length(s.total_tokens::text)::text AS \"digits!\",\n       (CASE substr(s.total_tokens::text, 1, 1) WHEN '1' THEN 1 WHEN '2' THEN 2 WHEN '3' THEN 2 WHEN '4' THEN 2 ELSE 5 END)::text AS \"lead!\",\n       COUNT(*)::text AS \"subagents!\"\n  FROM task_session_subagents AS s\n WHERE s.observed_at >= $1::timestamp AND s.observed_at < $2::timestamp\n   AND s.settled_at IS NOT NULL\n   AND s.total_tokens > 0\n   AND ($3::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text($3::text::jsonb))))\n GROUP BY 1, 2",
+  ["since","until","taskIds"],
 );
 
 

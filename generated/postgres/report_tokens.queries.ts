@@ -7,10 +7,8 @@ type DateOrString = Date | string;
 /** 'ReportTokens' parameters type */
 export interface IReportTokensParams {
   since: DateOrString;
-  sinceFloor: DateOrString;
   taskIds?: string | null | void;
   until: DateOrString;
-  untilCeil: DateOrString;
 }
 
 /** 'ReportTokens' return type */
@@ -39,7 +37,6 @@ export interface IReportTokensQuery {
  *   SELECT s.source, s.subagent_type, s.model, s.settled_at, s.total_tokens
  *     FROM task_session_subagents AS s
  *    WHERE s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp
- *      AND s.observed_at >= :sinceFloor!::timestamp AND s.observed_at < :untilCeil!::timestamp
  *      AND (:taskIds::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb))))
  * )
  * SELECT 'source' AS "dimension!", w.source AS "value?", COUNT(*)::text AS "rows!", COUNT(w.settled_at)::text AS "settled!",
@@ -60,8 +57,8 @@ export interface IReportTokensQuery {
  */
 export const reportTokens = new PostgresPreparedQuery<IReportTokensParams, IReportTokensResult>(
   "reportTokens",
-  "WITH w AS NOT MATERIALIZED (\n  SELECT s.source, s.subagent_type, s.model, s.settled_at, s.total_tokens\n    FROM task_session_subagents AS s\n   WHERE s.observed_at >= $1::timestamp AND s.observed_at < $2::timestamp\n     AND s.observed_at >= $3::timestamp AND s.observed_at < $4::timestamp\n     AND ($5::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text($5::text::jsonb))))\n)\nSELECT 'source' AS \"dimension!\", w.source AS \"value?\", COUNT(*)::text AS \"rows!\", COUNT(w.settled_at)::text AS \"settled!\",\n       COUNT(CASE WHEN w.settled_at IS NOT NULL THEN w.total_tokens END)::text AS \"measured!\",\n       COALESCE(SUM(CASE WHEN w.settled_at IS NOT NULL THEN w.total_tokens END), 0)::text AS \"total_tokens!\"\n  FROM w GROUP BY w.source\nUNION ALL\nSELECT 'subagent_type', w.subagent_type, COUNT(*)::text, COUNT(w.settled_at)::text,\n       COUNT(CASE WHEN w.settled_at IS NOT NULL THEN w.total_tokens END)::text,\n       COALESCE(SUM(CASE WHEN w.settled_at IS NOT NULL THEN w.total_tokens END), 0)::text\n  FROM w GROUP BY w.subagent_type\nUNION ALL\nSELECT 'model', w.model, COUNT(*)::text, COUNT(w.settled_at)::text,\n       COUNT(CASE WHEN w.settled_at IS NOT NULL THEN w.total_tokens END)::text,\n       COALESCE(SUM(CASE WHEN w.settled_at IS NOT NULL THEN w.total_tokens END), 0)::text\n  FROM w GROUP BY w.model",
-  ["since","until","sinceFloor","untilCeil","taskIds"],
+  "WITH w AS NOT MATERIALIZED (\n  SELECT s.source, s.subagent_type, s.model, s.settled_at, s.total_tokens\n    FROM task_session_subagents AS s\n   WHERE s.observed_at >= $1::timestamp AND s.observed_at < $2::timestamp\n     AND ($3::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text($3::text::jsonb))))\n)\nSELECT 'source' AS \"dimension!\", w.source AS \"value?\", COUNT(*)::text AS \"rows!\", COUNT(w.settled_at)::text AS \"settled!\",\n       COUNT(CASE WHEN w.settled_at IS NOT NULL THEN w.total_tokens END)::text AS \"measured!\",\n       COALESCE(SUM(CASE WHEN w.settled_at IS NOT NULL THEN w.total_tokens END), 0)::text AS \"total_tokens!\"\n  FROM w GROUP BY w.source\nUNION ALL\nSELECT 'subagent_type', w.subagent_type, COUNT(*)::text, COUNT(w.settled_at)::text,\n       COUNT(CASE WHEN w.settled_at IS NOT NULL THEN w.total_tokens END)::text,\n       COALESCE(SUM(CASE WHEN w.settled_at IS NOT NULL THEN w.total_tokens END), 0)::text\n  FROM w GROUP BY w.subagent_type\nUNION ALL\nSELECT 'model', w.model, COUNT(*)::text, COUNT(w.settled_at)::text,\n       COUNT(CASE WHEN w.settled_at IS NOT NULL THEN w.total_tokens END)::text,\n       COALESCE(SUM(CASE WHEN w.settled_at IS NOT NULL THEN w.total_tokens END), 0)::text\n  FROM w GROUP BY w.model",
+  ["since","until","taskIds"],
 );
 
 

@@ -13,9 +13,7 @@ export interface IObserveSubagentTableShapeResult {
   three_column_unique_present: bigint;
   two_column_unique_present: bigint;
   missing_secondary_indexes: bigint;
-  narrow_metric_columns: bigint;
-  json_helper_state: string;
-  json_helper_found: string | null;
+  subagent_columns: string;
 }
 
 /** 'ObserveSubagentTableShape' query type */
@@ -54,13 +52,13 @@ export interface IObserveSubagentTableShapeQuery {
  *      FROM (SELECT 'idx_subagents_session_id' AS name UNION ALL SELECT 'idx_subagents_task_id'
  *            UNION ALL SELECT 'idx_subagents_turn_id' UNION ALL SELECT 'idx_subagents_observed_at') AS wanted
  *     WHERE wanted.name NOT IN (SELECT il.name FROM pragma_index_list('task_session_subagents') AS il)) AS "missing_secondary_indexes!::bigint",
- *   0 AS "narrow_metric_columns!::bigint",
- *   'current' AS "json_helper_state!::string",
- *   NULL AS "json_helper_found?::string"
+ *   -- The live column names, as a JSON array: the add_subagent_columns step compares them with
+ *   -- the fresh DDL's (generated/sqlite/schema.ts subagentColumns).
+ *   (SELECT json_group_array(c.name) FROM pragma_table_info('task_session_subagents') AS c) AS "subagent_columns!::string"
  * ```
  */
 export const observeSubagentTableShape = new SqlitePreparedQuery<IObserveSubagentTableShapeParams, IObserveSubagentTableShapeResult>(
   "observeSubagentTableShape",
-  "SELECT\n  EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'kandev_meta') AS \"kandev_meta_present\",\n  EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_subagents') AS \"table_present\",\n  EXISTS (SELECT 1 FROM pragma_table_info('task_session_subagents') AS c\n           WHERE c.name = 'agent_execution_id') AS \"execution_column_present\",\n  EXISTS (SELECT 1 FROM pragma_table_info('task_session_subagents') AS c\n           WHERE c.name = 'agent_execution_id' AND c.\"notnull\" = 1) AS \"execution_column_not_null\",\n  EXISTS (SELECT 1 FROM pragma_index_list('task_session_subagents') AS il\n           WHERE il.\"unique\" = 1 AND il.partial = 0\n             AND (SELECT count(*) = 3\n                         AND sum(ii.seqno = 0 AND ii.name = 'task_session_id') = 1\n                         AND sum(ii.seqno = 1 AND ii.name = 'agent_execution_id') = 1\n                         AND sum(ii.seqno = 2 AND ii.name = 'tool_call_id') = 1\n                    FROM pragma_index_info(il.name) AS ii)) AS \"three_column_unique_present\",\n  EXISTS (SELECT 1 FROM pragma_index_list('task_session_subagents') AS il\n           WHERE il.\"unique\" = 1\n             AND (SELECT count(ii.name) = 2\n                         AND sum(ii.name = 'task_session_id') = 1\n                         AND sum(ii.name = 'tool_call_id') = 1\n                    FROM pragma_index_info(il.name) AS ii)) AS \"two_column_unique_present\",\n  (SELECT count(*)\n     FROM (SELECT 'idx_subagents_session_id' AS name UNION ALL SELECT 'idx_subagents_task_id'\n           UNION ALL SELECT 'idx_subagents_turn_id' UNION ALL SELECT 'idx_subagents_observed_at') AS wanted\n    WHERE wanted.name NOT IN (SELECT il.name FROM pragma_index_list('task_session_subagents') AS il)) AS \"missing_secondary_indexes\",\n  0 AS \"narrow_metric_columns\",\n  'current' AS \"json_helper_state\",\n  NULL AS \"json_helper_found\"",
+  "SELECT\n  EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'kandev_meta') AS \"kandev_meta_present\",\n  EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_subagents') AS \"table_present\",\n  EXISTS (SELECT 1 FROM pragma_table_info('task_session_subagents') AS c\n           WHERE c.name = 'agent_execution_id') AS \"execution_column_present\",\n  EXISTS (SELECT 1 FROM pragma_table_info('task_session_subagents') AS c\n           WHERE c.name = 'agent_execution_id' AND c.\"notnull\" = 1) AS \"execution_column_not_null\",\n  EXISTS (SELECT 1 FROM pragma_index_list('task_session_subagents') AS il\n           WHERE il.\"unique\" = 1 AND il.partial = 0\n             AND (SELECT count(*) = 3\n                         AND sum(ii.seqno = 0 AND ii.name = 'task_session_id') = 1\n                         AND sum(ii.seqno = 1 AND ii.name = 'agent_execution_id') = 1\n                         AND sum(ii.seqno = 2 AND ii.name = 'tool_call_id') = 1\n                    FROM pragma_index_info(il.name) AS ii)) AS \"three_column_unique_present\",\n  EXISTS (SELECT 1 FROM pragma_index_list('task_session_subagents') AS il\n           WHERE il.\"unique\" = 1\n             AND (SELECT count(ii.name) = 2\n                         AND sum(ii.name = 'task_session_id') = 1\n                         AND sum(ii.name = 'tool_call_id') = 1\n                    FROM pragma_index_info(il.name) AS ii)) AS \"two_column_unique_present\",\n  (SELECT count(*)\n     FROM (SELECT 'idx_subagents_session_id' AS name UNION ALL SELECT 'idx_subagents_task_id'\n           UNION ALL SELECT 'idx_subagents_turn_id' UNION ALL SELECT 'idx_subagents_observed_at') AS wanted\n    WHERE wanted.name NOT IN (SELECT il.name FROM pragma_index_list('task_session_subagents') AS il)) AS \"missing_secondary_indexes\",\n  -- The live column names, as a JSON array: the add_subagent_columns step compares them with\n  -- the fresh DDL's (generated/sqlite/schema.ts subagentColumns).\n  (SELECT json_group_array(c.name) FROM pragma_table_info('task_session_subagents') AS c) AS \"subagent_columns\"",
   [],
 );

@@ -22,19 +22,15 @@
  * 200k-message store). A second fence after the field extraction keeps the documents out of
  * the ranking's sort (which otherwise spilled to disk there).
  *
- * Inlined fragments, each copy marked with its name and pinned to one canonical text by
- * test/sql-fragment-pin.test.ts: prefiltered_metadata_or_empty, subagent_prefilter,
- * recordable_id (its length is src/identity.ts's MAX_ID_BYTES). Inlined
- * rather than shared: the costly part is already one schema function
- * (subagent_context_is_json); a function for the guard around it would add a migration step
- * and an upgrade path, where the pin costs nothing at run time.
+ * Fragments, each included as {{name(argument)}} from queries/postgres/fragments/ and expanded by
+ * codegen (the generated module shows the whole statement): prefiltered_metadata_or_empty, recordable_id, subagent_prefilter.
  */
 /* @name backfillSubagentContexts */
 WITH candidate AS (
   SELECT m.id, m.task_session_id, m.task_id, m.turn_id, m.created_at, m.updated_at,
-         /* prefiltered_metadata_or_empty(m.metadata) */ CASE WHEN subagent_context_is_json(m.metadata) THEN m.metadata::jsonb ELSE '{}'::jsonb END AS meta
+         {{prefiltered_metadata_or_empty(m.metadata)}} AS meta
     FROM task_session_messages AS m
-   WHERE /* subagent_prefilter(m.metadata) */ strpos(m.metadata, 'subagent_task') > 0
+   WHERE {{subagent_prefilter(m.metadata)}}
      -- A message whose session row is gone (a host that ran with foreign keys off) is
      -- skipped. Checked here, inside the fence, where the planner sees the scan's real size
      -- and joins task_sessions by hash or index: checked outside it, against the fenced
@@ -46,7 +42,7 @@ WITH candidate AS (
   SELECT c.id, c.task_session_id, c.task_id, c.created_at, c.updated_at,
          -- AC-21: the message's own column; as on the live path, a turn id that is not
          -- recordable ('' or beyond the indexable length, src/identity.ts) is NULL.
-         CASE WHEN /* recordable_id(c.turn_id) */ (NULLIF(octet_length(NULLIF(c.turn_id, '')) <= 512, false) IS NOT NULL) THEN c.turn_id END AS turn_id,
+         CASE WHEN {{recordable_id(c.turn_id)}} THEN c.turn_id END AS turn_id,
          c.meta #> '{normalized,kind}' AS kind,
          CASE WHEN jsonb_typeof(c.meta -> 'tool_call_id') = 'string'
               THEN c.meta ->> 'tool_call_id' END AS tool_call_id,                -- a JSON string only (AC-21a)
@@ -100,9 +96,9 @@ WITH candidate AS (
   SELECT p.*
     FROM parsed AS p
    WHERE p.kind = '"subagent_task"'::jsonb
-     AND /* recordable_id(p.task_session_id) */ (NULLIF(octet_length(NULLIF(p.task_session_id, '')) <= 512, false) IS NOT NULL)
-     AND /* recordable_id(p.task_id) */ (NULLIF(octet_length(NULLIF(p.task_id, '')) <= 512, false) IS NOT NULL)
-     AND /* recordable_id(p.tool_call_id) */ (NULLIF(octet_length(NULLIF(p.tool_call_id, '')) <= 512, false) IS NOT NULL)
+     AND {{recordable_id(p.task_session_id)}}
+     AND {{recordable_id(p.task_id)}}
+     AND {{recordable_id(p.tool_call_id)}}
      AND p.created_at IS NOT NULL
 ), ranked AS (
   -- AC-21b: one row per (session, tool_call_id), from the message with the newest

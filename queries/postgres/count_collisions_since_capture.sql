@@ -3,11 +3,9 @@
  * (task_session_id, tool_call_id) keys. Orthogonal to both anti-joins: expected > 0
  * wherever a tool_call_id was reused by a later execution, never an alarm.
  * The window is the shortfall's: :since is the key rounded up to whole microseconds and
- * bound as a TIMESTAMP, independent of the session TimeZone (AC-24e, docs/timestamps.md);
- * :sinceFloor is the same instant, kept for dialect parity.
+ * bound as a TIMESTAMP, independent of the session TimeZone (AC-24e, docs/timestamps.md).
  */
 /* @name countCollisionsSinceCapture */
 SELECT COUNT(*) - COUNT(DISTINCT s.task_session_id || ':' || s.tool_call_id) AS "collisions!"
   FROM task_session_subagents AS s
- WHERE s.observed_at >= :since!::timestamp
-   AND s.observed_at >= :sinceFloor!::timestamp;
+ WHERE s.observed_at >= :since!::timestamp;

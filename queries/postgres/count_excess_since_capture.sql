@@ -15,33 +15,24 @@
  * predicate), so it is mapped to '{}' before any JSON is validated or parsed: only the
  * window's few subagent messages reach the parser (and PostgreSQL 15's PL/pgSQL validator).
  *
- * Inlined fragments, each copy marked with its name and pinned to one canonical text by
- * test/sql-fragment-pin.test.ts: metadata_or_empty. Inlined rather than shared: the costly
- * part is already one schema function (subagent_context_is_json); a function for the guard
- * around it would add a migration step and an upgrade path, where the pin costs nothing at
- * run time.
+ * Fragments, each included as {{name(argument)}} from queries/postgres/fragments/ and expanded by
+ * codegen (the generated module shows the whole statement): metadata_or_empty.
  */
 /* @name countExcessSinceCapture */
 WITH msg AS (
   SELECT m.task_session_id, m.created_at,
-         /* metadata_or_empty(m.metadata) */
-         (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'
-                 OR strpos(m.metadata, 'subagent_task') = 0
-                 OR NOT subagent_context_is_json(m.metadata)
-               THEN '{}' ELSE m.metadata END)::jsonb AS meta
+         {{metadata_or_empty(m.metadata)}} AS meta
     FROM task_session_messages AS m
 )
 SELECT COUNT(*) AS "excess!" FROM (
   SELECT DISTINCT s.task_session_id, s.tool_call_id
     FROM task_session_subagents AS s
    WHERE s.observed_at >= :since!::timestamp
-     AND s.observed_at >= :sinceFloor!::timestamp
      AND NOT EXISTS (
        SELECT 1
          FROM msg
         WHERE msg.task_session_id = s.task_session_id
           AND msg.meta #>> '{tool_call_id}' = s.tool_call_id
           AND msg.meta #>> '{normalized,kind}' = 'subagent_task'
-          AND msg.created_at >= :since!::timestamp
-          AND msg.created_at >= :sinceFloor!::timestamp)
+          AND msg.created_at >= :since!::timestamp)
 ) AS excess;

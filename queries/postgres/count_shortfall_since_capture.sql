@@ -20,7 +20,7 @@
  * referenced as often as the spec's own form does: kind, the identity filter, the DISTINCT
  * key and the anti-join key, once each. The identity filter is one test per id whose default
  * selectivity is the spec's `<> ''` (a NULL test; recordable_id in
- * test/sql-fragment-pin.test.ts says why): with three range tests instead, the window's row
+ * queries/postgres/fragments/recordable_id.sql says why): with three range tests instead, the window's row
  * estimate fell 27-fold and the planner chose a nested-loop anti-join that re-parsed a
  * document per probed row (150 s on a 10k-subagent window that takes 1 s). A fence (OFFSET 0)
  * would parse each document once but hides the window's size from the planner, which then
@@ -29,29 +29,20 @@
  * Time (AC-24e, docs/timestamps.md): :since is the key rounded UP to the next whole
  * microsecond and bound as a TIMESTAMP, so `col >= :since` holds exactly when the column
  * value is at or after the key; timestamp against timestamp, so the session TimeZone plays
- * no part. :sinceFloor is bound to the same instant: it exists so both dialects share one
- * parameter list (on SQLite it is the index bound), and here it is one more bare-column
- * range the index serves.
+ * no part, and the bare-column range is what the index serves. (SQLite also takes
+ * :sinceFloor, its index bound; this dialect needs none.)
  * Cost: a message whose text does not contain 'subagent_task' cannot qualify (see
  * backfill_subagent_contexts.sql for why the text match is a superset of the JSON
  * predicate), so it is mapped to '{}' before any JSON is validated or parsed: only the
  * window's few subagent messages reach the parser (and PostgreSQL 15's PL/pgSQL validator).
  *
- * Inlined fragments, each copy marked with its name and pinned to one canonical text by
- * test/sql-fragment-pin.test.ts: metadata_or_empty, recordable_id (its length is
- * src/identity.ts's MAX_ID_BYTES). Inlined rather than shared: the costly
- * part is already one schema function (subagent_context_is_json); a function for the guard
- * around it would add a migration step and an upgrade path, where the pin costs nothing at
- * run time.
+ * Fragments, each included as {{name(argument)}} from queries/postgres/fragments/ and expanded by
+ * codegen (the generated module shows the whole statement): metadata_or_empty, recordable_id.
  */
 /* @name countShortfallSinceCapture */
 WITH msg AS (
   SELECT m.task_session_id, m.task_id, m.created_at,
-         /* metadata_or_empty(m.metadata) */
-         (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'
-                 OR strpos(m.metadata, 'subagent_task') = 0
-                 OR NOT subagent_context_is_json(m.metadata)
-               THEN '{}' ELSE m.metadata END)::jsonb AS meta
+         {{metadata_or_empty(m.metadata)}} AS meta
     FROM task_session_messages AS m
 ), expected AS (
   SELECT msg.task_session_id, msg.task_id, msg.created_at,
@@ -63,20 +54,18 @@ SELECT COUNT(*) AS "shortfall!" FROM (
   SELECT DISTINCT e.task_session_id, e.tool_call_id
     FROM expected AS e
    WHERE e.created_at >= :since!::timestamp
-     AND e.created_at >= :sinceFloor!::timestamp
      AND e.kind = 'subagent_task'
      -- AC-2 / AC-21a: the shortfall side excludes exactly what the writer and the backfill
      -- skip — an id that is not recordable (src/identity.ts: not a JSON string, empty, or
      -- beyond the indexable length) — so a correctly skipped frame is not a permanent false
      -- alarm. The excess side deliberately does NOT carry this filter (AC-28, revision 4).
-     AND /* recordable_id(e.task_session_id) */ (NULLIF(octet_length(NULLIF(e.task_session_id, '')) <= 512, false) IS NOT NULL)
-     AND /* recordable_id(e.task_id) */ (NULLIF(octet_length(NULLIF(e.task_id, '')) <= 512, false) IS NOT NULL)
-     AND /* recordable_id(e.tool_call_id) */ (NULLIF(octet_length(NULLIF(e.tool_call_id, '')) <= 512, false) IS NOT NULL)
+     AND {{recordable_id(e.task_session_id)}}
+     AND {{recordable_id(e.task_id)}}
+     AND {{recordable_id(e.tool_call_id)}}
      AND NOT EXISTS (
        SELECT 1
          FROM task_session_subagents AS s
         WHERE s.task_session_id = e.task_session_id
           AND s.tool_call_id = e.tool_call_id
-          AND s.observed_at >= :since!::timestamp
-          AND s.observed_at >= :sinceFloor!::timestamp)
+          AND s.observed_at >= :since!::timestamp)
 ) AS shortfall;

@@ -9,5 +9,4 @@
 /* @name maxObservedAtSinceCapture */
 SELECT to_char(MAX(s.observed_at), 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "last_observed_at?"
   FROM task_session_subagents AS s
- WHERE s.observed_at >= :since!::timestamp
-   AND s.observed_at >= :sinceFloor!::timestamp;
+ WHERE s.observed_at >= :since!::timestamp;

@@ -76,6 +76,11 @@ SELECT
                         JOIN rel ON i.indrelid = rel.oid
                         JOIN pg_class AS c ON c.oid = i.indexrelid
                        WHERE c.relname = wanted.name)) AS "missing_secondary_indexes!",
+  -- The live column names, as a JSON array: the add_subagent_columns step compares them with
+  -- the fresh DDL's (generated/postgres/schema.ts subagentColumns).
+  (SELECT COALESCE(json_agg(a.attname::text ORDER BY a.attnum), '[]'::json)::text
+     FROM pg_attribute AS a JOIN rel ON a.attrelid = rel.oid
+    WHERE a.attnum > 0 AND NOT a.attisdropped) AS "subagent_columns!",
   (SELECT count(*)::int FROM pg_attribute AS a JOIN rel ON a.attrelid = rel.oid
     WHERE a.attname IN ('total_tokens', 'tool_use_count', 'duration_ms') AND NOT a.attisdropped
       AND a.atttypid IN ('int2'::regtype, 'int4'::regtype)) AS "narrow_metric_columns!",

@@ -20,12 +20,8 @@
  * (the backfill's own INSERT is the one full scan). Each message's document is validated
  * and parsed once (the LATERAL), and only when its text can qualify.
  *
- * Inlined fragments, each copy marked with its name and pinned to one canonical text by
- * test/sql-fragment-pin.test.ts: prefiltered_metadata_or_empty, subagent_prefilter,
- * recordable_id (its length is src/identity.ts's MAX_ID_BYTES). Inlined
- * rather than shared: the costly part is already one schema function
- * (subagent_context_is_json); a function for the guard around it would add a migration step
- * and an upgrade path, where the pin costs nothing at run time.
+ * Fragments, each included as {{name(argument)}} from queries/postgres/fragments/ and expanded by
+ * codegen (the generated module shows the whole statement): prefiltered_metadata_or_empty, recordable_id, subagent_prefilter.
  */
 
 /* @name readBackfillThrough */
@@ -34,15 +30,15 @@ SELECT COALESCE((
     FROM task_session_messages AS m
    CROSS JOIN LATERAL (
      SELECT e.meta, e.meta ->> 'tool_call_id' AS tool_call_id
-       FROM (SELECT /* prefiltered_metadata_or_empty(m.metadata) */ CASE WHEN subagent_context_is_json(m.metadata) THEN m.metadata::jsonb ELSE '{}'::jsonb END AS meta
+       FROM (SELECT {{prefiltered_metadata_or_empty(m.metadata)}} AS meta
               OFFSET 0) AS e
    ) AS d
-   WHERE /* subagent_prefilter(m.metadata) */ strpos(m.metadata, 'subagent_task') > 0
+   WHERE {{subagent_prefilter(m.metadata)}}
      AND d.meta #> '{normalized,kind}' = '"subagent_task"'::jsonb
-     AND /* recordable_id(m.task_session_id) */ (NULLIF(octet_length(NULLIF(m.task_session_id, '')) <= 512, false) IS NOT NULL)
-     AND /* recordable_id(m.task_id) */ (NULLIF(octet_length(NULLIF(m.task_id, '')) <= 512, false) IS NOT NULL)
+     AND {{recordable_id(m.task_session_id)}}
+     AND {{recordable_id(m.task_id)}}
      AND jsonb_typeof(d.meta -> 'tool_call_id') = 'string'
-     AND /* recordable_id(d.tool_call_id) */ (NULLIF(octet_length(NULLIF(d.tool_call_id, '')) <= 512, false) IS NOT NULL)
+     AND {{recordable_id(d.tool_call_id)}}
      AND m.created_at IS NOT NULL
      -- A message whose session row is gone (a host that ran with foreign keys off) is skipped.
      AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = m.task_session_id)

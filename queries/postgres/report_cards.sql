@@ -20,12 +20,10 @@ WITH active AS MATERIALIZED (
   SELECT t.task_id,
          (CASE WHEN EXISTS (SELECT 1 FROM task_session_subagents AS s
                              WHERE s.task_session_id = t.id
-                          AND s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp
-                          AND s.observed_at >= :sinceFloor!::timestamp AND s.observed_at < :untilCeil!::timestamp) THEN 2
+                          AND s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp) THEN 2
                WHEN EXISTS (SELECT 1 FROM task_session_messages AS m
                              WHERE m.task_session_id = t.id
-                          AND m.created_at >= :since!::timestamp AND m.created_at < :until!::timestamp
-                          AND m.created_at >= :sinceFloor!::timestamp AND m.created_at < :untilCeil!::timestamp) THEN 1
+                          AND m.created_at >= :since!::timestamp AND m.created_at < :until!::timestamp) THEN 1
                ELSE 0 END) AS activity
     FROM task_sessions AS t
    WHERE (:taskIds::text IS NULL OR t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb)))

@@ -27,7 +27,6 @@ WITH touched AS (
   SELECT DISTINCT s.task_session_id, s.turn_id
     FROM task_session_subagents AS s
    WHERE s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp
-     AND s.observed_at >= :sinceFloor!::timestamp AND s.observed_at < :untilCeil!::timestamp
      AND s.turn_id IS NOT NULL
      AND (:taskIds::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb))))
 ),

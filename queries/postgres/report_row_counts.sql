@@ -19,8 +19,8 @@
  * is an instant rounded UP to the next whole microsecond and bound as a TIMESTAMP, so the
  * comparison is exact for microsecond columns and timestamp against timestamp: the session
  * TimeZone plays no part. Without a window the bounds are '-infinity' and 'infinity'.
- * :sinceFloor and :untilCeil carry the same instants (SQLite's index bounds; the statements
- * share one parameter list). :captureSince and :executionSince are keys bound the same way,
+ * (SQLite also takes :sinceFloor and :untilCeil, its index bounds; this dialect needs none.)
+ * :captureSince and :executionSince are keys bound the same way,
  * or NULL. Counts come back as text, so no host type parser can change them.
  * Scope (spec § Permissions): :taskIds, a JSON array, admits only rows of sessions whose
  * task (task_sessions.task_id, the session's own task) is listed; NULL admits every task.
@@ -38,5 +38,4 @@ SELECT COUNT(*)::text AS "rows!",
        COUNT(CASE WHEN s.agent_execution_id = 'unknown' AND s.source <> 'backfill' AND s.observed_at >= :executionSince::timestamp THEN 1 END)::text AS "unknown_live_rows_since_execution_since!"
   FROM task_session_subagents AS s
  WHERE s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp
-   AND s.observed_at >= :sinceFloor!::timestamp AND s.observed_at < :untilCeil!::timestamp
    AND (:taskIds::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb))));

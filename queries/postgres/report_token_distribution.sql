@@ -14,7 +14,6 @@ SELECT length(s.total_tokens::text)::text AS "digits!",
        COUNT(*)::text AS "subagents!"
   FROM task_session_subagents AS s
  WHERE s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp
-   AND s.observed_at >= :sinceFloor!::timestamp AND s.observed_at < :untilCeil!::timestamp
    AND s.settled_at IS NOT NULL
    AND s.total_tokens > 0
    AND (:taskIds::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb))))

@@ -17,7 +17,6 @@ WITH w AS NOT MATERIALIZED (
   SELECT s.source, s.subagent_type, s.model, s.settled_at, s.total_tokens
     FROM task_session_subagents AS s
    WHERE s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp
-     AND s.observed_at >= :sinceFloor!::timestamp AND s.observed_at < :untilCeil!::timestamp
      AND (:taskIds::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb))))
 )
 SELECT 'source' AS "dimension!", w.source AS "value?", COUNT(*)::text AS "rows!", COUNT(w.settled_at)::text AS "settled!",

@@ -33,12 +33,8 @@
  * are the few qualifying ones, and pass 1 no longer validates them once per JSON call.
  * rowid: the host's table is an ordinary rowid table (schema/host/sqlite).
  *
- * Inlined fragments, each copy marked with its name and pinned to one canonical text by
- * test/sql-fragment-pin.test.ts: utc9, prefiltered_valid_json, subagent_prefilter,
- * recordable_id (its length is src/identity.ts's MAX_ID_BYTES).
- * Inlined rather than shared because SQLite's SQL cannot define a function, and a view
- * could serve only the package's own table, never the host's messages (DESIGN §3): one pin
- * covers every copy (reasons in that test's header).
+ * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
+ * codegen (the generated module shows the whole statement): prefiltered_valid_json, recordable_id, subagent_prefilter, utc9.
  */
 /* @name backfillSubagentContexts */
 WITH candidate AS (
@@ -50,15 +46,15 @@ WITH candidate AS (
   -- subexpressions), which made json_valid run ~35 times per candidate.
   SELECT m.rowid AS rid, m.id, m.task_session_id, m.task_id, m.created_at, m.metadata AS meta
     FROM task_session_messages AS m NOT INDEXED
-   WHERE /* subagent_prefilter(m.metadata) */ instr(m.metadata, '_task') > 0
-     AND /* prefiltered_valid_json(m.metadata) */ json_valid(m.metadata)
+   WHERE {{subagent_prefilter(m.metadata)}}
+     AND {{prefiltered_valid_json(m.metadata)}}
 ), keyed AS (
   SELECT c.rid, c.id, c.task_session_id, c.task_id,
          json_type(c.meta, '$.normalized.kind') AS kind_type,
          json_extract(c.meta, '$.normalized.kind') AS kind,
          CASE WHEN json_type(c.meta, '$.tool_call_id') = 'text'
               THEN json_extract(c.meta, '$.tool_call_id') END AS tool_call_id,    -- a JSON string only (AC-21a)
-         /* utc9(c.created_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(c.created_at, 1, 19) || ltrim(substr(c.created_at, 20), '.0123456789')) || '.' || substr(substr(c.created_at, 21, max(length(c.created_at) - 20 - length(ltrim(substr(c.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) AS created_utc9
+         {{utc9(c.created_at)}} AS created_utc9
     FROM candidate AS c
 ), qualifying AS (
   -- AC-21: normalized.kind is the JSON string 'subagent_task'. AC-21a: session, task and
@@ -67,18 +63,9 @@ WITH candidate AS (
   SELECT p.*
     FROM keyed AS p
    WHERE p.kind_type = 'text' AND p.kind = 'subagent_task'
-     AND /* recordable_id(p.task_session_id) */ (typeof(p.task_session_id) = 'text' AND length(CAST(nullif(p.task_session_id, '') AS BLOB)) <= 512
-          AND (length(p.task_session_id) = length(CAST(p.task_session_id AS BLOB))
-               OR (instr(p.task_session_id, char(0)) = 0
-                   AND NOT replace(replace(replace(p.task_session_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
-     AND /* recordable_id(p.task_id) */ (typeof(p.task_id) = 'text' AND length(CAST(nullif(p.task_id, '') AS BLOB)) <= 512
-          AND (length(p.task_id) = length(CAST(p.task_id AS BLOB))
-               OR (instr(p.task_id, char(0)) = 0
-                   AND NOT replace(replace(replace(p.task_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
-     AND /* recordable_id(p.tool_call_id) */ (typeof(p.tool_call_id) = 'text' AND length(CAST(nullif(p.tool_call_id, '') AS BLOB)) <= 512
-          AND (length(p.tool_call_id) = length(CAST(p.tool_call_id AS BLOB))
-               OR (instr(p.tool_call_id, char(0)) = 0
-                   AND NOT replace(replace(replace(p.tool_call_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
+     AND {{recordable_id(p.task_session_id)}}
+     AND {{recordable_id(p.task_id)}}
+     AND {{recordable_id(p.tool_call_id)}}
      AND p.created_utc9 IS NOT NULL
      AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = p.task_session_id)
 ), winner AS (
@@ -98,10 +85,7 @@ WITH candidate AS (
   SELECT m.id, m.task_session_id, m.task_id,
          -- AC-21: the message's own column; as on the live path, a turn id that is not
          -- recordable ('' or beyond the indexable length, src/identity.ts) is NULL.
-         CASE WHEN /* recordable_id(m.turn_id) */ (typeof(m.turn_id) = 'text' AND length(CAST(nullif(m.turn_id, '') AS BLOB)) <= 512
-          AND (length(m.turn_id) = length(CAST(m.turn_id AS BLOB))
-               OR (instr(m.turn_id, char(0)) = 0
-                   AND NOT replace(replace(replace(m.turn_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
+         CASE WHEN {{recordable_id(m.turn_id)}}
               THEN m.turn_id END AS turn_id,
          CASE WHEN json_type(m.metadata, '$.tool_call_id') = 'text'
               THEN json_extract(m.metadata, '$.tool_call_id') END AS tool_call_id,    -- a JSON string only (AC-21a)
@@ -153,7 +137,7 @@ WITH candidate AS (
          -- Host timestamps in any Go-driver form, brought to utc9 (docs/timestamps.md): the
          -- instant, never the raw text, orders and is written. NULL when unparseable.
          w.created_utc9,
-         /* utc9(m.updated_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(m.updated_at, 1, 19) || ltrim(substr(m.updated_at, 20), '.0123456789')) || '.' || substr(substr(m.updated_at, 21, max(length(m.updated_at) - 20 - length(ltrim(substr(m.updated_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) AS updated_utc9
+         {{utc9(m.updated_at)}} AS updated_utc9
     FROM winner AS w CROSS JOIN task_session_messages AS m ON m.rowid = w.rid
 ), literal_metric AS (
   -- A metric written with a fraction or an exponent, one row per (message, metric): rare

@@ -17,26 +17,20 @@
  * predicate), so it is mapped to '{}' before any JSON is validated or parsed: only the
  * window's few subagent messages reach the parser.
  *
- * Inlined fragments, each copy marked with its name and pinned to one canonical text by
- * test/sql-fragment-pin.test.ts: utc9, metadata_or_empty. Inlined rather than shared
- * because SQLite's SQL cannot define a function, and a view could serve only the package's
- * own table, never the host's messages (DESIGN §3): one pin covers every copy (reasons in
- * that test's header).
+ * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
+ * codegen (the generated module shows the whole statement): metadata_or_empty, utc9.
  */
 /* @name countExcessSinceCapture */
 WITH msg AS (
   SELECT m.task_session_id, m.created_at,
-         /* metadata_or_empty(m.metadata) */
-         (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'
-                 OR instr(m.metadata, '_task') = 0 OR NOT json_valid(m.metadata)
-               THEN '{}' ELSE m.metadata END) AS meta
+         {{metadata_or_empty(m.metadata)}} AS meta
     FROM task_session_messages AS m
 )
 SELECT COUNT(*) AS "excess!::bigint" FROM (
   SELECT DISTINCT s.task_session_id, s.tool_call_id
     FROM task_session_subagents AS s
    WHERE s.observed_at >= :sinceFloor!
-     AND (/* utc9(s.observed_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!
+     AND {{utc9(s.observed_at)}} >= :since!
      AND (s.task_session_id, s.tool_call_id) NOT IN (
        SELECT msg.task_session_id, CAST(json_extract(msg.meta, '$.tool_call_id') AS TEXT)
          FROM msg
@@ -44,5 +38,5 @@ SELECT COUNT(*) AS "excess!::bigint" FROM (
           AND json_extract(msg.meta, '$.normalized.kind') = 'subagent_task'
           AND json_extract(msg.meta, '$.tool_call_id') IS NOT NULL
           -- Behind the kind test, as in count_shortfall_since_capture.sql (why there).
-          AND (CASE WHEN json_extract(msg.meta, '$.normalized.kind') = 'subagent_task' THEN /* utc9(msg.created_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(msg.created_at, 1, 19) || ltrim(substr(msg.created_at, 20), '.0123456789')) || '.' || substr(substr(msg.created_at, 21, max(length(msg.created_at) - 20 - length(ltrim(substr(msg.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) END) >= :since!)
+          AND (CASE WHEN json_extract(msg.meta, '$.normalized.kind') = 'subagent_task' THEN {{utc9(msg.created_at)}} END) >= :since!)
 ) AS excess;

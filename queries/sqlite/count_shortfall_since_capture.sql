@@ -26,20 +26,13 @@
  * predicate), so it is mapped to '{}' before any JSON is validated or parsed: only the
  * window's few subagent messages reach the parser.
  *
- * Inlined fragments, each copy marked with its name and pinned to one canonical text by
- * test/sql-fragment-pin.test.ts: utc9, metadata_or_empty, recordable_id (its length is
- * src/identity.ts's MAX_ID_BYTES). Inlined rather than shared
- * because SQLite's SQL cannot define a function, and a view could serve only the package's
- * own table, never the host's messages (DESIGN §3): one pin covers every copy (reasons in
- * that test's header).
+ * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
+ * codegen (the generated module shows the whole statement): metadata_or_empty, recordable_id, utc9.
  */
 /* @name countShortfallSinceCapture */
 WITH msg AS (
   SELECT m.task_session_id, m.task_id, m.created_at,
-         /* metadata_or_empty(m.metadata) */
-         (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'
-                 OR instr(m.metadata, '_task') = 0 OR NOT json_valid(m.metadata)
-               THEN '{}' ELSE m.metadata END) AS meta
+         {{metadata_or_empty(m.metadata)}} AS meta
     FROM task_session_messages AS m
 ), expected AS (
   SELECT msg.task_session_id, msg.task_id, msg.created_at,
@@ -58,25 +51,16 @@ SELECT COUNT(*) AS "shortfall!::bigint" FROM (
      -- not well-formed, or beyond the indexable length) — so a correctly skipped frame is not
      -- a permanent false alarm. The excess side deliberately does NOT carry this filter
      -- (AC-28, revision 4).
-     AND /* recordable_id(e.task_session_id) */ (typeof(e.task_session_id) = 'text' AND length(CAST(nullif(e.task_session_id, '') AS BLOB)) <= 512
-          AND (length(e.task_session_id) = length(CAST(e.task_session_id AS BLOB))
-               OR (instr(e.task_session_id, char(0)) = 0
-                   AND NOT replace(replace(replace(e.task_session_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
-     AND /* recordable_id(e.task_id) */ (typeof(e.task_id) = 'text' AND length(CAST(nullif(e.task_id, '') AS BLOB)) <= 512
-          AND (length(e.task_id) = length(CAST(e.task_id AS BLOB))
-               OR (instr(e.task_id, char(0)) = 0
-                   AND NOT replace(replace(replace(e.task_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
-     AND /* recordable_id(e.tool_call_id) */ (typeof(e.tool_call_id) = 'text' AND length(CAST(nullif(e.tool_call_id, '') AS BLOB)) <= 512
-          AND (length(e.tool_call_id) = length(CAST(e.tool_call_id AS BLOB))
-               OR (instr(e.tool_call_id, char(0)) = 0
-                   AND NOT replace(replace(replace(e.tool_call_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
+     AND {{recordable_id(e.task_session_id)}}
+     AND {{recordable_id(e.task_id)}}
+     AND {{recordable_id(e.tool_call_id)}}
      -- The exact instant test only behind the kind test: a term on the indexed column alone is
      -- evaluated on every index entry of the window's day floor before the row is read, and
      -- utc9's strftime there was ~40% of the statement (BENCHMARKS.md, "the peers").
-     AND (CASE WHEN e.kind = 'subagent_task' THEN /* utc9(e.created_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(e.created_at, 1, 19) || ltrim(substr(e.created_at, 20), '.0123456789')) || '.' || substr(substr(e.created_at, 21, max(length(e.created_at) - 20 - length(ltrim(substr(e.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) END) >= :since!
+     AND (CASE WHEN e.kind = 'subagent_task' THEN {{utc9(e.created_at)}} END) >= :since!
      AND (e.task_session_id, e.tool_call_id) NOT IN (
        SELECT s.task_session_id, s.tool_call_id
          FROM task_session_subagents AS s
         WHERE s.observed_at >= :sinceFloor!
-          AND (/* utc9(s.observed_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!)
+          AND {{utc9(s.observed_at)}} >= :since!)
 ) AS shortfall;

@@ -7,19 +7,12 @@
  * strftime of the fraction-less text plus its offset (exact: no fraction is parsed), the
  * fraction copied digit for digit. Ordering uses that form too, never the raw text.
  *
- * Inlined fragments, each copy marked with its name and pinned to one canonical text by
- * test/sql-fragment-pin.test.ts: utc9. Inlined rather than shared because SQLite's SQL
- * cannot define a function, and a view could serve only the package's own table, never the
- * host's messages (DESIGN §3): one pin covers every copy (reasons in that test's header).
+ * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
+ * codegen (the generated module shows the whole statement): subagent_row (derived from
+ * schema/sqlite/002_task_session_subagents.sql: every column, in DDL order), utc9.
  */
 /* @name listSubagentContextsBySession */
-SELECT s.id, s.task_session_id, s.task_id, s.turn_id, s.agent_execution_id, s.tool_call_id,
-       s.parent_tool_call_id, s.subagent_type, s.description, s.agent_id, s.child_session_id,
-       s.model, s.agent_status, s.tool_status, s.is_async, s.total_tokens, s.tool_use_count,
-       s.duration_ms, s.source,
-       replace(substr(/* utc9(s.observed_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9), 1, 26), ' ', 'T') || 'Z' AS "observed_at!::string",
-       replace(substr(/* utc9(s.settled_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(s.settled_at, 1, 19) || ltrim(substr(s.settled_at, 20), '.0123456789')) || '.' || substr(substr(s.settled_at, 21, max(length(s.settled_at) - 20 - length(ltrim(substr(s.settled_at, 20), '.0123456789')), 0)) || '000000000', 1, 9), 1, 26), ' ', 'T') || 'Z' AS "settled_at?::string",
-       replace(substr(/* utc9(s.updated_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(s.updated_at, 1, 19) || ltrim(substr(s.updated_at, 20), '.0123456789')) || '.' || substr(substr(s.updated_at, 21, max(length(s.updated_at) - 20 - length(ltrim(substr(s.updated_at, 20), '.0123456789')), 0)) || '000000000', 1, 9), 1, 26), ' ', 'T') || 'Z' AS "updated_at!::string"
+SELECT {{subagent_row(s)}}
   FROM task_session_subagents AS s
  WHERE s.task_session_id = :sessionId!
- ORDER BY /* utc9(s.observed_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9), s.tool_call_id, s.agent_execution_id;
+ ORDER BY {{utc9(s.observed_at)}}, s.tool_call_id, s.agent_execution_id;

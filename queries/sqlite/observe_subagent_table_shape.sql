@@ -18,11 +18,9 @@
  * Both are counted per index rather than compared as group_concat(... ORDER BY ...) text, which
  * needs SQLite 3.44; this file needs nothing newer than the package's 3.38 minimum.
  * missing_secondary_indexes counts the names schema/sqlite/003 creates that are absent
- * (AC-33 clause 4). The last columns exist for PostgreSQL (int4 metric columns, the
- * JSON helper's trust) and are constant here: SQLite INTEGER is already 64-bit, and SQLite
- * needs no helper — json_valid is built in, and a database file cannot carry a function for
- * another role to plant: an application-defined function lives on the connection that
- * registered it, i.e. in the host's own code (test/migrations-planted-helper.test.ts).
+ * (AC-33 clause 4); subagent_columns the live column names. PostgreSQL's probe has three more columns (int4 metric columns, the JSON
+ * helper's trust) that mean nothing here; src/migrations/table-shape.ts's sqliteTableShape
+ * gives them their SQLite meaning.
  */
 /* @name observeSubagentTableShape */
 SELECT
@@ -49,6 +47,6 @@ SELECT
      FROM (SELECT 'idx_subagents_session_id' AS name UNION ALL SELECT 'idx_subagents_task_id'
            UNION ALL SELECT 'idx_subagents_turn_id' UNION ALL SELECT 'idx_subagents_observed_at') AS wanted
     WHERE wanted.name NOT IN (SELECT il.name FROM pragma_index_list('task_session_subagents') AS il)) AS "missing_secondary_indexes!::bigint",
-  0 AS "narrow_metric_columns!::bigint",
-  'current' AS "json_helper_state!::string",
-  NULL AS "json_helper_found?::string";
+  -- The live column names, as a JSON array: the add_subagent_columns step compares them with
+  -- the fresh DDL's (generated/sqlite/schema.ts subagentColumns).
+  (SELECT json_group_array(c.name) FROM pragma_table_info('task_session_subagents') AS c) AS "subagent_columns!::string";

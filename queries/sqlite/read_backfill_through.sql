@@ -21,42 +21,29 @@
  * MAX over utc9 is taken on that index range alone. Without an index on created_at the
  * statement is still correct (a scan).
  *
- * Inlined fragments, each copy marked with its name and pinned to one canonical text by
- * test/sql-fragment-pin.test.ts: utc9, prefiltered_metadata_or_empty, subagent_prefilter,
- * recordable_id (its length is src/identity.ts's MAX_ID_BYTES). Inlined rather than shared
- * because SQLite's SQL cannot define a function, and a view could serve only the package's
- * own table, never the host's messages (DESIGN §3): one pin covers every copy (reasons in
- * that test's header).
+ * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
+ * codegen (the generated module shows the whole statement): prefiltered_metadata_or_empty, recordable_id, subagent_prefilter, utc9.
  */
 /* @name readBackfillThrough */
 WITH candidate AS (
   -- The text prefilter before any JSON parsing, the same as backfill_subagent_contexts.sql's
   -- (see there why instr(..., '_task') is a superset of the JSON predicate, and cheap).
   SELECT n.created_at, n.task_session_id, n.task_id,
-         /* prefiltered_metadata_or_empty(n.metadata) */ CASE WHEN json_valid(n.metadata) THEN n.metadata ELSE '{}' END AS meta
+         {{prefiltered_metadata_or_empty(n.metadata)}} AS meta
     FROM task_session_messages AS n
-   WHERE /* subagent_prefilter(n.metadata) */ instr(n.metadata, '_task') > 0
+   WHERE {{subagent_prefilter(n.metadata)}}
 ), candidate_id AS (
   SELECT c.*, json_extract(c.meta, '$.tool_call_id') AS tool_call_id FROM candidate AS c
 ), qualifying AS (
   SELECT c.created_at,
-         /* utc9(c.created_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(c.created_at, 1, 19) || ltrim(substr(c.created_at, 20), '.0123456789')) || '.' || substr(substr(c.created_at, 21, max(length(c.created_at) - 20 - length(ltrim(substr(c.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) AS created_utc9
+         {{utc9(c.created_at)}} AS created_utc9
     FROM candidate_id AS c
    WHERE json_type(c.meta, '$.normalized.kind') = 'text'
      AND json_extract(c.meta, '$.normalized.kind') = 'subagent_task'
-     AND /* recordable_id(c.task_session_id) */ (typeof(c.task_session_id) = 'text' AND length(CAST(nullif(c.task_session_id, '') AS BLOB)) <= 512
-          AND (length(c.task_session_id) = length(CAST(c.task_session_id AS BLOB))
-               OR (instr(c.task_session_id, char(0)) = 0
-                   AND NOT replace(replace(replace(c.task_session_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
-     AND /* recordable_id(c.task_id) */ (typeof(c.task_id) = 'text' AND length(CAST(nullif(c.task_id, '') AS BLOB)) <= 512
-          AND (length(c.task_id) = length(CAST(c.task_id AS BLOB))
-               OR (instr(c.task_id, char(0)) = 0
-                   AND NOT replace(replace(replace(c.task_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
+     AND {{recordable_id(c.task_session_id)}}
+     AND {{recordable_id(c.task_id)}}
      AND json_type(c.meta, '$.tool_call_id') = 'text'
-     AND /* recordable_id(c.tool_call_id) */ (typeof(c.tool_call_id) = 'text' AND length(CAST(nullif(c.tool_call_id, '') AS BLOB)) <= 512
-          AND (length(c.tool_call_id) = length(CAST(c.tool_call_id AS BLOB))
-               OR (instr(c.tool_call_id, char(0)) = 0
-                   AND NOT replace(replace(replace(c.tool_call_id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
+     AND {{recordable_id(c.tool_call_id)}}
      AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = c.task_session_id)
 )
 SELECT COALESCE(replace(max(q.created_utc9), ' ', 'T') || 'Z', '') AS "backfill_through!::string"

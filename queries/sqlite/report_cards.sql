@@ -15,10 +15,8 @@
  * scan of either table. The per-session activity is MATERIALIZED (one small row per
  * session) so each probe runs once, not once per use.
  *
- * Inlined fragments, each copy marked with its name and pinned to one canonical text by
- * test/sql-fragment-pin.test.ts: utc9. Inlined rather than shared because SQLite's SQL
- * cannot define a function, and a view could serve only the package's own table, never the
- * host's messages (DESIGN §3): one pin covers every copy (reasons in that test's header).
+ * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
+ * codegen (the generated module shows the whole statement): utc9.
  */
 /* @name reportCards */
 WITH active AS MATERIALIZED (
@@ -26,13 +24,13 @@ WITH active AS MATERIALIZED (
          (CASE WHEN EXISTS (SELECT 1 FROM task_session_subagents AS s
                              WHERE s.task_session_id = t.id
                           AND s.observed_at >= :sinceFloor! AND s.observed_at < :untilCeil!
-                          AND (:since! = '' OR (/* utc9(s.observed_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!)
-                          AND (:until! = '~' OR (/* utc9(s.observed_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < :until!)) THEN 2
+                          AND (:since! = '' OR {{utc9(s.observed_at)}} >= :since!)
+                          AND (:until! = '~' OR {{utc9(s.observed_at)}} < :until!)) THEN 2
                WHEN EXISTS (SELECT 1 FROM task_session_messages AS m
                              WHERE m.task_session_id = t.id
                           AND m.created_at >= :sinceFloor! AND m.created_at < :untilCeil!
-                          AND (:since! = '' OR (/* utc9(m.created_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(m.created_at, 1, 19) || ltrim(substr(m.created_at, 20), '.0123456789')) || '.' || substr(substr(m.created_at, 21, max(length(m.created_at) - 20 - length(ltrim(substr(m.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!)
-                          AND (:until! = '~' OR (/* utc9(m.created_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(m.created_at, 1, 19) || ltrim(substr(m.created_at, 20), '.0123456789')) || '.' || substr(substr(m.created_at, 21, max(length(m.created_at) - 20 - length(ltrim(substr(m.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < :until!)) THEN 1
+                          AND (:since! = '' OR {{utc9(m.created_at)}} >= :since!)
+                          AND (:until! = '~' OR {{utc9(m.created_at)}} < :until!)) THEN 1
                ELSE 0 END) AS activity
     FROM task_sessions AS t
    WHERE (:taskIds IS NULL OR t.task_id IN (SELECT j.value FROM json_each(:taskIds) AS j))

@@ -22,10 +22,8 @@
  * window's rows come through idx_subagents_observed_at, each touched turn's rows through
  * idx_subagents_turn_id, and every comparison is on the utc9 form.
  *
- * Inlined fragments, each copy marked with its name and pinned to one canonical text by
- * test/sql-fragment-pin.test.ts: utc9. Inlined rather than shared because SQLite's SQL
- * cannot define a function, and a view could serve only the package's own table, never the
- * host's messages (DESIGN §3): one pin covers every copy (reasons in that test's header).
+ * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
+ * codegen (the generated module shows the whole statement): utc9.
  */
 /* @name reportFanOut */
 WITH touched AS (
@@ -34,15 +32,15 @@ WITH touched AS (
    WHERE s.observed_at >= :sinceFloor! AND s.observed_at < :untilCeil!
      AND s.turn_id IS NOT NULL
      AND (:taskIds IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT j.value FROM json_each(:taskIds) AS j)))
-     AND (:since! = '' OR (/* utc9(s.observed_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!)
-     AND (:until! = '~' OR (/* utc9(s.observed_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < :until!)
+     AND (:since! = '' OR {{utc9(s.observed_at)}} >= :since!)
+     AND (:until! = '~' OR {{utc9(s.observed_at)}} < :until!)
 ),
 per_turn AS (
   SELECT COUNT(*) AS subagents,
          -- Each instant only when something compares it: no era without :knownFrom and no
          -- cut without a window bound.
-         MIN(CASE WHEN :since! = '' AND :knownFrom IS NULL THEN NULL ELSE (/* utc9(a.observed_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(a.observed_at, 1, 19) || ltrim(substr(a.observed_at, 20), '.0123456789')) || '.' || substr(substr(a.observed_at, 21, max(length(a.observed_at) - 20 - length(ltrim(substr(a.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) END) AS first_at,
-         MAX(CASE WHEN :until! = '~' THEN NULL ELSE (/* utc9(a.observed_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(a.observed_at, 1, 19) || ltrim(substr(a.observed_at, 20), '.0123456789')) || '.' || substr(substr(a.observed_at, 21, max(length(a.observed_at) - 20 - length(ltrim(substr(a.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) END) AS last_at
+         MIN(CASE WHEN :since! = '' AND :knownFrom IS NULL THEN NULL ELSE {{utc9(a.observed_at)}} END) AS first_at,
+         MAX(CASE WHEN :until! = '~' THEN NULL ELSE {{utc9(a.observed_at)}} END) AS last_at
     FROM touched AS w
     JOIN task_session_subagents AS a ON a.turn_id = w.turn_id AND a.task_session_id = w.task_session_id
    GROUP BY w.task_session_id, w.turn_id

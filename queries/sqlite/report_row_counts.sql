@@ -26,10 +26,8 @@
  * Scope (spec § Permissions): :taskIds, a JSON array, admits only rows of sessions whose
  * task (task_sessions.task_id, the session's own task) is listed; NULL admits every task.
  *
- * Inlined fragments, each copy marked with its name and pinned to one canonical text by
- * test/sql-fragment-pin.test.ts: utc9. Inlined rather than shared because SQLite's SQL
- * cannot define a function, and a view could serve only the package's own table, never the
- * host's messages (DESIGN §3): one pin covers every copy (reasons in that test's header).
+ * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
+ * codegen (the generated module shows the whole statement): utc9.
  */
 /* @name reportRowCounts */
 SELECT COUNT(*) AS "rows!",
@@ -42,7 +40,7 @@ SELECT COUNT(*) AS "rows!",
        COUNT(CASE WHEN w.agent_execution_id = 'unknown' THEN 1 END) AS "unknown_rows!",
        COUNT(CASE WHEN w.agent_execution_id = 'unknown' AND w.source = 'backfill' THEN 1 END) AS "unknown_backfill_rows!",
        COUNT(CASE WHEN w.agent_execution_id = 'unknown' AND w.source <> 'backfill' AND w.at >= :executionSince THEN 1 END) AS "unknown_live_rows_since_execution_since!"
-  FROM (SELECT s.source, s.turn_id, s.agent_execution_id, (/* utc9(s.observed_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) AS at
+  FROM (SELECT s.source, s.turn_id, s.agent_execution_id, {{utc9(s.observed_at)}} AS at
           FROM task_session_subagents AS s
          WHERE s.observed_at >= :sinceFloor! AND s.observed_at < :untilCeil!
            AND (:taskIds IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT j.value FROM json_each(:taskIds) AS j)))) AS w

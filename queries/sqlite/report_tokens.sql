@@ -12,10 +12,8 @@
  * NOT MATERIALIZED: each branch rescans the window through idx_subagents_observed_at rather
  * than holding the window's rows in a temporary table, so memory stays flat as it grows.
  *
- * Inlined fragments, each copy marked with its name and pinned to one canonical text by
- * test/sql-fragment-pin.test.ts: utc9. Inlined rather than shared because SQLite's SQL
- * cannot define a function, and a view could serve only the package's own table, never the
- * host's messages (DESIGN §3): one pin covers every copy (reasons in that test's header).
+ * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
+ * codegen (the generated module shows the whole statement): utc9.
  */
 /* @name reportTokens */
 WITH w AS NOT MATERIALIZED (
@@ -23,8 +21,8 @@ WITH w AS NOT MATERIALIZED (
     FROM task_session_subagents AS s
    WHERE s.observed_at >= :sinceFloor! AND s.observed_at < :untilCeil!
      AND (:taskIds IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT j.value FROM json_each(:taskIds) AS j)))
-     AND (:since! = '' OR (/* utc9(s.observed_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!)
-     AND (:until! = '~' OR (/* utc9(s.observed_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < :until!)
+     AND (:since! = '' OR {{utc9(s.observed_at)}} >= :since!)
+     AND (:until! = '~' OR {{utc9(s.observed_at)}} < :until!)
 )
 SELECT 'source' AS "dimension!", w.source AS "value?", COUNT(*) AS "rows!", COUNT(w.settled_at) AS "settled!",
        COUNT(CASE WHEN w.settled_at IS NOT NULL THEN w.total_tokens END) AS "measured!",

@@ -9,9 +9,9 @@
 // rewritten to construct src/postgres/prepared-query.ts's PostgresPreparedQuery from the text
 // and parameter order pgtyped's own processSQLQueryIR computes here, at codegen time.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, posix } from 'node:path';
+import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ParameterTransform, processSQLQueryIR } from '@pgtyped/runtime';
 import { clientFor } from './postgres-database.js';
@@ -82,10 +82,18 @@ export async function applyPostgresSchema(url: string, root: string): Promise<vo
   }
 }
 
-export function generatePostgres(root: string, url: string, queries: readonly ParsedQuery[], outDir: string): void {
+export function generatePostgres(url: string, queries: readonly ParsedQuery[], outDir: string): void {
   const cli = fileURLToPath(new URL('../../node_modules/@pgtyped/cli/lib/index.js', import.meta.url));
   const work = mkdtempSync(join(tmpdir(), 'pgtyped-'));
   try {
+    // pgtyped reads .sql files itself, so it is given each statement with its fragment
+    // includes expanded (scripts/lib/codegen-fragments.ts), at the same relative paths under
+    // a scratch root: its module header names queries/postgres/… as before, and the doc
+    // comment it writes is the whole statement a DBA can run.
+    for (const q of queries) {
+      mkdirSync(dirname(join(work, q.file)), { recursive: true });
+      writeFileSync(join(work, q.file), q.source);
+    }
     // pgtyped globs srcDir recursively (`<srcDir>/**/*.sql`), so one run compiles every
     // group; the template mirrors each file's folder under queries/postgres into outDir
     // (queries/postgres/demo/x.sql → <outDir>/demo/x.queries.ts). `dir` is relative to cwd.
@@ -96,7 +104,7 @@ export function generatePostgres(root: string, url: string, queries: readonly Pa
       dbUrl: url,
     };
     writeFileSync(join(work, 'config.json'), JSON.stringify(config));
-    const run = spawnSync(process.execPath, [cli, '-c', join(work, 'config.json')], { cwd: root, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [cli, '-c', join(work, 'config.json')], { cwd: work, encoding: 'utf8' });
     const output = `${run.stdout ?? ''}${run.stderr ?? ''}`;
     const problems: string[] = [];
     if (run.status !== 0) problems.push(`pgtyped exited with status ${run.status}`);

@@ -4,6 +4,7 @@ import { parseSQLFile } from '@pgtyped/parser';
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { DialectName as Dialect } from '../../src/dialect.js';
+import { expandIncludes, FRAGMENT_FOLDER, literalCopyProblems, loadFragments, type Fragment } from './codegen-fragments.js';
 
 export { DIALECTS, type DialectName as Dialect } from '../../src/dialect.js';
 
@@ -39,6 +40,8 @@ export interface ParsedQuery {
   /** Statement text exactly as written, comments included, without the trailing ';'. */
   readonly statement: string;
   readonly statementStart: number;
+  /** The whole file as the tools read it: header comment and statement, includes expanded. */
+  readonly source: string;
 }
 
 export class CodegenError extends Error {}
@@ -49,7 +52,7 @@ export function listQueryFiles(root: string, dialect: Dialect, group: QueryGroup
   const rel = join('queries', dialect, group.folder);
   const entries = readdirSync(join(root, rel), { withFileTypes: true });
   if (group.folder === '') {
-    const strays = entries.filter((e) => e.isDirectory() && !QUERY_GROUPS.some((g) => g.folder === e.name));
+    const strays = entries.filter((e) => e.isDirectory() && e.name !== FRAGMENT_FOLDER && !QUERY_GROUPS.some((g) => g.folder === e.name));
     if (strays.length)
       throw new CodegenError(`${strays.map((e) => join(rel, e.name)).join(', ')}: not a query group (${QUERY_GROUPS.map((g) => g.folder || '.').join(', ')})`);
   } else if (entries.some((e) => e.isDirectory())) {
@@ -67,9 +70,18 @@ export function modulePath(q: Pick<ParsedQuery, 'group' | 'fileBase'>): string {
   return join(q.group.folder, `${q.fileBase}.queries.ts`);
 }
 
+/** A query file's text as the tools read it: every `{{fragment(arg)}}` expanded
+ * (scripts/lib/codegen-fragments.ts), after the literal-copy check passed. */
+export function expandedQueryText(root: string, file: string, fragments: ReadonlyMap<string, Fragment>): string {
+  const raw = readFileSync(join(root, file), 'utf8');
+  const copies = literalCopyProblems(file, raw, fragments);
+  if (copies.length) throw new CodegenError(copies.join('\n'));
+  return expandIncludes(file, raw, fragments).text;
+}
+
 /** Parses one query file; a file must hold exactly one named statement. */
-export function parseQueryFile(root: string, file: string, group: QueryGroup): ParsedQuery {
-  const text = readFileSync(join(root, file), 'utf8');
+export function parseQueryFile(root: string, file: string, group: QueryGroup, fragments: ReadonlyMap<string, Fragment>): ParsedQuery {
+  const text = expandedQueryText(root, file, fragments);
   const { queries, events } = parseSQLFile(text);
   const problems = events.map((e) => `line ${e.location?.line ?? '?'}: ${e.message.text}`);
   if (problems.length) throw new CodegenError(`${file}: ${problems.join('; ')}`);
@@ -89,13 +101,27 @@ export function parseQueryFile(root: string, file: string, group: QueryGroup): P
     }),
   }));
   statement = statement.trimEnd();
-  return { file, group, fileBase: basename(file, '.sql'), name: q.name, params, statement, statementStart };
+  return { file, group, fileBase: basename(file, '.sql'), name: q.name, params, statement, statementStart, source: text };
 }
 
 /** Every group's statements for a dialect. Query names are unique across groups: the SQLite
  * runtime caches prepared statements by name, and one name must mean one statement. */
 export function parseDialect(root: string, dialect: Dialect): ParsedQuery[] {
-  const queries = QUERY_GROUPS.flatMap((g) => listQueryFiles(root, dialect, g).map((f) => parseQueryFile(root, f, g)));
+  const fragments = loadFragments(root, dialect);
+  const files = QUERY_GROUPS.flatMap((g) => listQueryFiles(root, dialect, g).map((f) => [f, g] as const));
+  const unused = [...fragments.values()].filter((fr) => !files.some(([f]) => readFileSync(join(root, f), 'utf8').includes(`{{${fr.name}(`)));
+  if (unused.length) throw new CodegenError(unused.map((fr) => `${fr.file}: included by no statement (delete it)`).join('\n'));
+  const problems: string[] = [];
+  const queries = files.flatMap(([f, g]) => {
+    try {
+      return [parseQueryFile(root, f, g, fragments)];
+    } catch (err) {
+      if (!(err instanceof CodegenError)) throw err;
+      problems.push(err.message);
+      return [];
+    }
+  });
+  if (problems.length) throw new CodegenError(problems.join('\n'));
   const seen = new Map<string, string>();
   const duplicates: string[] = [];
   for (const q of queries) {
@@ -107,7 +133,13 @@ export function parseDialect(root: string, dialect: Dialect): ParsedQuery[] {
   return queries;
 }
 
-/** Both dialects must offer the same files (in the same group), query names and parameter names. */
+/**
+ * Both dialects must offer the same files (in the same group) and query names, bar the
+ * statements listed in DIALECT_ONLY. Parameters: one dialect may take a superset of the
+ * other's (SQLite's health and report statements take :sinceFloor/:untilCeil, index bounds
+ * PostgreSQL needs none of), never a parameter the other spells differently; a parameter both
+ * take is required on both or on neither.
+ */
 export function assertDialectParity(sqlite: readonly ParsedQuery[], postgres: readonly ParsedQuery[]): void {
   const errors: string[] = [];
   const byFile = (qs: readonly ParsedQuery[]) => new Map(qs.map((q) => [join(q.group.folder, q.fileBase), q]));
@@ -117,22 +149,35 @@ export function assertDialectParity(sqlite: readonly ParsedQuery[], postgres: re
     const qa = a.get(f);
     const qb = b.get(f);
     if (!qa || !qb) {
-      errors.push(`${f}.sql exists only in queries/${qa ? 'sqlite' : 'postgres'}`);
+      const only = qa ? 'sqlite' : 'postgres';
+      if (DIALECT_ONLY[f] !== only) errors.push(`${f}.sql exists only in queries/${only}`);
       continue;
     }
     if (qa.name !== qb.name) errors.push(`${f}.sql: query name ${qa.name} (sqlite) vs ${qb.name} (postgres)`);
-    const pa = qa.params
-      .map((p) => `${p.name}${p.required ? '!' : ''}`)
-      .sort()
-      .join(', ');
-    const pb = qb.params
-      .map((p) => `${p.name}${p.required ? '!' : ''}`)
-      .sort()
-      .join(', ');
-    if (pa !== pb) errors.push(`${f}.sql: parameters [${pa}] (sqlite) vs [${pb}] (postgres)`);
+    const params = (q: ParsedQuery) => new Map(q.params.map((p) => [p.name, p.required]));
+    const [pa, pb] = [params(qa), params(qb)];
+    const list = (m: Map<string, boolean>) =>
+      [...m.keys()]
+        .sort()
+        .map((n) => `${n}${m.get(n) ? '!' : ''}`)
+        .join(', ');
+    const within = (x: Map<string, boolean>, y: Map<string, boolean>) => [...x].every(([n, req]) => y.get(n) === req);
+    if (!within(pa, pb) && !within(pb, pa))
+      errors.push(`${f}.sql: parameters [${list(pa)}] (sqlite) vs [${list(pb)}] (postgres): neither is a superset of the other`);
   }
   if (errors.length) throw new CodegenError(`dialects disagree:\n  ${errors.join('\n  ')}`);
 }
+
+/** Statements one dialect alone has, each with why (a statement nothing runs is deleted, not kept for symmetry). */
+export const DIALECT_ONLY: Readonly<Record<string, Dialect>> = {
+  // recordFrames' multi-row upsert: one round trip per burst over the network. SQLite's
+  // recordFrames runs the single upsert per frame inside one transaction, in process.
+  upsert_subagent_contexts_batch: 'postgres',
+  // The migration lock and its bounded wait: SQLite's BEGIN IMMEDIATE takes the database's one
+  // write lock, waiting up to the busy timeout (src/sqlite/migrations.ts); no advisory lock exists.
+  acquire_migration_lock: 'postgres',
+  set_local_lock_timeout: 'postgres',
+};
 
 export function pascal(name: string): string {
   return name.charAt(0).toUpperCase() + name.slice(1);

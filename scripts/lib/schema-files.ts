@@ -3,6 +3,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Dialect } from './query-files.js';
+import { addColumnScript, subagentColumns } from './schema-columns.js';
 
 /** package: fresh-database DDL; upgrade: idempotent shape changes; host/legacy: fixtures. */
 export type SchemaKind = 'package' | 'upgrade' | 'host' | 'legacy';
@@ -60,5 +61,23 @@ export function renderSchemaModule(root: string, dialect: Dialect): string {
     for (const s of scripts) lines.push(`  { name: ${JSON.stringify(s.name)}, file: ${JSON.stringify(s.file)}, sql: ${JSON.stringify(s.sql)} },`);
     lines.push('];', '');
   }
+  const table = schemaScripts(root, 'package', dialect).find((s) => s.name === 'task_session_subagents');
+  if (!table) throw new Error(`schema/${dialect}: no task_session_subagents script`);
+  const columns = subagentColumns(table);
+  lines.push(
+    `/** task_session_subagents' columns in DDL order, read from ${table.file} (scripts/lib/schema-columns.ts). */`,
+    `export const subagentColumns: readonly string[] = ${JSON.stringify(columns.map((c) => c.name))};`,
+    '',
+    '/** One ADD COLUMN per nullable column, for a store created before the column (the add_subagent_columns step). */',
+    'export const addColumnSchema: readonly { readonly column: string; readonly script: SchemaScript }[] = [',
+    ...columns
+      .filter((c) => c.addable)
+      .map((c) => {
+        const s = addColumnScript(dialect, table, c);
+        return `  { column: ${JSON.stringify(c.name)}, script: { name: ${JSON.stringify(s.name)}, file: ${JSON.stringify(s.file)}, sql: ${JSON.stringify(s.sql)} } },`;
+      }),
+    '];',
+    '',
+  );
   return lines.join('\n');
 }

@@ -1,5 +1,5 @@
 // The one check before any step: an engine older than the package's statements need would
-// fail a step on every boot (SQLite before 3.38 cannot even parse the `->>` operator), so the
+// fail a step on every boot (SQLite before 3.38 cannot even parse the `->` operator), so the
 // pass reports this single failed check instead and runs nothing. Any doubt — the version
 // cannot be read — lets the pass run, and its steps report whatever fails.
 import { SubagentContextError } from '../errors.js';

@@ -61,7 +61,8 @@ export interface SchemaStep {
   needed(shape: TableShape): boolean;
   /** A reason to refuse a shape the scripts would damage: the step fails, nothing is applied. */
   refusal?(shape: TableShape): string | undefined;
-  readonly scripts: readonly SchemaScript[];
+  /** Fixed, or chosen from the shape observed under the lock (./column-step.ts). */
+  readonly scripts: readonly SchemaScript[] | ((shape: TableShape) => readonly SchemaScript[]);
   /**
    * The scripts drop and re-create the table (SQLite's rebuild): what a host added to it is
    * read first, under the lock; its indexes and triggers are re-created from their own DDL

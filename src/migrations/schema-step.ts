@@ -11,7 +11,8 @@ function* applySchemaStep(db: MigrationPrimitives, step: SchemaStep): Flow<Appli
   const refusal = step.refusal?.(shape);
   if (refusal) throw new Error(refusal);
   const carried = step.carriesHostObjects ? hostObjectScripts(yield* awaited(db.readHostObjects())) : [];
-  for (const script of [...step.scripts, ...carried]) yield* awaited(db.applySchema(script));
+  const scripts = typeof step.scripts === 'function' ? step.scripts(shape) : step.scripts;
+  for (const script of [...scripts, ...carried]) yield* awaited(db.applySchema(script));
   // Verified before COMMIT: scripts that ran but did not bring the shape about (an unforeseen
   // shape) are rolled back rather than left half-applied (AC-33a).
   if (step.verify && step.needed(yield* awaited(db.observeShape()))) {

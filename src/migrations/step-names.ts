@@ -7,6 +7,7 @@ export const MIGRATION_STEP = {
   createSubagentTable: 'create_subagent_table',
   upgradePreAmendmentTable: 'upgrade_pre_amendment_table',
   recordExecutionSince: 'record_execution_since',
+  addSubagentColumns: 'add_subagent_columns', // a nullable column of the fresh DDL the live table lacks
   widenMetricColumns: 'widen_metric_columns', // PostgreSQL only
   ensureSubagentIndexes: 'ensure_subagent_indexes',
   ensureJsonHelpers: 'ensure_json_helpers', // PostgreSQL only

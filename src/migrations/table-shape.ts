@@ -15,6 +15,8 @@ export interface TableShape {
   narrowMetricColumns: number;
   /** PostgreSQL's subagent_context_is_json(text) as search_path resolves it; always current on SQLite. */
   jsonHelper: JsonHelper;
+  /** The live table's column names ([] when the table is absent): src/migrations/column-step.ts. */
+  columns: readonly string[];
 }
 
 /**
@@ -28,6 +30,8 @@ export function executionIdentityShapeHolds(shape: TableShape): boolean {
 
 /** Row of the observe query, whichever driver returned it (SQLite: bigint 0/1; PostgreSQL: boolean/number). */
 export type RawTableShape = Record<keyof RawShapeColumns, unknown>;
+/** The PostgreSQL-only columns, which SQLite's probe does not return. */
+type PostgresOnlyColumn = 'narrow_metric_columns' | 'json_helper_state' | 'json_helper_found';
 interface RawShapeColumns {
   kandev_meta_present: unknown;
   table_present: unknown;
@@ -39,10 +43,18 @@ interface RawShapeColumns {
   narrow_metric_columns: unknown;
   json_helper_state: unknown;
   json_helper_found: unknown;
+  subagent_columns: unknown;
 }
 
 const flag = (v: unknown): boolean => v === true || v === 1 || v === 1n;
 const count = (v: unknown): number => Number(v);
+/** The probe's JSON array of names; anything else reads as "no column known" (nothing is added). */
+function columnNames(v: unknown): string[] {
+  const parsed: unknown = typeof v === 'string' ? JSON.parse(v) : v;
+  if (!Array.isArray(parsed) || !parsed.every((n) => typeof n === 'string'))
+    throw new Error(`the table-shape probe's column list is not a JSON array of names: ${String(v)}`);
+  return parsed;
+}
 
 export function toTableShape(row: RawTableShape | undefined): TableShape {
   if (!row) throw new Error('the table-shape probe returned no row');
@@ -56,5 +68,18 @@ export function toTableShape(row: RawTableShape | undefined): TableShape {
     missingSecondaryIndexes: count(row.missing_secondary_indexes),
     narrowMetricColumns: count(row.narrow_metric_columns),
     jsonHelper: toJsonHelper(row.json_helper_state, row.json_helper_found),
+    columns: columnNames(row.subagent_columns),
   };
+}
+
+/**
+ * SQLite's probe row, its missing PostgreSQL-only columns given their SQLite meaning: no
+ * narrow metric column (SQLite INTEGER is already 64-bit), and a JSON helper that is always
+ * 'current' — SQLite needs none (json_valid is built in), and a database file cannot carry a
+ * function for another role to plant: an application-defined function lives on the
+ * connection that registered it, i.e. in the host's own code
+ * (test/migrations-planted-helper.test.ts).
+ */
+export function sqliteTableShape(row: Omit<RawTableShape, PostgresOnlyColumn> | undefined): TableShape {
+  return toTableShape(row && { ...row, narrow_metric_columns: 0, json_helper_state: 'current', json_helper_found: null });
 }

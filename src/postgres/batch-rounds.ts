@@ -2,8 +2,8 @@
 // a burst becomes rounds in which each (session, execution, tool call) key appears at most
 // once — one INSERT … ON CONFLICT cannot update the same row twice — with the k-th frame of
 // every key in round k, so each key's frames still apply in the order they were observed.
-// SQLite's recordFrames runs the single upsert per frame instead; its twin statement is held
-// to the single upsert by test/live-batch-statement.test.ts, which uses this file for both.
+// SQLite's recordFrames runs the single upsert per frame instead and has no batch statement;
+// test/live-batch-statement.test.ts holds this one to the single upsert.
 //
 // Each frame travels as one JSON object keyed by column name, holding exactly the single
 // upsert's parameters (upsertParameters: one mapper, one id generation); metrics as decimal
@@ -29,8 +29,8 @@ export function batchRounds<T extends PendingFrame>(batch: readonly T[]): T[][] 
 }
 
 /**
- * The single upsert's parameters renamed to the columns they fill, the keys both dialects'
- * batch statements read. A plain renaming: every value comes from upsertParameters. (An
+ * The single upsert's parameters renamed to the columns they fill, the keys the batch
+ * statement reads. A plain renaming: every value comes from upsertParameters. (An
  * object literal, not a loop over a key table: measured 1.5x faster per frame.)
  */
 function byColumn(p: UpsertParameters<string | null>) {

@@ -2,8 +2,8 @@
 // read_activation_keys, probe_store_tables), bound per docs/timestamps.md: the window start
 // is the key rounded UP to the next whole microsecond and sent as TIMESTAMP text with no
 // offset, so `col >= :since` is exact for microsecond columns and no result depends on the
-// session TimeZone. :sinceFloor carries the same instant (it is SQLite's index bound; the
-// statements share one parameter list).
+// session TimeZone. (SQLite's statements also take :sinceFloor, their index bound; these need
+// none: a dialect may take a superset of the other's parameters, never a fake one.)
 import type pg from 'pg';
 import {
   countCollisionsSinceCapture,
@@ -23,10 +23,9 @@ import { STORE_TABLES, type HealthQueries, type TablePresence } from '../health/
 import { ceilToMicros, formatMicros } from '../instant.js';
 import type { HealthReport } from '../types.js';
 
-/** :since and :sinceFloor for a window starting at sinceNs. */
-export function postgresWindow(sinceNs: bigint): { since: string; sinceFloor: string } {
-  const bound = formatMicros(ceilToMicros(sinceNs));
-  return { since: bound, sinceFloor: bound };
+/** :since for a window starting at sinceNs. */
+export function postgresWindow(sinceNs: bigint): { since: string } {
+  return { since: formatMicros(ceilToMicros(sinceNs)) };
 }
 
 /** The three activation keys verbatim, on `client` (the report's snapshot) or the pool. */

@@ -7,6 +7,7 @@
 import type pg from 'pg';
 import {
   acquireMigrationLock,
+  addColumnSchema,
   backfillSubagentContexts,
   observeSubagentTableShape,
   packageSchema,
@@ -14,10 +15,12 @@ import {
   readDatabaseVersion,
   readMetaKey,
   readSubagentTableHostObjects,
+  setLocalLockTimeout,
   upgradeSchema,
   writeMetaKeyOnce,
 } from '../../generated/postgres/index.js';
 import type { StoreContext } from '../dialect.js';
+import { addSubagentColumnsStep } from '../migrations/column-step.js';
 import { runAsync } from '../migrations/flow.js';
 import { jsonHelperRefusal } from '../migrations/json-helper.js';
 import type { MigrationDatabase, MigrationPrimitives, SchemaScript } from '../migrations/migration-database.js';
@@ -68,6 +71,7 @@ const POSTGRES_STEPS: MigrationDatabase['steps'] = {
     },
   ],
   onceEndStateHolds: [
+    addSubagentColumnsStep(addColumnSchema),
     // DESIGN §3: metric columns an earlier host build declared INTEGER become BIGINT.
     { name: MIGRATION_STEP.widenMetricColumns, needed: (s) => s.narrowMetricColumns !== 0, scripts: [WIDEN_METRIC_COLUMNS] },
     { name: MIGRATION_STEP.ensureSubagentIndexes, needed: (s) => s.missingSecondaryIndexes !== 0, scripts: [SUBAGENT_INDEXES] },
@@ -110,9 +114,9 @@ export function createPostgresMigrationDatabase(pool: pg.Pool, options: { minimu
      */
     locked: (body) =>
       withTransaction(pool, async (client) => {
-        await client.query(`SET LOCAL lock_timeout = '60s'`);
+        await setLocalLockTimeout.run({ lockTimeout: '60s' }, client);
         await acquireMigrationLock.run(undefined, client);
-        await client.query(`SET LOCAL lock_timeout = '10s'`);
+        await setLocalLockTimeout.run({ lockTimeout: '10s' }, client);
         return runAsync(body(postgresPrimitives(client)));
       }),
     unlocked: (body) => runAsync(body(postgresPrimitives(pool))),

@@ -2,8 +2,8 @@
 // docs/timestamps.md: every instant rounded UP to the next whole microsecond and sent as
 // TIMESTAMP text with no offset, so `col >= bound` and `col < bound` are exact for
 // microsecond columns and no result depends on the session TimeZone. Without a bound the
-// window is '-infinity' … 'infinity'. :sinceFloor/:untilCeil carry the same instants as
-// :since/:until (they are SQLite's index bounds; the statements share one parameter list).
+// window is '-infinity' … 'infinity'. (SQLite's statements also take :sinceFloor/:untilCeil,
+// their index bounds; these need none.)
 // All statements run on one connection in one REPEATABLE READ, READ ONLY transaction, so
 // every figure comes from the same snapshot (and a hot standby can serve it).
 import type pg from 'pg';
@@ -24,9 +24,7 @@ export function postgresReportParams(b: ReportBounds) {
   const until = bound(b.untilNs) ?? 'infinity';
   return {
     since,
-    sinceFloor: since,
     until,
-    untilCeil: until,
     taskIds: b.taskIds === null ? null : JSON.stringify(b.taskIds),
     knownFrom: bound(b.knownFromNs),
     captureSince: bound(b.captureSinceNs),

@@ -16,7 +16,7 @@ import { ACTIVATION_KEY_PARAMS, toActivationKeys, type ActivationKeyValues } fro
 import type { StoreContext } from '../dialect.js';
 import { toCount } from '../count.js';
 import { checkHealth } from '../health/check-health.js';
-import { toTableShape } from '../migrations/table-shape.js';
+import { sqliteTableShape } from '../migrations/table-shape.js';
 import { STORE_TABLES, type HealthQueries, type TablePresence } from '../health/queries.js';
 import { formatUtc9 } from '../instant.js';
 import type { HealthReport } from '../types.js';
@@ -38,7 +38,7 @@ export function sqliteHealthQueries(db: Database): HealthQueries {
       return Object.fromEntries(STORE_TABLES.map((t) => [t, Number(row?.[t] ?? 0) === 1])) as TablePresence;
     },
     async jsonHelper() {
-      return toTableShape(observeSubagentTableShape.get({}, db)).jsonHelper;
+      return sqliteTableShape(observeSubagentTableShape.get({}, db)).jsonHelper;
     },
     async readKeys() {
       return readSqliteKeys(db);

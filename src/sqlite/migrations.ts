@@ -5,6 +5,7 @@
 // finish (src/migrations/flow.ts), and runs only generated statements and schema scripts.
 import type { Database } from 'better-sqlite3';
 import {
+  addColumnSchema,
   backfillSubagentContexts,
   observeSubagentTableShape,
   packageSchema,
@@ -16,11 +17,12 @@ import {
   writeMetaKeyOnce,
 } from '../../generated/sqlite/index.js';
 import type { StoreContext } from '../dialect.js';
+import { addSubagentColumnsStep } from '../migrations/column-step.js';
 import { runSync } from '../migrations/flow.js';
 import type { MigrationDatabase, MigrationPrimitives, SchemaScript } from '../migrations/migration-database.js';
 import { runMigrationPass } from '../migrations/migration-pass.js';
 import { MIGRATION_STEP } from '../migrations/step-names.js';
-import { executionIdentityShapeHolds, toTableShape } from '../migrations/table-shape.js';
+import { executionIdentityShapeHolds, sqliteTableShape } from '../migrations/table-shape.js';
 import type { MigrationReport } from '../types.js';
 import { withImmediateTransaction } from './transaction.js';
 
@@ -30,8 +32,8 @@ import { withImmediateTransaction } from './transaction.js';
  */
 const MIN_BUSY_TIMEOUT_MS = 5000;
 
-/** `->>` (upsert_subagent_contexts_batch.sql) is the newest feature any statement or script uses. */
-const MINIMUM_VERSION = { number: 3_038_000, text: '3.38.0', reason: 'its statements use the ->> JSON operator, new in SQLite 3.38.0' };
+/** `->` (backfill_subagent_contexts.sql) is the newest feature any statement or script uses. */
+const MINIMUM_VERSION = { number: 3_038_000, text: '3.38.0', reason: 'its statements use the -> JSON operator, new in SQLite 3.38.0' };
 
 function script(list: readonly SchemaScript[], name: string): SchemaScript {
   const found = list.find((s) => s.name === name);
@@ -66,13 +68,16 @@ function sqliteSteps(db: Database): MigrationDatabase['steps'] {
         around: (transaction) => withRebuildPragmas(db, transaction),
       },
     ],
-    onceEndStateHolds: [{ name: MIGRATION_STEP.ensureSubagentIndexes, needed: (s) => s.missingSecondaryIndexes !== 0, scripts: [SUBAGENT_INDEXES] }],
+    onceEndStateHolds: [
+      addSubagentColumnsStep(addColumnSchema),
+      { name: MIGRATION_STEP.ensureSubagentIndexes, needed: (s) => s.missingSecondaryIndexes !== 0, scripts: [SUBAGENT_INDEXES] },
+    ],
   };
 }
 
 function sqlitePrimitives(db: Database): MigrationPrimitives {
   return {
-    observeShape: () => toTableShape(observeSubagentTableShape.get({}, db)),
+    observeShape: () => sqliteTableShape(observeSubagentTableShape.get({}, db)),
     keyPresent: (key) => readMetaKey.get({ key }, db) !== undefined,
     writeKeyOnce: (key, value) => void writeMetaKeyOnce.run({ key, value }, db),
     readBackfillThrough: () => {

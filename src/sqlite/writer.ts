@@ -44,7 +44,8 @@ export function createSqliteWriter(db: Database): WriterAdapter {
       else upsertOne(input, observedAtNs);
     },
     // The single upsert per frame inside one transaction, not the batch statement: in-process
-    // statements cost microseconds (queries/sqlite/upsert_subagent_contexts_batch.sql says why).
+    // statements cost microseconds: measured 2.4x faster than one JSON statement per burst, so
+    // SQLite has no batch statement (PostgreSQL's saves a round trip per frame).
     async upsertBatch(batch, client) {
       requireOwnConnection(db, client);
       const results: (Error | null)[] = new Array(batch.length);

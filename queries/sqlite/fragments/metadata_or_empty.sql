@@ -1,0 +1,9 @@
+/*
+ * metadata_or_empty(x): AC-23b's metadata normalization, self-guarded: NULL, '', 'null', text
+ * that cannot be a subagent document, and invalid JSON all read as '{}' (DESIGN §2). The
+ * cheap guards run before json_valid, so only subagent messages reach the parser.
+ * @anchor json_valid(
+ */
+(CASE WHEN x IS NULL OR x = '' OR x = 'null'
+        OR instr(x, '_task') = 0 OR NOT json_valid(x)
+      THEN '{}' ELSE x END)
