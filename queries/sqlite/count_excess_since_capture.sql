@@ -10,22 +10,22 @@
  * NOT IN needs it, because one NULL in a NOT IN list makes every comparison unknown.
  *
  * `observed EXCEPT messages` written as `DISTINCT observed WHERE key NOT IN messages`, for
- * the plan reasons given in count_shortfall_since_capture.sql; `msg` (AC-23b) and the time
- * comparison (AC-24e, docs/timestamps.md) are exactly as there.
+ * the plan reasons given in count_shortfall_since_capture.sql; `msg` (AC-23b), the time
+ * comparison (AC-24e, docs/timestamps.md) and the bare-column bounds are exactly as there.
  * Cost: a message whose text does not contain '_task' cannot qualify (see
  * backfill_subagent_contexts.sql for why the text match is a superset of the JSON
  * predicate), so it is mapped to '{}' before any JSON is validated or parsed: only the
  * window's few subagent messages reach the parser.
  *
  * Inlined fragments, each copy marked with its name and pinned to one canonical text by
- * test/sql-fragment-pin.test.ts: utc9, metadata_or_empty. Inlined rather than shared
+ * test/sql-fragment-pin.test.ts: utc9, metadata_or_empty, subagent_prefilter. Inlined rather than shared
  * because SQLite's SQL cannot define a function, and a view could serve only the package's
  * own table, never the host's messages (DESIGN §3): one pin covers every copy (reasons in
  * that test's header).
  */
 /* @name countExcessSinceCapture */
 WITH msg AS (
-  SELECT m.task_session_id, m.created_at,
+  SELECT m.task_session_id, m.created_at, m.metadata,
          /* metadata_or_empty(m.metadata) */
          (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'
                  OR instr(m.metadata, '_task') = 0 OR NOT json_valid(m.metadata)
@@ -36,11 +36,14 @@ SELECT COUNT(*) AS "excess!::bigint" FROM (
   SELECT DISTINCT s.task_session_id, s.tool_call_id
     FROM task_session_subagents AS s
    WHERE s.observed_at >= :sinceFloor!
+     AND (s.observed_at >= substr(:since!, 1, 19) OR substr(s.observed_at, -6, 1) = '-')
      AND (/* utc9(s.observed_at) */ strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!
      AND (s.task_session_id, s.tool_call_id) NOT IN (
        SELECT msg.task_session_id, CAST(json_extract(msg.meta, '$.tool_call_id') AS TEXT)
          FROM msg
         WHERE msg.created_at >= :sinceFloor!
+          AND (msg.created_at >= substr(:since!, 1, 19) OR substr(msg.created_at, -6, 1) = '-')
+          AND /* subagent_prefilter(msg.metadata) */ instr(msg.metadata, '_task') > 0
           AND json_extract(msg.meta, '$.normalized.kind') = 'subagent_task'
           AND json_extract(msg.meta, '$.tool_call_id') IS NOT NULL
           -- Behind the kind test, as in count_shortfall_since_capture.sql (why there).
