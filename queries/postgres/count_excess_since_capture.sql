@@ -8,28 +8,32 @@
  * widest set of messages that could account for a row.
  *
  * `observed EXCEPT messages` written as `DISTINCT observed WHERE NOT EXISTS message`, for
- * the plan reasons given in count_shortfall_since_capture.sql; `msg` (AC-23b) and the time
- * comparison (AC-24e, docs/timestamps.md) are exactly as there.
- * Cost: a message whose text does not contain 'subagent_task' cannot qualify (see
- * backfill_subagent_contexts.sql for why the text match is a superset of the JSON
- * predicate), so it is mapped to '{}' before any JSON is validated or parsed: only the
- * window's few subagent messages reach the parser (and PostgreSQL 15's PL/pgSQL validator).
+ * the plan reasons given in count_shortfall_since_capture.sql; the normalization (AC-23b),
+ * the time comparison (AC-24e, docs/timestamps.md), the text prefilter and the window's
+ * MATERIALIZED, fenced document (each parsed once) are exactly as there. The anti-join reads
+ * the materialized window, a few keys per subagent message, by hash.
  *
  * Inlined fragments, each copy marked with its name and pinned to one canonical text by
- * test/sql-fragment-pin.test.ts: metadata_or_empty. Inlined rather than shared: the costly
+ * test/sql-fragment-pin.test.ts: metadata_or_empty, subagent_prefilter. Inlined rather than shared: the costly
  * part is already one schema function (subagent_context_is_json); a function for the guard
  * around it would add a migration step and an upgrade path, where the pin costs nothing at
  * run time.
  */
 /* @name countExcessSinceCapture */
-WITH msg AS (
-  SELECT m.task_session_id, m.created_at,
-         /* metadata_or_empty(m.metadata) */
-         (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'
-                 OR strpos(m.metadata, 'subagent_task') = 0
-                 OR NOT subagent_context_is_json(m.metadata)
-               THEN '{}' ELSE m.metadata END)::jsonb AS meta
-    FROM task_session_messages AS m
+WITH win AS MATERIALIZED (
+  SELECT w.task_session_id, w.meta #>> '{tool_call_id}' AS tool_call_id
+    FROM (SELECT m.task_session_id,
+                 /* metadata_or_empty(m.metadata) */
+                 (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null'
+                         OR strpos(m.metadata, 'subagent_task') = 0
+                         OR NOT subagent_context_is_json(m.metadata)
+                       THEN '{}' ELSE m.metadata END)::jsonb AS meta
+            FROM task_session_messages AS m
+           WHERE m.created_at >= :since!::timestamp
+             AND m.created_at >= :sinceFloor!::timestamp
+             AND /* subagent_prefilter(m.metadata) */ strpos(m.metadata, 'subagent_task') > 0
+          OFFSET 0) AS w
+   WHERE w.meta #>> '{normalized,kind}' = 'subagent_task'
 )
 SELECT COUNT(*) AS "excess!" FROM (
   SELECT DISTINCT s.task_session_id, s.tool_call_id
@@ -38,10 +42,7 @@ SELECT COUNT(*) AS "excess!" FROM (
      AND s.observed_at >= :sinceFloor!::timestamp
      AND NOT EXISTS (
        SELECT 1
-         FROM msg
-        WHERE msg.task_session_id = s.task_session_id
-          AND msg.meta #>> '{tool_call_id}' = s.tool_call_id
-          AND msg.meta #>> '{normalized,kind}' = 'subagent_task'
-          AND msg.created_at >= :since!::timestamp
-          AND msg.created_at >= :sinceFloor!::timestamp)
+         FROM win
+        WHERE win.task_session_id = s.task_session_id
+          AND win.tool_call_id = s.tool_call_id)
 ) AS excess;
