@@ -26,10 +26,15 @@ export interface ICountExcessSinceCaptureQuery {
  *
  * Query generated from SQL:
  * ```
- * WITH msg AS (
- *   SELECT m.task_session_id, m.created_at,
- *                                              (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null' OR strpos(m.metadata, 'subagent_task') = 0 OR NOT subagent_context_is_json(m.metadata) THEN '{}' ELSE m.metadata END)::jsonb AS meta
- *     FROM task_session_messages AS m
+ * WITH win AS MATERIALIZED (
+ *   SELECT w.task_session_id, w.meta #>> '{tool_call_id}' AS tool_call_id
+ *     FROM (SELECT m.task_session_id,
+ *                                                      (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null' OR strpos(m.metadata, 'subagent_task') = 0 OR NOT subagent_context_is_json(m.metadata) THEN '{}' ELSE m.metadata END)::jsonb AS meta
+ *             FROM task_session_messages AS m
+ *            WHERE m.created_at >= :since!::timestamp
+ *              AND                                      (strpos(m.metadata, 'subagent_task') > 0)
+ *           OFFSET 0) AS w
+ *    WHERE w.meta #>> '{normalized,kind}' = 'subagent_task'
  * )
  * SELECT COUNT(*) AS "excess!" FROM (
  *   SELECT DISTINCT s.task_session_id, s.tool_call_id
@@ -37,17 +42,15 @@ export interface ICountExcessSinceCaptureQuery {
  *    WHERE s.observed_at >= :since!::timestamp
  *      AND NOT EXISTS (
  *        SELECT 1
- *          FROM msg
- *         WHERE msg.task_session_id = s.task_session_id
- *           AND msg.meta #>> '{tool_call_id}' = s.tool_call_id
- *           AND msg.meta #>> '{normalized,kind}' = 'subagent_task'
- *           AND msg.created_at >= :since!::timestamp)
+ *          FROM win
+ *         WHERE win.task_session_id = s.task_session_id
+ *           AND win.tool_call_id = s.tool_call_id)
  * ) AS excess
  * ```
  */
 export const countExcessSinceCapture = new PostgresPreparedQuery<ICountExcessSinceCaptureParams, ICountExcessSinceCaptureResult>(
   "countExcessSinceCapture",
-  "WITH msg AS (\n  SELECT m.task_session_id, m.created_at,\n                                             (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null' OR strpos(m.metadata, 'subagent_task') = 0 OR NOT subagent_context_is_json(m.metadata) THEN '{}' ELSE m.metadata END)::jsonb AS meta\n    FROM task_session_messages AS m\n)\nSELECT COUNT(*) AS \"excess!\" FROM (\n  SELECT DISTINCT s.task_session_id, s.tool_call_id\n    FROM task_session_subagents AS s\n   WHERE s.observed_at >= $1::timestamp\n     AND NOT EXISTS (\n       SELECT 1\n         FROM msg\n        WHERE msg.task_session_id = s.task_session_id\n          AND msg.meta #>> '{tool_call_id}' = s.tool_call_id\n          AND msg.meta #>> '{normalized,kind}' = 'subagent_task'\n          AND msg.created_at >= $1::timestamp)\n) AS excess",
+  "WITH win AS MATERIALIZED (\n  SELECT w.task_session_id, w.meta #>> '{tool_call_id}' AS tool_call_id\n    FROM (SELECT m.task_session_id,\n                                                     (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null' OR strpos(m.metadata, 'subagent_task') = 0 OR NOT subagent_context_is_json(m.metadata) THEN '{}' ELSE m.metadata END)::jsonb AS meta\n            FROM task_session_messages AS m\n           WHERE m.created_at >= $1::timestamp\n             AND                                      (strpos(m.metadata, 'subagent_task') > 0)\n          OFFSET 0) AS w\n   WHERE w.meta #>> '{normalized,kind}' = 'subagent_task'\n)\nSELECT COUNT(*) AS \"excess!\" FROM (\n  SELECT DISTINCT s.task_session_id, s.tool_call_id\n    FROM task_session_subagents AS s\n   WHERE s.observed_at >= $1::timestamp\n     AND NOT EXISTS (\n       SELECT 1\n         FROM win\n        WHERE win.task_session_id = s.task_session_id\n          AND win.tool_call_id = s.tool_call_id)\n) AS excess",
   ["since"],
 );
 

@@ -26,21 +26,21 @@ export interface ICountShortfallSinceCaptureQuery {
  *
  * Query generated from SQL:
  * ```
- * WITH msg AS (
- *   SELECT m.task_session_id, m.task_id, m.created_at,
- *                                              (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null' OR strpos(m.metadata, 'subagent_task') = 0 OR NOT subagent_context_is_json(m.metadata) THEN '{}' ELSE m.metadata END)::jsonb AS meta
- *     FROM task_session_messages AS m
- * ), expected AS (
- *   SELECT msg.task_session_id, msg.task_id, msg.created_at,
- *          msg.meta #>> '{normalized,kind}' AS kind,
- *          jsonb_path_query_first(msg.meta, 'strict $.tool_call_id ? (@.type() == "string")', '{}', true) #>> '{}' AS tool_call_id
- *     FROM msg
+ * WITH expected AS MATERIALIZED (
+ *   SELECT e.task_session_id, e.task_id,
+ *          e.meta #>> '{normalized,kind}' AS kind,
+ *          jsonb_path_query_first(e.meta, 'strict $.tool_call_id ? (@.type() == "string")', '{}', true) #>> '{}' AS tool_call_id
+ *     FROM (SELECT m.task_session_id, m.task_id,
+ *                                                      (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null' OR strpos(m.metadata, 'subagent_task') = 0 OR NOT subagent_context_is_json(m.metadata) THEN '{}' ELSE m.metadata END)::jsonb AS meta
+ *             FROM task_session_messages AS m
+ *            WHERE m.created_at >= :since!::timestamp
+ *              AND                                      (strpos(m.metadata, 'subagent_task') > 0)
+ *           OFFSET 0) AS e
  * )
  * SELECT COUNT(*) AS "shortfall!" FROM (
  *   SELECT DISTINCT e.task_session_id, e.tool_call_id
  *     FROM expected AS e
- *    WHERE e.created_at >= :since!::timestamp
- *      AND e.kind = 'subagent_task'
+ *    WHERE e.kind = 'subagent_task'
  *      -- AC-2 / AC-21a: the shortfall side excludes exactly what the writer and the backfill
  *      -- skip — an id that is not recordable (src/identity.ts: not a JSON string, empty, or
  *      -- beyond the indexable length) — so a correctly skipped frame is not a permanent false
@@ -59,7 +59,7 @@ export interface ICountShortfallSinceCaptureQuery {
  */
 export const countShortfallSinceCapture = new PostgresPreparedQuery<ICountShortfallSinceCaptureParams, ICountShortfallSinceCaptureResult>(
   "countShortfallSinceCapture",
-  "WITH msg AS (\n  SELECT m.task_session_id, m.task_id, m.created_at,\n                                             (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null' OR strpos(m.metadata, 'subagent_task') = 0 OR NOT subagent_context_is_json(m.metadata) THEN '{}' ELSE m.metadata END)::jsonb AS meta\n    FROM task_session_messages AS m\n), expected AS (\n  SELECT msg.task_session_id, msg.task_id, msg.created_at,\n         msg.meta #>> '{normalized,kind}' AS kind,\n         jsonb_path_query_first(msg.meta, 'strict $.tool_call_id ? (@.type() == \"string\")', '{}', true) #>> '{}' AS tool_call_id\n    FROM msg\n)\nSELECT COUNT(*) AS \"shortfall!\" FROM (\n  SELECT DISTINCT e.task_session_id, e.tool_call_id\n    FROM expected AS e\n   WHERE e.created_at >= $1::timestamp\n     AND e.kind = 'subagent_task'\n     -- AC-2 / AC-21a: the shortfall side excludes exactly what the writer and the backfill\n     -- skip — an id that is not recordable (src/identity.ts: not a JSON string, empty, or\n     -- beyond the indexable length) — so a correctly skipped frame is not a permanent false\n     -- alarm. The excess side deliberately does NOT carry this filter (AC-28, revision 4).\n     AND                                        (NULLIF(octet_length(NULLIF(e.task_session_id, '')) <= 512, false) IS NOT NULL)\n     AND                                (NULLIF(octet_length(NULLIF(e.task_id, '')) <= 512, false) IS NOT NULL)\n     AND                                     (NULLIF(octet_length(NULLIF(e.tool_call_id, '')) <= 512, false) IS NOT NULL)\n     AND NOT EXISTS (\n       SELECT 1\n         FROM task_session_subagents AS s\n        WHERE s.task_session_id = e.task_session_id\n          AND s.tool_call_id = e.tool_call_id\n          AND s.observed_at >= $1::timestamp)\n) AS shortfall",
+  "WITH expected AS MATERIALIZED (\n  SELECT e.task_session_id, e.task_id,\n         e.meta #>> '{normalized,kind}' AS kind,\n         jsonb_path_query_first(e.meta, 'strict $.tool_call_id ? (@.type() == \"string\")', '{}', true) #>> '{}' AS tool_call_id\n    FROM (SELECT m.task_session_id, m.task_id,\n                                                     (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null' OR strpos(m.metadata, 'subagent_task') = 0 OR NOT subagent_context_is_json(m.metadata) THEN '{}' ELSE m.metadata END)::jsonb AS meta\n            FROM task_session_messages AS m\n           WHERE m.created_at >= $1::timestamp\n             AND                                      (strpos(m.metadata, 'subagent_task') > 0)\n          OFFSET 0) AS e\n)\nSELECT COUNT(*) AS \"shortfall!\" FROM (\n  SELECT DISTINCT e.task_session_id, e.tool_call_id\n    FROM expected AS e\n   WHERE e.kind = 'subagent_task'\n     -- AC-2 / AC-21a: the shortfall side excludes exactly what the writer and the backfill\n     -- skip — an id that is not recordable (src/identity.ts: not a JSON string, empty, or\n     -- beyond the indexable length) — so a correctly skipped frame is not a permanent false\n     -- alarm. The excess side deliberately does NOT carry this filter (AC-28, revision 4).\n     AND                                        (NULLIF(octet_length(NULLIF(e.task_session_id, '')) <= 512, false) IS NOT NULL)\n     AND                                (NULLIF(octet_length(NULLIF(e.task_id, '')) <= 512, false) IS NOT NULL)\n     AND                                     (NULLIF(octet_length(NULLIF(e.tool_call_id, '')) <= 512, false) IS NOT NULL)\n     AND NOT EXISTS (\n       SELECT 1\n         FROM task_session_subagents AS s\n        WHERE s.task_session_id = e.task_session_id\n          AND s.tool_call_id = e.tool_call_id\n          AND s.observed_at >= $1::timestamp)\n) AS shortfall",
   ["since"],
 );
 

@@ -31,7 +31,18 @@ export interface IReportCardsQuery {
  *
  * Query generated from SQL:
  * ```
- * WITH active AS MATERIALIZED (
+ * WITH candidates AS (
+ *   SELECT t.id, t.task_id FROM task_sessions AS t WHERE :since!::timestamp = '-infinity'
+ *   UNION ALL
+ *   SELECT t.id, t.task_id
+ *     FROM task_sessions AS t
+ *    WHERE :since!::timestamp <> '-infinity'
+ *      AND t.id IN (SELECT s.task_session_id FROM task_session_subagents AS s
+ *                    WHERE s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp
+ *                   UNION
+ *                   SELECT m.task_session_id FROM task_session_messages AS m
+ *                    WHERE m.created_at >= :since!::timestamp AND m.created_at < :until!::timestamp)
+ * ), active AS MATERIALIZED (
  *   SELECT t.task_id,
  *          (CASE WHEN EXISTS (SELECT 1 FROM task_session_subagents AS s
  *                              WHERE s.task_session_id = t.id
@@ -40,7 +51,7 @@ export interface IReportCardsQuery {
  *                              WHERE m.task_session_id = t.id
  *                           AND m.created_at >= :since!::timestamp AND m.created_at < :until!::timestamp) THEN 1
  *                ELSE 0 END) AS activity
- *     FROM task_sessions AS t
+ *     FROM candidates AS t
  *    WHERE (:taskIds::text IS NULL OR t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb)))
  * )
  * SELECT COUNT(DISTINCT act.task_id)::text AS "tasks!",
@@ -53,7 +64,7 @@ export interface IReportCardsQuery {
  */
 export const reportCards = new PostgresPreparedQuery<IReportCardsParams, IReportCardsResult>(
   "reportCards",
-  "WITH active AS MATERIALIZED (\n  SELECT t.task_id,\n         (CASE WHEN EXISTS (SELECT 1 FROM task_session_subagents AS s\n                             WHERE s.task_session_id = t.id\n                          AND s.observed_at >= $1::timestamp AND s.observed_at < $2::timestamp) THEN 2\n               WHEN EXISTS (SELECT 1 FROM task_session_messages AS m\n                             WHERE m.task_session_id = t.id\n                          AND m.created_at >= $1::timestamp AND m.created_at < $2::timestamp) THEN 1\n               ELSE 0 END) AS activity\n    FROM task_sessions AS t\n   WHERE ($3::text IS NULL OR t.task_id IN (SELECT jsonb_array_elements_text($3::text::jsonb)))\n)\nSELECT COUNT(DISTINCT act.task_id)::text AS \"tasks!\",\n       COUNT(*)::text AS \"sessions!\",\n       COUNT(DISTINCT CASE WHEN act.activity = 2 THEN act.task_id END)::text AS \"tasks_with_subagents!\",\n       COUNT(CASE WHEN act.activity = 2 THEN 1 END)::text AS \"sessions_with_subagents!\"\n  FROM active AS act\n WHERE act.activity > 0",
+  "WITH candidates AS (\n  SELECT t.id, t.task_id FROM task_sessions AS t WHERE $1::timestamp = '-infinity'\n  UNION ALL\n  SELECT t.id, t.task_id\n    FROM task_sessions AS t\n   WHERE $1::timestamp <> '-infinity'\n     AND t.id IN (SELECT s.task_session_id FROM task_session_subagents AS s\n                   WHERE s.observed_at >= $1::timestamp AND s.observed_at < $2::timestamp\n                  UNION\n                  SELECT m.task_session_id FROM task_session_messages AS m\n                   WHERE m.created_at >= $1::timestamp AND m.created_at < $2::timestamp)\n), active AS MATERIALIZED (\n  SELECT t.task_id,\n         (CASE WHEN EXISTS (SELECT 1 FROM task_session_subagents AS s\n                             WHERE s.task_session_id = t.id\n                          AND s.observed_at >= $1::timestamp AND s.observed_at < $2::timestamp) THEN 2\n               WHEN EXISTS (SELECT 1 FROM task_session_messages AS m\n                             WHERE m.task_session_id = t.id\n                          AND m.created_at >= $1::timestamp AND m.created_at < $2::timestamp) THEN 1\n               ELSE 0 END) AS activity\n    FROM candidates AS t\n   WHERE ($3::text IS NULL OR t.task_id IN (SELECT jsonb_array_elements_text($3::text::jsonb)))\n)\nSELECT COUNT(DISTINCT act.task_id)::text AS \"tasks!\",\n       COUNT(*)::text AS \"sessions!\",\n       COUNT(DISTINCT CASE WHEN act.activity = 2 THEN act.task_id END)::text AS \"tasks_with_subagents!\",\n       COUNT(CASE WHEN act.activity = 2 THEN 1 END)::text AS \"sessions_with_subagents!\"\n  FROM active AS act\n WHERE act.activity > 0",
   ["since","until","taskIds"],
 );
 

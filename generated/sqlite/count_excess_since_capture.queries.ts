@@ -25,7 +25,7 @@ export interface ICountExcessSinceCaptureQuery {
  * Query generated from SQL:
  * ```
  * WITH msg AS (
- *   SELECT m.task_session_id, m.created_at,
+ *   SELECT m.task_session_id, m.created_at, m.metadata,
  *          /* metadata_or_empty(m.metadata) * / (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null' OR instr(m.metadata, '_task') = 0 OR NOT json_valid(m.metadata) THEN '{}' ELSE m.metadata END) AS meta
  *     FROM task_session_messages AS m
  * )
@@ -33,11 +33,14 @@ export interface ICountExcessSinceCaptureQuery {
  *   SELECT DISTINCT s.task_session_id, s.tool_call_id
  *     FROM task_session_subagents AS s
  *    WHERE s.observed_at >= :sinceFloor!
+ *      AND /* before_since_text(s.observed_at) * / (s.observed_at >= substr(:since!, 1, 19) OR substr(s.observed_at, -6, 1) = '-')
  *      AND /* utc9(s.observed_at) * / (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!
  *      AND (s.task_session_id, s.tool_call_id) NOT IN (
  *        SELECT msg.task_session_id, CAST(json_extract(msg.meta, '$.tool_call_id') AS TEXT)
  *          FROM msg
  *         WHERE msg.created_at >= :sinceFloor!
+ *           AND /* before_since_text(msg.created_at) * / (msg.created_at >= substr(:since!, 1, 19) OR substr(msg.created_at, -6, 1) = '-')
+ *           AND /* subagent_prefilter(msg.metadata) * / (instr(msg.metadata, '_task') > 0)
  *           AND json_extract(msg.meta, '$.normalized.kind') = 'subagent_task'
  *           AND json_extract(msg.meta, '$.tool_call_id') IS NOT NULL
  *           -- Behind the kind test, as in count_shortfall_since_capture.sql (why there).
@@ -47,6 +50,6 @@ export interface ICountExcessSinceCaptureQuery {
  */
 export const countExcessSinceCapture = new SqlitePreparedQuery<ICountExcessSinceCaptureParams, ICountExcessSinceCaptureResult>(
   "countExcessSinceCapture",
-  "WITH msg AS (\n  SELECT m.task_session_id, m.created_at,\n         /* metadata_or_empty(m.metadata) */ (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null' OR instr(m.metadata, '_task') = 0 OR NOT json_valid(m.metadata) THEN '{}' ELSE m.metadata END) AS meta\n    FROM task_session_messages AS m\n)\nSELECT COUNT(*) AS \"excess\" FROM (\n  SELECT DISTINCT s.task_session_id, s.tool_call_id\n    FROM task_session_subagents AS s\n   WHERE s.observed_at >= @sinceFloor\n     AND /* utc9(s.observed_at) */ (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= @since\n     AND (s.task_session_id, s.tool_call_id) NOT IN (\n       SELECT msg.task_session_id, CAST(json_extract(msg.meta, '$.tool_call_id') AS TEXT)\n         FROM msg\n        WHERE msg.created_at >= @sinceFloor\n          AND json_extract(msg.meta, '$.normalized.kind') = 'subagent_task'\n          AND json_extract(msg.meta, '$.tool_call_id') IS NOT NULL\n          -- Behind the kind test, as in count_shortfall_since_capture.sql (why there).\n          AND (CASE WHEN json_extract(msg.meta, '$.normalized.kind') = 'subagent_task' THEN /* utc9(msg.created_at) */ (strftime('%Y-%m-%d %H:%M:%S', substr(msg.created_at, 1, 19) || ltrim(substr(msg.created_at, 20), '.0123456789')) || '.' || substr(substr(msg.created_at, 21, max(length(msg.created_at) - 20 - length(ltrim(substr(msg.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) END) >= @since)\n) AS excess",
+  "WITH msg AS (\n  SELECT m.task_session_id, m.created_at, m.metadata,\n         /* metadata_or_empty(m.metadata) */ (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null' OR instr(m.metadata, '_task') = 0 OR NOT json_valid(m.metadata) THEN '{}' ELSE m.metadata END) AS meta\n    FROM task_session_messages AS m\n)\nSELECT COUNT(*) AS \"excess\" FROM (\n  SELECT DISTINCT s.task_session_id, s.tool_call_id\n    FROM task_session_subagents AS s\n   WHERE s.observed_at >= @sinceFloor\n     AND /* before_since_text(s.observed_at) */ (s.observed_at >= substr(@since, 1, 19) OR substr(s.observed_at, -6, 1) = '-')\n     AND /* utc9(s.observed_at) */ (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= @since\n     AND (s.task_session_id, s.tool_call_id) NOT IN (\n       SELECT msg.task_session_id, CAST(json_extract(msg.meta, '$.tool_call_id') AS TEXT)\n         FROM msg\n        WHERE msg.created_at >= @sinceFloor\n          AND /* before_since_text(msg.created_at) */ (msg.created_at >= substr(@since, 1, 19) OR substr(msg.created_at, -6, 1) = '-')\n          AND /* subagent_prefilter(msg.metadata) */ (instr(msg.metadata, '_task') > 0)\n          AND json_extract(msg.meta, '$.normalized.kind') = 'subagent_task'\n          AND json_extract(msg.meta, '$.tool_call_id') IS NOT NULL\n          -- Behind the kind test, as in count_shortfall_since_capture.sql (why there).\n          AND (CASE WHEN json_extract(msg.meta, '$.normalized.kind') = 'subagent_task' THEN /* utc9(msg.created_at) */ (strftime('%Y-%m-%d %H:%M:%S', substr(msg.created_at, 1, 19) || ltrim(substr(msg.created_at, 20), '.0123456789')) || '.' || substr(substr(msg.created_at, 21, max(length(msg.created_at) - 20 - length(ltrim(substr(msg.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) END) >= @since)\n) AS excess",
   ["sinceFloor","since"],
 );

@@ -3,9 +3,9 @@ import { SqlitePreparedQuery, type SqliteBindValue, type SqliteValue } from '../
 
 /** 'ReportCards' parameters type */
 export interface IReportCardsParams {
+  since: Exclude<SqliteBindValue, null>;
   sinceFloor: Exclude<SqliteBindValue, null>;
   untilCeil: Exclude<SqliteBindValue, null>;
-  since: Exclude<SqliteBindValue, null>;
   until: Exclude<SqliteBindValue, null>;
   taskIds?: SqliteBindValue;
 }
@@ -30,7 +30,20 @@ export interface IReportCardsQuery {
  *
  * Query generated from SQL:
  * ```
- * WITH active AS MATERIALIZED (
+ * WITH candidates AS (
+ *   SELECT t.id, t.task_id FROM task_sessions AS t WHERE :since! = ''
+ *   UNION ALL
+ *   SELECT t.id, t.task_id
+ *     FROM task_sessions AS t
+ *    WHERE :since! <> ''
+ *      AND t.id IN (SELECT s.task_session_id FROM task_session_subagents AS s
+ *                    WHERE s.observed_at >= :sinceFloor! AND s.observed_at < :untilCeil!
+ *                      AND /* before_since_text(s.observed_at) * / (s.observed_at >= substr(:since!, 1, 19) OR substr(s.observed_at, -6, 1) = '-')
+ *                   UNION
+ *                   SELECT m.task_session_id FROM task_session_messages AS m
+ *                    WHERE m.created_at >= :sinceFloor! AND m.created_at < :untilCeil!
+ *                      AND /* before_since_text(m.created_at) * / (m.created_at >= substr(:since!, 1, 19) OR substr(m.created_at, -6, 1) = '-'))
+ * ), active AS MATERIALIZED (
  *   SELECT t.task_id,
  *          (CASE WHEN EXISTS (SELECT 1 FROM task_session_subagents AS s
  *                              WHERE s.task_session_id = t.id
@@ -43,7 +56,7 @@ export interface IReportCardsQuery {
  *                           AND (:since! = '' OR /* utc9(m.created_at) * / (strftime('%Y-%m-%d %H:%M:%S', substr(m.created_at, 1, 19) || ltrim(substr(m.created_at, 20), '.0123456789')) || '.' || substr(substr(m.created_at, 21, max(length(m.created_at) - 20 - length(ltrim(substr(m.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!)
  *                           AND (:until! = '~' OR /* utc9(m.created_at) * / (strftime('%Y-%m-%d %H:%M:%S', substr(m.created_at, 1, 19) || ltrim(substr(m.created_at, 20), '.0123456789')) || '.' || substr(substr(m.created_at, 21, max(length(m.created_at) - 20 - length(ltrim(substr(m.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < :until!)) THEN 1
  *                ELSE 0 END) AS activity
- *     FROM task_sessions AS t
+ *     FROM candidates AS t
  *    WHERE (:taskIds IS NULL OR t.task_id IN (SELECT j.value FROM json_each(:taskIds) AS j))
  * )
  * SELECT COUNT(DISTINCT act.task_id) AS "tasks!",
@@ -56,6 +69,6 @@ export interface IReportCardsQuery {
  */
 export const reportCards = new SqlitePreparedQuery<IReportCardsParams, IReportCardsResult>(
   "reportCards",
-  "WITH active AS MATERIALIZED (\n  SELECT t.task_id,\n         (CASE WHEN EXISTS (SELECT 1 FROM task_session_subagents AS s\n                             WHERE s.task_session_id = t.id\n                          AND s.observed_at >= @sinceFloor AND s.observed_at < @untilCeil\n                          AND (@since = '' OR /* utc9(s.observed_at) */ (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= @since)\n                          AND (@until = '~' OR /* utc9(s.observed_at) */ (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < @until)) THEN 2\n               WHEN EXISTS (SELECT 1 FROM task_session_messages AS m\n                             WHERE m.task_session_id = t.id\n                          AND m.created_at >= @sinceFloor AND m.created_at < @untilCeil\n                          AND (@since = '' OR /* utc9(m.created_at) */ (strftime('%Y-%m-%d %H:%M:%S', substr(m.created_at, 1, 19) || ltrim(substr(m.created_at, 20), '.0123456789')) || '.' || substr(substr(m.created_at, 21, max(length(m.created_at) - 20 - length(ltrim(substr(m.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= @since)\n                          AND (@until = '~' OR /* utc9(m.created_at) */ (strftime('%Y-%m-%d %H:%M:%S', substr(m.created_at, 1, 19) || ltrim(substr(m.created_at, 20), '.0123456789')) || '.' || substr(substr(m.created_at, 21, max(length(m.created_at) - 20 - length(ltrim(substr(m.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < @until)) THEN 1\n               ELSE 0 END) AS activity\n    FROM task_sessions AS t\n   WHERE (@taskIds IS NULL OR t.task_id IN (SELECT j.value FROM json_each(@taskIds) AS j))\n)\nSELECT COUNT(DISTINCT act.task_id) AS \"tasks\",\n       COUNT(*) AS \"sessions\",\n       COUNT(DISTINCT CASE WHEN act.activity = 2 THEN act.task_id END) AS \"tasks_with_subagents\",\n       COUNT(CASE WHEN act.activity = 2 THEN 1 END) AS \"sessions_with_subagents\"\n  FROM active AS act\n WHERE act.activity > 0",
-  ["sinceFloor","untilCeil","since","until","taskIds"],
+  "WITH candidates AS (\n  SELECT t.id, t.task_id FROM task_sessions AS t WHERE @since = ''\n  UNION ALL\n  SELECT t.id, t.task_id\n    FROM task_sessions AS t\n   WHERE @since <> ''\n     AND t.id IN (SELECT s.task_session_id FROM task_session_subagents AS s\n                   WHERE s.observed_at >= @sinceFloor AND s.observed_at < @untilCeil\n                     AND /* before_since_text(s.observed_at) */ (s.observed_at >= substr(@since, 1, 19) OR substr(s.observed_at, -6, 1) = '-')\n                  UNION\n                  SELECT m.task_session_id FROM task_session_messages AS m\n                   WHERE m.created_at >= @sinceFloor AND m.created_at < @untilCeil\n                     AND /* before_since_text(m.created_at) */ (m.created_at >= substr(@since, 1, 19) OR substr(m.created_at, -6, 1) = '-'))\n), active AS MATERIALIZED (\n  SELECT t.task_id,\n         (CASE WHEN EXISTS (SELECT 1 FROM task_session_subagents AS s\n                             WHERE s.task_session_id = t.id\n                          AND s.observed_at >= @sinceFloor AND s.observed_at < @untilCeil\n                          AND (@since = '' OR /* utc9(s.observed_at) */ (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= @since)\n                          AND (@until = '~' OR /* utc9(s.observed_at) */ (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < @until)) THEN 2\n               WHEN EXISTS (SELECT 1 FROM task_session_messages AS m\n                             WHERE m.task_session_id = t.id\n                          AND m.created_at >= @sinceFloor AND m.created_at < @untilCeil\n                          AND (@since = '' OR /* utc9(m.created_at) */ (strftime('%Y-%m-%d %H:%M:%S', substr(m.created_at, 1, 19) || ltrim(substr(m.created_at, 20), '.0123456789')) || '.' || substr(substr(m.created_at, 21, max(length(m.created_at) - 20 - length(ltrim(substr(m.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= @since)\n                          AND (@until = '~' OR /* utc9(m.created_at) */ (strftime('%Y-%m-%d %H:%M:%S', substr(m.created_at, 1, 19) || ltrim(substr(m.created_at, 20), '.0123456789')) || '.' || substr(substr(m.created_at, 21, max(length(m.created_at) - 20 - length(ltrim(substr(m.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < @until)) THEN 1\n               ELSE 0 END) AS activity\n    FROM candidates AS t\n   WHERE (@taskIds IS NULL OR t.task_id IN (SELECT j.value FROM json_each(@taskIds) AS j))\n)\nSELECT COUNT(DISTINCT act.task_id) AS \"tasks\",\n       COUNT(*) AS \"sessions\",\n       COUNT(DISTINCT CASE WHEN act.activity = 2 THEN act.task_id END) AS \"tasks_with_subagents\",\n       COUNT(CASE WHEN act.activity = 2 THEN 1 END) AS \"sessions_with_subagents\"\n  FROM active AS act\n WHERE act.activity > 0",
+  ["since","sinceFloor","untilCeil","until","taskIds"],
 );

@@ -8,21 +8,24 @@
  * widest set of messages that could account for a row.
  *
  * `observed EXCEPT messages` written as `DISTINCT observed WHERE NOT EXISTS message`, for
- * the plan reasons given in count_shortfall_since_capture.sql; `msg` (AC-23b) and the time
- * comparison (AC-24e, docs/timestamps.md) are exactly as there.
- * Cost: a message whose text does not contain 'subagent_task' cannot qualify (see
- * backfill_subagent_contexts.sql for why the text match is a superset of the JSON
- * predicate), so it is mapped to '{}' before any JSON is validated or parsed: only the
- * window's few subagent messages reach the parser (and PostgreSQL 15's PL/pgSQL validator).
+ * the plan reasons given in count_shortfall_since_capture.sql; the normalization (AC-23b),
+ * the time comparison (AC-24e, docs/timestamps.md), the text prefilter and the window's
+ * MATERIALIZED, fenced document (each parsed once) are exactly as there. The anti-join reads
+ * the materialized window, a few keys per subagent message, by hash.
  *
  * Fragments, each included as {{name(argument)}} from queries/postgres/fragments/ and expanded by
- * codegen (the generated module shows the whole statement): metadata_or_empty.
+ * codegen (the generated module shows the whole statement): metadata_or_empty, subagent_prefilter.
  */
 /* @name countExcessSinceCapture */
-WITH msg AS (
-  SELECT m.task_session_id, m.created_at,
-         {{metadata_or_empty(m.metadata)}} AS meta
-    FROM task_session_messages AS m
+WITH win AS MATERIALIZED (
+  SELECT w.task_session_id, w.meta #>> '{tool_call_id}' AS tool_call_id
+    FROM (SELECT m.task_session_id,
+                 {{metadata_or_empty(m.metadata)}} AS meta
+            FROM task_session_messages AS m
+           WHERE m.created_at >= :since!::timestamp
+             AND {{subagent_prefilter(m.metadata)}}
+          OFFSET 0) AS w
+   WHERE w.meta #>> '{normalized,kind}' = 'subagent_task'
 )
 SELECT COUNT(*) AS "excess!" FROM (
   SELECT DISTINCT s.task_session_id, s.tool_call_id
@@ -30,9 +33,7 @@ SELECT COUNT(*) AS "excess!" FROM (
    WHERE s.observed_at >= :since!::timestamp
      AND NOT EXISTS (
        SELECT 1
-         FROM msg
-        WHERE msg.task_session_id = s.task_session_id
-          AND msg.meta #>> '{tool_call_id}' = s.tool_call_id
-          AND msg.meta #>> '{normalized,kind}' = 'subagent_task'
-          AND msg.created_at >= :since!::timestamp)
+         FROM win
+        WHERE win.task_session_id = s.task_session_id
+          AND win.tool_call_id = s.tool_call_id)
 ) AS excess;

@@ -15,16 +15,17 @@
  * the check. `expected` names the columns the filters read; tool_call_id is the JSON string
  * or NULL (a number, an array, an object is not an id), one jsonpath call.
  *
- * Plan: `msg` and `expected` are inlined, and the planner copies the document expression
- * (validation and parse) to every reference of a column derived from `meta`, so each is
- * referenced as often as the spec's own form does: kind, the identity filter, the DISTINCT
- * key and the anti-join key, once each. The identity filter is one test per id whose default
- * selectivity is the spec's `<> ''` (a NULL test; recordable_id in
- * queries/postgres/fragments/recordable_id.sql says why): with three range tests instead, the window's row
- * estimate fell 27-fold and the planner chose a nested-loop anti-join that re-parsed a
- * document per probed row (150 s on a 10k-subagent window that takes 1 s). A fence (OFFSET 0)
- * would parse each document once but hides the window's size from the planner, which then
- * chose a nested loop that rescans the window per message (test/health-plans.test.ts).
+ * Plan: `expected` is MATERIALIZED and its document expression fenced (OFFSET 0), so each
+ * window message that passes the text prefilter is validated and parsed exactly once, and
+ * kind and tool_call_id are read from that one jsonb (BENCHMARKS.md, "PostgreSQL dense
+ * anti-joins": inlined, the planner copied the expression — validation, a subtransaction,
+ * the parse — to every reference of a column derived from `meta`, four per document, and the
+ * statement lost to the spec's own form on the dense store). A materialized CTE is computed
+ * once whatever plan reads it, so a nested loop over it rereads stored rows, never the
+ * documents; the anti-join's inner side is an index probe of idx_subagents_session_id per
+ * expected key (test/health-plans.test.ts: custom and generic plans, with and without
+ * statistics). The identity filter is one test per id whose default selectivity is the
+ * spec's `<> ''` (a NULL test; recordable_id in queries/postgres/fragments/recordable_id.sql says why).
  *
  * Time (AC-24e, docs/timestamps.md): :since is the key rounded UP to the next whole
  * microsecond and bound as a TIMESTAMP, so `col >= :since` holds exactly when the column
@@ -33,28 +34,29 @@
  * :sinceFloor, its index bound; this dialect needs none.)
  * Cost: a message whose text does not contain 'subagent_task' cannot qualify (see
  * backfill_subagent_contexts.sql for why the text match is a superset of the JSON
- * predicate), so it is mapped to '{}' before any JSON is validated or parsed: only the
- * window's few subagent messages reach the parser (and PostgreSQL 15's PL/pgSQL validator).
+ * predicate), so it is dropped by that test before any JSON is validated or parsed (and the
+ * normalization maps it to '{}' all the same): only the window's few subagent messages reach
+ * the parser (and PostgreSQL 15's PL/pgSQL validator).
  *
  * Fragments, each included as {{name(argument)}} from queries/postgres/fragments/ and expanded by
- * codegen (the generated module shows the whole statement): metadata_or_empty, recordable_id.
+ * codegen (the generated module shows the whole statement): metadata_or_empty, recordable_id, subagent_prefilter.
  */
 /* @name countShortfallSinceCapture */
-WITH msg AS (
-  SELECT m.task_session_id, m.task_id, m.created_at,
-         {{metadata_or_empty(m.metadata)}} AS meta
-    FROM task_session_messages AS m
-), expected AS (
-  SELECT msg.task_session_id, msg.task_id, msg.created_at,
-         msg.meta #>> '{normalized,kind}' AS kind,
-         jsonb_path_query_first(msg.meta, 'strict $.tool_call_id ? (@.type() == "string")', '{}', true) #>> '{}' AS tool_call_id
-    FROM msg
+WITH expected AS MATERIALIZED (
+  SELECT e.task_session_id, e.task_id,
+         e.meta #>> '{normalized,kind}' AS kind,
+         jsonb_path_query_first(e.meta, 'strict $.tool_call_id ? (@.type() == "string")', '{}', true) #>> '{}' AS tool_call_id
+    FROM (SELECT m.task_session_id, m.task_id,
+                 {{metadata_or_empty(m.metadata)}} AS meta
+            FROM task_session_messages AS m
+           WHERE m.created_at >= :since!::timestamp
+             AND {{subagent_prefilter(m.metadata)}}
+          OFFSET 0) AS e
 )
 SELECT COUNT(*) AS "shortfall!" FROM (
   SELECT DISTINCT e.task_session_id, e.tool_call_id
     FROM expected AS e
-   WHERE e.created_at >= :since!::timestamp
-     AND e.kind = 'subagent_task'
+   WHERE e.kind = 'subagent_task'
      -- AC-2 / AC-21a: the shortfall side excludes exactly what the writer and the backfill
      -- skip — an id that is not recordable (src/identity.ts: not a JSON string, empty, or
      -- beyond the indexable length) — so a correctly skipped frame is not a permanent false

@@ -9,14 +9,29 @@
  * task_id may be ''). Scope (spec § Permissions): :taskIds, a JSON array, admits only
  * sessions whose task is listed; NULL admits every task.
  * Window (AC-24e, docs/timestamps.md): the same exact timestamp comparison on created_at and
- * observed_at as report_row_counts.sql, independent of the session TimeZone. Each session is
- * one probe of idx_subagents_session_id and, only when it has no subagent row in the window,
- * one of idx_messages_session_created (task_session_id, created_at): no scan of either
- * table. The per-session activity is MATERIALIZED (one small row per session) so each probe
- * runs once, not once per use.
+ * observed_at as report_row_counts.sql, independent of the session TimeZone. A window with a
+ * start probes only the sessions that have a subagent row or a message in it, found through
+ * idx_subagents_observed_at and idx_messages_created_at, so the cost follows the window, not
+ * the history; without a start ('-infinity') every session is a candidate (a one-time
+ * filter picks the branch, in custom and generic plans alike). Each candidate is one probe
+ * of idx_subagents_session_id and, only when it has no subagent row in the window, one of
+ * idx_messages_session_created (task_session_id, created_at): no scan of either table. The
+ * per-session activity is MATERIALIZED (one small row per session) so each probe runs once,
+ * not once per use.
  */
 /* @name reportCards */
-WITH active AS MATERIALIZED (
+WITH candidates AS (
+  SELECT t.id, t.task_id FROM task_sessions AS t WHERE :since!::timestamp = '-infinity'
+  UNION ALL
+  SELECT t.id, t.task_id
+    FROM task_sessions AS t
+   WHERE :since!::timestamp <> '-infinity'
+     AND t.id IN (SELECT s.task_session_id FROM task_session_subagents AS s
+                   WHERE s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp
+                  UNION
+                  SELECT m.task_session_id FROM task_session_messages AS m
+                   WHERE m.created_at >= :since!::timestamp AND m.created_at < :until!::timestamp)
+), active AS MATERIALIZED (
   SELECT t.task_id,
          (CASE WHEN EXISTS (SELECT 1 FROM task_session_subagents AS s
                              WHERE s.task_session_id = t.id
@@ -25,7 +40,7 @@ WITH active AS MATERIALIZED (
                              WHERE m.task_session_id = t.id
                           AND m.created_at >= :since!::timestamp AND m.created_at < :until!::timestamp) THEN 1
                ELSE 0 END) AS activity
-    FROM task_sessions AS t
+    FROM candidates AS t
    WHERE (:taskIds::text IS NULL OR t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb)))
 )
 SELECT COUNT(DISTINCT act.task_id)::text AS "tasks!",

@@ -10,19 +10,19 @@
  * NOT IN needs it, because one NULL in a NOT IN list makes every comparison unknown.
  *
  * `observed EXCEPT messages` written as `DISTINCT observed WHERE key NOT IN messages`, for
- * the plan reasons given in count_shortfall_since_capture.sql; `msg` (AC-23b) and the time
- * comparison (AC-24e, docs/timestamps.md) are exactly as there.
+ * the plan reasons given in count_shortfall_since_capture.sql; `msg` (AC-23b), the time
+ * comparison (AC-24e, docs/timestamps.md) and the bare-column bounds are exactly as there.
  * Cost: a message whose text does not contain '_task' cannot qualify (see
  * backfill_subagent_contexts.sql for why the text match is a superset of the JSON
  * predicate), so it is mapped to '{}' before any JSON is validated or parsed: only the
  * window's few subagent messages reach the parser.
  *
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
- * codegen (the generated module shows the whole statement): metadata_or_empty, utc9.
+ * codegen (the generated module shows the whole statement): before_since_text, metadata_or_empty, subagent_prefilter, utc9.
  */
 /* @name countExcessSinceCapture */
 WITH msg AS (
-  SELECT m.task_session_id, m.created_at,
+  SELECT m.task_session_id, m.created_at, m.metadata,
          {{metadata_or_empty(m.metadata)}} AS meta
     FROM task_session_messages AS m
 )
@@ -30,11 +30,14 @@ SELECT COUNT(*) AS "excess!::bigint" FROM (
   SELECT DISTINCT s.task_session_id, s.tool_call_id
     FROM task_session_subagents AS s
    WHERE s.observed_at >= :sinceFloor!
+     AND {{before_since_text(s.observed_at)}}
      AND {{utc9(s.observed_at)}} >= :since!
      AND (s.task_session_id, s.tool_call_id) NOT IN (
        SELECT msg.task_session_id, CAST(json_extract(msg.meta, '$.tool_call_id') AS TEXT)
          FROM msg
         WHERE msg.created_at >= :sinceFloor!
+          AND {{before_since_text(msg.created_at)}}
+          AND {{subagent_prefilter(msg.metadata)}}
           AND json_extract(msg.meta, '$.normalized.kind') = 'subagent_task'
           AND json_extract(msg.meta, '$.tool_call_id') IS NOT NULL
           -- Behind the kind test, as in count_shortfall_since_capture.sql (why there).

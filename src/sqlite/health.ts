@@ -1,7 +1,8 @@
 // The health statements on SQLite (queries/sqlite/*_since_capture.sql, read_activation_keys,
 // probe_store_tables), bound per docs/timestamps.md: the window start is the key in the
-// fixed-width "utc9" form, and :sinceFloor, the key's UTC date minus one day, is the bare-column
-// bound that lets idx_messages_created_at and idx_subagents_observed_at serve the window.
+// fixed-width "utc9" form, and :sinceFloor (./text-floor.ts: the key minus 23:59, to the second)
+// is the bare-column bound that lets idx_messages_created_at and idx_subagents_observed_at serve
+// the window.
 import type { Database } from 'better-sqlite3';
 import {
   countCollisionsSinceCapture,
@@ -19,13 +20,12 @@ import { checkHealth } from '../health/check-health.js';
 import { sqliteTableShape } from '../migrations/table-shape.js';
 import { STORE_TABLES, type HealthQueries, type TablePresence } from '../health/queries.js';
 import { formatUtc9 } from '../instant.js';
+import { sqliteSinceFloor } from './text-floor.js';
 import type { HealthReport } from '../types.js';
-
-const DAY_NS = 86_400n * 1_000_000_000n;
 
 /** :since and :sinceFloor for a window starting at sinceNs. */
 export function sqliteWindow(sinceNs: bigint): { since: string; sinceFloor: string } {
-  return { since: formatUtc9(sinceNs), sinceFloor: formatUtc9(sinceNs - DAY_NS).slice(0, 10) };
+  return { since: formatUtc9(sinceNs), sinceFloor: sqliteSinceFloor(sinceNs) };
 }
 
 /** The three activation keys verbatim (synchronous, so the report can read them inside its snapshot). */

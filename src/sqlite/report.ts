@@ -1,7 +1,7 @@
 // The report statements on SQLite (queries/sqlite/report_*.sql), bound per
 // docs/timestamps.md: every instant in the fixed-width "utc9" form, plus bare-column bounds
-// (:sinceFloor, the UTC date one day before since; :untilCeil, the UTC date two days after
-// until) that let the indexes serve the window without ever excluding a row the exact
+// (:sinceFloor, since minus 23:59 to the second, ./text-floor.ts; :untilCeil, the UTC date two
+// days after until) that let the indexes serve the window without ever excluding a row the exact
 // comparison admits. Without a bound the window is '' … '~', between which every stored
 // timestamp form lies. All statements run in one read transaction (one WAL snapshot), and
 // synchronously, so no other work on this connection can interleave with it.
@@ -16,6 +16,7 @@ import { toCardCounts, toFanOutRow, toRowCounts, toTokenBucketRow, toTokenGroupR
 import type { ReportOptions, SubagentContextReport } from '../report/types.js';
 import { readSqliteKeys, sqliteHealthQueries } from './health.js';
 import { inReadScope } from './transaction.js';
+import { sqliteSinceFloor } from './text-floor.js';
 
 const DAY_NS = 86_400n * 1_000_000_000n;
 const NO_LOWER = '';
@@ -27,7 +28,7 @@ export function sqliteReportParams(b: ReportBounds) {
   const date = (ns: bigint) => formatUtc9(ns).slice(0, 10);
   return {
     since: b.sinceNs === null ? NO_LOWER : formatUtc9(b.sinceNs),
-    sinceFloor: b.sinceNs === null ? NO_LOWER : date(b.sinceNs - DAY_NS),
+    sinceFloor: b.sinceNs === null ? NO_LOWER : sqliteSinceFloor(b.sinceNs),
     until: b.untilNs === null ? NO_UPPER : formatUtc9(b.untilNs),
     untilCeil: b.untilNs === null || b.untilNs + 2n * DAY_NS >= MAX_COLUMN_INSTANT_NS ? NO_UPPER : date(b.untilNs + 2n * DAY_NS),
     taskIds: b.taskIds === null ? null : JSON.stringify(b.taskIds),
