@@ -5,6 +5,7 @@
 // add_subagent_columns step gives a store created before a column that column
 // (src/migrations/column-step.ts). These tests hold each of those to the DDL, on both dialects.
 import { afterEach, expect, it } from 'vitest';
+import { byDialect } from './helpers/by-dialect.js';
 import * as postgresGenerated from '../generated/postgres/index.js';
 import * as sqliteGenerated from '../generated/sqlite/index.js';
 import { stepStatuses } from './helpers/migration-db.js';
@@ -20,14 +21,11 @@ describeBothDialects('the column list', (dialect) => {
     db = undefined;
   });
   const { subagentColumns, addColumnSchema } = generated[dialect];
-  const liveColumns = async (d: TestDb) =>
-    dialect === 'sqlite'
-      ? (await d.query<{ name: string }>(`SELECT name FROM pragma_table_info('task_session_subagents')`)).map((r) => r.name)
-      : (
-          await d.query<{ name: string }>(
-            `SELECT column_name AS name FROM information_schema.columns WHERE table_name = 'task_session_subagents' AND table_schema = current_schema() ORDER BY ordinal_position`,
-          )
-        ).map((r) => r.name);
+  const columnsQuery = byDialect(dialect, {
+    sqlite: `SELECT name FROM pragma_table_info('task_session_subagents')`,
+    postgres: `SELECT column_name AS name FROM information_schema.columns WHERE table_name = 'task_session_subagents' AND table_schema = current_schema() ORDER BY ordinal_position`,
+  });
+  const liveColumns = async (d: TestDb) => (await d.query<{ name: string }>(columnsQuery)).map((r) => r.name);
 
   it('is the fresh table as created, in DDL order; every nullable column has its ADD COLUMN', async () => {
     db = await openTestDb(dialect, 'package');

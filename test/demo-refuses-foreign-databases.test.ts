@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, inject, it } from 'vitest';
+import { byDialect } from './helpers/by-dialect.js';
 import { createDatabase, type CreatedDatabase } from '../scripts/lib/postgres-database.js';
 import { EXIT } from '../src/cli/exit-codes.js';
 import { runCli } from '../src/cli/main.js';
@@ -35,7 +36,7 @@ function expectRefused(result: { code: number; out: string; err: string }, reaso
 }
 
 describeBothDialects('demo refuses a database it did not make', (dialect) => {
-  if (dialect === 'sqlite') {
+  if (byDialect(dialect, { sqlite: true, postgres: false })) {
     let dir: string;
     beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), 'subagent-context-demo-refusal-'))));
     afterAll(() => rmSync(dir, { recursive: true, force: true }));

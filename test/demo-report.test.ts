@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, inject, it } from 'vitest';
+import { byDialect } from './helpers/by-dialect.js';
 import { createDatabase } from '../scripts/lib/postgres-database.js';
 import { runCli } from '../src/cli/main.js';
 import { EXIT } from '../src/cli/exit-codes.js';
@@ -31,7 +32,7 @@ interface DemoTarget {
 let counter = 0;
 
 async function demoTarget(dialect: Dialect): Promise<DemoTarget> {
-  if (dialect === 'sqlite') {
+  if (byDialect(dialect, { sqlite: true, postgres: false })) {
     const dir = mkdtempSync(join(tmpdir(), 'subagent-context-demo-test-'));
     const file = join(dir, 'demo.db');
     let db: Database.Database | undefined;
@@ -583,7 +584,7 @@ describeBothDialects('demo safety and determinism', (dialect) => {
     const first = await open();
     const a = await captureDemo(first.args);
     // SQLite: the same file again (the demo replaces its own file); PostgreSQL: a second empty database.
-    const b = await captureDemo(dialect === 'sqlite' ? first.args : (await open()).args);
+    const b = await captureDemo(await byDialect(dialect, { sqlite: async () => first.args, postgres: async () => (await open()).args })());
     expect(stable(b.text)).toEqual(stable(a.text));
     expect(a.text).toContain('What it found');
   });
@@ -658,7 +659,7 @@ describeBothDialects('demo safety and determinism', (dialect) => {
 
   it('refuses a database it did not make, and leaves it untouched', async () => {
     const t = await open();
-    if (dialect === 'sqlite') {
+    if (byDialect(dialect, { sqlite: true, postgres: false })) {
       const db = new Database(t.args[1]);
       db.exec(`CREATE TABLE task_sessions (id TEXT PRIMARY KEY, task_id TEXT NOT NULL); INSERT INTO task_sessions VALUES ('real', 'card')`);
       db.close();
@@ -679,7 +680,7 @@ describeBothDialects('demo safety and determinism', (dialect) => {
     const scratch = mkdtempSync(join(tmpdir(), 'subagent-context-demo-args-'));
     try {
       const otherFile = join(scratch, 'other.db');
-      const other = dialect === 'sqlite' ? ['--postgres', 'postgres://127.0.0.1:1/none'] : ['--sqlite', otherFile];
+      const other = byDialect(dialect, { sqlite: ['--postgres', 'postgres://127.0.0.1:1/none'], postgres: ['--sqlite', otherFile] });
       const both = await captureDemo([...t.args, ...other]);
       expect(both.code).toBe(EXIT.usage);
       expect(both.errors).toMatch(/^subagent-context: give either --sqlite or --postgres, not both\n$/);
@@ -689,7 +690,8 @@ describeBothDialects('demo safety and determinism', (dialect) => {
       expect([both.text, badUrl.text]).toEqual(['', '']);
       // Nothing was written: no demo table in the target, no file created.
       expect(existsSync(otherFile)).toBe(false);
-      if (dialect === 'postgres') expect(await t.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public'`)).toEqual([]);
+      if (byDialect(dialect, { sqlite: false, postgres: true }))
+        expect(await t.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public'`)).toEqual([]);
       else expect(existsSync(t.args[1])).toBe(false);
     } finally {
       rmSync(scratch, { recursive: true, force: true });

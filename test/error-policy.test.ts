@@ -7,6 +7,7 @@
 // - the CLI's report command keeps that cause and prints a driver failure exactly as the health
 //   command prints the same failure.
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { byDialect } from './helpers/by-dialect.js';
 import { createAcpRecorder } from '../src/acp/index.js';
 import { CliError } from '../src/cli/cli-error.js';
 import { EXIT } from '../src/cli/exit-codes.js';
@@ -122,7 +123,7 @@ describeBothDialects('error policy', (dialect) => {
     const cause = (report as Error).cause as Error & { code?: unknown };
     expect(cause).toBeInstanceOf(Error);
     expect(cause).not.toBeInstanceOf(SubagentContextError);
-    expect(cause.code).toBe(dialect === 'sqlite' ? 'SQLITE_ERROR' : '42703');
+    expect(cause.code).toBe(byDialect(dialect, { sqlite: 'SQLITE_ERROR', postgres: '42703' }));
     expect((report as Error).message).toContain(cause.message);
     // The same failure through checkHealth(): the same code, the same driver code on cause.
     expect(health).toMatchObject({ code: 'database_error', cause: { code: cause.code } });
@@ -141,7 +142,7 @@ describeBothDialects('error policy', (dialect) => {
     const health = await cli(['health', ...databaseArgs(db)]);
     expect(health.code).toBe(EXIT.database);
     expect(health.err).toMatch(
-      dialect === 'sqlite' ? /^subagent-context: SQLite SQLITE_ERROR: no such column/ : /^subagent-context: PostgreSQL 42703: column /,
+      byDialect(dialect, { sqlite: /^subagent-context: SQLite SQLITE_ERROR: no such column/, postgres: /^subagent-context: PostgreSQL 42703: column / }),
     );
     expect(report).toEqual(health);
   });

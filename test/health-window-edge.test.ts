@@ -9,6 +9,7 @@
 // in TypeScript (parseInstant) puts in the window. PostgreSQL's columns are TIMESTAMP: the same
 // instants, the same counts.
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { byDialect } from './helpers/by-dialect.js';
 import { countShortfallSinceCapture } from '../generated/sqlite/index.js';
 import { formatKeyInstant, formatMicros, formatUtc9, parseInstant } from '../src/instant.js';
 import { sqliteSinceFloor } from '../src/sqlite/text-floor.js';
@@ -84,7 +85,7 @@ describeBothDialects("health and report: the window's edge in every stored form"
     await setKeys(db, { [KEY.captureSince]: formatKeyInstant(startNs) });
     const seeds = DELTAS.flatMap((d) => forms(startNs + d));
     for (const [i, s] of seeds.entries()) {
-      const text = dialect === 'sqlite' ? s.text : formatMicros(s.ns);
+      const text = byDialect(dialect, { sqlite: s.text, postgres: formatMicros(s.ns) });
       await insertSubagentMessage(db, { id: `m${i}`, sessionId: 's1', toolCallId: `tc-m${i}`, createdAt: text });
       await insertSubagentRow(db, { id: `r${i}`, sessionId: 's1', toolCallId: `tc-r${i}`, observedAt: text });
     }
@@ -92,7 +93,7 @@ describeBothDialects("health and report: the window's edge in every stored form"
   }
 
   /** The oracle: at or after the start, and (SQLite) an offset its date parser reads. */
-  const inWindow = (s: Seed, startNs: bigint) => s.ns >= startNs && (dialect === 'postgres' || Math.abs(s.offset) <= SQLITE_MAX_OFFSET);
+  const inWindow = (s: Seed, startNs: bigint) => s.ns >= startNs && byDialect(dialect, { sqlite: Math.abs(s.offset) <= SQLITE_MAX_OFFSET, postgres: true });
 
   it('checkHealth() and report() count exactly the rows at or after the start', async () => {
     for (const start of STARTS) {
@@ -114,7 +115,7 @@ describeBothDialects("health and report: the window's edge in every stored form"
     }
   });
 
-  if (dialect === 'sqlite') {
+  if (byDialect(dialect, { sqlite: true, postgres: false })) {
     it("SQLite's date parser reads offsets up to ±14:59 and no further (the oracle's premise)", async () => {
       const read = async (zone: string) =>
         (await db.query<{ t: string | null }>(`SELECT strftime('%Y-%m-%d %H:%M:%S', $1) AS t`, [`2026-07-25 17:20:00${zone}`]))[0].t;

@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { byDialect } from './helpers/by-dialect.js';
 import { assertBuilt, CLI } from './helpers/cli.js';
 import { openProxyStore, PROXY_TEST_ENV, type ProxyStore } from './helpers/proxy-store.js';
 import { describeBothDialects, type Dialect } from './helpers/test-db.js';
@@ -83,12 +84,13 @@ async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 45
 
 /** Slows every subagent row's insert in the database itself (a millisecond or a few each, with the machine's load). */
 function slowInserts(dialect: Dialect, steps = 400): string {
-  return dialect === 'sqlite'
-    ? `CREATE TRIGGER slow_insert BEFORE INSERT ON task_session_subagents
+  return byDialect(dialect, {
+    sqlite: `CREATE TRIGGER slow_insert BEFORE INSERT ON task_session_subagents
        WHEN (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ${steps}) SELECT count(*) FROM c) < 0
-       BEGIN SELECT 1; END`
-    : `CREATE FUNCTION slow_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(0.002); RETURN NEW; END $$;
-       CREATE TRIGGER slow_insert BEFORE INSERT ON task_session_subagents FOR EACH ROW EXECUTE FUNCTION slow_insert()`;
+       BEGIN SELECT 1; END`,
+    postgres: `CREATE FUNCTION slow_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(0.002); RETURN NEW; END $$;
+       CREATE TRIGGER slow_insert BEFORE INSERT ON task_session_subagents FOR EACH ROW EXECUTE FUNCTION slow_insert()`,
+  });
 }
 
 const count = async (store: ProxyStore, table: string) => Number((await store.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${table}`))[0].n);
@@ -131,9 +133,10 @@ describeBothDialects('proxy: bursts and the drain after exit', (dialect) => {
       ['completed', 2_000, 5_000, 9_000, 3],
     ]);
     const statuses = await store.query<{ status: string; n: number | string }>(
-      dialect === 'sqlite'
-        ? `SELECT json_extract(metadata, '$.status') AS status, COUNT(*) AS n FROM task_session_messages GROUP BY 1 ORDER BY 1`
-        : `SELECT metadata::json ->> 'status' AS status, COUNT(*) AS n FROM task_session_messages GROUP BY 1 ORDER BY 1`,
+      byDialect(dialect, {
+        sqlite: `SELECT json_extract(metadata, '$.status') AS status, COUNT(*) AS n FROM task_session_messages GROUP BY 1 ORDER BY 1`,
+        postgres: `SELECT metadata::json ->> 'status' AS status, COUNT(*) AS n FROM task_session_messages GROUP BY 1 ORDER BY 1`,
+      }),
     );
     expect(statuses.map((r) => [r.status, Number(r.n)])).toEqual([
       ['completed', 2_000],

@@ -7,6 +7,7 @@
 // direct run, with a WARN on stderr.
 import { createHash } from 'node:crypto';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { byDialect } from './helpers/by-dialect.js';
 import { playSession } from './helpers/acp-client.js';
 import { assertBuilt, runCliBinary } from './helpers/cli.js';
 import { directAgent, openProxyStore, proxiedAgent, type ProxyStore } from './helpers/proxy-store.js';
@@ -139,7 +140,10 @@ describeBothDialects('proxy: the store it keeps', (dialect) => {
     });
 
     it('a store that cannot be opened: WARN once, the relay untouched, the agent exit code', async () => {
-      const target = dialect === 'sqlite' ? ['--sqlite', '/dev/null/x.db'] : ['--postgres', `${store.args[1].replace(/\/[^/]*$/, '/no_such_database')}`];
+      const target = byDialect(dialect, {
+        sqlite: ['--sqlite', '/dev/null/x.db'],
+        postgres: ['--postgres', `${store.args[1].replace(/\/[^/]*$/, '/no_such_database')}`],
+      });
       const direct = await playSession(directAgent());
       const proxied = await playSession(proxiedAgent(target));
       expect(proxied.code, proxied.stderr).toBe(0);
@@ -156,12 +160,13 @@ describeBothDialects('proxy: the store it keeps', (dialect) => {
     it('a database error mid-session: the relay is untouched, the failure is WARNed and counted, and health sees the shortfall', async () => {
       // The performance reviewer's row fails in the database itself; everything else is written.
       await store.exec(
-        dialect === 'sqlite'
-          ? `CREATE TRIGGER inject_failure BEFORE INSERT ON task_session_subagents WHEN NEW.tool_call_id = 'call_task_performance'
-             BEGIN SELECT RAISE(ABORT, 'injected'); END`
-          : `CREATE FUNCTION inject_failure() RETURNS trigger LANGUAGE plpgsql AS $$
+        byDialect(dialect, {
+          sqlite: `CREATE TRIGGER inject_failure BEFORE INSERT ON task_session_subagents WHEN NEW.tool_call_id = 'call_task_performance'
+             BEGIN SELECT RAISE(ABORT, 'injected'); END`,
+          postgres: `CREATE FUNCTION inject_failure() RETURNS trigger LANGUAGE plpgsql AS $$
              BEGIN IF NEW.tool_call_id = 'call_task_performance' THEN RAISE EXCEPTION 'injected'; END IF; RETURN NEW; END $$;
              CREATE TRIGGER inject_failure BEFORE INSERT ON task_session_subagents FOR EACH ROW EXECUTE FUNCTION inject_failure()`,
+        }),
       );
       const direct = await playSession(directAgent());
       const proxied = await playSession(proxiedAgent(store.args, {}));
@@ -196,7 +201,7 @@ describeBothDialects('proxy: the store it keeps', (dialect) => {
 
 /** Another connection takes the write lock and keeps it until the returned function runs. */
 async function holdWriteLock(store: ProxyStore): Promise<() => Promise<void>> {
-  if (store.dialect === 'sqlite') {
+  if (byDialect(store.dialect, { sqlite: true, postgres: false })) {
     const { default: Database } = await import('better-sqlite3');
     const db = new Database(store.args[1]);
     db.exec('BEGIN EXCLUSIVE');
