@@ -22,6 +22,7 @@ const source = (file: string) => readFileSync(file, 'utf8');
 describe('the statements under queries/ and their fragments', () => {
   it('both dialects define the fragments the rules need', () => {
     expect([...fragments.sqlite.keys()].sort()).toEqual([
+      'before_since_text',
       'metadata_or_empty',
       'prefiltered_metadata_or_empty',
       'prefiltered_valid_json',
@@ -52,6 +53,9 @@ describe('the statements under queries/ and their fragments', () => {
         '{{recordable_id(e.task_session_id)}}',
         '{{recordable_id(e.task_id)}}',
         '{{recordable_id(e.tool_call_id)}}',
+        '{{before_since_text(e.created_at)}}',
+        '{{before_since_text(s.observed_at)}}',
+        '{{subagent_prefilter(e.metadata)}}',
       ],
       'queries/sqlite/backfill_subagent_contexts.sql': ['{{utc9(m.updated_at)}}', '{{recordable_id(p.tool_call_id)}}', '{{recordable_id(m.turn_id)}}'],
       'queries/sqlite/read_backfill_through.sql': ['{{prefiltered_metadata_or_empty(n.metadata)}}', '{{recordable_id(c.tool_call_id)}}'],

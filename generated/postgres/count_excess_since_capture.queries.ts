@@ -32,6 +32,10 @@ export interface ICountExcessSinceCaptureQuery {
  *                                                      (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null' OR strpos(m.metadata, 'subagent_task') = 0 OR NOT subagent_context_is_json(m.metadata) THEN '{}' ELSE m.metadata END)::jsonb AS meta
  *             FROM task_session_messages AS m
  *            WHERE m.created_at >= :since!::timestamp
+ *              -- Always true for a row the line above admits; it makes the two a range, which the planner
+ *              -- estimates narrow without statistics (a lone lower bound reads as a third of the table
+ *              -- and, behind the fence, chose a sequential scan: test/health-plans.test.ts).
+ *              AND m.created_at <= 'infinity'::timestamp
  *              AND                                      (strpos(m.metadata, 'subagent_task') > 0)
  *           OFFSET 0) AS w
  *    WHERE w.meta #>> '{normalized,kind}' = 'subagent_task'
@@ -50,7 +54,7 @@ export interface ICountExcessSinceCaptureQuery {
  */
 export const countExcessSinceCapture = new PostgresPreparedQuery<ICountExcessSinceCaptureParams, ICountExcessSinceCaptureResult>(
   "countExcessSinceCapture",
-  "WITH win AS MATERIALIZED (\n  SELECT w.task_session_id, w.meta #>> '{tool_call_id}' AS tool_call_id\n    FROM (SELECT m.task_session_id,\n                                                     (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null' OR strpos(m.metadata, 'subagent_task') = 0 OR NOT subagent_context_is_json(m.metadata) THEN '{}' ELSE m.metadata END)::jsonb AS meta\n            FROM task_session_messages AS m\n           WHERE m.created_at >= $1::timestamp\n             AND                                      (strpos(m.metadata, 'subagent_task') > 0)\n          OFFSET 0) AS w\n   WHERE w.meta #>> '{normalized,kind}' = 'subagent_task'\n)\nSELECT COUNT(*) AS \"excess!\" FROM (\n  SELECT DISTINCT s.task_session_id, s.tool_call_id\n    FROM task_session_subagents AS s\n   WHERE s.observed_at >= $1::timestamp\n     AND NOT EXISTS (\n       SELECT 1\n         FROM win\n        WHERE win.task_session_id = s.task_session_id\n          AND win.tool_call_id = s.tool_call_id)\n) AS excess",
+  "WITH win AS MATERIALIZED (\n  SELECT w.task_session_id, w.meta #>> '{tool_call_id}' AS tool_call_id\n    FROM (SELECT m.task_session_id,\n                                                     (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null' OR strpos(m.metadata, 'subagent_task') = 0 OR NOT subagent_context_is_json(m.metadata) THEN '{}' ELSE m.metadata END)::jsonb AS meta\n            FROM task_session_messages AS m\n           WHERE m.created_at >= $1::timestamp\n             -- Always true for a row the line above admits; it makes the two a range, which the planner\n             -- estimates narrow without statistics (a lone lower bound reads as a third of the table\n             -- and, behind the fence, chose a sequential scan: test/health-plans.test.ts).\n             AND m.created_at <= 'infinity'::timestamp\n             AND                                      (strpos(m.metadata, 'subagent_task') > 0)\n          OFFSET 0) AS w\n   WHERE w.meta #>> '{normalized,kind}' = 'subagent_task'\n)\nSELECT COUNT(*) AS \"excess!\" FROM (\n  SELECT DISTINCT s.task_session_id, s.tool_call_id\n    FROM task_session_subagents AS s\n   WHERE s.observed_at >= $1::timestamp\n     AND NOT EXISTS (\n       SELECT 1\n         FROM win\n        WHERE win.task_session_id = s.task_session_id\n          AND win.tool_call_id = s.tool_call_id)\n) AS excess",
   ["since"],
 );
 

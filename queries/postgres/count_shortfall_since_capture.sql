@@ -50,6 +50,10 @@ WITH expected AS MATERIALIZED (
                  {{metadata_or_empty(m.metadata)}} AS meta
             FROM task_session_messages AS m
            WHERE m.created_at >= :since!::timestamp
+             -- Always true for a row the line above admits; it makes the two a range, which the planner
+             -- estimates narrow without statistics (a lone lower bound reads as a third of the table
+             -- and, behind the fence, chose a sequential scan: test/health-plans.test.ts).
+             AND m.created_at <= 'infinity'::timestamp
              AND {{subagent_prefilter(m.metadata)}}
           OFFSET 0) AS e
 )

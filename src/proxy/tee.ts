@@ -7,6 +7,7 @@ import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { LineTap } from './line-tap.js';
 import type { RateLimitedWarn } from './rate-limited-warn.js';
+import { spillBatches } from './spill.js';
 import { TeeQueue, type TeeLine } from './tee-queue.js';
 import type { FromWriter, LineBatch, ToWriter, WriterConfig, WriterStats } from './writer-protocol.js';
 
@@ -36,6 +37,12 @@ export const DEFAULT_TEE_LIMITS: TeeLimits = { maxLines: 100_000, maxBytes: 64 *
 /** The JSON-RPC the proxy tracks: byte tests, so lines that cannot matter are never parsed. */
 const CLIENT_NEEDLES = ['"session/new"', '"session/load"', '"session/prompt"'].map((n) => Buffer.from(n));
 const UPDATE_NEEDLE = Buffer.from('"session/update"');
+/**
+ * The updates the recognizer reads (src/acp/recognizer.ts: tool_call, tool_call_update,
+ * subagent_update). Message and thought chunks, the bulk of a session's traffic and its
+ * largest lines, are relayed and never copied for the writer.
+ */
+const RECOGNIZED_UPDATE_NEEDLES = ['"tool_call', '"subagent_update"'].map((n) => Buffer.from(n));
 const RESULT_NEEDLE = Buffer.from('"result"');
 
 export interface TeeSummary extends WriterStats {
@@ -81,7 +88,10 @@ export class Tee {
       });
     this.fromClient = tap(0, (line) => CLIENT_NEEDLES.some((n) => line.includes(n)));
     // Responses are needed for session/new (the session id) and session/prompt (the turn's end).
-    this.fromAgent = tap(1, (line) => line.includes(UPDATE_NEEDLE) || line.includes(RESULT_NEEDLE));
+    this.fromAgent = tap(
+      1,
+      (line) => (line.includes(UPDATE_NEEDLE) && RECOGNIZED_UPDATE_NEEDLES.some((n) => line.includes(n))) || line.includes(RESULT_NEEDLE),
+    );
     // Its own process group (detached), so a Ctrl-C meant for the agent does not kill the
     // writer mid-session; it exits by itself when the proxy's IPC channel closes.
     this.worker = fork(fileURLToPath(new URL('./writer-process.js', import.meta.url)), [JSON.stringify(config)], {
@@ -209,16 +219,22 @@ export class Tee {
     // Not waiting for 'ready' or 'done': the writer reads the channel into its own backlog.
     const unsent = new Set<number>(); // sizes of the batches not yet on the channel
     const flushed: Promise<void>[] = [];
-    while (this.queue.length > 0) {
-      const lines = this.queue.take(MAX_BATCH_LINES);
-      const entry = lines.length;
-      unsent.add(entry);
-      flushed.push(new Promise<void>((r) => this.send(packBatch(lines), () => (unsent.delete(entry), r()))));
+    const rest: LineBatch[] = [];
+    while (this.queue.length > 0) rest.push(packBatch(this.queue.take(MAX_BATCH_LINES)));
+    const spill = rest.length > 0 ? spillBatches(rest) : null;
+    if (spill) this.sentLines += rest.reduce((n, b) => n + b.ends.length, 0);
+    else {
+      for (const batch of rest) {
+        const entry = batch.ends.length;
+        unsent.add(entry);
+        flushed.push(new Promise<void>((r) => this.send(batch, () => (unsent.delete(entry), r()))));
+      }
     }
     const ended = new Promise<number>((r) => {
       this.closed = r;
     });
-    flushed.push(new Promise<void>((r) => this.send({ type: 'drain', backgroundMs }, r))); // without it the writer would take the default cap
+    // Without the drain the writer would take the default cap.
+    flushed.push(new Promise<void>((r) => this.send({ type: 'drain', backgroundMs, ...(spill ? { spill } : {}) }, r)));
     const unwritten = await Promise.race([ended, delay(foregroundMs).then(() => null)]);
     this.dead = true;
     if (unwritten !== null) return summary(unwritten, 0);

@@ -12,6 +12,7 @@
 // left to read a WARN on stderr).
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { readSpill } from './spill.js';
 import type { BatchWriter } from './writer-jobs.js';
 import type { FromWriter, LineBatch, ToWriter, WriterConfig } from './writer-protocol.js';
 
@@ -35,6 +36,10 @@ process.on('message', (message: ToWriter) => {
     backlog.push(message);
     backlogLines += message.ends.length;
   } else {
+    for (const batch of message.spill ? readHandover(message.spill) : []) {
+      backlog.push(batch);
+      backlogLines += batch.ends.length;
+    }
     draining = true;
     cap = setTimeout(overTime, message.backgroundMs);
   }
@@ -51,7 +56,10 @@ process.on('disconnect', () => {
 const post = (message: FromWriter) => {
   if (!detached) send(message, undefined, undefined, () => {}); // a channel closing meanwhile is not an error here
 };
-post({ type: 'hello' });
+// 'hello' must be on the channel before the work loads: opening the store is synchronous and
+// may wait out a busy timeout (another connection holds the write lock), and a hello still
+// queued behind that wait would reach the proxy too late (it gives up on a silent writer).
+const helloSent = new Promise<void>((resolve) => send({ type: 'hello' } satisfies FromWriter, undefined, undefined, () => resolve()));
 
 const warnings: string[] = []; // once detached, the first few go to the log file
 const warn = (text: string) => {
@@ -59,11 +67,13 @@ const warn = (text: string) => {
   else if (warnings.length < 5) warnings.push(text);
 };
 
-const writer: Promise<BatchWriter> = import('./writer-jobs.js').then(({ createBatchWriter }) => {
-  const created = createBatchWriter(config, warn);
-  void created.opened.then((o) => post('error' in o ? { type: 'unavailable', error: o.error } : { type: 'ready', migrationsOk: o.ok }));
-  return created;
-});
+const writer: Promise<BatchWriter> = helloSent
+  .then(() => import('./writer-jobs.js'))
+  .then(({ createBatchWriter }) => {
+    const created = createBatchWriter(config, warn);
+    void created.opened.then((o) => post('error' in o ? { type: 'unavailable', error: o.error } : { type: 'ready', migrationsOk: o.ok }));
+    return created;
+  });
 
 async function run(): Promise<void> {
   if (running) return;
@@ -84,6 +94,16 @@ async function run(): Promise<void> {
     clearTimeout(cap);
     await w.close();
     exitWith(w, 0);
+  }
+}
+
+/** The proxy's last batches; a file that cannot be read is said in a WARN (its lines are not counted: nothing says how many). */
+function readHandover(file: string): LineBatch[] {
+  try {
+    return readSpill(file);
+  } catch (err) {
+    warn(`the proxy's hand-over file ${file} cannot be read: ${err instanceof Error ? err.message : String(err)}`);
+    return [];
   }
 }
 

@@ -29,6 +29,12 @@ export interface LineBatch {
 export interface DrainMessage {
   type: 'drain';
   backgroundMs: number;
+  /**
+   * A file holding the batches the proxy still had (v8-serialized LineBatch[], written by
+   * spill.ts), read before the drain: the channel cannot take them while the writer does not
+   * read it (a busy wait on the SQLite lock), and the proxy must not wait for that.
+   */
+  spill?: string;
 }
 
 export type ToWriter = LineBatch | DrainMessage;
