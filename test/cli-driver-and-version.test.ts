@@ -1,6 +1,6 @@
 // The CLI in a one-driver project (issue 17 items 2 and 4): a driver that is not installed is
 // one line naming what to install, exit 8, and `--version` prints the package's version. A
-// project without `pg` or `better-sqlite3` is test/packaging.test.ts's (this repository has
+// project without `pg` or `better-sqlite3` is test/packaging-hosts.test.ts's (this repository has
 // both); here loadDriver() meets a package that is really absent, and the real binary answers
 // --version.
 import { readFileSync } from 'node:fs';

@@ -9,7 +9,7 @@
  * under-claim (the key names an instant the backfill definitely covered).
  * The predicate below must stay the one backfill_subagent_contexts.sql applies before its
  * ranking (same prefilter, JSON normalization, identity filter, existing session);
- * test/migrations-backfill.test.ts checks the two agree.
+ * test/migrations-backfill-selection.test.ts checks the two agree.
  * Written as RFC3339 with nine fraction digits and Z (DESIGN §4): created_at is a
  * microsecond TIMESTAMP holding UTC, so the last three digits are zeros; to_char of a
  * timestamp without time zone does not depend on the session TimeZone.

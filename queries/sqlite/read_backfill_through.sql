@@ -8,7 +8,7 @@
  * instant the INSERT covered.
  * The predicate below must stay the one backfill_subagent_contexts.sql applies before its
  * ranking (same prefilter, JSON normalization, identity filter, parseable created_at,
- * existing session); test/migrations-backfill.test.ts checks the two agree.
+ * existing session); test/migrations-backfill-selection.test.ts checks the two agree.
  * Written as RFC3339 with nine fraction digits and Z (DESIGN §4): the utc9 form of
  * docs/timestamps.md with 'T' and 'Z'. MAX over utc9 is instant order (fixed width, UTC).
  *

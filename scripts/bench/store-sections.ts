@@ -2,7 +2,8 @@
 // store, measures it in its own child process (store-worker.ts) so peak RSS is per store, and
 // turns the measurements into findings.
 import type { RunningPostgres } from '../lib/embedded-postgres.js';
-import { ensurePostgresStore, ensureSqliteStore, STORE_PROFILES, type StoreProfileName } from '../lib/synthetic-store.js';
+import { STORE_PROFILES, type StoreProfileName } from '../lib/synthetic-history.js';
+import { ensurePostgresStore, ensureSqliteStore } from '../lib/synthetic-store.js';
 import type { Finding } from './findings.js';
 import { fmtInt, fmtMs, fmtRatio, median } from './stats.js';
 import { runWorker } from './run-worker.js';

@@ -2,7 +2,7 @@
 // declarations name these interfaces instead of pg's own types, so a host compiles against
 // them without @types/pg (and a SQLite-only host without anything PostgreSQL at all;
 // DESIGN §8). At run time the store expects a real pg 8 `Pool`; its type is assignable to
-// PostgresPool (the package's own tests pass one everywhere, and test/packaging.test.ts
+// PostgresPool (the package's own tests pass one everywhere, and test/packaging-hosts.test.ts
 // compiles a host that does).
 
 /** What a query resolves to; the package reads only these two fields. */

@@ -3,7 +3,7 @@
 // host compiles against them without @types/better-sqlite3 (and a PostgreSQL-only host
 // without anything SQLite at all; DESIGN §8). At run time the store expects a real
 // better-sqlite3 12 `Database`; its type is assignable to SqliteConnection (the package's own
-// tests pass one everywhere, and test/packaging.test.ts compiles a host that does).
+// tests pass one everywhere, and test/packaging-hosts.test.ts compiles a host that does).
 
 /** A prepared statement: what SqlitePreparedQuery calls on it. */
 export interface SqliteStatement {

@@ -1,5 +1,5 @@
 // The README's runnable examples: each ```ts block preceded by a marker line
-// `<!-- packaging-test: NAME -->` (blank lines between them allowed: Prettier puts one there), keyed by NAME. test/packaging.test.ts compiles and runs them
+// `<!-- packaging-test: NAME -->` (blank lines between them allowed: Prettier puts one there), keyed by NAME. test/packaging-hosts.test.ts compiles and runs them
 // in projects that installed the packed tarball, so the README cannot drift from the package.
 const BLOCK = /<!-- packaging-test: ([^>]+?) -->\n(?:[ \t]*\n)*```ts\n([\s\S]*?)\n```/g;
 

@@ -6,100 +6,27 @@
 // `demo`, `migrate`, `health`) against a real database (a temp SQLite file; databases on the
 // test PostgreSQL). The SQLite-only install must hold no pg, the PostgreSQL-only one no
 // better-sqlite3 and nothing native, and each names the missing driver when asked for the
-// other dialect. The published types are checked by @arethetypeswrong/cli on the tarball.
+// other dialect. The packed file list and @arethetypeswrong/cli are test/packaging-tarball.test.ts's.
 // SUBAGENT_CONTEXT_PACKAGING_DRIVERS=oldest (or newest) installs the oldest (newest) driver
 // versions the peer ranges admit instead of the ones the rest of the suite runs; .ci/run runs
-// this file once with each, so both ends of each peer range are tested.
+// test/packaging*.test.ts once with each, so both ends of each peer range are tested.
 // better-sqlite3 builds from source here (its prebuilt binaries are not on the npm registry),
 // about a minute on an idle machine, so both projects are prepared once, side by side, and
 // every test reads from them.
 import Database from 'better-sqlite3';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDatabase, type CreatedDatabase } from '../scripts/lib/postgres-database.js';
-import { pascal, parseDialect } from '../scripts/lib/query-files.js';
 import { compile, createConsumerProject, installedCopies, nativeAddons, type ConsumerProject } from './helpers/consumer-project.js';
 import { anyTypesIn } from './helpers/declaration-any.js';
 import { packPackage, type PackedPackage } from './helpers/packed-package.js';
-import { composeWorkedExample, readmeExamples } from './helpers/readme-examples.js';
+import { composeWorkedExample } from './helpers/readme-examples.js';
 import { run, type CommandResult } from './helpers/run-command.js';
 import { DIALECTS, type Dialect } from './helpers/test-db.js';
 import { byDialect } from './helpers/by-dialect.js';
-
-const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as {
-  exports: Record<string, string | Record<string, string>>;
-  bin: Record<string, string>;
-  version: string;
-  dependencies?: Record<string, string>;
-  devDependencies: Record<string, string>;
-  peerDependencies: Record<string, string>;
-};
-const dev = manifest.devDependencies;
-
-/** The oldest version a peer range of carets admits (`^8.10.0` → 8.10.0; `^9.0.0 || ^12.0.0` → 9.0.0). */
-function oldest(range: string): string {
-  const versions = range.split('||').map((alternative) => {
-    const m = /^\s*\^(\d+)\.(\d+)\.(\d+)\s*$/.exec(alternative);
-    if (!m) throw new Error(`peer range ${range}: expected ^MAJOR.MINOR.PATCH alternatives`);
-    return m.slice(1).map(Number);
-  });
-  versions.sort((x, y) => x[0] - y[0] || x[1] - y[1] || x[2] - y[2]);
-  return versions[0].join('.');
-}
-const DRIVERS = process.env.SUBAGENT_CONTEXT_PACKAGING_DRIVERS ?? 'tested';
-if (!['tested', 'oldest', 'newest'].includes(DRIVERS)) throw new Error(`SUBAGENT_CONTEXT_PACKAGING_DRIVERS=${DRIVERS}: expected oldest or newest`);
-/** The drivers installed: by default exactly the versions the rest of the suite runs (so the npm
- * cache has them); `oldest`: each peer range's minimum; `newest`: the range itself, which npm
- * resolves to the newest version it admits. */
-function driverVersion(name: 'better-sqlite3' | 'pg'): string {
-  const range = manifest.peerDependencies[name];
-  return DRIVERS === 'oldest' ? oldest(range) : DRIVERS === 'newest' ? range : dev[name];
-}
-const DRIVER = { 'better-sqlite3': driverVersion('better-sqlite3'), pg: driverVersion('pg') };
-const INSTALLS: Record<Dialect, readonly string[]> = {
-  sqlite: [`better-sqlite3@${DRIVER['better-sqlite3']}`, `@types/better-sqlite3@${dev['@types/better-sqlite3']}`, `@types/node@${dev['@types/node']}`],
-  postgres: [`pg@${DRIVER.pg}`, `@types/pg@${dev['@types/pg']}`, `@types/node@${dev['@types/node']}`],
-};
-
-const queries = parseDialect('.', 'sqlite');
-const PRODUCT = queries.filter((q) => q.group.folder === '').map((q) => q.name);
-const DEMO = queries.filter((q) => q.group.folder === 'demo').map((q) => q.name);
-/** Product statements only PostgreSQL has (scripts/lib/query-files.ts DIALECT_ONLY). */
-const POSTGRES_ONLY = parseDialect('.', 'postgres')
-  .filter((q) => q.group.folder === '' && !PRODUCT.includes(q.name))
-  .map((q) => q.name);
-const EXAMPLES = readmeExamples(readFileSync('README.md', 'utf8'));
-
-function example(name: string): string {
-  const code = EXAMPLES.get(name);
-  if (code === undefined) throw new Error(`README has no example marked <!-- packaging-test: ${name} -->`);
-  return code;
-}
-
-/** A program naming every product statement's function and types from the dialect's entry,
- * and expecting the demo's to be absent; it prints the entry's runtime export names. */
-function exportsCheck(dialect: Dialect): string {
-  return [
-    `import * as entry from 'subagent-context/${dialect}';`,
-    `export const statements = [${PRODUCT.map((n) => `entry.${n}`).join(', ')}];`,
-    ...PRODUCT.map((n) => `export type T_${n} = [entry.I${pascal(n)}Params, entry.I${pascal(n)}Result, entry.I${pascal(n)}Query];`),
-    ...DEMO.flatMap((n) => ['// @ts-expect-error the demo statements are not exported', `export type D_${n} = entry.I${pascal(n)}Result;`]),
-    'console.log(JSON.stringify(Object.keys(entry).sort()));',
-    '',
-  ].join('\n');
-}
-
-/** CommonJS: TypeScript's `import = require()` of every entry, compiled to `require()` (a .cts file). */
-const REQUIRE_CHECK = [
-  "import main = require('subagent-context');",
-  "import sqlite = require('subagent-context/sqlite');",
-  "import postgres = require('subagent-context/postgres');",
-  'const error: main.SubagentContextError = new main.SubagentContextError("x", "y");',
-  'console.log(typeof main.createSqliteStore, typeof sqlite.toSubagentContextRow, typeof postgres.toSubagentContextRow, error instanceof Error);',
-  '',
-].join('\n');
+import { manifest, DRIVERS, DRIVER, INSTALLS, PRODUCT, DEMO, POSTGRES_ONLY, example, exportsCheck, REQUIRE_CHECK } from './helpers/packaging-fixtures.js';
 
 interface Prepared {
   readonly project: ConsumerProject;
@@ -153,95 +80,6 @@ afterAll(async () => {
 function runIn(dialect: Dialect, command: string, args: readonly string[]): Promise<CommandResult> {
   return run(command, args, { cwd: prepared[dialect].project.dir, env: { DATABASE_URL: database.url } });
 }
-
-describe('packaging: the tarball', () => {
-  it('ships the entries, the CLI, every .sql and the declarations, and nothing else', () => {
-    const files = new Set(packed.files);
-    const targets = [...Object.values(manifest.exports).flatMap((e) => (typeof e === 'string' ? [e] : Object.values(e))), ...Object.values(manifest.bin)].map(
-      (p) => p.replace(/^\.\//, ''),
-    );
-    for (const t of targets) expect(files.has(t), t).toBe(true);
-    for (const dir of ['queries', 'schema']) {
-      const sql = (readdirSync(dir, { recursive: true, encoding: 'utf8' }) as string[]).filter((f) => f.endsWith('.sql')).map((f) => join(dir, f));
-      expect(sql.length).toBeGreaterThan(0);
-      expect(
-        packed.files.filter((f) => f.startsWith(`${dir}/`)),
-        dir,
-      ).toEqual(sql.sort());
-    }
-    const outside = packed.files.filter(
-      (f) =>
-        !/^(dist\/(src|generated)\/.*\.(js|d\.ts|js\.map)|(queries|schema)\/.*\.sql|docs\/[\w-]+\.md|test\/fixtures\/acp\/[\w-]+\.(jsonl|meta\.json)|package\.json|README\.md|CHANGELOG\.md|BENCHMARKS\.md|LICENSE)$/.test(
-          f,
-        ),
-    );
-    expect(outside).toEqual([]);
-    expect(packed.files.some((f) => f.startsWith('dist/test') || f.startsWith('dist/scripts'))).toBe(false);
-    expect(packed.files).toContain('LICENSE');
-    expect(readFileSync(join(packed.stage, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} subagent-context contributors\n/);
-  });
-
-  it('ships every file the README links to, so no link is dead on npm', () => {
-    const readme = readFileSync('README.md', 'utf8');
-    const targets = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((m) => m[1]).filter((t) => !/^[a-z]+:/.test(t));
-    expect(targets.length).toBeGreaterThan(8);
-    for (const t of new Set(targets)) expect(packed.files, t).toContain(t.replace(/^\.\//, ''));
-  });
-
-  it('has no runtime dependencies, and declares what a registry page shows', () => {
-    expect(manifest.dependencies ?? {}).toEqual({});
-    const installed = join(prepared.sqlite.project.dir, 'node_modules');
-    expect(existsSync(join(installed, '@pgtyped')), 'nothing of pgtyped is installed').toBe(false);
-    const published = JSON.parse(readFileSync(join(installed, 'subagent-context', 'package.json'), 'utf8')) as Record<string, unknown>;
-    expect(published.license).toBe('MIT');
-    expect((published.keywords as string[]).length).toBeGreaterThan(3);
-    expect(published.sideEffects).toEqual(['./dist/src/cli.js']);
-  });
-
-  it('keeps the CLI executable after `npm run build` (the bin works from the repository too)', () => {
-    expect(statSync(join(packed.stage, 'dist', 'src', 'cli.js')).mode & 0o111).toBe(0o111);
-  });
-
-  it('passes @arethetypeswrong/cli on the tarball, but for the one finding require(esm) implies', async () => {
-    // Written to a file: attw exits before a piped stdout of this size is flushed.
-    const report = join(work, 'attw.json');
-    const attw = await run('sh', ['-c', `"$0" "$1" --format json > "$2"`, resolve('node_modules/.bin/attw'), packed.tarball, report], { cwd: work });
-    const { problems } = JSON.parse(readFileSync(report, 'utf8')) as { problems: Record<string, { entrypoint: string; resolutionKind: string }[]> };
-    // Every entry resolves, with types, for node10 (typesVersions), node16 ESM and bundlers. The
-    // one finding left is by design: a `require()` resolves to the ES module, which Node
-    // 20.19+/22.12+ load and TypeScript 5.8+ types under `module: nodenext` (the .cts program
-    // above compiles and runs), but TypeScript's older `module: node16` rejects (README).
-    expect(problems).toEqual({
-      CJSResolvesToESM: Object.keys(manifest.exports)
-        .filter((entrypoint) => entrypoint !== './package.json')
-        .map((entrypoint) => ({ kind: 'CJSResolvesToESM', entrypoint, resolutionKind: 'node16-cjs' })),
-    });
-    expect(attw.code).toBe(1); // the control: attw reports it as a problem
-  });
-
-  it('carries the sources of its source maps inside them (no map points at a file it does not ship)', () => {
-    const installed = join(prepared.sqlite.project.dir, 'node_modules', 'subagent-context');
-    const maps = packed.files.filter((f) => f.endsWith('.js.map'));
-    expect(maps.length).toBeGreaterThan(0);
-    for (const f of maps) {
-      const map = JSON.parse(readFileSync(join(installed, f), 'utf8')) as { sources: string[]; sourcesContent?: (string | null)[] };
-      expect(map.sourcesContent?.length, f).toBe(map.sources.length);
-      expect(
-        map.sourcesContent?.every((s) => typeof s === 'string' && s.length > 0),
-        f,
-      ).toBe(true);
-    }
-  });
-
-  it('publishes declarations without `any`', () => {
-    const installed = join(prepared.sqlite.project.dir, 'node_modules');
-    const declarations = packed.files.filter((f) => f.endsWith('.d.ts')).map((f) => join(installed, 'subagent-context', f));
-    expect(declarations.length).toBeGreaterThan(50);
-    writeFileSync(join(work, 'control.d.ts'), 'export declare const leaked: any;\n');
-    expect(anyTypesIn([join(work, 'control.d.ts')]).length, 'the check finds `any` where it is').toBeGreaterThan(0);
-    expect(anyTypesIn(declarations)).toEqual([]);
-  });
-});
 
 describe('packaging: a host with one driver', () => {
   it('the SQLite-only install holds no pg; the PostgreSQL-only install holds no better-sqlite3 and builds nothing native', () => {
@@ -393,5 +231,41 @@ describe('packaging: the CLI and CommonJS in a one-driver project', () => {
     expect(out.stderr).toBe('');
     expect(out.code).toBe(0);
     expect(out.stdout).toBe('function function function true\n');
+  });
+});
+
+// What the tarball installs as, read in the SQLite-only project's node_modules.
+describe('packaging: the tarball', () => {
+  it('has no runtime dependencies, and declares what a registry page shows', () => {
+    expect(manifest.dependencies ?? {}).toEqual({});
+    const installed = join(prepared.sqlite.project.dir, 'node_modules');
+    expect(existsSync(join(installed, '@pgtyped')), 'nothing of pgtyped is installed').toBe(false);
+    const published = JSON.parse(readFileSync(join(installed, 'subagent-context', 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(published.license).toBe('MIT');
+    expect((published.keywords as string[]).length).toBeGreaterThan(3);
+    expect(published.sideEffects).toEqual(['./dist/src/cli.js']);
+  });
+
+  it('carries the sources of its source maps inside them (no map points at a file it does not ship)', () => {
+    const installed = join(prepared.sqlite.project.dir, 'node_modules', 'subagent-context');
+    const maps = packed.files.filter((f) => f.endsWith('.js.map'));
+    expect(maps.length).toBeGreaterThan(0);
+    for (const f of maps) {
+      const map = JSON.parse(readFileSync(join(installed, f), 'utf8')) as { sources: string[]; sourcesContent?: (string | null)[] };
+      expect(map.sourcesContent?.length, f).toBe(map.sources.length);
+      expect(
+        map.sourcesContent?.every((s) => typeof s === 'string' && s.length > 0),
+        f,
+      ).toBe(true);
+    }
+  });
+
+  it('publishes declarations without `any`', () => {
+    const installed = join(prepared.sqlite.project.dir, 'node_modules');
+    const declarations = packed.files.filter((f) => f.endsWith('.d.ts')).map((f) => join(installed, 'subagent-context', f));
+    expect(declarations.length).toBeGreaterThan(50);
+    writeFileSync(join(work, 'control.d.ts'), 'export declare const leaked: any;\n');
+    expect(anyTypesIn([join(work, 'control.d.ts')]).length, 'the check finds `any` where it is').toBeGreaterThan(0);
+    expect(anyTypesIn(declarations)).toEqual([]);
   });
 });
