@@ -132,7 +132,7 @@ async function main(): Promise<void> {
       await step('acp intake, recognizer memory', async () => recognizerMemory(quick ? 100_000 : 1_000_000));
     }
     if (sections.has('proxy')) {
-      const proxy = { dir: liveDir, messages: quick ? 400 : 4_000, burst: quick ? 2_000 : 10_000, runs };
+      const proxy = { dir: liveDir, messages: quick ? 1_000 : 10_000, warmUp: quick ? 200 : 1_000, burst: quick ? 2_000 : 10_000, runs };
       for (const dialect of dialects) await step(`proxy, ${dialect}`, () => proxyBench({ ...proxy, dialect, server }));
     }
     if (sections.has('hostile')) {

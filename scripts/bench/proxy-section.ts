@@ -1,12 +1,11 @@
 // `subagent-context proxy` (issue 21): what standing between an editor and its agent costs.
-// The agent is `cat` (it echoes every byte at once), so a round trip is client → agent →
-// client with nothing else in it. Direct: client ↔ cat. Proxied: client ↔ proxy ↔ cat, the
-// proxy recording into a real store. Each message is a session/update of a subagent tool call
-// with a fresh toolCallId, so both taps match it and the writer really writes a row per
-// message — the worst case. Latency: sequential round trips, direct and proxied interleaved in
-// rounds in the same run; the figure is the p99 added (proxied p99 − direct p99; target < 1 ms,
-// two hops of the proxy per round trip). Burst: N messages written at once, time until the last
-// echo, proxied against direct (and what the writer dropped, from the proxy's stderr).
+// Latency (proxy-latency.ts): every message timed one way, client → agent and agent → client,
+// through the proxy and on a direct pipe in the same run; the figure is the p99 the proxy adds
+// to one message (target < 1 ms), a round trip (two messages) reported beside it. Burst: the
+// agent is `cat` (it echoes every byte at once), N messages written at once, time until the
+// last echo, proxied against direct (and what the writer dropped, from the proxy's stderr).
+// Each message is a session/update of a subagent tool call with a fresh toolCallId, so the tap
+// matches it and the writer really writes a row per message — the worst case.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +13,7 @@ import { join, resolve } from 'node:path';
 import type { RunningPostgres } from '../lib/embedded-postgres.js';
 import { createDatabase } from '../lib/postgres-database.js';
 import type { Finding } from './findings.js';
+import { added, measureLatency, StampedPath, STAMP_AGENT, type LatencyRun } from './proxy-latency.js';
 import { fmtInt, fmtRatio, median } from './stats.js';
 import type { DialectName } from '../../src/dialect.js';
 
@@ -63,39 +63,6 @@ class EchoPath {
   }
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-
-interface LatencyResult {
-  direct: number[];
-  proxied: number[];
-}
-
-async function latency(direct: EchoPath, proxied: EchoPath, rounds: number, perRound: number, firstId: number): Promise<LatencyResult> {
-  const result: LatencyResult = { direct: [], proxied: [] };
-  let id = firstId;
-  for (let r = 0; r < rounds; r++) {
-    for (const [path, into] of (r % 2 === 0
-      ? [
-          [direct, result.direct],
-          [proxied, result.proxied],
-        ]
-      : [
-          [proxied, result.proxied],
-          [direct, result.direct],
-        ]) as [EchoPath, number[]][]) {
-      for (let i = 0; i < perRound; i++) {
-        const line = message(id++);
-        const n = ++path.sent;
-        const start = process.hrtime.bigint();
-        path.child.stdin.write(line);
-        await path.until(n);
-        into.push(Number(process.hrtime.bigint() - start) / 1e6);
-      }
-    }
-  }
-  return result;
-}
-
 async function burst(path: EchoPath, count: number, firstId: number): Promise<number> {
   const lines = Buffer.concat(Array.from({ length: count }, (_, i) => message(firstId + i)));
   path.sent += count;
@@ -123,81 +90,117 @@ export interface ProxyBenchOptions {
   dialect: DialectName;
   server?: RunningPostgres;
   dir: string;
+  /** Messages timed per path (after the warm-up). */
   messages: number;
+  /** Messages per path before the timed ones, reported apart as a fresh proxy's first messages. */
+  warmUp: number;
   burst: number;
   runs: number;
 }
 
-export async function proxyBench(o: ProxyBenchOptions): Promise<Finding[]> {
-  const tmp = mkdtempSync(join(tmpdir(), 'subagent-context-bench-proxy-'));
-  const db = o.dialect === 'postgres' ? await createDatabase(o.server!.url, `bench_proxy_${Date.now().toString(36)}`) : null;
-  const storeArgs = db ? ['--postgres', db.url] : ['--sqlite', join(tmp, 'proxy.db')];
+/** The store the proxy records into: a fresh SQLite file, or a fresh PostgreSQL database. */
+async function openStore(o: ProxyBenchOptions, tmp: string, name: string) {
+  const db = o.dialect === 'postgres' ? await createDatabase(o.server!.url, `bench_proxy_${name}_${Date.now().toString(36)}`) : null;
+  return { db, args: db ? ['--postgres', db.url] : ['--sqlite', join(tmp, `${name}.db`)] };
+}
+
+// The proxy waits for its writer at exit (instead of leaving it to finish in the background),
+// so the rows are counted once it has exited and its summary says what was lost.
+const proxyEnv = (tmp: string) => ({ SUBAGENT_CONTEXT_PROXY_DRAIN_MS: '600000', SUBAGENT_CONTEXT_PROXY_LOG: join(tmp, 'proxy.log') });
+
+const PER_ROUND = 100;
+
+async function latencyRun(o: ProxyBenchOptions, tmp: string): Promise<LatencyRun> {
+  const store = await openStore(o, tmp, 'latency');
+  try {
+    const direct = new StampedPath(STAMP_AGENT[0], STAMP_AGENT.slice(1));
+    const proxied = new StampedPath(process.execPath, [CLI, 'proxy', ...store.args, '--', ...STAMP_AGENT], proxyEnv(tmp));
+    // Both agents and the proxy's writer started (it migrates its store) before the first message.
+    await new Promise((r) => setTimeout(r, 1000));
+    const run = await measureLatency(direct, proxied, { warmUp: o.warmUp, messages: o.messages, perRound: PER_ROUND, message });
+    await Promise.all([direct.close(), proxied.close()]);
+    return run;
+  } finally {
+    await store.db?.drop();
+  }
+}
+
+async function burstRun(o: ProxyBenchOptions, tmp: string) {
+  const store = await openStore(o, tmp, 'burst');
   try {
     const direct = new EchoPath('cat', []);
-    // The proxy waits for its writer at exit (instead of leaving it to finish in the
-    // background), so the rows are counted once it has exited and its summary says what was lost.
-    const proxied = new EchoPath(process.execPath, [CLI, 'proxy', ...storeArgs, '--', 'cat'], {
-      SUBAGENT_CONTEXT_PROXY_DRAIN_MS: '600000',
-      SUBAGENT_CONTEXT_PROXY_LOG: join(tmp, 'proxy.log'),
-    });
-    // Warm-up: both paths started, the proxy's writer migrated its store.
-    await latency(direct, proxied, 2, 50, 0);
+    const proxied = new EchoPath(process.execPath, [CLI, 'proxy', ...store.args, '--', 'cat'], proxyEnv(tmp));
+    // Warm-up: one line each way, the proxy's writer ready (its store migrated).
+    for (const path of [direct, proxied]) {
+      path.child.stdin.write(message(0));
+      await path.until(++path.sent);
+    }
     await new Promise((r) => setTimeout(r, 1000));
-    const perRound = 100;
-    const lat = await latency(direct, proxied, Math.max(2, Math.round(o.messages / perRound)), perRound, 1_000_000);
     const bursts = { direct: [] as number[], proxied: [] as number[] };
     for (let r = 0; r < o.runs; r++) {
       const id = 10_000_000 * (r + 1);
-      for (const [path, into] of (r % 2 === 0
-        ? [
-            [direct, bursts.direct],
-            [proxied, bursts.proxied],
-          ]
-        : [
-            [proxied, bursts.proxied],
-            [direct, bursts.direct],
-          ]) as [EchoPath, number[]][]) {
-        into.push(await burst(path, o.burst, id + (path === proxied ? 5_000_000 : 0)));
-      }
+      const order: [EchoPath, number[]][] = [
+        [direct, bursts.direct],
+        [proxied, bursts.proxied],
+      ];
+      for (const [path, into] of r % 2 === 0 ? order : order.reverse()) into.push(await burst(path, o.burst, id + (path === proxied ? 5_000_000 : 0)));
     }
     await direct.close();
     const closing = process.hrtime.bigint();
     await proxied.close();
     const drainS = Number(process.hrtime.bigint() - closing) / 1e9;
-    const rows = await countRows(storeArgs, db);
-    const d = [...lat.direct].sort((a, b) => a - b);
-    const p = [...lat.proxied].sort((a, b) => a - b);
-    const added99 = percentile(p, 99) - percentile(d, 99);
-    const added50 = percentile(p, 50) - percentile(d, 50);
-    const summary = proxied.stderr.match(/subagent-context proxy: (\d+) writes recorded;(.*)/);
+    return { bursts, drainS, rows: await countRows(store.args, store.db), sent: proxied.sent, stderr: proxied.stderr };
+  } finally {
+    await store.db?.drop();
+  }
+}
+
+const ms = (n: number) => `${n.toFixed(3)} ms`;
+
+function legFinding(o: ProxyBenchOptions, leg: string, direct: number[], proxied: number[], target: boolean, detail: string): Finding {
+  const a = added(direct, proxied);
+  return {
+    section: 'proxy',
+    dialect: o.dialect,
+    config: leg,
+    measured: `p50 ${ms(a.proxied.p50)}, p99 ${ms(a.proxied.p99)} (${fmtInt(proxied.length)} messages)`,
+    ceiling: `direct pipe p50 ${ms(a.direct.p50)}, p99 ${ms(a.direct.p99)}`,
+    figure: a.p99,
+    figureText: `${a.p99 >= 0 ? '+' : ''}${a.p99.toFixed(3)} ms p99 (${a.p50 >= 0 ? '+' : ''}${a.p50.toFixed(3)} ms p50)`,
+    target: target ? { kind: 'at-most', value: 1, text: '< 1 ms added p99' } : null,
+    detail,
+  };
+}
+
+export async function proxyBench(o: ProxyBenchOptions): Promise<Finding[]> {
+  const tmp = mkdtempSync(join(tmpdir(), 'subagent-context-bench-proxy-'));
+  try {
+    const lat = await latencyRun(o, tmp);
+    const b = await burstRun(o, tmp);
+    const store = o.dialect === 'sqlite' ? 'SQLite WAL store' : 'PostgreSQL store';
     const bytes = message(1).length;
+    const steal = lat.stealShare === null ? '' : `; the hypervisor took ${(lat.stealShare * 100).toFixed(1)}% of the CPU time meanwhile (steal)`;
+    const how = `${bytes}-byte subagent session/update lines, one in flight, each teed and written as a row; direct and proxied interleaved in rounds of ${PER_ROUND}, after ${fmtInt(o.warmUp)} warm-up messages per path${steal}`;
+    const summary = b.stderr.match(/subagent-context proxy: (\d+) writes recorded;(.*)/);
     const rate = (s: number[]) => o.burst / median(s);
     return [
-      {
-        section: 'proxy',
-        dialect: o.dialect,
-        config: `round trip through \`proxy -- cat\`, ${o.dialect === 'sqlite' ? 'SQLite WAL' : 'PostgreSQL'} store`,
-        measured: `p50 ${percentile(p, 50).toFixed(3)} ms, p99 ${percentile(p, 99).toFixed(3)} ms (${fmtInt(p.length)} messages)`,
-        ceiling: `direct pipe p50 ${percentile(d, 50).toFixed(3)} ms, p99 ${percentile(d, 99).toFixed(3)} ms`,
-        figure: added99,
-        figureText: `+${added99.toFixed(3)} ms p99 (+${added50.toFixed(3)} ms p50)`,
-        target: { kind: 'at-most', value: 1, text: '< 1 ms added p99' },
-        detail: `${bytes}-byte subagent session/update lines, each teed and written as a row; direct and proxied interleaved in rounds of ${perRound}`,
-      },
+      legFinding(o, `one message through \`proxy\`, client → agent, ${store}`, lat.direct.toAgent, lat.proxied.toAgent, true, how),
+      legFinding(o, `one message through \`proxy\`, agent → client, ${store}`, lat.direct.toClient, lat.proxied.toClient, true, how),
+      legFinding(o, `round trip (two messages) through \`proxy\`, ${store}`, lat.direct.roundTrip, lat.proxied.roundTrip, false, `${how}; the agent's own time between its read and its write included`),
+      legFinding(o, `round trip, a fresh proxy's first ${fmtInt(o.warmUp)} messages`, lat.coldDirect.roundTrip, lat.coldProxied.roundTrip, false, `the warm-up above, timed: the relay path not yet compiled by V8, the writer starting`),
       {
         section: 'proxy',
         dialect: o.dialect,
         config: `burst of ${fmtInt(o.burst)} messages through \`proxy -- cat\``,
-        measured: `${fmtInt(rate(bursts.proxied))} messages/s (${((rate(bursts.proxied) * bytes) / 2 ** 20).toFixed(1)} MiB/s)`,
-        ceiling: `direct pipe ${fmtInt(rate(bursts.direct))} messages/s`,
-        figure: rate(bursts.proxied) / rate(bursts.direct),
-        figureText: fmtRatio(rate(bursts.proxied) / rate(bursts.direct)),
+        measured: `${fmtInt(rate(b.bursts.proxied))} messages/s (${((rate(b.bursts.proxied) * bytes) / 2 ** 20).toFixed(1)} MiB/s)`,
+        ceiling: `direct pipe ${fmtInt(rate(b.bursts.direct))} messages/s`,
+        figure: rate(b.bursts.proxied) / rate(b.bursts.direct),
+        figureText: fmtRatio(rate(b.bursts.proxied) / rate(b.bursts.direct)),
         target: null,
-        detail: `median of ${o.runs} bursts; the writer wrote ${fmtInt(rows)} rows for ${fmtInt(o.burst * o.runs + p.length + 100)} messages${summary?.[2] ? ` —${summary[2]}` : ', nothing lost'}, finishing ${drainS.toFixed(1)} s after the last echo`,
+        detail: `median of ${o.runs} bursts; the writer wrote ${fmtInt(b.rows)} rows for ${fmtInt(b.sent)} messages${summary?.[2] ? ` —${summary[2]}` : ', nothing lost'}, finishing ${b.drainS.toFixed(1)} s after the last echo`,
       },
     ];
   } finally {
-    await db?.drop();
     rmSync(tmp, { recursive: true, force: true });
   }
 }

@@ -221,7 +221,7 @@ export class Tee {
     const flushed: Promise<void>[] = [];
     const rest: LineBatch[] = [];
     while (this.queue.length > 0) rest.push(packBatch(this.queue.take(MAX_BATCH_LINES)));
-    const spill = rest.length > 0 ? spillBatches(rest) : null;
+    const spill = rest.length > 0 ? spillBatches(rest, this.worker.pid ?? 0) : null;
     if (spill) this.sentLines += rest.reduce((n, b) => n + b.ends.length, 0);
     else {
       for (const batch of rest) {

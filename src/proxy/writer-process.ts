@@ -12,7 +12,7 @@
 // left to read a WARN on stderr).
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { readSpill } from './spill.js';
+import { readSpill, sweepStaleSpills } from './spill.js';
 import type { BatchWriter } from './writer-jobs.js';
 import type { FromWriter, LineBatch, ToWriter, WriterConfig } from './writer-protocol.js';
 
@@ -68,6 +68,7 @@ const warn = (text: string) => {
 };
 
 const writer: Promise<BatchWriter> = helloSent
+  .then(sweepEarlierHandovers)
   .then(() => import('./writer-jobs.js'))
   .then(({ createBatchWriter }) => {
     const created = createBatchWriter(config, warn);
@@ -126,6 +127,24 @@ function overTime(): void {
   void Promise.race([writer, null]).then((w) => exitWith(w, backlogLines + inFlight));
 }
 
+/** An earlier run's writer that stopped before reading its hand-over (killed, crashed) left it behind. */
+function sweepEarlierHandovers(): void {
+  for (const { file, lines } of sweepStaleSpills()) {
+    const text = `removed ${file}, left by an earlier run whose writer stopped before reading it: ${lines === null ? 'its lines' : `${lines} lines`} were never written`;
+    warn(text);
+    appendLog(`${new Date().toISOString()} subagent-context proxy (execution ${config.executionId}): ${text}\n`);
+  }
+}
+
+function appendLog(line: string): void {
+  try {
+    mkdirSync(dirname(config.logFile), { recursive: true });
+    appendFileSync(config.logFile, line);
+  } catch {
+    // nowhere left to say it
+  }
+}
+
 function log(stats: BatchWriter['stats'], unwritten: number): void {
   const lost = [
     stats.failed && `${stats.failed} writes failed`,
@@ -133,11 +152,5 @@ function log(stats: BatchWriter['stats'], unwritten: number): void {
     unwritten && `${unwritten} lines not written when the background time ran out`,
   ].filter(Boolean);
   const first = warnings.length ? `; first WARN: ${warnings[0].replace(/\s*\n\s*/g, ' ')}` : '';
-  const line = `${new Date().toISOString()} subagent-context proxy (execution ${config.executionId}): finished in the background: ${stats.written} writes recorded${lost.length ? `; ${lost.join(', ')}` : ''}${first}\n`;
-  try {
-    mkdirSync(dirname(config.logFile), { recursive: true });
-    appendFileSync(config.logFile, line);
-  } catch {
-    // nowhere left to say it
-  }
+  appendLog(`${new Date().toISOString()} subagent-context proxy (execution ${config.executionId}): finished in the background: ${stats.written} writes recorded${lost.length ? `; ${lost.join(', ')}` : ''}${first}\n`);
 }
