@@ -69,11 +69,15 @@ describeBothDialects('proxy: hand-overs left by a writer that stopped', (dialect
     expect([dead, old, unreadable].filter(existsSync)).toEqual([]);
     expect([live, other].filter(existsSync)).toEqual([live, other]);
     const log = readFileSync(logFile, 'utf8');
-    expect(log).toMatch(/subagent-context-handover-dead\/handover-\d+\.bin, left by an earlier run whose writer stopped before reading it: 5 lines were never written/);
+    expect(log).toMatch(
+      /subagent-context-handover-dead\/handover-\d+\.bin, left by an earlier run whose writer stopped before reading it: 5 lines were never written/,
+    );
     expect(log).toMatch(/subagent-context-handover-old\/handover-\d+\.bin, left by an earlier run [^\n]*: 4 lines were never written/);
     expect(log).toMatch(/subagent-context-handover-torn\/handover-\d+\.bin, left by an earlier run [^\n]*: its lines were never written/);
     expect(log.trim().split('\n')).toHaveLength(3);
-    expect(result.stderr).toMatch(/handover-dead\/handover-\d+\.bin, left by an earlier run whose writer stopped before reading it: 5 lines were never written/);
+    expect(result.stderr).toMatch(
+      /handover-dead\/handover-\d+\.bin, left by an earlier run whose writer stopped before reading it: 5 lines were never written/,
+    );
   });
 
   it('a proxy whose writer stops before the hand-over leaves the file; the next run removes it and counts its lines', async () => {
@@ -97,30 +101,39 @@ describeBothDialects('proxy: hand-overs left by a writer that stopped', (dialect
     await echoes(22);
     proxy.stdin.end();
     expect(await exited).toBe(0);
-    const file = join(tmp, readdirSync(tmp).find((n) => n.startsWith('subagent-context-handover-'))!, `handover-${writerPid}.bin`);
+    const file = join(
+      tmp,
+      readdirSync(tmp).find((n) => n.startsWith('subagent-context-handover-'))!,
+      `handover-${writerPid}.bin`,
+    );
     expect(existsSync(file)).toBe(true);
     process.kill(writerPid, 'SIGKILL');
 
     const next = await run(process.execPath, [CLI, 'proxy', ...store.args, '--', 'cat'], { cwd: tmp, env, timeoutMs: 60_000 });
     expect(next.code, next.output).toBe(0);
     expect(existsSync(file), next.output).toBe(false);
-    expect(readFileSync(join(tmp, 'proxy.log'), 'utf8')).toContain(`${file}, left by an earlier run whose writer stopped before reading it: 20 lines were never written`);
+    expect(readFileSync(join(tmp, 'proxy.log'), 'utf8')).toContain(
+      `${file}, left by an earlier run whose writer stopped before reading it: 20 lines were never written`,
+    );
   });
 });
 
 function subagentLine(i: number): string {
-  const update = { sessionUpdate: 'tool_call', toolCallId: `toolu_sweep_${i}`, title: 'Task', status: 'pending', rawInput: { description: `Part ${i}`, subagent_type: 'general-purpose' }, _meta: { claudeCode: { toolName: 'Agent' } } };
+  const update = {
+    sessionUpdate: 'tool_call',
+    toolCallId: `toolu_sweep_${i}`,
+    title: 'Task',
+    status: 'pending',
+    rawInput: { description: `Part ${i}`, subagent_type: 'general-purpose' },
+    _meta: { claudeCode: { toolName: 'Agent' } },
+  };
   return `${JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 'sweep-session', update } })}\n`;
 }
 
 /** The pids of a process's children (Linux /proc). */
 function childPids(pid: number): number[] {
   return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
-    readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8')
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number),
+    readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number),
   );
 }
 

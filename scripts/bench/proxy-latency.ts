@@ -79,7 +79,15 @@ export interface LatencyRun {
 }
 
 /** Interleaves the two paths in rounds of `perRound` messages, alternating which goes first. */
-async function rounds(direct: StampedPath, proxied: StampedPath, count: number, perRound: number, into: [Trips, Trips], message: (i: number) => Buffer, first: number): Promise<number> {
+async function rounds(
+  direct: StampedPath,
+  proxied: StampedPath,
+  count: number,
+  perRound: number,
+  into: [Trips, Trips],
+  message: (i: number) => Buffer,
+  first: number,
+): Promise<number> {
   let id = first;
   for (let r = 0; r * perRound < count; r++) {
     const order: [StampedPath, Trips][] = [
@@ -93,7 +101,11 @@ async function rounds(direct: StampedPath, proxied: StampedPath, count: number, 
   return id;
 }
 
-export async function measureLatency(direct: StampedPath, proxied: StampedPath, o: { warmUp: number; messages: number; perRound: number; message: (i: number) => Buffer }): Promise<LatencyRun> {
+export async function measureLatency(
+  direct: StampedPath,
+  proxied: StampedPath,
+  o: { warmUp: number; messages: number; perRound: number; message: (i: number) => Buffer },
+): Promise<LatencyRun> {
   const run: LatencyRun = { direct: trips(), proxied: trips(), coldDirect: trips(), coldProxied: trips(), stealShare: null };
   const next = await rounds(direct, proxied, o.warmUp, o.perRound, [run.coldDirect, run.coldProxied], o.message, 0);
   const before = cpuTicks();

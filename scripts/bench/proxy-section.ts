@@ -186,8 +186,22 @@ export async function proxyBench(o: ProxyBenchOptions): Promise<Finding[]> {
     return [
       legFinding(o, `one message through \`proxy\`, client → agent, ${store}`, lat.direct.toAgent, lat.proxied.toAgent, true, how),
       legFinding(o, `one message through \`proxy\`, agent → client, ${store}`, lat.direct.toClient, lat.proxied.toClient, true, how),
-      legFinding(o, `round trip (two messages) through \`proxy\`, ${store}`, lat.direct.roundTrip, lat.proxied.roundTrip, false, `${how}; the agent's own time between its read and its write included`),
-      legFinding(o, `round trip, a fresh proxy's first ${fmtInt(o.warmUp)} messages`, lat.coldDirect.roundTrip, lat.coldProxied.roundTrip, false, `the warm-up above, timed: the relay path not yet compiled by V8, the writer starting`),
+      legFinding(
+        o,
+        `round trip (two messages) through \`proxy\`, ${store}`,
+        lat.direct.roundTrip,
+        lat.proxied.roundTrip,
+        false,
+        `${how}; the agent's own time between its read and its write included`,
+      ),
+      legFinding(
+        o,
+        `round trip, a fresh proxy's first ${fmtInt(o.warmUp)} messages`,
+        lat.coldDirect.roundTrip,
+        lat.coldProxied.roundTrip,
+        false,
+        `the warm-up above, timed: the relay path not yet compiled by V8, the writer starting`,
+      ),
       {
         section: 'proxy',
         dialect: o.dialect,

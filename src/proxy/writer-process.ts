@@ -152,5 +152,7 @@ function log(stats: BatchWriter['stats'], unwritten: number): void {
     unwritten && `${unwritten} lines not written when the background time ran out`,
   ].filter(Boolean);
   const first = warnings.length ? `; first WARN: ${warnings[0].replace(/\s*\n\s*/g, ' ')}` : '';
-  appendLog(`${new Date().toISOString()} subagent-context proxy (execution ${config.executionId}): finished in the background: ${stats.written} writes recorded${lost.length ? `; ${lost.join(', ')}` : ''}${first}\n`);
+  appendLog(
+    `${new Date().toISOString()} subagent-context proxy (execution ${config.executionId}): finished in the background: ${stats.written} writes recorded${lost.length ? `; ${lost.join(', ')}` : ''}${first}\n`,
+  );
 }
