@@ -61,7 +61,7 @@ function forms(ns: bigint): Seed[] {
 function sqliteShortfallAt(db: TestDb, startNs: bigint, sinceFloor: string, o: { withoutNegativeOffsetTerm?: boolean } = {}): number {
   let sql = countShortfallSinceCapture.sql;
   if (o.withoutNegativeOffsetTerm) {
-    const term = " OR substr(e.created_at, -6, 1) = '-'";
+    const term = " OR substr(m.created_at, -6, 1) = '-'";
     expect(sql).toContain(term);
     sql = sql.replace(term, '');
   }

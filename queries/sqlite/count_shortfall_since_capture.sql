@@ -10,9 +10,10 @@
  * scan of every task_session_subagents row; this form searches idx_messages_created_at and
  * idx_subagents_observed_at and evaluates the observed set once (test/health-plans.test.ts).
  *
- * `msg` is AC-23b's normalization (revision 4): NULL, '', 'null' and any text that is not
- * valid JSON read as '{}', so one malformed row is a non-match, never an error that would
- * silently disable the check.
+ * AC-23b's normalization (revision 4): NULL, '', 'null' and any text that is not valid JSON
+ * read as '{}', so one malformed row is a non-match, never an error that would silently
+ * disable the check. NULL, '' and 'null' never pass the text test; the rest is
+ * prefiltered_metadata_or_empty, inside each JSON call.
  *
  * Time (AC-24e, docs/timestamps.md): :since is the key in "utc9" form and each column value
  * is brought to utc9, so the comparison is exact (nanoseconds; no julianday, no raw text)
@@ -27,33 +28,32 @@
  * on PostgreSQL, in the backfill and on the live path (a number is not an id).
  * Cost: a message whose text does not contain '_task' cannot qualify (see
  * backfill_subagent_contexts.sql for why the text match is a superset of the JSON
- * predicate), so it is mapped to '{}' before any JSON is validated or parsed: only the
- * window's few subagent messages reach the parser.
+ * predicate), so it is dropped before any JSON is validated or parsed: only the window's
+ * few subagent messages reach the parser, and `expected` (MATERIALIZED) parses each of them
+ * once. Not materialized, SQLite repeats a CTE column's expression wherever it is used, and
+ * the three recordable-id terms read tool_call_id several times each: each read re-ran the
+ * JSON calls (dense-1m, last 1%: 19 ms → 13 ms; BENCHMARKS.md, "the peers").
  *
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
- * codegen (the generated module shows the whole statement): before_since_text, metadata_or_empty, recordable_id, subagent_prefilter, utc9.
+ * codegen (the generated module shows the whole statement): before_since_text, prefiltered_metadata_or_empty, recordable_id, subagent_prefilter, utc9.
  */
 /* @name countShortfallSinceCapture */
-WITH msg AS (
-  SELECT m.task_session_id, m.task_id, m.created_at, m.metadata,
-         {{metadata_or_empty(m.metadata)}} AS meta
+WITH expected AS MATERIALIZED (
+  -- The window's subagent candidates, on the index: the bare column bounded below by the
+  -- floor, the floor's extra rows dropped on the index entry, then the text test.
+  SELECT m.task_session_id, m.task_id, m.created_at,
+         json_extract({{prefiltered_metadata_or_empty(m.metadata)}}, '$.normalized.kind') AS kind,
+         CASE WHEN json_type({{prefiltered_metadata_or_empty(m.metadata)}}, '$.tool_call_id') = 'text'
+              THEN json_extract(m.metadata, '$.tool_call_id') END AS tool_call_id
     FROM task_session_messages AS m
-), expected AS (
-  SELECT msg.task_session_id, msg.task_id, msg.created_at, msg.metadata,
-         json_extract(msg.meta, '$.normalized.kind') AS kind,
-         CASE WHEN json_type(msg.meta, '$.tool_call_id') = 'text'
-              THEN json_extract(msg.meta, '$.tool_call_id') END AS tool_call_id
-    FROM msg
+   WHERE m.created_at >= :sinceFloor!
+     AND {{before_since_text(m.created_at)}}
+     AND {{subagent_prefilter(m.metadata)}}
 )
 SELECT COUNT(*) AS "shortfall!::bigint" FROM (
   SELECT DISTINCT e.task_session_id, e.tool_call_id
     FROM expected AS e
-   WHERE e.created_at >= :sinceFloor!
-     AND {{before_since_text(e.created_at)}}
-     -- The text test once, as a term of its own: a row without it never evaluates msg's CASE
-     -- or a JSON call (it would map to '{}' there and fail the kind test anyway).
-     AND {{subagent_prefilter(e.metadata)}}
-     AND e.kind = 'subagent_task'
+   WHERE e.kind = 'subagent_task'
      -- AC-2 / AC-21a: the shortfall side excludes exactly what the writer and the backfill
      -- skip — an id that is not recordable (src/identity.ts: not a JSON string, empty, NUL,
      -- not well-formed, or beyond the indexable length) — so a correctly skipped frame is not
@@ -62,10 +62,8 @@ SELECT COUNT(*) AS "shortfall!::bigint" FROM (
      AND {{recordable_id(e.task_session_id)}}
      AND {{recordable_id(e.task_id)}}
      AND {{recordable_id(e.tool_call_id)}}
-     -- The exact instant test only behind the kind test: a term on the indexed column alone is
-     -- evaluated on every index entry of the window's day floor before the row is read, and
-     -- utc9's strftime there was ~40% of the statement (BENCHMARKS.md, "the peers").
-     AND (CASE WHEN e.kind = 'subagent_task' THEN {{utc9(e.created_at)}} END) >= :since!
+     -- The exact instant test last, on the few rows left.
+     AND {{utc9(e.created_at)}} >= :since!
      AND (e.task_session_id, e.tool_call_id) NOT IN (
        SELECT s.task_session_id, s.tool_call_id
          FROM task_session_subagents AS s

@@ -27,7 +27,7 @@
 /* @name readBackfillThrough */
 WITH candidate AS (
   -- The text prefilter before any JSON parsing, the same as backfill_subagent_contexts.sql's
-  -- (see there why instr(..., '_task') is a superset of the JSON predicate, and cheap).
+  -- (see there why GLOB '*_task*' is a superset of the JSON predicate, and cheap).
   SELECT n.created_at, n.task_session_id, n.task_id,
          {{prefiltered_metadata_or_empty(n.metadata)}} AS meta
     FROM task_session_messages AS n

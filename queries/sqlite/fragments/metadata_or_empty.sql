@@ -5,5 +5,5 @@
  * @anchor json_valid(
  */
 (CASE WHEN x IS NULL OR x = '' OR x = 'null'
-        OR instr(x, '_task') = 0 OR NOT json_valid(x)
+        OR NOT x GLOB '*_task*' OR NOT json_valid(x)
       THEN '{}' ELSE x END)
