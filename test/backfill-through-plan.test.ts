@@ -46,7 +46,7 @@ describeBothDialects('read_backfill_through: an index walk, not a second full sc
   it('names the newest qualifying message', async () => {
     const through = byDialect(dialect, {
       sqlite: () => sqliteQueries.readBackfillThrough.get({}, db.sqlite!)?.backfill_through,
-      postgres: async () => (await postgresQueries.readBackfillThrough.run({}, db.pool!))[0]?.backfill_through,
+      postgres: async () => (await postgresQueries.readBackfillThrough.run(undefined, db.pool!))[0]?.backfill_through,
     });
     // Message 19950 is the last multiple of 50: 2026-01-01 plus 19950 minutes.
     expect(await through()).toBe('2026-01-14T20:30:00.000000000Z');
@@ -66,7 +66,7 @@ describeBothDialects('read_backfill_through: an index walk, not a second full sc
       return;
     }
     // No parameters, so one plan: custom and generic are the same.
-    const nodes = await explainGenerated(db.pool!, postgresQueries.readBackfillThrough, {}, false);
+    const nodes = await explainGenerated(db.pool!, postgresQueries.readBackfillThrough, undefined, false);
     const shape = JSON.stringify(nodes.map((n) => `${n['Node Type']} ${n['Relation Name'] ?? ''} ${n['Index Name'] ?? ''}`));
     expect(seqScansOf(nodes, 'task_session_messages'), shape).toEqual([]);
     expect(
