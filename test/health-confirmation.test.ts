@@ -4,7 +4,10 @@
 // so the first evaluation reads 1 and the confirmation reads 0. The hook is the per-row
 // JSON-validity function the statement calls: on PostgreSQL a VOLATILE replacement of the
 // package's subagent_context_is_json, on SQLite a connection-level json_valid that writes
-// through a second connection.
+// through a second connection. On PostgreSQL the excess statement runs beside the shortfall
+// on another connection (src/health/check-health.ts) and calls the same function, so the hook
+// fires only inside the shortfall statement, and only once (the UPDATE … WHERE armed takes
+// the row: a second caller waits, then finds it disarmed).
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { formatKeyInstant } from '../src/instant.js';
@@ -47,9 +50,11 @@ describeBothDialects('health: AC-28b confirmation', (dialect) => {
         CREATE OR REPLACE FUNCTION subagent_context_is_json(doc text) RETURNS boolean
         LANGUAGE plpgsql VOLATILE AS $f$
         BEGIN
-          IF EXISTS (SELECT 1 FROM injection WHERE armed) THEN
-            UPDATE injection SET armed = false;
-            ${LATE_ROW.replace(/\$1/g, `'${observedAt}'`)};
+          IF current_query() LIKE '%AS "shortfall!"%' THEN
+            UPDATE injection SET armed = false WHERE armed;
+            IF FOUND THEN
+              ${LATE_ROW.replace(/\$1/g, `'${observedAt}'`)};
+            END IF;
           END IF;
           IF doc IS NULL THEN RETURN false; END IF;
           BEGIN

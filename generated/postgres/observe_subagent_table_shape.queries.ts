@@ -9,8 +9,6 @@ export type IObserveSubagentTableShapeParams = void;
 export interface IObserveSubagentTableShapeResult {
   execution_column_not_null: boolean;
   execution_column_present: boolean;
-  json_helper_found: string | null;
-  json_helper_state: string;
   kandev_meta_present: boolean;
   missing_secondary_indexes: number;
   narrow_metric_columns: number;
@@ -45,21 +43,6 @@ export interface IObserveSubagentTableShapeQuery {
  *     JOIN rel ON i.indrelid = rel.oid
  *    WHERE i.indisunique
  * )
- * , home AS (
- *   -- Where the package's objects live, and who may own them besides the current user.
- *   SELECT COALESCE((SELECT c.relnamespace FROM pg_class AS c JOIN rel ON c.oid = rel.oid),
- *                   (SELECT n.oid FROM pg_namespace AS n WHERE n.nspname = current_schema())) AS nsp,
- *          (SELECT c.relowner FROM pg_class AS c JOIN rel ON c.oid = rel.oid) AS table_owner
- * ), helper AS (
- *   SELECT p.*, n.nspname, r.rolname,
- *          COALESCE(p.pronamespace = home.nsp
- *                     AND (r.rolsuper OR r.rolname = current_user OR p.proowner = home.table_owner), false) AS trusted
- *     FROM pg_proc AS p
- *     JOIN pg_namespace AS n ON n.oid = p.pronamespace
- *     JOIN pg_roles AS r ON r.oid = p.proowner
- *    CROSS JOIN home
- *    WHERE p.oid = to_regprocedure('subagent_context_is_json(text)')
- * )
  * SELECT
  *   to_regclass('kandev_meta') IS NOT NULL AS "kandev_meta_present!",
  *   (SELECT rel.oid FROM rel) IS NOT NULL AS "table_present!",
@@ -86,23 +69,12 @@ export interface IObserveSubagentTableShapeQuery {
  *     WHERE a.attnum > 0 AND NOT a.attisdropped) AS "subagent_columns!",
  *   (SELECT count(*)::int FROM pg_attribute AS a JOIN rel ON a.attrelid = rel.oid
  *     WHERE a.attname IN ('total_tokens', 'tool_use_count', 'duration_ms') AND NOT a.attisdropped
- *       AND a.atttypid IN ('int2'::regtype, 'int4'::regtype)) AS "narrow_metric_columns!",
- *   COALESCE((SELECT CASE
- *                       WHEN NOT h.trusted THEN 'untrusted'
- *                       WHEN md5(h.prosrc) = '15bd0ff0045e4acc3263c951d90fb9e5'
- *                        AND h.prolang = (SELECT l.oid FROM pg_language AS l WHERE l.lanname = 'plpgsql')
- *                        AND h.provolatile = 'i' AND h.proparallel = 'r' AND NOT h.prosecdef
- *                        AND h.prorettype = 'pg_catalog.bool'::regtype AND NOT h.proretset
- *                        AND h.proconfig = ARRAY['search_path=pg_catalog, pg_temp'] THEN 'current'
- *                       ELSE 'outdated' END
- *                FROM helper AS h), 'absent') AS "json_helper_state!",
- *   (SELECT format('%I.%s owned by role %I', h.nspname, 'subagent_context_is_json(text)', h.rolname)
- *      FROM helper AS h) AS "json_helper_found?"
+ *       AND a.atttypid IN ('int2'::regtype, 'int4'::regtype)) AS "narrow_metric_columns!"
  * ```
  */
 export const observeSubagentTableShape = new PostgresPreparedQuery<IObserveSubagentTableShapeParams, IObserveSubagentTableShapeResult>(
   "observeSubagentTableShape",
-  "WITH rel AS (\n  SELECT to_regclass('task_session_subagents') AS oid\n), unique_index AS (\n  SELECT i.indisvalid AND i.indpred IS NULL AND i.indexprs IS NULL AS plain,\n         ARRAY(SELECT a.attname::text\n                 FROM unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)\n                 JOIN pg_attribute AS a ON a.attrelid = i.indrelid AND a.attnum = k.attnum\n                WHERE k.ord <= i.indnkeyatts\n                ORDER BY k.ord) AS cols\n    FROM pg_index AS i\n    JOIN rel ON i.indrelid = rel.oid\n   WHERE i.indisunique\n)\n, home AS (\n  -- Where the package's objects live, and who may own them besides the current user.\n  SELECT COALESCE((SELECT c.relnamespace FROM pg_class AS c JOIN rel ON c.oid = rel.oid),\n                  (SELECT n.oid FROM pg_namespace AS n WHERE n.nspname = current_schema())) AS nsp,\n         (SELECT c.relowner FROM pg_class AS c JOIN rel ON c.oid = rel.oid) AS table_owner\n), helper AS (\n  SELECT p.*, n.nspname, r.rolname,\n         COALESCE(p.pronamespace = home.nsp\n                    AND (r.rolsuper OR r.rolname = current_user OR p.proowner = home.table_owner), false) AS trusted\n    FROM pg_proc AS p\n    JOIN pg_namespace AS n ON n.oid = p.pronamespace\n    JOIN pg_roles AS r ON r.oid = p.proowner\n   CROSS JOIN home\n   WHERE p.oid = to_regprocedure('subagent_context_is_json(text)')\n)\nSELECT\n  to_regclass('kandev_meta') IS NOT NULL AS \"kandev_meta_present!\",\n  (SELECT rel.oid FROM rel) IS NOT NULL AS \"table_present!\",\n  EXISTS (SELECT 1 FROM pg_attribute AS a JOIN rel ON a.attrelid = rel.oid\n           WHERE a.attname = 'agent_execution_id' AND NOT a.attisdropped) AS \"execution_column_present!\",\n  EXISTS (SELECT 1 FROM pg_attribute AS a JOIN rel ON a.attrelid = rel.oid\n           WHERE a.attname = 'agent_execution_id' AND NOT a.attisdropped AND a.attnotnull) AS \"execution_column_not_null!\",\n  EXISTS (SELECT 1 FROM unique_index AS u\n           WHERE u.plain AND u.cols = ARRAY['task_session_id', 'agent_execution_id', 'tool_call_id']) AS \"three_column_unique_present!\",\n  EXISTS (SELECT 1 FROM unique_index AS u\n           WHERE u.cols @> ARRAY['task_session_id', 'tool_call_id']\n             AND u.cols <@ ARRAY['task_session_id', 'tool_call_id']) AS \"two_column_unique_present!\",\n  (SELECT count(*)::int\n     FROM unnest(ARRAY['idx_subagents_session_id', 'idx_subagents_task_id',\n                       'idx_subagents_turn_id', 'idx_subagents_observed_at']) AS wanted(name)\n    WHERE NOT EXISTS (SELECT 1 FROM pg_index AS i\n                        JOIN rel ON i.indrelid = rel.oid\n                        JOIN pg_class AS c ON c.oid = i.indexrelid\n                       WHERE c.relname = wanted.name)) AS \"missing_secondary_indexes!\",\n  -- The live column names, as a JSON array: the add_subagent_columns step compares them with\n  -- the fresh DDL's (generated/postgres/schema.ts subagentColumns).\n  (SELECT COALESCE(json_agg(a.attname::text ORDER BY a.attnum), '[]'::json)::text\n     FROM pg_attribute AS a JOIN rel ON a.attrelid = rel.oid\n    WHERE a.attnum > 0 AND NOT a.attisdropped) AS \"subagent_columns!\",\n  (SELECT count(*)::int FROM pg_attribute AS a JOIN rel ON a.attrelid = rel.oid\n    WHERE a.attname IN ('total_tokens', 'tool_use_count', 'duration_ms') AND NOT a.attisdropped\n      AND a.atttypid IN ('int2'::regtype, 'int4'::regtype)) AS \"narrow_metric_columns!\",\n  COALESCE((SELECT CASE\n                      WHEN NOT h.trusted THEN 'untrusted'\n                      WHEN md5(h.prosrc) = '15bd0ff0045e4acc3263c951d90fb9e5'\n                       AND h.prolang = (SELECT l.oid FROM pg_language AS l WHERE l.lanname = 'plpgsql')\n                       AND h.provolatile = 'i' AND h.proparallel = 'r' AND NOT h.prosecdef\n                       AND h.prorettype = 'pg_catalog.bool'::regtype AND NOT h.proretset\n                       AND h.proconfig = ARRAY['search_path=pg_catalog, pg_temp'] THEN 'current'\n                      ELSE 'outdated' END\n               FROM helper AS h), 'absent') AS \"json_helper_state!\",\n  (SELECT format('%I.%s owned by role %I', h.nspname, 'subagent_context_is_json(text)', h.rolname)\n     FROM helper AS h) AS \"json_helper_found?\"",
+  "WITH rel AS (\n  SELECT to_regclass('task_session_subagents') AS oid\n), unique_index AS (\n  SELECT i.indisvalid AND i.indpred IS NULL AND i.indexprs IS NULL AS plain,\n         ARRAY(SELECT a.attname::text\n                 FROM unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)\n                 JOIN pg_attribute AS a ON a.attrelid = i.indrelid AND a.attnum = k.attnum\n                WHERE k.ord <= i.indnkeyatts\n                ORDER BY k.ord) AS cols\n    FROM pg_index AS i\n    JOIN rel ON i.indrelid = rel.oid\n   WHERE i.indisunique\n)\nSELECT\n  to_regclass('kandev_meta') IS NOT NULL AS \"kandev_meta_present!\",\n  (SELECT rel.oid FROM rel) IS NOT NULL AS \"table_present!\",\n  EXISTS (SELECT 1 FROM pg_attribute AS a JOIN rel ON a.attrelid = rel.oid\n           WHERE a.attname = 'agent_execution_id' AND NOT a.attisdropped) AS \"execution_column_present!\",\n  EXISTS (SELECT 1 FROM pg_attribute AS a JOIN rel ON a.attrelid = rel.oid\n           WHERE a.attname = 'agent_execution_id' AND NOT a.attisdropped AND a.attnotnull) AS \"execution_column_not_null!\",\n  EXISTS (SELECT 1 FROM unique_index AS u\n           WHERE u.plain AND u.cols = ARRAY['task_session_id', 'agent_execution_id', 'tool_call_id']) AS \"three_column_unique_present!\",\n  EXISTS (SELECT 1 FROM unique_index AS u\n           WHERE u.cols @> ARRAY['task_session_id', 'tool_call_id']\n             AND u.cols <@ ARRAY['task_session_id', 'tool_call_id']) AS \"two_column_unique_present!\",\n  (SELECT count(*)::int\n     FROM unnest(ARRAY['idx_subagents_session_id', 'idx_subagents_task_id',\n                       'idx_subagents_turn_id', 'idx_subagents_observed_at']) AS wanted(name)\n    WHERE NOT EXISTS (SELECT 1 FROM pg_index AS i\n                        JOIN rel ON i.indrelid = rel.oid\n                        JOIN pg_class AS c ON c.oid = i.indexrelid\n                       WHERE c.relname = wanted.name)) AS \"missing_secondary_indexes!\",\n  -- The live column names, as a JSON array: the add_subagent_columns step compares them with\n  -- the fresh DDL's (generated/postgres/schema.ts subagentColumns).\n  (SELECT COALESCE(json_agg(a.attname::text ORDER BY a.attnum), '[]'::json)::text\n     FROM pg_attribute AS a JOIN rel ON a.attrelid = rel.oid\n    WHERE a.attnum > 0 AND NOT a.attisdropped) AS \"subagent_columns!\",\n  (SELECT count(*)::int FROM pg_attribute AS a JOIN rel ON a.attrelid = rel.oid\n    WHERE a.attname IN ('total_tokens', 'tool_use_count', 'duration_ms') AND NOT a.attisdropped\n      AND a.atttypid IN ('int2'::regtype, 'int4'::regtype)) AS \"narrow_metric_columns!\"",
   [],
 );
 

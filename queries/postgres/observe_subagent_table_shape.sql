@@ -14,18 +14,8 @@
  * missing_secondary_indexes counts the names schema/postgres/003 creates that are absent
  * on the table (AC-33 clause 4); narrow_metric_columns counts metric columns an earlier
  * host build declared INTEGER (int4), which DESIGN §3 widens to BIGINT.
- * json_helper_state judges the subagent_context_is_json(text) that an unqualified call
- * resolves to through search_path — the one the backfill and health statements would run
- * (issue #16 item 3: never run what the package did not create):
- *   'absent'    none resolves: ensure_json_helpers creates it (schema/postgres/004);
- *   'untrusted' it lives outside the schema task_session_subagents lives in (an earlier
- *               schema on search_path shadows the package's), or its owner is neither the
- *               current user, the table's owner nor a superuser — another role planted it.
- *               Nothing creates over it or runs it; json_helper_found names it;
- *   'current'   trusted, and exactly schema/postgres/004's definition: the md5 of its body,
- *               plpgsql, IMMUTABLE, PARALLEL RESTRICTED, SECURITY INVOKER, search_path pinned;
- *   'outdated'  trusted but another definition (an earlier release's): replaced.
- * The comment is not evidence: any role can write the same one. Owner and schema are.
+ * The JSON helper's trust is judged apart, by observe_json_helper.sql: health needs that
+ * answer alone, and it costs a fraction of this statement's planning.
  * Names resolve through search_path, exactly as the host's unqualified statements do.
  */
 /* @name observeSubagentTableShape */
@@ -41,21 +31,6 @@ WITH rel AS (
     FROM pg_index AS i
     JOIN rel ON i.indrelid = rel.oid
    WHERE i.indisunique
-)
-, home AS (
-  -- Where the package's objects live, and who may own them besides the current user.
-  SELECT COALESCE((SELECT c.relnamespace FROM pg_class AS c JOIN rel ON c.oid = rel.oid),
-                  (SELECT n.oid FROM pg_namespace AS n WHERE n.nspname = current_schema())) AS nsp,
-         (SELECT c.relowner FROM pg_class AS c JOIN rel ON c.oid = rel.oid) AS table_owner
-), helper AS (
-  SELECT p.*, n.nspname, r.rolname,
-         COALESCE(p.pronamespace = home.nsp
-                    AND (r.rolsuper OR r.rolname = current_user OR p.proowner = home.table_owner), false) AS trusted
-    FROM pg_proc AS p
-    JOIN pg_namespace AS n ON n.oid = p.pronamespace
-    JOIN pg_roles AS r ON r.oid = p.proowner
-   CROSS JOIN home
-   WHERE p.oid = to_regprocedure('subagent_context_is_json(text)')
 )
 SELECT
   to_regclass('kandev_meta') IS NOT NULL AS "kandev_meta_present!",
@@ -83,15 +58,4 @@ SELECT
     WHERE a.attnum > 0 AND NOT a.attisdropped) AS "subagent_columns!",
   (SELECT count(*)::int FROM pg_attribute AS a JOIN rel ON a.attrelid = rel.oid
     WHERE a.attname IN ('total_tokens', 'tool_use_count', 'duration_ms') AND NOT a.attisdropped
-      AND a.atttypid IN ('int2'::regtype, 'int4'::regtype)) AS "narrow_metric_columns!",
-  COALESCE((SELECT CASE
-                      WHEN NOT h.trusted THEN 'untrusted'
-                      WHEN md5(h.prosrc) = '15bd0ff0045e4acc3263c951d90fb9e5'
-                       AND h.prolang = (SELECT l.oid FROM pg_language AS l WHERE l.lanname = 'plpgsql')
-                       AND h.provolatile = 'i' AND h.proparallel = 'r' AND NOT h.prosecdef
-                       AND h.prorettype = 'pg_catalog.bool'::regtype AND NOT h.proretset
-                       AND h.proconfig = ARRAY['search_path=pg_catalog, pg_temp'] THEN 'current'
-                      ELSE 'outdated' END
-               FROM helper AS h), 'absent') AS "json_helper_state!",
-  (SELECT format('%I.%s owned by role %I', h.nspname, 'subagent_context_is_json(text)', h.rolname)
-     FROM helper AS h) AS "json_helper_found?";
+      AND a.atttypid IN ('int2'::regtype, 'int4'::regtype)) AS "narrow_metric_columns!";

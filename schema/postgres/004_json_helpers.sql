@@ -14,7 +14,7 @@
 -- migrate and health — so the package must only ever run the one it created. It is created
 -- schema-qualified in the schema task_session_subagents lives in (current_schema() before the
 -- table exists), with its search_path pinned so nothing inside resolves through the caller's
--- path. queries/postgres/observe_subagent_table_shape.sql recognises it by what another role
+-- path. queries/postgres/observe_json_helper.sql recognises it by what another role
 -- cannot forge (owner, schema, body hash, language, volatility, settings; the comment is only
 -- for people), and the runner refuses to create over or run anything else.
 -- The probe holds the md5 of the body between the $fn$ quotes: change one, change both.

@@ -9,11 +9,10 @@ import type { HealthReport } from '../types.js';
 import { jsonHelperRefusal, jsonHelperRunnable } from '../migrations/json-helper.js';
 import { classifyActivationState } from './activation-state.js';
 import { HealthCheckError } from './errors.js';
-import type { HealthQueries, StoreTable } from './queries.js';
+import type { HealthQueries, StoreTable, TablePresence } from './queries.js';
 import { decideVerdict } from './verdict.js';
 
-async function requireTables(queries: HealthQueries, tables: readonly StoreTable[], hint: string): Promise<void> {
-  const present = await queries.probeTables();
+function requireTables(present: TablePresence, tables: readonly StoreTable[], hint: string): void {
   const missing = tables.filter((t) => !present[t]);
   if (missing.length) throw new HealthCheckError('missing_tables', `missing table${missing.length > 1 ? 's' : ''} ${missing.join(', ')}: ${hint}`);
 }
@@ -55,7 +54,10 @@ export async function checkHealth(queries: HealthQueries, ctx: StoreContext): Pr
 }
 
 async function evaluateHealth(queries: HealthQueries, ctx: StoreContext): Promise<HealthReport> {
-  await requireTables(queries, ['kandev_meta'], 'the package has never been migrated here (run `subagent-context migrate`)');
+  // One probe answers both checks below: the tables are the host's and the package's, and
+  // nothing here creates or drops one.
+  const present = await queries.probeTables();
+  requireTables(present, ['kandev_meta'], 'the package has never been migrated here (run `subagent-context migrate`)');
   const keys = await queries.readKeys();
   const state = classifyActivationState(keys);
 
@@ -76,13 +78,17 @@ async function evaluateHealth(queries: HealthQueries, ctx: StoreContext): Promis
       { keys },
     );
   }
-  await requireTables(queries, ['task_session_messages', 'task_session_subagents'], 'the health comparison reads both');
+  requireTables(present, ['task_session_messages', 'task_session_subagents'], 'the health comparison reads both');
   await requireTrustedHelper(queries, ctx);
 
-  const shortfall = await confirmedShortfall(queries, sinceNs, ctx);
-  const excess = await queries.countExcess(sinceNs);
-  const collisions = await queries.countCollisions(sinceNs);
-  const lastObservedAt = await queries.maxObservedAt(sinceNs);
+  // Two chains at once, each led by one of the anti-joins that scan the window: on a pool
+  // they run side by side on two connections (at most two, so a health check never takes more
+  // of the host's pool than that); SQLite's statements are synchronous and run in turn. Each
+  // statement is its own snapshot either way, as when they ran one after another.
+  const [[shortfall, collisions], [excess, lastObservedAt]] = await Promise.all([
+    confirmedShortfall(queries, sinceNs, ctx).then(async (n) => [n, await queries.countCollisions(sinceNs)] as const),
+    queries.countExcess(sinceNs).then(async (n) => [n, await queries.maxObservedAt(sinceNs)] as const),
+  ]);
   return {
     keys,
     state,

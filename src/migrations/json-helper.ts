@@ -1,7 +1,7 @@
-// PostgreSQL's subagent_context_is_json(text), as the shape probe judges it
-// (queries/postgres/observe_subagent_table_shape.sql): the one function the package installs
-// and then runs as whoever migrates or checks health. Only the package's own may run
-// (issue #16 item 3); SQLite has no such object (its probe reports 'current').
+// PostgreSQL's subagent_context_is_json(text), as queries/postgres/observe_json_helper.sql
+// judges it: the one function the package installs and then runs as whoever migrates or
+// checks health. Only the package's own may run (issue #16 item 3); SQLite has no such
+// object (SQLITE_JSON_HELPER).
 
 /** 'absent' | 'current' | 'outdated' (the package's, an earlier definition) | 'untrusted' (planted). */
 export type JsonHelperState = 'absent' | 'current' | 'outdated' | 'untrusted';
@@ -11,6 +11,14 @@ export interface JsonHelper {
   /** The function an unqualified call resolves to, `schema.name(text) owned by role r`; null when absent. */
   readonly found: string | null;
 }
+
+/**
+ * SQLite's answer, without a statement: it needs no helper (json_valid is built in), and a
+ * database file cannot carry a function for another role to plant: an application-defined
+ * function lives on the connection that registered it, i.e. in the host's own code
+ * (test/migrations-planted-helper.test.ts).
+ */
+export const SQLITE_JSON_HELPER: JsonHelper = Object.freeze({ state: 'current', found: null });
 
 const STATES: readonly JsonHelperState[] = ['absent', 'current', 'outdated', 'untrusted'];
 

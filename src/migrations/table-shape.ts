@@ -1,6 +1,7 @@
 // The live shape of the package's tables as the observe query reports it
-// (queries/<dialect>/observe_subagent_table_shape.sql), in one dialect-neutral form.
-import { toJsonHelper, type JsonHelper } from './json-helper.js';
+// (queries/<dialect>/observe_subagent_table_shape.sql), with PostgreSQL's JSON helper as
+// queries/postgres/observe_json_helper.sql judges it, in one dialect-neutral form.
+import { SQLITE_JSON_HELPER, type JsonHelper } from './json-helper.js';
 
 export interface TableShape {
   kandevMetaPresent: boolean;
@@ -31,7 +32,7 @@ export function executionIdentityShapeHolds(shape: TableShape): boolean {
 /** Row of the observe query, whichever driver returned it (SQLite: bigint 0/1; PostgreSQL: boolean/number). */
 export type RawTableShape = Record<keyof RawShapeColumns, unknown>;
 /** The PostgreSQL-only columns, which SQLite's probe does not return. */
-type PostgresOnlyColumn = 'narrow_metric_columns' | 'json_helper_state' | 'json_helper_found';
+type PostgresOnlyColumn = 'narrow_metric_columns';
 interface RawShapeColumns {
   kandev_meta_present: unknown;
   table_present: unknown;
@@ -41,8 +42,6 @@ interface RawShapeColumns {
   two_column_unique_present: unknown;
   missing_secondary_indexes: unknown;
   narrow_metric_columns: unknown;
-  json_helper_state: unknown;
-  json_helper_found: unknown;
   subagent_columns: unknown;
 }
 
@@ -56,7 +55,7 @@ function columnNames(v: unknown): string[] {
   return parsed;
 }
 
-export function toTableShape(row: RawTableShape | undefined): TableShape {
+export function toTableShape(row: RawTableShape | undefined, jsonHelper: JsonHelper): TableShape {
   if (!row) throw new Error('the table-shape probe returned no row');
   return {
     kandevMetaPresent: flag(row.kandev_meta_present),
@@ -67,19 +66,15 @@ export function toTableShape(row: RawTableShape | undefined): TableShape {
     twoColumnUniquePresent: flag(row.two_column_unique_present),
     missingSecondaryIndexes: count(row.missing_secondary_indexes),
     narrowMetricColumns: count(row.narrow_metric_columns),
-    jsonHelper: toJsonHelper(row.json_helper_state, row.json_helper_found),
+    jsonHelper,
     columns: columnNames(row.subagent_columns),
   };
 }
 
 /**
- * SQLite's probe row, its missing PostgreSQL-only columns given their SQLite meaning: no
- * narrow metric column (SQLite INTEGER is already 64-bit), and a JSON helper that is always
- * 'current' — SQLite needs none (json_valid is built in), and a database file cannot carry a
- * function for another role to plant: an application-defined function lives on the
- * connection that registered it, i.e. in the host's own code
- * (test/migrations-planted-helper.test.ts).
+ * SQLite's probe row, its missing PostgreSQL-only column given its SQLite meaning (no narrow
+ * metric column: SQLite INTEGER is already 64-bit), and SQLite's JSON helper answer.
  */
 export function sqliteTableShape(row: Omit<RawTableShape, PostgresOnlyColumn> | undefined): TableShape {
-  return toTableShape(row && { ...row, narrow_metric_columns: 0, json_helper_state: 'current', json_helper_found: null });
+  return toTableShape(row && { ...row, narrow_metric_columns: 0 }, SQLITE_JSON_HELPER);
 }

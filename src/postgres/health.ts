@@ -10,7 +10,6 @@ import {
   countExcessSinceCapture,
   countShortfallSinceCapture,
   maxObservedAtSinceCapture,
-  observeSubagentTableShape,
   probeStoreTables,
   readActivationKeys,
 } from '../../generated/postgres/index.js';
@@ -18,10 +17,10 @@ import { ACTIVATION_KEY_PARAMS, toActivationKeys, type ActivationKeyValues } fro
 import type { StoreContext } from '../dialect.js';
 import { toCount } from '../count.js';
 import { checkHealth } from '../health/check-health.js';
-import { toTableShape } from '../migrations/table-shape.js';
 import { STORE_TABLES, type HealthQueries, type TablePresence } from '../health/queries.js';
 import { ceilToMicros, formatMicros } from '../instant.js';
 import type { HealthReport } from '../types.js';
+import { observePostgresJsonHelper } from './json-helper.js';
 
 /** :since for a window starting at sinceNs. */
 export function postgresWindow(sinceNs: bigint): { since: string } {
@@ -38,9 +37,7 @@ export function postgresHealthQueries(pool: pg.Pool | pg.PoolClient): HealthQuer
       const [row] = await probeStoreTables.run(undefined, pool);
       return Object.fromEntries(STORE_TABLES.map((t) => [t, row?.[t] === true])) as TablePresence;
     },
-    async jsonHelper() {
-      return toTableShape((await observeSubagentTableShape.run(undefined, pool))[0]).jsonHelper;
-    },
+    jsonHelper: () => observePostgresJsonHelper(pool),
     readKeys: () => readPostgresKeys(pool),
     async countShortfall(sinceNs) {
       return toCount((await countShortfallSinceCapture.run(postgresWindow(sinceNs), pool))[0]?.shortfall, 'shortfall');

@@ -28,6 +28,7 @@ import { runMigrationPass } from '../migrations/migration-pass.js';
 import { MIGRATION_STEP } from '../migrations/step-names.js';
 import { executionIdentityShapeHolds, toTableShape } from '../migrations/table-shape.js';
 import type { MigrationReport } from '../types.js';
+import { observePostgresJsonHelper } from './json-helper.js';
 import { withTransaction } from './transaction.js';
 
 type Queryable = pg.Pool | pg.PoolClient;
@@ -80,7 +81,10 @@ const POSTGRES_STEPS: MigrationDatabase['steps'] = {
 
 function postgresPrimitives(db: Queryable): MigrationPrimitives {
   return {
-    observeShape: async () => toTableShape((await observeSubagentTableShape.run(undefined, db))[0]),
+    observeShape: async () => {
+      const [row] = await observeSubagentTableShape.run(undefined, db);
+      return toTableShape(row, await observePostgresJsonHelper(db));
+    },
     keyPresent: async (key) => (await readMetaKey.run({ key }, db)).length > 0,
     writeKeyOnce: async (key, value) => void (await writeMetaKeyOnce.run({ key, value }, db)),
     readBackfillThrough: async () => {

@@ -9,7 +9,6 @@ import {
   countExcessSinceCapture,
   countShortfallSinceCapture,
   maxObservedAtSinceCapture,
-  observeSubagentTableShape,
   probeStoreTables,
   readActivationKeys,
 } from '../../generated/sqlite/index.js';
@@ -17,7 +16,7 @@ import { ACTIVATION_KEY_PARAMS, toActivationKeys, type ActivationKeyValues } fro
 import type { StoreContext } from '../dialect.js';
 import { toCount } from '../count.js';
 import { checkHealth } from '../health/check-health.js';
-import { sqliteTableShape } from '../migrations/table-shape.js';
+import { SQLITE_JSON_HELPER } from '../migrations/json-helper.js';
 import { STORE_TABLES, type HealthQueries, type TablePresence } from '../health/queries.js';
 import { formatUtc9 } from '../instant.js';
 import { sqliteSinceFloor } from './text-floor.js';
@@ -37,9 +36,8 @@ export function sqliteHealthQueries(db: Database): HealthQueries {
       const row = probeStoreTables.get({}, db);
       return Object.fromEntries(STORE_TABLES.map((t) => [t, Number(row?.[t] ?? 0) === 1])) as TablePresence;
     },
-    async jsonHelper() {
-      return sqliteTableShape(observeSubagentTableShape.get({}, db)).jsonHelper;
-    },
+    // SQLite has no helper to plant or to lose (src/migrations/json-helper.ts).
+    jsonHelper: async () => SQLITE_JSON_HELPER,
     async readKeys() {
       return readSqliteKeys(db);
     },

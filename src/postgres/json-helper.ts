@@ -1,0 +1,11 @@
+// PostgreSQL's subagent_context_is_json(text) as queries/postgres/observe_json_helper.sql
+// judges it: read with the table's shape by the migration runner, and alone by checkHealth()
+// before its anti-joins call the function (issue #16 item 3).
+import type pg from 'pg';
+import { observeJsonHelper } from '../../generated/postgres/index.js';
+import { toJsonHelper, type JsonHelper } from '../migrations/json-helper.js';
+
+export async function observePostgresJsonHelper(db: pg.Pool | pg.PoolClient): Promise<JsonHelper> {
+  const [row] = await observeJsonHelper.run(undefined, db);
+  return toJsonHelper(row?.json_helper_state, row?.json_helper_found);
+}

@@ -1,0 +1,115 @@
+// Which statements checkHealth() sends, and how many of PostgreSQL's pool connections it holds
+// at once (src/health/check-health.ts): the table probe once for both table checks, the JSON
+// helper's own probe on PostgreSQL (never the migration runner's whole shape probe), then the
+// four counts as two chains — at most two connections at a time, and the two window scans
+// overlapping. Every statement is recorded as the driver receives it: better-sqlite3's
+// `verbose` hook on a second connection to the same file, and the pool's own query() and
+// acquire/release events on PostgreSQL.
+import Database from 'better-sqlite3';
+import type pg from 'pg';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { createSqliteStore } from '../src/index.js';
+import { formatKeyInstant } from '../src/instant.js';
+import { byDialect } from './helpers/by-dialect.js';
+import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { KEY, setKeys } from './helpers/activation-keys.js';
+import { hostTimestamp, SECOND } from './helpers/host-timestamp.js';
+import { insertSession, insertSubagentMessage } from './helpers/seed-host-rows.js';
+
+const T0 = 1_785_000_000_000_000_000n;
+
+interface Recorded {
+  statements: string[];
+  mostConnections: number;
+  verdict: string;
+}
+
+/** The statement a SQL text is, by what only that statement says. */
+function statementOf(sql: string): string {
+  const kinds: [string, RegExp][] = [
+    ['shape', /unique_index AS/],
+    ['json helper', /to_regprocedure\('subagent_context_is_json\(text\)'\)/],
+    ['tables', /AS "task_sessions!?"/],
+    ['keys', /AS "capture_since\??"/],
+    ['shortfall', /AS "shortfall!?"/],
+    ['excess', /AS "excess!?"/],
+    ['collisions', /AS "collisions!?"/],
+    ['max observed', /AS "last_observed_at\??"/],
+  ];
+  return kinds.find(([, re]) => re.test(sql))?.[0] ?? `other: ${sql.slice(0, 40)}`;
+}
+
+describeBothDialects('health: the statements checkHealth() sends', (dialect) => {
+  let db: TestDb;
+  let traced: Database.Database | undefined;
+  beforeEach(async () => {
+    db = await openTestDb(dialect, 'package');
+    await insertSession(db, 's1', 'task-s1');
+    await setKeys(db, { [KEY.captureSince]: formatKeyInstant(T0), [KEY.backfillThrough]: '', [KEY.executionSince]: formatKeyInstant(T0) });
+    await insertSubagentMessage(db, { id: 'm1', sessionId: 's1', toolCallId: 'tc-1', createdAt: hostTimestamp(db, T0 + SECOND) });
+  });
+  afterEach(async () => {
+    traced?.close();
+    traced = undefined;
+    await db.close();
+  });
+
+  /** checkHealth() on a recording connection: the statements in the order sent, and the most connections held at once. */
+  const recordHealth = (): Promise<Recorded> => byDialect(dialect, { sqlite: recordSqlite, postgres: recordPostgres })();
+
+  async function recordSqlite(): Promise<Recorded> {
+    const statements: string[] = [];
+    traced = new Database(db.location, { verbose: (sql) => void statements.push(statementOf(String(sql))) });
+    const { verdict } = await createSqliteStore(traced).checkHealth();
+    return { statements, mostConnections: 1, verdict };
+  }
+
+  async function recordPostgres(): Promise<Recorded> {
+    const statements: string[] = [];
+    const pool = db.pool!;
+    // Two idle connections, as a host's pool holds once warm: a connection still being opened
+    // would let the first chain's statement finish before the second chain starts.
+    const warm = await Promise.all([pool.connect(), pool.connect()]);
+    for (const c of warm) c.release();
+    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<pg.QueryResult>;
+    let held = 0;
+    let mostConnections = 0;
+    const onAcquire = () => void (mostConnections = Math.max(mostConnections, ++held));
+    const onRelease = () => void held--;
+    pool.on('acquire', onAcquire).on('release', onRelease);
+    (pool as { query: unknown }).query = (...args: unknown[]) => {
+      statements.push(statementOf(typeof args[0] === 'string' ? args[0] : (args[0] as pg.QueryConfig).text));
+      return query(...args);
+    };
+    try {
+      const { verdict } = await db.store().checkHealth();
+      return { statements, mostConnections, verdict };
+    } finally {
+      (pool as { query: unknown }).query = query;
+      pool.off('acquire', onAcquire).off('release', onRelease);
+    }
+  }
+
+  it('probes the tables once, judges the JSON helper with its own statement, then the four counts', async () => {
+    const { statements, verdict } = await recordHealth();
+    expect(verdict).toBe('shortfall'); // tc-1 has no row: the shortfall is confirmed by a second evaluation
+    const helper = byDialect(dialect, { sqlite: [], postgres: ['json helper'] });
+    expect(statements.slice(0, 2 + helper.length)).toEqual(['tables', 'keys', ...helper]);
+    expect(statements.slice(2 + helper.length).sort()).toEqual(['collisions', 'excess', 'max observed', 'shortfall', 'shortfall']);
+    expect(statements).not.toContain('shape');
+  });
+
+  it('runs the shortfall chain and the excess chain side by side on two connections, never more', async () => {
+    const { statements, mostConnections } = await recordHealth();
+    // Each chain is sent in its own order: the confirmation right after the first shortfall,
+    // the collisions after it; the scoped MAX after the excess.
+    const counts = statements.filter((s) => ['shortfall', 'excess', 'collisions', 'max observed'].includes(s));
+    const at = (s: string) => counts.indexOf(s);
+    expect(counts.lastIndexOf('shortfall')).toBeLessThan(at('collisions'));
+    expect(at('excess')).toBeLessThan(at('max observed'));
+    // The excess is sent before the shortfall's confirmation: it does not wait for that chain.
+    expect(at('excess')).toBeLessThan(counts.lastIndexOf('shortfall'));
+    // SQLite has one connection, and its synchronous statements run in turn.
+    expect(mostConnections).toBe(byDialect(dialect, { sqlite: 1, postgres: 2 }));
+  });
+});
