@@ -6,7 +6,7 @@ import type { StoreContext } from '../dialect.js';
 import { errorMessage } from '../errors.js';
 import { parseInstant } from '../instant.js';
 import type { HealthReport } from '../types.js';
-import { jsonHelperRefusal, jsonHelperRunnable } from '../migrations/json-helper.js';
+import { jsonHelperRefusal, jsonHelperRunnable, type JsonHelper } from '../migrations/json-helper.js';
 import { classifyActivationState } from './activation-state.js';
 import { HealthCheckError } from './errors.js';
 import type { HealthQueries, StoreTable, TablePresence } from './queries.js';
@@ -23,8 +23,7 @@ function requireTables(present: TablePresence, tables: readonly StoreTable[], hi
  * (or none at all) is reported and never run: a planted one returning false would blind the
  * very check that exists to catch lost rows.
  */
-async function requireTrustedHelper(queries: HealthQueries, ctx: StoreContext): Promise<void> {
-  const helper = await queries.jsonHelper();
+function requireTrustedHelper(helper: JsonHelper, ctx: StoreContext): void {
   if (jsonHelperRunnable(helper)) return;
   const message = `the health comparison was not run: ${jsonHelperRefusal(helper)}`;
   ctx.logger.warn({ dialect: ctx.dialect, json_helper: helper.found, state: helper.state }, `subagent-context health: ${message}`);
@@ -54,11 +53,15 @@ export async function checkHealth(queries: HealthQueries, ctx: StoreContext): Pr
 }
 
 async function evaluateHealth(queries: HealthQueries, ctx: StoreContext): Promise<HealthReport> {
-  // One probe answers both checks below: the tables are the host's and the package's, and
-  // nothing here creates or drops one.
-  const present = await queries.probeTables();
-  requireTables(present, ['kandev_meta'], 'the package has never been migrated here (run `subagent-context migrate`)');
-  const keys = await queries.readKeys();
+  // One probe answers both table checks: the tables are the host's and the package's, and
+  // nothing here creates or drops one. The JSON helper's probe (catalog reads that cannot
+  // fail on a missing object) runs beside the probe and the keys; its answer is judged only
+  // once a comparison is due, after the checks that come first.
+  const tablesAndKeys = queries.probeTables().then(async (present) => {
+    requireTables(present, ['kandev_meta'], 'the package has never been migrated here (run `subagent-context migrate`)');
+    return { present, keys: await queries.readKeys() };
+  });
+  const [{ present, keys }, helper] = await Promise.all([tablesAndKeys, queries.jsonHelper()]);
   const state = classifyActivationState(keys);
 
   // AC-28a: without capture_since there is no window; the comparison is NOT run and the
@@ -79,7 +82,7 @@ async function evaluateHealth(queries: HealthQueries, ctx: StoreContext): Promis
     );
   }
   requireTables(present, ['task_session_messages', 'task_session_subagents'], 'the health comparison reads both');
-  await requireTrustedHelper(queries, ctx);
+  requireTrustedHelper(helper, ctx);
 
   // Two chains at once, each led by one of the anti-joins that scan the window: on a pool
   // they run side by side on two connections (at most two, so a health check never takes more
