@@ -86,11 +86,13 @@ async function evaluateHealth(queries: HealthQueries, ctx: StoreContext): Promis
 
   // Two chains at once, each led by one of the anti-joins that scan the window: on a pool
   // they run side by side on two connections (at most two, so a health check never takes more
-  // of the host's pool than that); SQLite's statements are synchronous and run in turn. Each
-  // statement is its own snapshot either way, as when they ran one after another.
-  const [[shortfall, collisions], [excess, lastObservedAt]] = await Promise.all([
-    confirmedShortfall(queries, sinceNs, ctx).then(async (n) => [n, await queries.countCollisions(sinceNs)] as const),
-    queries.countExcess(sinceNs).then(async (n) => [n, await queries.maxObservedAt(sinceNs)] as const),
+  // of the host's pool than that); SQLite's statements are synchronous and run in turn. The
+  // verdict's two inputs stay in order: the scoped MAX is read after the confirmed shortfall,
+  // so a row that lands during the check and clears the shortfall is also in the MAX (read
+  // beside it, the MAX could predate that row and report nothing_since_activation).
+  const [[shortfall, lastObservedAt], [excess, collisions]] = await Promise.all([
+    confirmedShortfall(queries, sinceNs, ctx).then(async (n) => [n, await queries.maxObservedAt(sinceNs)] as const),
+    queries.countExcess(sinceNs).then(async (n) => [n, await queries.countCollisions(sinceNs)] as const),
   ]);
   return {
     keys,
