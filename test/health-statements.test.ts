@@ -1,8 +1,8 @@
 // Which statements checkHealth() sends, and how many of PostgreSQL's pool connections it holds
 // at once (src/health/check-health.ts): the table probe once for both table checks, the JSON
-// helper's own probe on PostgreSQL beside it (never the migration runner's whole shape probe), then the
-// four counts as two chains — at most two connections at a time, and the two window scans
-// overlapping. Every statement is recorded as the driver receives it: better-sqlite3's
+// helper's own probe on PostgreSQL beside it (never the migration runner's whole shape
+// probe), then the four counts as two chains — at most two connections at a time, and the
+// two window scans overlapping. Every statement is recorded as the driver receives it: better-sqlite3's
 // `verbose` hook on a second connection to the same file, and the pool's own query() and
 // acquire/release events on PostgreSQL.
 import Database from 'better-sqlite3';

@@ -178,8 +178,8 @@ export const DIALECT_ONLY: Readonly<Record<string, Dialect>> = {
   acquire_migration_lock: 'postgres',
   set_local_lock_timeout: 'postgres',
   // The JSON helper's trust (issue #16 item 3): SQLite has no such object (json_valid is
-  // built in, and a file cannot carry a function), so src/migrations/table-shape.ts answers
-  // 'current' for it without a statement.
+  // built in, and a file cannot carry a function), so SQLITE_JSON_HELPER
+  // (src/migrations/json-helper.ts) answers 'current' for it without a statement.
   observe_json_helper: 'postgres',
 };
 
