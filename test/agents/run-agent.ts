@@ -4,7 +4,8 @@
 // The agent talks only to the scripted Messages API (test/agents/fake-messages-api.ts); the
 // caller runs inside a loopback-only network namespace (scripts/test-agents.sh).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -45,7 +46,9 @@ export function freshHome(prefix: string): { home: string; workFile: string } {
 
 export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const { agent } = options;
-  const child = spawn(agent.command, agent.args, { cwd: options.cwd, env: agent.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  // Its own process group: the agent's own children (Claude Code's CLI under the ACP adapter)
+  // are ended with it, not left writing into a HOME the caller is about to remove.
+  const child = spawn(agent.command, agent.args, { cwd: options.cwd, env: agent.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (d: string) => {
@@ -84,10 +87,48 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     return { ...result, stderr };
   } finally {
     clearTimeout(timer);
-    // OpenCode does not exit on stdin EOF: end the process ourselves.
-    child.kill('SIGTERM');
-    const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    await exited;
+    // OpenCode does not exit on stdin EOF: end the process ourselves, and every process it
+    // started. Ending the adapter alone left Claude Code's CLI running long enough to write
+    // into HOME while runScenario removed it (ENOTEMPTY on rmdir, once in CI).
+    await endProcessGroup(child.pid!, exited);
+  }
+}
+
+/** SIGTERM to the group, SIGKILL after 5 s; resolves once the leader exited and no live member is left. */
+async function endProcessGroup(pgid: number, leaderExited: Promise<void>): Promise<void> {
+  signalGroup(pgid, 'SIGTERM');
+  const killer = setTimeout(() => signalGroup(pgid, 'SIGKILL'), 5_000);
+  try {
+    await leaderExited;
+    while (liveGroupMembers(pgid) > 0) await sleep(20);
+  } finally {
     clearTimeout(killer);
   }
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
+// kill(-pgid, 0) also answers for zombies, and orphans here may never be reaped (PID 1 of a
+// container need not reap), so the group is read from /proc: members not in state Z.
+function liveGroupMembers(pgid: number): number {
+  let live = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // exited while we looked
+    }
+    // pid (comm) state ppid pgrp …; comm may hold spaces and parentheses, so split after the last ')'.
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(pgrp) === pgid && state !== 'Z') live += 1;
+  }
+  return live;
 }
