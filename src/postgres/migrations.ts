@@ -16,6 +16,7 @@ import {
   readMetaKey,
   readSubagentTableHostObjects,
   setLocalLockTimeout,
+  setLocalWorkMem,
   upgradeSchema,
   writeMetaKeyOnce,
 } from '../../generated/postgres/index.js';
@@ -79,6 +80,15 @@ const POSTGRES_STEPS: MigrationDatabase['steps'] = {
   ],
 };
 
+/**
+ * The backfill's sort and hash budget: PostgreSQL's minimum. Measured on the benchmark stores
+ * (backend private memory, dense 1M-message store against the reference store): 1.93× at the
+ * default 4MB, 1.41× at 1MB, 1.23× at 256kB, 1.11× here, and the backfill took no longer at
+ * any of them; what is left is the foreign key's queued checks, about 21 bytes per inserted
+ * row (BENCHMARKS.md, "Issue 20, fifth round").
+ */
+export const BACKFILL_WORK_MEM = '64kB';
+
 function postgresPrimitives(db: Queryable): MigrationPrimitives {
   return {
     observeShape: async () => {
@@ -92,7 +102,12 @@ function postgresPrimitives(db: Queryable): MigrationPrimitives {
       if (typeof high?.backfill_through !== 'string') throw new Error('readBackfillThrough returned no value');
       return high.backfill_through;
     },
-    insertBackfillRows: async () => void (await backfillSubagentContexts.run(undefined, db)),
+    insertBackfillRows: async () => {
+      // In the backfill step's transaction (always locked): its sort and hash stay within a
+      // fixed budget whatever the store's size or the server's work_mem (the query file says why).
+      await setLocalWorkMem.run({ workMem: BACKFILL_WORK_MEM }, db);
+      await backfillSubagentContexts.run(undefined, db);
+    },
     applySchema: async (s) => void (await db.query(s.sql)),
     // No PostgreSQL step needs it (its upgrade is in place and keeps them); declared for the interface.
     readHostObjects: () => readSubagentTableHostObjects.run(undefined, db),
