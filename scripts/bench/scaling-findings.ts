@@ -14,7 +14,9 @@ export const isScaling = (profile: string) => SCALING.includes(profile);
 export interface Scale {
   profile: string;
   messages: number;
+  /** runMigrations() as a whole, and its backfill step alone (median ms). */
   backfillMs?: number;
+  backfillStepMs?: number;
   kb?: number;
   healthMs?: number;
   reportMs?: number;
@@ -26,18 +28,24 @@ export function scalingFindings(dialect: DialectName, rows: Scale[]): Finding[] 
   const config = `scaling: ${rows.map((r) => r.profile).join(' → ')}`;
   const spread = (xs: number[]) => Math.max(...xs) / Math.min(...xs);
   const out: Finding[] = [];
-  const backfill = rows.filter((r) => r.backfillMs !== undefined && r.kb !== undefined);
+  const backfill = rows.filter((r) => r.backfillMs !== undefined && r.backfillStepMs !== undefined && r.kb !== undefined);
   if (backfill.length > 1) {
-    const perMessage = backfill.map((r) => (r.backfillMs! * 1000) / r.messages);
+    // Per message of the backfill step (runMigrations' backfill_subagent_contexts): the pass's
+    // schema steps cost the same on every store (about 0.1 s from empty on PostgreSQL, where
+    // each is its own locked, fsynced transaction), which alone would make the smallest store
+    // the slowest per message. The whole pass is in the detail.
+    const perMessage = backfill.map((r) => (r.backfillStepMs! * 1000) / r.messages);
+    const wholePass = backfill.map((r) => `${r.profile} ${((r.backfillMs! * 1000) / r.messages).toFixed(1)} µs (${fmtMs(r.backfillMs!)})`);
     out.push({
       section: 'backfill',
       dialect,
       config,
-      measured: `backfill time per message: ${backfill.map((r, i) => `${r.profile} ${perMessage[i].toFixed(1)} µs`).join(' · ')}`,
+      measured: `backfill step time per message: ${backfill.map((r, i) => `${r.profile} ${perMessage[i].toFixed(2)} µs`).join(' · ')}`,
       ceiling: 'the smallest per-message time',
       figure: spread(perMessage),
       figureText: fmtRatio(spread(perMessage)),
       target: { kind: 'at-most', value: 1.5, text: 'proportional (≤ 1.5×)' },
+      detail: `the backfill step as runMigrations() reports it (the INSERT, the high-water mark and the activation keys, in its locked transaction), median; the whole pass from an empty schema per message: ${wholePass.join(' · ')}`,
     });
     const memory = backfill.map((r) => r.kb!);
     out.push({

@@ -15,7 +15,7 @@ import Database from 'better-sqlite3';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { formatKeyInstant, parseInstant } from '../../src/instant.js';
-import type { SubagentContextStore } from '../../src/index.js';
+import { MIGRATION_STEP, type SubagentContextStore } from '../../src/index.js';
 import { readPostgresManifest, type StoreManifest } from '../lib/synthetic-store.js';
 import { FIXED_WINDOW_RUNS, fixedWindowFraction, measureReport, type ReportMeasurement } from './report-measure.js';
 import type { PeerTimes } from './peer-statements.js';
@@ -28,7 +28,17 @@ export interface StoreMeasurement {
   dialect: DialectName;
   messages: number;
   subagentMessages: number;
-  backfill?: { runMs: number[]; floorMs: number[]; peerMs: number[]; peerRows: number; ok: boolean; rows: number; failedSteps: string[]; peakRssKb: number };
+  backfill?: {
+    runMs: number[];
+    stepMs: number[];
+    floorMs: number[];
+    peerMs: number[];
+    peerRows: number;
+    ok: boolean;
+    rows: number;
+    failedSteps: string[];
+    peakRssKb: number;
+  };
   replay?: { ms: number[] };
   health?: { recentMs: number[]; fullMs: number[]; recentVerdict: string; fullVerdict: string; antiJoins: PeerTimes; fixedWindowMs: number[] };
   report?: ReportMeasurement;
@@ -107,6 +117,7 @@ async function main(): Promise<void> {
     if (sections.has('backfill')) {
       const b = {
         runMs: [] as number[],
+        stepMs: [] as number[],
         floorMs: [] as number[],
         peerMs: [] as number[],
         peerRows: 0,
@@ -127,6 +138,9 @@ async function main(): Promise<void> {
         const store = target.store();
         let report!: Awaited<ReturnType<SubagentContextStore['runMigrations']>>;
         b.runMs.push(await timeMs(async () => (report = await store.runMigrations())));
+        // The backfill step alone (its INSERT, the high-water mark and the keys): the scaling
+        // row's per-message time, without the schema steps' fixed cost.
+        b.stepMs.push(report.steps.find((s) => s.name === MIGRATION_STEP.backfillSubagentContexts)?.ms ?? Number.NaN);
         b.ok &&= report.ok;
         b.failedSteps.push(...report.steps.filter((s) => s.status === 'failed').map((s) => `${s.name}: ${s.error ?? ''}`));
         b.rows = await target.count();
