@@ -44,6 +44,10 @@ export interface ICountExcessSinceCaptureQuery {
  *   SELECT DISTINCT s.task_session_id, s.tool_call_id
  *     FROM task_session_subagents AS s
  *    WHERE s.observed_at >= :since!::timestamp
+ *      -- The same range as the window's: without statistics a lone lower bound reads as a third
+ *      -- of the table, and the planner scanned every row (dense-1m, last 1%: 50,000 rows read
+ *      -- for 500, 10.6 of the statement's 28 ms); as a range it searches idx_subagents_observed_at.
+ *      AND s.observed_at <= 'infinity'::timestamp
  *      AND NOT EXISTS (
  *        SELECT 1
  *          FROM win
@@ -54,7 +58,7 @@ export interface ICountExcessSinceCaptureQuery {
  */
 export const countExcessSinceCapture = new PostgresPreparedQuery<ICountExcessSinceCaptureParams, ICountExcessSinceCaptureResult>(
   "countExcessSinceCapture",
-  "WITH win AS MATERIALIZED (\n  SELECT w.task_session_id, w.meta #>> '{tool_call_id}' AS tool_call_id\n    FROM (SELECT m.task_session_id,\n                                                     (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null' OR strpos(m.metadata, 'subagent_task') = 0 OR NOT subagent_context_is_json(m.metadata) THEN '{}' ELSE m.metadata END)::jsonb AS meta\n            FROM task_session_messages AS m\n           WHERE m.created_at >= $1::timestamp\n             -- Always true for a row the line above admits; it makes the two a range, which the planner\n             -- estimates narrow without statistics (a lone lower bound reads as a third of the table\n             -- and, behind the fence, chose a sequential scan: test/health-plans.test.ts).\n             AND m.created_at <= 'infinity'::timestamp\n             AND                                      (strpos(m.metadata, 'subagent_task') > 0)\n          OFFSET 0) AS w\n   WHERE w.meta #>> '{normalized,kind}' = 'subagent_task'\n)\nSELECT COUNT(*) AS \"excess!\" FROM (\n  SELECT DISTINCT s.task_session_id, s.tool_call_id\n    FROM task_session_subagents AS s\n   WHERE s.observed_at >= $1::timestamp\n     AND NOT EXISTS (\n       SELECT 1\n         FROM win\n        WHERE win.task_session_id = s.task_session_id\n          AND win.tool_call_id = s.tool_call_id)\n) AS excess",
+  "WITH win AS MATERIALIZED (\n  SELECT w.task_session_id, w.meta #>> '{tool_call_id}' AS tool_call_id\n    FROM (SELECT m.task_session_id,\n                                                     (CASE WHEN m.metadata IS NULL OR m.metadata = '' OR m.metadata = 'null' OR strpos(m.metadata, 'subagent_task') = 0 OR NOT subagent_context_is_json(m.metadata) THEN '{}' ELSE m.metadata END)::jsonb AS meta\n            FROM task_session_messages AS m\n           WHERE m.created_at >= $1::timestamp\n             -- Always true for a row the line above admits; it makes the two a range, which the planner\n             -- estimates narrow without statistics (a lone lower bound reads as a third of the table\n             -- and, behind the fence, chose a sequential scan: test/health-plans.test.ts).\n             AND m.created_at <= 'infinity'::timestamp\n             AND                                      (strpos(m.metadata, 'subagent_task') > 0)\n          OFFSET 0) AS w\n   WHERE w.meta #>> '{normalized,kind}' = 'subagent_task'\n)\nSELECT COUNT(*) AS \"excess!\" FROM (\n  SELECT DISTINCT s.task_session_id, s.tool_call_id\n    FROM task_session_subagents AS s\n   WHERE s.observed_at >= $1::timestamp\n     -- The same range as the window's: without statistics a lone lower bound reads as a third\n     -- of the table, and the planner scanned every row (dense-1m, last 1%: 50,000 rows read\n     -- for 500, 10.6 of the statement's 28 ms); as a range it searches idx_subagents_observed_at.\n     AND s.observed_at <= 'infinity'::timestamp\n     AND NOT EXISTS (\n       SELECT 1\n         FROM win\n        WHERE win.task_session_id = s.task_session_id\n          AND win.tool_call_id = s.tool_call_id)\n) AS excess",
   ["since"],
 );
 

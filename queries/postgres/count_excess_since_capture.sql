@@ -35,6 +35,10 @@ SELECT COUNT(*) AS "excess!" FROM (
   SELECT DISTINCT s.task_session_id, s.tool_call_id
     FROM task_session_subagents AS s
    WHERE s.observed_at >= :since!::timestamp
+     -- The same range as the window's: without statistics a lone lower bound reads as a third
+     -- of the table, and the planner scanned every row (dense-1m, last 1%: 50,000 rows read
+     -- for 500, 10.6 of the statement's 28 ms); as a range it searches idx_subagents_observed_at.
+     AND s.observed_at <= 'infinity'::timestamp
      AND NOT EXISTS (
        SELECT 1
          FROM win
