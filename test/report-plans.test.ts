@@ -78,6 +78,20 @@ function sqlitePlan(sqlite: Database.Database, name: (typeof STATEMENTS)[number]
 const postgresPlan = (pool: pg.Pool, name: (typeof STATEMENTS)[number], generic: boolean): Promise<PlanNode[]> =>
   explainGenerated(pool, postgresQueries[name], postgresReportParams(bounds(null)), generic);
 
+/**
+ * The plan without reportCards' history branch: a generic plan keeps the branch for a report
+ * with no start (every session, a scan by design) under a one-time filter `$n = '-infinity'`,
+ * never run when the window has a start; a custom plan drops it.
+ */
+function windowBranch(node: PlanNode): PlanNode[] {
+  if (
+    /= '-infinity'/.test(String((node as { 'One-Time Filter'?: string })['One-Time Filter'] ?? '')) &&
+    !/<>/.test(String((node as { 'One-Time Filter'?: string })['One-Time Filter']))
+  )
+    return [];
+  return [node, ...(node.Plans ?? []).flatMap(windowBranch)];
+}
+
 /** Scans of the window's rows: every alias but reportFanOut's `a`, the whole-turn completion. */
 const windowScans = (nodes: PlanNode[]) => nodes.filter((n) => n['Relation Name'] === 'task_session_subagents' && n.Alias !== 'a');
 
@@ -159,5 +173,28 @@ describeBothDialects('report: index-served plans on a 100k-message store', (dial
         }
       });
     }
+    it("PostgreSQL: reportCards looks the window's sessions up by key, never scanning task_sessions (20,000 more sessions)", async () => {
+      // Sessions outside the window, as a long history has them: as a semi-join the planner
+      // hashed the window's sessions against a scan of every one (report_cards.sql says why).
+      await db.exec(`INSERT INTO task_sessions (id, task_id, created_at, updated_at)
+        SELECT 'old-' || i, 'task-old-' || i, '2025-01-01', '2025-01-01' FROM generate_series(1, 20000) AS i`);
+      try {
+        for (const analyzed of [false, true]) {
+          if (analyzed) await db.exec('ANALYZE task_sessions');
+          for (const generic of [false, true]) {
+            const nodes = await postgresPlan(db.pool!, 'reportCards', generic);
+            const label = `reportCards (${analyzed ? 'after ANALYZE' : 'no fresh statistics'}, ${generic ? 'generic' : 'custom'} plan)`;
+            const inWindow = windowBranch(nodes[0]);
+            expect(seqScansOf(inWindow, 'task_sessions'), label).toEqual([]);
+            expect(
+              inWindow.some((n) => n['Relation Name'] === 'task_sessions' && /^(Index Scan|Index Only Scan|Bitmap Heap Scan)$/.test(n['Node Type'])),
+              label,
+            ).toBe(true);
+          }
+        }
+      } finally {
+        await db.exec(`DELETE FROM task_sessions WHERE id LIKE 'old-%'`);
+      }
+    });
   }
 });

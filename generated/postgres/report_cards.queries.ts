@@ -37,11 +37,16 @@ export interface IReportCardsQuery {
  *   SELECT t.id, t.task_id
  *     FROM task_sessions AS t
  *    WHERE :since!::timestamp <> '-infinity'
- *      AND t.id IN (SELECT s.task_session_id FROM task_session_subagents AS s
- *                    WHERE s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp
- *                   UNION
- *                   SELECT m.task_session_id FROM task_session_messages AS m
- *                    WHERE m.created_at >= :since!::timestamp AND m.created_at < :until!::timestamp)
+ *      -- = ANY (ARRAY(…)), not IN (…): the window's sessions are computed first and each is
+ *      -- looked up by task_sessions' primary key. As a semi-join the planner sized the set by
+ *      -- the window's rows (2,623 for 24 sessions on the sparse 4M-message store) and hashed it
+ *      -- against a scan of every session, so the cost grew with the history (2.3 ms → 4.2 ms
+ *      -- from 2k to 33k sessions for the same 2,500 newest messages).
+ *      AND t.id = ANY (ARRAY(SELECT s.task_session_id FROM task_session_subagents AS s
+ *                             WHERE s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp
+ *                            UNION
+ *                            SELECT m.task_session_id FROM task_session_messages AS m
+ *                             WHERE m.created_at >= :since!::timestamp AND m.created_at < :until!::timestamp))
  * ), active AS MATERIALIZED (
  *   SELECT t.task_id,
  *          (CASE WHEN EXISTS (SELECT 1 FROM task_session_subagents AS s
@@ -64,7 +69,7 @@ export interface IReportCardsQuery {
  */
 export const reportCards = new PostgresPreparedQuery<IReportCardsParams, IReportCardsResult>(
   "reportCards",
-  "WITH candidates AS (\n  SELECT t.id, t.task_id FROM task_sessions AS t WHERE $1::timestamp = '-infinity'\n  UNION ALL\n  SELECT t.id, t.task_id\n    FROM task_sessions AS t\n   WHERE $1::timestamp <> '-infinity'\n     AND t.id IN (SELECT s.task_session_id FROM task_session_subagents AS s\n                   WHERE s.observed_at >= $1::timestamp AND s.observed_at < $2::timestamp\n                  UNION\n                  SELECT m.task_session_id FROM task_session_messages AS m\n                   WHERE m.created_at >= $1::timestamp AND m.created_at < $2::timestamp)\n), active AS MATERIALIZED (\n  SELECT t.task_id,\n         (CASE WHEN EXISTS (SELECT 1 FROM task_session_subagents AS s\n                             WHERE s.task_session_id = t.id\n                          AND s.observed_at >= $1::timestamp AND s.observed_at < $2::timestamp) THEN 2\n               WHEN EXISTS (SELECT 1 FROM task_session_messages AS m\n                             WHERE m.task_session_id = t.id\n                          AND m.created_at >= $1::timestamp AND m.created_at < $2::timestamp) THEN 1\n               ELSE 0 END) AS activity\n    FROM candidates AS t\n   WHERE ($3::text IS NULL OR t.task_id IN (SELECT jsonb_array_elements_text($3::text::jsonb)))\n)\nSELECT COUNT(DISTINCT act.task_id)::text AS \"tasks!\",\n       COUNT(*)::text AS \"sessions!\",\n       COUNT(DISTINCT CASE WHEN act.activity = 2 THEN act.task_id END)::text AS \"tasks_with_subagents!\",\n       COUNT(CASE WHEN act.activity = 2 THEN 1 END)::text AS \"sessions_with_subagents!\"\n  FROM active AS act\n WHERE act.activity > 0",
+  "WITH candidates AS (\n  SELECT t.id, t.task_id FROM task_sessions AS t WHERE $1::timestamp = '-infinity'\n  UNION ALL\n  SELECT t.id, t.task_id\n    FROM task_sessions AS t\n   WHERE $1::timestamp <> '-infinity'\n     -- = ANY (ARRAY(…)), not IN (…): the window's sessions are computed first and each is\n     -- looked up by task_sessions' primary key. As a semi-join the planner sized the set by\n     -- the window's rows (2,623 for 24 sessions on the sparse 4M-message store) and hashed it\n     -- against a scan of every session, so the cost grew with the history (2.3 ms → 4.2 ms\n     -- from 2k to 33k sessions for the same 2,500 newest messages).\n     AND t.id = ANY (ARRAY(SELECT s.task_session_id FROM task_session_subagents AS s\n                            WHERE s.observed_at >= $1::timestamp AND s.observed_at < $2::timestamp\n                           UNION\n                           SELECT m.task_session_id FROM task_session_messages AS m\n                            WHERE m.created_at >= $1::timestamp AND m.created_at < $2::timestamp))\n), active AS MATERIALIZED (\n  SELECT t.task_id,\n         (CASE WHEN EXISTS (SELECT 1 FROM task_session_subagents AS s\n                             WHERE s.task_session_id = t.id\n                          AND s.observed_at >= $1::timestamp AND s.observed_at < $2::timestamp) THEN 2\n               WHEN EXISTS (SELECT 1 FROM task_session_messages AS m\n                             WHERE m.task_session_id = t.id\n                          AND m.created_at >= $1::timestamp AND m.created_at < $2::timestamp) THEN 1\n               ELSE 0 END) AS activity\n    FROM candidates AS t\n   WHERE ($3::text IS NULL OR t.task_id IN (SELECT jsonb_array_elements_text($3::text::jsonb)))\n)\nSELECT COUNT(DISTINCT act.task_id)::text AS \"tasks!\",\n       COUNT(*)::text AS \"sessions!\",\n       COUNT(DISTINCT CASE WHEN act.activity = 2 THEN act.task_id END)::text AS \"tasks_with_subagents!\",\n       COUNT(CASE WHEN act.activity = 2 THEN 1 END)::text AS \"sessions_with_subagents!\"\n  FROM active AS act\n WHERE act.activity > 0",
   ["since","until","taskIds"],
 );
 
