@@ -110,7 +110,10 @@ async function main(): Promise<void> {
     run = () => store.runMigrations();
     count = async () => Number((await pool.query('SELECT COUNT(*) AS n FROM task_session_subagents')).rows[0].n);
     serverPeak = async () => {
-      const pids = (await pool.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database()')).rows.map((r: { pid: number }) => r.pid);
+      // Client backends only, as in ./backend-memory.ts (an autovacuum worker is not the package's).
+      const pids = (await pool.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'")).rows.map(
+        (r: { pid: number }) => r.pid,
+      );
       const peaks = pids.flatMap((pid) => {
         try {
           return [Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0)];

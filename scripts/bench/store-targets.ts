@@ -126,9 +126,10 @@ export async function postgresTarget(url: string, manifest: StoreManifest): Prom
       ).rows[0].at as string,
     setCaptureSince: async (value) => void (await admin.query('UPDATE kandev_meta SET value = $1 WHERE key = $2', [value, CAPTURE_SINCE])),
     serverPeakRssKb: async () => {
-      const pids = (await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> $1', [adminPid])).rows.map(
-        (r: { pid: number }) => r.pid,
-      );
+      // Client backends only, as in ./backend-memory.ts (an autovacuum worker is not the package's).
+      const pids = (
+        await admin.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> $1 AND backend_type = 'client backend'", [adminPid])
+      ).rows.map((r: { pid: number }) => r.pid);
       const peaks = pids.flatMap((pid) => {
         try {
           const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
