@@ -9,7 +9,7 @@ import { createPostgresStore } from '../src/index.js';
 import { BACKFILL_WORK_MEM } from '../src/postgres/migrations.js';
 import { steppingClock } from './helpers/clock.js';
 import { hostTimestamp } from './helpers/host-timestamp.js';
-import { insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
+import { insertSession, insertSubagentMessage } from './helpers/seed-host-rows.js';
 import { openTestDb, type TestDb } from './helpers/test-db.js';
 
 const HOST_WORK_MEM = '64MB'; // a host that tuned its database for reports
@@ -19,12 +19,7 @@ describe('the backfill under a fixed work_mem [postgres]', () => {
   beforeEach(async () => {
     db = await openTestDb('postgres', 'package');
     await insertSession(db, 's1', 'task-1');
-    await insertMessage(db, {
-      id: 'm1',
-      sessionId: 's1',
-      metadata: subagentMetadata({ toolCallId: 'toolu_1', subagent: { status: 'async_launched' } }),
-      createdAt: hostTimestamp(db, 1_785_000_000_000_000_000n),
-    });
+    await insertSubagentMessage(db, { id: 'm1', sessionId: 's1', toolCallId: 'toolu_1', createdAt: hostTimestamp(db, 1_785_000_000_000_000_000n) });
     const [{ database }] = await db.query<{ database: string }>('SELECT current_database() AS database');
     await db.exec(`ALTER DATABASE "${database}" SET work_mem = '${HOST_WORK_MEM}'`);
     await db.exec(`
