@@ -84,11 +84,7 @@ const postgresPlan = (pool: pg.Pool, name: (typeof STATEMENTS)[number], generic:
  * never run when the window has a start; a custom plan drops it.
  */
 function windowBranch(node: PlanNode): PlanNode[] {
-  if (
-    /= '-infinity'/.test(String((node as { 'One-Time Filter'?: string })['One-Time Filter'] ?? '')) &&
-    !/<>/.test(String((node as { 'One-Time Filter'?: string })['One-Time Filter']))
-  )
-    return [];
+  if (/ = '-infinity'/.test(node['One-Time Filter'] ?? '')) return []; // the window branch's gate is `<> '-infinity'`
   return [node, ...(node.Plans ?? []).flatMap(windowBranch)];
 }
 

@@ -11,6 +11,8 @@ export interface PlanNode {
   Alias?: string;
   'Index Name'?: string;
   'Subplans Removed'?: number;
+  /** A Result node's gate, evaluated once per execution (e.g. `($1 = '-infinity'::timestamp …)`). */
+  'One-Time Filter'?: string;
   Plans?: PlanNode[];
 }
 
