@@ -121,6 +121,29 @@ describeBothDialects('ACP recorder', (dialect) => {
     expect((await store.listBySession('s1')).map((r) => r.description)).toEqual(['Review auth']);
   });
 
+  it("a store that throws or rejects (not this package's) fails that update; the chain goes on and never rejects", async () => {
+    const real = db.store();
+    let calls = 0;
+    // recordFrame as a foreign store might write it: the first call throws, the second rejects.
+    const flaky = new Proxy(real, {
+      get(target, key, receiver) {
+        if (key !== 'recordFrame') return Reflect.get(target, key, receiver);
+        return (...args: Parameters<typeof real.recordFrame>) => {
+          calls++;
+          if (calls === 1) throw new Error('store broke');
+          if (calls === 2) return Promise.reject(new Error('store rejected'));
+          return real.recordFrame(...args);
+        };
+      },
+    });
+    const recorder = createAcpRecorder(flaky, { context: contextFor(S) });
+    // Handed over without awaiting, as the ACP SDKs do: each settles in order, none rejects.
+    const outcomes = ['t1', 't2', 't3'].map((id) => recorder.sessionUpdate(launch(id)));
+    expect(await Promise.all(outcomes)).toEqual(['failed', 'failed', 'persisted']);
+    await recorder.flush();
+    expect((await real.listBySession('s1')).map((r) => r.tool_call_id)).toEqual(['t3']);
+  });
+
   it('flush() resolves once every update handed over (not awaited) is written', async () => {
     const store = db.store();
     const recorder = createAcpRecorder(store, { context: () => new Promise<AcpHostContext>((resolve) => setTimeout(() => resolve(HOST), 5)) });

@@ -14,6 +14,8 @@ import { createSubagentRecognizer } from './recognizer.js';
 import type { AcpHostContext, AcpRecorder, AcpRecorderCounters, AcpRecorderOptions, AcpSessionUpdateParams, RecognizedSubagentUpdate } from './types.js';
 
 const TIMED_OUT = Symbol('timed out');
+/** What sessionUpdate returns for an update that is not a subagent's: one settled promise, shared. */
+const NOT_RECORDED: Promise<undefined> = Promise.resolve(undefined);
 
 export function createAcpRecorder(store: SubagentContextStore, options: AcpRecorderOptions): AcpRecorder {
   const recognizer = createSubagentRecognizer(options.recognizer);
@@ -35,19 +37,40 @@ export function createAcpRecorder(store: SubagentContextStore, options: AcpRecor
     return Promise.race([answer, timeout]).finally(() => clearTimeout(timer));
   }
 
-  async function write(recognized: RecognizedSubagentUpdate, recordOptions: RecordOptions | undefined): Promise<RecordOutcome> {
-    let host: AcpHostContext | undefined | typeof TIMED_OUT;
+  function contextFailed(recognized: RecognizedSubagentUpdate, err: unknown): RecordOutcome {
+    counters.context_failed++;
+    logger.warn(
+      { acpSessionId: recognized.acpSessionId, toolCallId: recognized.toolCallId, ...describeError(err) },
+      'acp recorder: context threw; update not recorded',
+    );
+    return 'failed';
+  }
+
+  /**
+   * One update's write. No async function and no await on the hot path (a synchronous context
+   * and no earlier write pending): the store's own promise is returned as it is, so the
+   * recorder adds one promise hop to recordFrame's, not three (issue 20's intake row).
+   */
+  function write(recognized: RecognizedSubagentUpdate, recordOptions: RecordOptions | undefined): Promise<RecordOutcome> | RecordOutcome {
+    let answer: ReturnType<typeof identity>;
     try {
-      const answer = identity(recognized.acpSessionId);
-      host = answer instanceof Promise ? await answer : answer;
+      answer = identity(recognized.acpSessionId);
     } catch (err) {
-      counters.context_failed++;
-      logger.warn(
-        { acpSessionId: recognized.acpSessionId, toolCallId: recognized.toolCallId, ...describeError(err) },
-        'acp recorder: context threw; update not recorded',
-      );
-      return 'failed';
+      return contextFailed(recognized, err);
     }
+    if (answer instanceof Promise)
+      return answer.then(
+        (host) => record(recognized, host, recordOptions),
+        (err: unknown) => contextFailed(recognized, err),
+      );
+    return record(recognized, answer, recordOptions);
+  }
+
+  function record(
+    recognized: RecognizedSubagentUpdate,
+    host: AcpHostContext | undefined | typeof TIMED_OUT,
+    recordOptions: RecordOptions | undefined,
+  ): Promise<RecordOutcome> | RecordOutcome {
     if (host === TIMED_OUT) {
       counters.context_timeout++;
       logger.warn(
@@ -70,9 +93,9 @@ export function createAcpRecorder(store: SubagentContextStore, options: AcpRecor
       payload: recognized.payload,
     };
     try {
-      return await store.recordFrame(frame, recordOptions);
+      return store.recordFrame(frame, recordOptions); // a rejection becomes 'failed' where the chain settles
     } catch {
-      return 'failed'; // recordFrame never rejects; a store that is not this package's might
+      return 'failed'; // recordFrame never throws; a store that is not this package's might
     }
   }
 
@@ -82,16 +105,18 @@ export function createAcpRecorder(store: SubagentContextStore, options: AcpRecor
       const recognized = recognizer.observe(params);
       if (!recognized) {
         counters.not_subagent++;
-        return Promise.resolve(undefined);
+        return NOT_RECORDED;
       }
       const key = recognized.acpSessionId;
       const previous = tails.get(key);
       const written = previous ? previous.then(() => write(recognized, recordOptions)) : write(recognized, recordOptions);
       // The chain's end leaves the map once it has settled and nothing was chained after it.
-      const next: Promise<RecordOutcome> = written.then((outcome) => {
+      // A rejection (a store that is not this package's) settles as 'failed': never rejects.
+      const settle = (outcome: RecordOutcome): RecordOutcome => {
         if (tails.get(key) === next) tails.delete(key);
         return outcome;
-      });
+      };
+      const next: Promise<RecordOutcome> = Promise.resolve(written).then(settle, () => settle('failed'));
       tails.set(key, next);
       return next;
     },
