@@ -11,11 +11,13 @@ export { ACTIVATION_KEYS, type ActivationKeyName } from './activation-keys.js';
 export { MIGRATION_STEP, type MigrationStepName } from './migrations/step-names.js';
 export { SubagentContextError } from './errors.js';
 export { HealthCheckError, type HealthCheckErrorCode } from './health/errors.js';
+export { HostIndexError, type HostIndexErrorCode } from './host-index/host-index.js';
 export type { ReportErrorCode } from './report/errors.js';
 export type { FanOutBucket, ReportOptions, SubagentContextReport, TokenBucket, TokenFigures, TokenGroup } from './report/types.js';
 export type {
   ActivationState,
   HealthReport,
+  HostIndexReport,
   HealthVerdict,
   Logger,
   MigrationReport,

@@ -150,6 +150,7 @@ export function createStore<TClient = unknown>(db: DialectStore, options: StoreO
     counters: () => ({ ...counters }),
     runMigrations: () => db.runMigrations(ctx),
     checkHealth: () => db.checkHealth(ctx),
+    ensureHostIndex: () => db.ensureHostIndex(),
     report: (options) => db.report(ctx, options),
     listBySession: (sessionId) => reader.listBySession(sessionId),
     listByTurn: (sessionId, turnId) => reader.listByTurn(sessionId, turnId),

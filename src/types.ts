@@ -127,6 +127,15 @@ export interface MigrationReport {
   steps: MigrationStep[];
 }
 
+/** store.ensureHostIndex()'s answer. */
+export interface HostIndexReport {
+  /** idx_messages_subagent_candidates */
+  index: string;
+  /** created by this call; present already (nothing done); rebuilt over an unfinished PostgreSQL build. */
+  outcome: 'created' | 'present' | 'rebuilt';
+  ms: number;
+}
+
 export type ActivationState = 'activated' | 'capture_only' | 'execution_only' | 'not_activated';
 export type HealthVerdict = 'not_activated' | 'shortfall' | 'nothing_since_activation' | 'healthy';
 
@@ -154,6 +163,12 @@ export interface SubagentContextStore<TClient = unknown> {
   /** A snapshot of this store instance's writer counters. */
   counters(): WriterCounters;
   checkHealth(): Promise<HealthReport>;
+  /**
+   * Creates the optional index on the host's messages table that lets checkHealth() read only
+   * the window's subagent candidates (docs/host-index.md); idempotent, never called by
+   * runMigrations(). Rejects with a HostIndexError.
+   */
+  ensureHostIndex(): Promise<HostIndexReport>;
   /** The AC-25 reader (DESIGN §9): rows with since <= observed_at < until, optionally scoped to tasks. */
   report(options?: ReportOptions): Promise<SubagentContextReport>;
   /** AC-13 order: observed_at, tool_call_id, agent_execution_id. */

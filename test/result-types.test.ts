@@ -77,6 +77,8 @@ describeBothDialects('generated result types hold at run time', (dialect) => {
     // What a host may add to the package's table, so readSubagentTableHostObjects has rows to type.
     await db.exec('ALTER TABLE task_session_subagents ADD COLUMN host_note TEXT');
     await db.exec('CREATE INDEX host_idx_subagents_model ON task_session_subagents (model)');
+    // The optional host index, so observeHostIndex has a row to type.
+    expect((await store.ensureHostIndex()).outcome).toBe('created');
     await insertSession(db, 's1');
     for (const [toolCallId, toolStatus] of [
       ['call-settled', 'completed'],

@@ -6,6 +6,7 @@ export * from './count_shortfall_since_capture.queries.js';
 export * from './list_subagent_contexts_by_session.queries.js';
 export * from './list_subagent_contexts_by_turn.queries.js';
 export * from './max_observed_at_since_capture.queries.js';
+export * from './observe_host_index.queries.js';
 export * from './observe_subagent_table_shape.queries.js';
 export * from './probe_store_tables.queries.js';
 export * from './read_activation_keys.queries.js';

@@ -184,6 +184,9 @@ export const DIALECT_ONLY: Readonly<Record<string, Dialect>> = {
   // built in, and a file cannot carry a function), so SQLITE_JSON_HELPER
   // (src/migrations/json-helper.ts) answers 'current' for it without a statement.
   observe_json_helper: 'postgres',
+  // The optional host index's interrupted build: only CREATE INDEX CONCURRENTLY leaves an
+  // INVALID index behind; SQLite builds an index in one transaction, whole or not at all.
+  drop_unfinished_host_index: 'postgres',
 };
 
 export function pascal(name: string): string {

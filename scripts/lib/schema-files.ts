@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import type { Dialect } from './query-files.js';
 import { addColumnScript, subagentColumns } from './schema-columns.js';
 
-/** package: fresh-database DDL; upgrade: idempotent shape changes; host/legacy: fixtures. */
-export type SchemaKind = 'package' | 'upgrade' | 'host' | 'legacy';
+/** package: fresh-database DDL; upgrade: idempotent shape changes; hostIndex: the optional host index; host/legacy: fixtures. */
+export type SchemaKind = 'package' | 'upgrade' | 'hostIndex' | 'host' | 'legacy';
 
 export interface SchemaScript {
   readonly name: string;
@@ -20,6 +20,8 @@ function dirOf(kind: SchemaKind, dialect: Dialect): string {
       return join('schema', dialect);
     case 'upgrade':
       return join('schema', dialect, 'upgrade');
+    case 'hostIndex':
+      return join('schema', 'host-index', dialect);
     case 'host':
       return join('schema', 'host', dialect);
     case 'legacy':
@@ -51,10 +53,11 @@ export function renderSchemaModule(root: string, dialect: Dialect): string {
   const docs: Record<SchemaKind, string> = {
     package: 'Fresh-database DDL owned by this package, in order; every script is idempotent.',
     upgrade: 'Idempotent shape changes for databases an earlier host build created.',
+    hostIndex: "The optional index on the host's messages table (store.ensureHostIndex(); never runMigrations()).",
     host: 'The host tables as the host ships them (tests, demo, benchmarks).',
     legacy: 'The pre-amendment task_session_subagents shape (tests of AC-33).',
   };
-  for (const kind of ['package', 'upgrade', 'host', 'legacy'] as const) {
+  for (const kind of ['package', 'upgrade', 'hostIndex', 'host', 'legacy'] as const) {
     const scripts = schemaScripts(root, kind, dialect);
     lines.push(`/** ${docs[kind]} */`);
     lines.push(`export const ${kind}Schema: readonly SchemaScript[] = [`);

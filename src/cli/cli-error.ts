@@ -5,6 +5,7 @@
 // the driver's error on its `cause`, and every CliError built from a caught error keeps it on `cause`.
 import { errorMessage, SubagentContextError } from '../errors.js';
 import { HealthCheckError } from '../health/errors.js';
+import { HostIndexError } from '../host-index/host-index.js';
 import { EXIT } from './exit-codes.js';
 
 /** The failures the CLI ends with, by exit status. */
@@ -67,7 +68,7 @@ export function toCliError(err: unknown, whileConnecting = false): CliError {
     const line = oneLine(err.message);
     return line === err.message ? err : new CliError(err.exitCode, line, { cause: err });
   }
-  if (err instanceof HealthCheckError) return readerFailure(err);
+  if (err instanceof HealthCheckError || err instanceof HostIndexError) return readerFailure(err);
   if (!(err instanceof Error)) return new CliError(EXIT.internal, `unexpected error: ${oneLine(String(err))}`, { cause: err });
   const driver = driverFailure(err);
   if (driver) return driver;

@@ -2,6 +2,7 @@
 import type { CliCommand } from './command.js';
 import { demoCommand } from './demo-command.js';
 import { healthCommand } from './health-command.js';
+import { hostIndexCommand } from './host-index-command.js';
 import { migrateCommand } from './migrate-command.js';
 import { proxyCommand } from './proxy-command.js';
 import { reportCommand } from './report-command.js';
@@ -9,6 +10,7 @@ import { reportCommand } from './report-command.js';
 export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   migrate: migrateCommand,
   health: healthCommand,
+  'host-index': hostIndexCommand,
   demo: demoCommand,
   report: reportCommand,
   proxy: proxyCommand,

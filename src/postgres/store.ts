@@ -7,6 +7,7 @@ import { createStore } from '../store.js';
 import type { StoreOptions, SubagentContextStore } from '../types.js';
 import type { PostgresPool, PostgresQueryable } from './connection.js';
 import { checkPostgresHealth } from './health.js';
+import { ensurePostgresHostIndex } from './host-index.js';
 import { runPostgresMigrations } from './migrations.js';
 import { withPackageTypes } from './package-typed-pool.js';
 import { createPostgresReader } from './reader.js';
@@ -28,6 +29,7 @@ export function createPostgresStore(connection: PostgresPool, options?: StoreOpt
       reader: createPostgresReader(pool),
       runMigrations: (ctx) => runPostgresMigrations(pool, ctx),
       checkHealth: (ctx) => checkPostgresHealth(pool, ctx),
+      ensureHostIndex: () => ensurePostgresHostIndex(pool),
       report: (ctx, options) => postgresReport(pool, ctx, options),
     },
     options,

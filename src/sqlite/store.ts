@@ -4,6 +4,7 @@ import { createStore } from '../store.js';
 import type { StoreOptions, SubagentContextStore } from '../types.js';
 import type { SqliteConnection } from './connection.js';
 import { checkSqliteHealth } from './health.js';
+import { ensureSqliteHostIndex } from './host-index.js';
 import { runSqliteMigrations } from './migrations.js';
 import { createSqliteReader } from './reader.js';
 import { sqliteReport } from './report.js';
@@ -20,6 +21,7 @@ export function createSqliteStore(connection: SqliteConnection, options?: StoreO
       reader: createSqliteReader(db),
       runMigrations: (ctx) => runSqliteMigrations(db, ctx),
       checkHealth: (ctx) => checkSqliteHealth(db, ctx),
+      ensureHostIndex: () => ensureSqliteHostIndex(db),
       report: (ctx, options) => sqliteReport(db, ctx, options),
     },
     options,
