@@ -5,7 +5,8 @@ import type { RunningPostgres } from '../lib/embedded-postgres.js';
 import { STORE_PROFILES, type StoreProfileName } from '../lib/synthetic-history.js';
 import { ensurePostgresStore, ensureSqliteStore } from '../lib/synthetic-store.js';
 import type { Finding } from './findings.js';
-import { fmtInt, fmtMs, fmtRatio, median } from './stats.js';
+import { fmtInt, fmtMs, fmtRatio, median, runsText } from './stats.js';
+import { healthFindings } from './health-findings.js';
 import { runWorker } from './run-worker.js';
 import { isScaling, scalingFindings, type Scale } from './scaling-findings.js';
 import type { StoreMeasurement } from './store-worker.js';
@@ -17,7 +18,6 @@ import type { DialectName } from '../../src/dialect.js';
 // any prefiltered scan costs more than sum(length()) there); sparse and dense as before.
 const BACKFILL_TARGET: Record<string, number> = { reference: 1.4, sparse: 1.5, dense: 3.0 };
 const shape = (profile: string) => profile.split('-')[0];
-const runsText = (n: number) => `${n} run${n === 1 ? '' : 's'}`;
 const mb = (kb: number | undefined) => (kb === undefined ? 'n/a' : `${fmtInt(kb / 1024)} MB`);
 
 /** report() vs the bare reads it replaces (issue 13: ≤ 3×). */
@@ -145,36 +145,8 @@ export async function storeSections(o: StoreSectionOptions): Promise<Finding[]> 
         reportRss.push({ profile: name, kb: m.report.peakRssKb, messages: m.messages });
       }
       if (m.health) {
-        const recent = median(m.health.recentMs);
-        const full = median(m.health.fullMs);
-        findings.push({
-          section: 'health',
-          dialect,
-          config: storeText,
-          measured: `checkHealth(), since in the last 1%: ${fmtMs(recent)} (${m.health.recentVerdict})`,
-          ceiling: `since at the first message: ${fmtMs(full)} (${m.health.fullVerdict})`,
-          figure: recent / full,
-          figureText: `${((recent / full) * 100).toFixed(1)}%`,
-          target: { kind: 'at-most', value: 0.02, text: '≤ 2%' },
-          detail: `${runsText(m.health.recentMs.length)} each`,
-        });
+        findings.push(...healthFindings(dialect, storeText, m.health));
         scaleOf(name, m.messages).healthMs = median(m.health.fixedWindowMs);
-        for (const which of ['shortfall', 'excess'] as const) {
-          const t = m.health.antiJoins[which];
-          const ours = median(t.oursMs);
-          const peer = median(t.peerMs);
-          findings.push({
-            section: 'health',
-            dialect,
-            config: storeText,
-            measured: `${which} anti-join, since in the last 1%, peer (the spec's EXCEPT over expressions, JSON parsed on every message; + the minimal ${dialect === 'sqlite' ? 'json_valid' : 'pg_input_is_valid'}/'' guard) ${fmtMs(peer)} = ${t.peer}`,
-            ceiling: `ours: count_${which}_since_capture ${fmtMs(ours)} = ${t.ours}`,
-            figure: t.peer === t.ours ? peer / ours : Number.NaN,
-            figureText: `${fmtRatio(peer / ours)} peer/ours`,
-            target: { kind: 'at-least', value: 2, text: '≥ 2×' },
-            detail: `${runsText(t.oursMs.length)} each, alternating`,
-          });
-        }
       }
     }
     if (reportRss.length > 1) {

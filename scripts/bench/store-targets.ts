@@ -29,6 +29,8 @@ export interface Target extends ReportTarget {
   serverPeakRssKb(): Promise<number | undefined>;
   /** PostgreSQL: samples the store's backends' private memory until stop() (./backend-memory.ts). */
   sampleServerMemory(): Promise<{ stop(): Promise<BackendMemory> }>;
+  /** Drops the optional host index (store.ensureHostIndex()), so later sections measure the store without it. */
+  dropHostIndex(): Promise<void>;
   /** Resets the store and creates the package's empty tables, as runMigrations would, untimed. */
   prepareEmptySchema(): Promise<void>;
   /** Runs one bench-only statement (scripts/bench/peer/<dialect>/<name>.sql); rows changed or the count it returns. */
@@ -39,6 +41,7 @@ export interface Target extends ReportTarget {
 }
 
 const CAPTURE_SINCE = 'subagent_context_capture_since';
+const HOST_INDEX_NAME = 'idx_messages_subagent_candidates';
 const noopLogger = { warn: () => {} };
 
 export function sqliteTarget(file: string, manifest: StoreManifest): Target {
@@ -71,6 +74,7 @@ export function sqliteTarget(file: string, manifest: StoreManifest): Target {
     setCaptureSince: async (value) => void db.prepare('UPDATE kandev_meta SET value = ? WHERE key = ?').run(value, CAPTURE_SINCE),
     serverPeakRssKb: async () => undefined,
     sampleServerMemory: async () => ({ stop: async () => ({ peakAnonKb: undefined, samples: 0 }) }),
+    dropHostIndex: async () => void db.exec(`DROP INDEX IF EXISTS ${HOST_INDEX_NAME}`),
     prepareEmptySchema: async () => {
       resetSqliteStore(db, manifest);
       for (const script of sqlitePackageSchema) db.exec(script.sql);
@@ -152,6 +156,7 @@ export async function postgresTarget(url: string, manifest: StoreManifest): Prom
         },
       };
     },
+    dropHostIndex: async () => void (await admin.query(`DROP INDEX IF EXISTS ${HOST_INDEX_NAME}`)),
     prepareEmptySchema: async () => {
       await resetPostgresStore(admin, manifest);
       for (const script of postgresPackageSchema) await admin.query(script.sql);

@@ -5,20 +5,18 @@
 //             and vs the Kandev-shaped peer statement (./peer-statements.ts) on the same store.
 //             Its peak RSS is read right after the backfill runs, before any other section.
 //   replay:   runMigrations() again on the activated store.
-//   health:   checkHealth() with capture_since at the 99th percentile of created_at (the last 1%)
-//             vs at the first message (a full window), same store, alternating; and the
-//             package's two anti-joins vs the spec's EXCEPT forms, both at the last 1%.
+//   health:   checkHealth() at the last 1% vs a full window, the anti-joins vs the spec's
+//             EXCEPT forms, then all again with the optional host index (./health-measure.ts).
 //   report:   store.report() vs bare reads of the same rows (./report-measure.ts).
 // Between backfill runs the store is reset to its generated state (the package's tables and
 // any index it added are dropped).
 import Database from 'better-sqlite3';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { formatKeyInstant, parseInstant } from '../../src/instant.js';
 import { MIGRATION_STEP, type SubagentContextStore } from '../../src/index.js';
 import { readPostgresManifest, type StoreManifest } from '../lib/synthetic-store.js';
-import { FIXED_WINDOW_RUNS, fixedWindowFraction, measureReport, type ReportMeasurement } from './report-measure.js';
-import type { PeerTimes } from './peer-statements.js';
+import { measureHealth, type HealthMeasurement } from './health-measure.js';
+import { measureReport, type ReportMeasurement } from './report-measure.js';
 import { msSince } from './stats.js';
 import type { DialectName } from '../../src/dialect.js';
 import { postgresTarget, sqliteTarget } from './store-targets.js';
@@ -40,7 +38,7 @@ export interface StoreMeasurement {
     peakRssKb: number;
   };
   replay?: { ms: number[] };
-  health?: { recentMs: number[]; fullMs: number[]; recentVerdict: string; fullVerdict: string; antiJoins: PeerTimes; fixedWindowMs: number[] };
+  health?: HealthMeasurement;
   report?: ReportMeasurement;
   /** This process's peak resident set during the measurements (KiB). */
   peakRssKb: number;
@@ -165,46 +163,7 @@ async function main(): Promise<void> {
       for (let r = 0; r < Math.max(5, runs); r++) ms.push(await timeMs(() => store.runMigrations()));
       out.replay = { ms };
     }
-    if (sections.has('health')) {
-      const key = (text: string) => formatKeyInstant(parseInstant(text)!);
-      const recent = key(await target.createdAtAt(0.99));
-      const start = key(await target.createdAtAt(0));
-      const h = { recentMs: [] as number[], fullMs: [] as number[], recentVerdict: '', fullVerdict: '' };
-      const store = target.store();
-      for (let r = 0; r < Math.max(3, runs); r++) {
-        for (const which of r % 2 === 0 ? (['recent', 'full'] as const) : (['full', 'recent'] as const)) {
-          await target.setCaptureSince(which === 'recent' ? recent : start);
-          let verdict = '';
-          const ms = await timeMs(async () => (verdict = (await store.checkHealth()).verdict));
-          if (which === 'recent') {
-            h.recentMs.push(ms);
-            h.recentVerdict = verdict;
-          } else {
-            h.fullMs.push(ms);
-            h.fullVerdict = verdict;
-          }
-        }
-      }
-      // The two anti-joins at the last 1%, the package's statement vs the spec's EXCEPT form, alternating.
-      const sinceNs = parseInstant(recent)!;
-      const a: PeerTimes = { shortfall: { oursMs: [], peerMs: [], ours: 0, peer: 0 }, excess: { oursMs: [], peerMs: [], ours: 0, peer: 0 } };
-      for (const name of ['shortfall', 'excess'] as const) {
-        const t = a[name];
-        for (let r = 0; r < peerRuns; r++) {
-          const one = async (which: 'ours' | 'peer') => {
-            const ms = await timeMs(async () => (t[which] = which === 'ours' ? await target.ours(name, sinceNs) : await target.peer(name, sinceNs)));
-            t[which === 'ours' ? 'oursMs' : 'peerMs'].push(ms);
-          };
-          for (const which of r % 2 === 0 ? (['ours', 'peer'] as const) : (['peer', 'ours'] as const)) await one(which);
-        }
-      }
-      // The scaling row's window: the same number of newest messages on every store.
-      await target.setCaptureSince(key(await target.createdAtAt(fixedWindowFraction(manifest.profile.messages))));
-      const fixedWindowMs: number[] = [];
-      await store.checkHealth();
-      for (let r = 0; r < FIXED_WINDOW_RUNS; r++) fixedWindowMs.push(await timeMs(() => store.checkHealth()));
-      out.health = { ...h, antiJoins: a, fixedWindowMs };
-    }
+    if (sections.has('health')) out.health = await measureHealth(target, manifest, runs, peerRuns);
     if (sections.has('report')) {
       out.report = await measureReport(target, target.store(), runs, { reset: () => void resetPeakRss(), peakKb: peakRssKb }, manifest.profile.messages);
     }
