@@ -243,10 +243,13 @@ export class Tee {
     await Promise.race([Promise.all(flushed), delay(HANDOVER_MS)]);
     const lost = [...unsent].reduce((n, size) => n + size, 0);
     const background = Math.max(0, this.sentLines - lost - this.stats.lines);
+    const result = summary(lost, background);
+    // Said before leaving, so the writer's log counts only the writes this summary does not.
+    await Promise.race([new Promise<void>((r) => this.send({ type: 'reported', written: result.written }, r)), delay(HANDOVER_MS)]);
     this.worker.removeAllListeners('exit');
     if (this.worker.connected) this.worker.disconnect();
     this.worker.unref();
-    return summary(lost, background);
+    return result;
   }
 }
 

@@ -30,8 +30,14 @@ let draining = false;
 let detached = false; // the proxy is gone: nobody reads our messages
 let running = false;
 let cap: NodeJS.Timeout | undefined;
+/** The writes the proxy's own summary line counted before it left (ReportedMessage); 0 if it said nothing (it died). */
+let reportedByProxy = 0;
 
 process.on('message', (message: ToWriter) => {
+  if (message.type === 'reported') {
+    reportedByProxy = message.written;
+    return;
+  }
   if (message.type === 'lines') {
     backlog.push(message);
     backlogLines += message.ends.length;
@@ -153,6 +159,6 @@ function log(stats: BatchWriter['stats'], unwritten: number): void {
   ].filter(Boolean);
   const first = warnings.length ? `; first WARN: ${warnings[0].replace(/\s*\n\s*/g, ' ')}` : '';
   appendLog(
-    `${new Date().toISOString()} subagent-context proxy (execution ${config.executionId}): finished in the background: ${stats.written} writes recorded${lost.length ? `; ${lost.join(', ')}` : ''}${first}\n`,
+    `${new Date().toISOString()} subagent-context proxy (execution ${config.executionId}): finished in the background: ${stats.written - reportedByProxy} writes recorded${lost.length ? `; ${lost.join(', ')}` : ''}${first}\n`,
   );
 }

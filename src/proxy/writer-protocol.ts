@@ -37,7 +37,17 @@ export interface DrainMessage {
   spill?: string;
 }
 
-export type ToWriter = LineBatch | DrainMessage;
+/**
+ * The proxy's last word before it leaves a writer to finish alone: the writes its own summary
+ * line counted (the stats of the last 'done' it read). The writer's log then counts only the
+ * writes after those, so the two lines add up to every write once.
+ */
+export interface ReportedMessage {
+  type: 'reported';
+  written: number;
+}
+
+export type ToWriter = LineBatch | DrainMessage | ReportedMessage;
 
 export interface WriterStats {
   lines: number;
