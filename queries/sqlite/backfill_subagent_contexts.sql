@@ -82,7 +82,7 @@ WITH candidate AS (
                                     ORDER BY q.created_utc9 DESC, q.id DESC) AS rn
             FROM qualifying AS q) AS r
    WHERE r.rn = 1
-), fetched AS MATERIALIZED (
+), fetched AS NOT MATERIALIZED (
   -- Pass 2, the winners only, each fetched again by rowid (CROSS JOIN keeps `winner` the
   -- outer loop). Its metadata passed json_valid in pass 1, in this same statement's
   -- snapshot, so it is read as it is. Its thirteen fields are taken in ONE multi-path
@@ -90,9 +90,12 @@ WITH candidate AS (
   -- (`parsed` reads them in this order). Each JSON call on the document costs about as much
   -- as the lookup itself again (the document's cell is read and matched in the parse cache),
   -- and thirty-one of them were a third of the statement; the same calls on this array are
-  -- cheap (dense-1m: 1,471 → 1,400 ms, BENCHMARKS.md). A path that is absent is a JSON null
-  -- in the array, which every test in `parsed` reads as absent too. MATERIALIZED so the
-  -- document is read once, not again wherever `parsed` refers to the array.
+  -- cheap. A path that is absent is a JSON null in the array, which every test in `parsed`
+  -- reads as absent too.
+  -- OFFSET 0 keeps SQLite from flattening this into `parsed` (which would run the extract once
+  -- per reference to the array), and NOT MATERIALIZED from storing it: it runs as a co-routine,
+  -- one winner at a time, so the arrays never all sit in a temporary table (materialized, they
+  -- added 16 MB to the dense-1m backfill's peak).
   SELECT m.id, m.task_session_id, m.task_id,
          -- AC-21: the message's own column; as on the live path, a turn id that is not
          -- recordable ('' or beyond the indexable length, src/identity.ts) is NULL.
@@ -117,6 +120,7 @@ WITH candidate AS (
          {{utc9(m.updated_at)}} AS updated_utc9,
          w.created_utc9
     FROM winner AS w CROSS JOIN task_session_messages AS m ON m.rowid = w.rid
+   LIMIT -1 OFFSET 0
 ), parsed AS MATERIALIZED (
   -- Each field from the array: json_type/json_extract of element i read exactly as they read
   -- path i of the document (the element is the value's own JSON text). MATERIALIZED so each
