@@ -27,8 +27,8 @@
  *
  * Two passes, so memory does not grow with what a document holds (issue 20): pass 1
  * (candidate → keyed → qualifying → winner) carries only the ids, the kind and the instant
- * into the ranking; pass 2 (`fetched`, then `parsed`) fetches each winner again by rowid,
- * takes its fields in one JSON call and decodes them from that small array. The single-pass form carried every extracted field through the window's sorter
+ * into the ranking; pass 2 (`parsed`) fetches each winner again by rowid and extracts the
+ * fields. The single-pass form carried every extracted field through the window's sorter
  * and buffer: one message with a 50 MB description peaked at 880 MB there, 520 MB now
  * (BENCHMARKS.md). The second parse costs nothing measurable: the documents that reach it
  * are the few qualifying ones, and pass 1 no longer validates them once per JSON call.
@@ -82,73 +82,39 @@ WITH candidate AS (
                                     ORDER BY q.created_utc9 DESC, q.id DESC) AS rn
             FROM qualifying AS q) AS r
    WHERE r.rn = 1
-), fetched AS NOT MATERIALIZED (
+), parsed AS MATERIALIZED (
   -- Pass 2, the winners only, each fetched again by rowid (CROSS JOIN keeps `winner` the
   -- outer loop). Its metadata passed json_valid in pass 1, in this same statement's
-  -- snapshot, so it is read as it is. Its thirteen fields are taken in ONE multi-path
-  -- json_extract, a small JSON array holding each value as JSON, element i for path i
-  -- (`parsed` reads them in this order). Each JSON call on the document costs about as much
-  -- as the lookup itself again (the document's cell is read and matched in the parse cache),
-  -- and thirty-one of them were a third of the statement; the same calls on this array are
-  -- cheap. A path that is absent is a JSON null in the array, which every test in `parsed`
-  -- reads as absent too.
-  -- OFFSET 0 keeps SQLite from flattening this into `parsed` (which would run the extract once
-  -- per reference to the array), and NOT MATERIALIZED from storing it: it runs as a co-routine,
-  -- one winner at a time, so the arrays never all sit in a temporary table (materialized, they
-  -- added 16 MB to the dense-1m backfill's peak).
+  -- snapshot, so it is read as it is. MATERIALIZED so each document's fields are extracted once, not again
+  -- wherever the INSERT and the literal CTEs refer to them.
   SELECT m.id, m.task_session_id, m.task_id,
          -- AC-21: the message's own column; as on the live path, a turn id that is not
          -- recordable ('' or beyond the indexable length, src/identity.ts) is NULL.
          CASE WHEN {{recordable_id(m.turn_id)}}
               THEN m.turn_id END AS turn_id,
-         json_extract(m.metadata,
-                      '$.tool_call_id',
-                      '$.parent_tool_call_id',
-                      '$.normalized.subagent_task.subagent_type',
-                      '$.normalized.subagent_task.description',
-                      '$.normalized.subagent_task.agent_id',
-                      '$.normalized.subagent_task.child_session_id',
-                      '$.normalized.subagent_task.model',
-                      '$.normalized.subagent_task.status',
-                      '$.status',
-                      '$.normalized.subagent_task.is_async',
-                      '$.normalized.subagent_task.total_tokens',
-                      '$.normalized.subagent_task.tool_use_count',
-                      '$.normalized.subagent_task.duration_ms') AS fields,
-         -- Host timestamps in any Go-driver form, brought to utc9 (docs/timestamps.md): the
-         -- instant, never the raw text, orders and is written. NULL when unparseable.
-         {{utc9(m.updated_at)}} AS updated_utc9,
-         w.created_utc9
-    FROM winner AS w CROSS JOIN task_session_messages AS m ON m.rowid = w.rid
-   LIMIT -1 OFFSET 0
-), parsed AS MATERIALIZED (
-  -- Each field from the array: json_type/json_extract of element i read exactly as they read
-  -- path i of the document (the element is the value's own JSON text). MATERIALIZED so each
-  -- is decoded once, not again wherever the INSERT and the literal CTEs refer to it.
-  SELECT f.id, f.task_session_id, f.task_id, f.turn_id,
-         CASE WHEN json_type(f.fields, '$[0]') = 'text'
-              THEN json_extract(f.fields, '$[0]') END AS tool_call_id,    -- a JSON string only (AC-21a)
+         CASE WHEN json_type(m.metadata, '$.tool_call_id') = 'text'
+              THEN json_extract(m.metadata, '$.tool_call_id') END AS tool_call_id,    -- a JSON string only (AC-21a)
          -- Text columns: only a JSON string counts, and '' is stored as NULL (column rules).
-         CASE WHEN json_type(f.fields, '$[1]') = 'text'
-              THEN NULLIF(json_extract(f.fields, '$[1]'), '') END AS parent_tool_call_id,
-         CASE WHEN json_type(f.fields, '$[2]') = 'text'
-              THEN NULLIF(json_extract(f.fields, '$[2]'), '') END AS subagent_type,
-         CASE WHEN json_type(f.fields, '$[3]') = 'text'
-              THEN NULLIF(json_extract(f.fields, '$[3]'), '') END AS description,
-         CASE WHEN json_type(f.fields, '$[4]') = 'text'
-              THEN NULLIF(json_extract(f.fields, '$[4]'), '') END AS agent_id,
-         CASE WHEN json_type(f.fields, '$[5]') = 'text'
-              THEN NULLIF(json_extract(f.fields, '$[5]'), '') END AS child_session_id,
-         CASE WHEN json_type(f.fields, '$[6]') = 'text'
-              THEN NULLIF(json_extract(f.fields, '$[6]'), '') END AS model,
+         CASE WHEN json_type(m.metadata, '$.parent_tool_call_id') = 'text'
+              THEN NULLIF(json_extract(m.metadata, '$.parent_tool_call_id'), '') END AS parent_tool_call_id,
+         CASE WHEN json_type(m.metadata, '$.normalized.subagent_task.subagent_type') = 'text'
+              THEN NULLIF(json_extract(m.metadata, '$.normalized.subagent_task.subagent_type'), '') END AS subagent_type,
+         CASE WHEN json_type(m.metadata, '$.normalized.subagent_task.description') = 'text'
+              THEN NULLIF(json_extract(m.metadata, '$.normalized.subagent_task.description'), '') END AS description,
+         CASE WHEN json_type(m.metadata, '$.normalized.subagent_task.agent_id') = 'text'
+              THEN NULLIF(json_extract(m.metadata, '$.normalized.subagent_task.agent_id'), '') END AS agent_id,
+         CASE WHEN json_type(m.metadata, '$.normalized.subagent_task.child_session_id') = 'text'
+              THEN NULLIF(json_extract(m.metadata, '$.normalized.subagent_task.child_session_id'), '') END AS child_session_id,
+         CASE WHEN json_type(m.metadata, '$.normalized.subagent_task.model') = 'text'
+              THEN NULLIF(json_extract(m.metadata, '$.normalized.subagent_task.model'), '') END AS model,
          -- AC-21: agent_status is the CHILD's report under normalized.subagent_task …
-         CASE WHEN json_type(f.fields, '$[7]') = 'text'
-              THEN NULLIF(json_extract(f.fields, '$[7]'), '') END AS agent_status,
+         CASE WHEN json_type(m.metadata, '$.normalized.subagent_task.status') = 'text'
+              THEN NULLIF(json_extract(m.metadata, '$.normalized.subagent_task.status'), '') END AS agent_status,
          -- … and tool_status the ACP tool-call status at the TOP level; never conflated.
-         CASE WHEN json_type(f.fields, '$[8]') = 'text'
-              THEN NULLIF(json_extract(f.fields, '$[8]'), '') END AS tool_status,
+         CASE WHEN json_type(m.metadata, '$.status') = 'text'
+              THEN NULLIF(json_extract(m.metadata, '$.status'), '') END AS tool_status,
          -- Column rules: is_async is 1 only on a positive report (JSON true).
-         CASE WHEN json_type(f.fields, '$[9]') = 'true' THEN 1 ELSE 0 END AS is_async,
+         CASE WHEN json_type(m.metadata, '$.normalized.subagent_task.is_async') = 'true' THEN 1 ELSE 0 END AS is_async,
          -- Metrics (AC-23): a JSON number whose value is an integer within int64 is that
          -- integer however it is spelled (100, 1e2, 100.0: JSON has one number type, and the
          -- PostgreSQL backfill and the live path read it the same way). A plain integer
@@ -158,23 +124,26 @@ WITH candidate AS (
          -- read from it below (the `literal_*` CTEs). Strings, fractions, booleans, 1e30 are
          -- NULL. AC-7a: total_tokens and duration_ms of 0 are "not reported" (NULL); AC-9: a
          -- negative is NULL; AC-8: tool_use_count 0 stays 0.
-         CASE json_type(f.fields, '$[10]')
-           WHEN 'integer' THEN CASE WHEN typeof(json_extract(f.fields, '$[10]')) = 'integer'
-                                     AND json_extract(f.fields, '$[10]') > 0
-                                    THEN json_extract(f.fields, '$[10]') END
-           WHEN 'real' THEN f.fields -> '$[10]' END AS total_tokens,
-         CASE json_type(f.fields, '$[11]')
-           WHEN 'integer' THEN CASE WHEN typeof(json_extract(f.fields, '$[11]')) = 'integer'
-                                     AND json_extract(f.fields, '$[11]') >= 0
-                                    THEN json_extract(f.fields, '$[11]') END
-           WHEN 'real' THEN f.fields -> '$[11]' END AS tool_use_count,
-         CASE json_type(f.fields, '$[12]')
-           WHEN 'integer' THEN CASE WHEN typeof(json_extract(f.fields, '$[12]')) = 'integer'
-                                     AND json_extract(f.fields, '$[12]') > 0
-                                    THEN json_extract(f.fields, '$[12]') END
-           WHEN 'real' THEN f.fields -> '$[12]' END AS duration_ms,
-         f.created_utc9, f.updated_utc9
-    FROM fetched AS f
+         CASE json_type(m.metadata, '$.normalized.subagent_task.total_tokens')
+           WHEN 'integer' THEN CASE WHEN typeof(json_extract(m.metadata, '$.normalized.subagent_task.total_tokens')) = 'integer'
+                                     AND json_extract(m.metadata, '$.normalized.subagent_task.total_tokens') > 0
+                                    THEN json_extract(m.metadata, '$.normalized.subagent_task.total_tokens') END
+           WHEN 'real' THEN m.metadata -> '$.normalized.subagent_task.total_tokens' END AS total_tokens,
+         CASE json_type(m.metadata, '$.normalized.subagent_task.tool_use_count')
+           WHEN 'integer' THEN CASE WHEN typeof(json_extract(m.metadata, '$.normalized.subagent_task.tool_use_count')) = 'integer'
+                                     AND json_extract(m.metadata, '$.normalized.subagent_task.tool_use_count') >= 0
+                                    THEN json_extract(m.metadata, '$.normalized.subagent_task.tool_use_count') END
+           WHEN 'real' THEN m.metadata -> '$.normalized.subagent_task.tool_use_count' END AS tool_use_count,
+         CASE json_type(m.metadata, '$.normalized.subagent_task.duration_ms')
+           WHEN 'integer' THEN CASE WHEN typeof(json_extract(m.metadata, '$.normalized.subagent_task.duration_ms')) = 'integer'
+                                     AND json_extract(m.metadata, '$.normalized.subagent_task.duration_ms') > 0
+                                    THEN json_extract(m.metadata, '$.normalized.subagent_task.duration_ms') END
+           WHEN 'real' THEN m.metadata -> '$.normalized.subagent_task.duration_ms' END AS duration_ms,
+         -- Host timestamps in any Go-driver form, brought to utc9 (docs/timestamps.md): the
+         -- instant, never the raw text, orders and is written. NULL when unparseable.
+         w.created_utc9,
+         {{utc9(m.updated_at)}} AS updated_utc9
+    FROM winner AS w CROSS JOIN task_session_messages AS m ON m.rowid = w.rid
 ), literal_metric AS (
   -- A metric written with a fraction or an exponent, one row per (message, metric): rare
   -- (Go's encoder writes integers plainly), so these CTEs are usually empty. The literal is
