@@ -9,7 +9,7 @@ import type { SubagentContextStore } from '../../src/index.js';
 import type { StoreManifest } from '../lib/synthetic-store.js';
 import type { PeerTimes } from './peer-statements.js';
 import { FIXED_WINDOW_RUNS, fixedWindowFraction } from './report-measure.js';
-import { msSince } from './stats.js';
+import { timeMs } from './stats.js';
 import type { Target } from './store-targets.js';
 
 interface Windows {
@@ -24,12 +24,6 @@ export interface HealthMeasurement extends Windows {
   fixedWindowMs: number[];
   /** The same store with the optional host index. */
   hostIndex: Windows & { buildMs: number; antiJoins: PeerTimes };
-}
-
-async function timeMs(fn: () => Promise<unknown>): Promise<number> {
-  const start = process.hrtime.bigint();
-  await fn();
-  return msSince(start);
 }
 
 /** The short and the full window, alternating, after one untimed check of the short one. */

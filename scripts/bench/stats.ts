@@ -21,4 +21,11 @@ export const fmtInt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocal
 export const fmtMs = (n: number) =>
   !Number.isFinite(n) ? 'n/a' : n >= 100 ? `${fmtInt(n)} ms` : n >= 1 ? `${n.toFixed(1)} ms` : `${(n * 1000).toFixed(0)} µs`;
 export const fmtRatio = (n: number) => (Number.isFinite(n) ? `${n.toFixed(2)}×` : 'n/a');
+/** Milliseconds `fn` takes, awaited. */
+export async function timeMs(fn: () => Promise<unknown>): Promise<number> {
+  const start = process.hrtime.bigint();
+  await fn();
+  return msSince(start);
+}
+
 export const runsText = (n: number) => `${n} run${n === 1 ? '' : 's'}`;

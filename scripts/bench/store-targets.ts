@@ -12,6 +12,7 @@ import { postgresWindow } from '../../src/postgres/health.js';
 import { sqliteWindow } from '../../src/sqlite/health.js';
 import { clientFor, poolFor } from '../lib/postgres-database.js';
 import { ceilToMicros, formatMicros, formatUtc9 } from '../../src/instant.js';
+import { HOST_INDEX_NAME } from '../../src/host-index/host-index.js';
 import { createPostgresStore, createSqliteStore, type SubagentContextStore } from '../../src/index.js';
 import { resetPostgresStore, resetSqliteStore, type StoreManifest } from '../lib/synthetic-store.js';
 import { sampleBackendMemory, type BackendMemory } from './backend-memory.js';
@@ -41,7 +42,6 @@ export interface Target extends ReportTarget {
 }
 
 const CAPTURE_SINCE = 'subagent_context_capture_since';
-const HOST_INDEX_NAME = 'idx_messages_subagent_candidates';
 const noopLogger = { warn: () => {} };
 
 export function sqliteTarget(file: string, manifest: StoreManifest): Target {

@@ -17,7 +17,7 @@ import { MIGRATION_STEP, type SubagentContextStore } from '../../src/index.js';
 import { readPostgresManifest, type StoreManifest } from '../lib/synthetic-store.js';
 import { measureHealth, type HealthMeasurement } from './health-measure.js';
 import { measureReport, type ReportMeasurement } from './report-measure.js';
-import { msSince } from './stats.js';
+import { timeMs } from './stats.js';
 import type { DialectName } from '../../src/dialect.js';
 import { postgresTarget, sqliteTarget } from './store-targets.js';
 
@@ -74,12 +74,6 @@ function resetPeakRss(): number {
 }
 
 const peakRssKb = () => procStatusKb('VmHWM') ?? process.resourceUsage().maxRSS;
-
-async function timeMs(fn: () => Promise<unknown>): Promise<number> {
-  const start = process.hrtime.bigint();
-  await fn();
-  return msSince(start);
-}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
