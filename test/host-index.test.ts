@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as postgresQueries from '../generated/postgres/index.js';
 import * as sqliteQueries from '../generated/sqlite/index.js';
 import { HostIndexError } from '../src/index.js';
+import { HOST_INDEX_NAME } from '../src/host-index/host-index.js';
 import { postgresWindow } from '../src/postgres/health.js';
 import { sqliteWindow } from '../src/sqlite/health.js';
 import { byDialect } from './helpers/by-dialect.js';
@@ -19,7 +20,7 @@ import { explainGenerated } from './helpers/postgres-explain.js';
 import { withoutId } from './helpers/backfill-helpers.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 
-const INDEX = 'idx_messages_subagent_candidates';
+const INDEX = HOST_INDEX_NAME;
 const MESSAGES = 100_000;
 const SINCE_NS = lastPercentSinceNs(MESSAGES);
 const ANTI_JOINS = ['countShortfallSinceCapture', 'countExcessSinceCapture'] as const;
@@ -111,6 +112,25 @@ describeBothDialects('host index', (dialect) => {
       expect(err).toBeInstanceOf(HostIndexError);
       expect(err).toMatchObject({ code: 'foreign_index', message: expect.stringContaining('task_id') });
       expect(await indexDefinition(db)).toBe(before);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('the CLI refuses a same-named index in one line, its definition quoted with controls escaped (exit 7)', async () => {
+    assertBuilt();
+    const db = await openTestDb(dialect);
+    try {
+      // A hostile definition: an ESC sequence (an OSC that would retitle the terminal) in a literal.
+      const esc = byDialect(dialect, { sqlite: "char(27) || ']0;pwned' || char(7)", postgres: "E'\\x1b]0;pwned\\x07'" });
+      const literal = (await db.query<{ v: string }>(`SELECT ${esc} AS v`))[0].v;
+      await db.exec(`CREATE INDEX ${INDEX} ON task_session_messages (task_id) WHERE task_id <> '${literal}'`);
+      const run = await runCliBinary(['host-index', ...databaseArgs(db)]);
+      expect(run.code).toBe(7);
+      expect(run.stderr).toMatch(/exists with another definition/);
+      expect(run.stderr).not.toContain('\u001b');
+      expect(run.stderr).toContain('\\x1b]0;pwned\\x07');
+      expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
     } finally {
       await db.close();
     }

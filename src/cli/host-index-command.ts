@@ -5,6 +5,7 @@
 import type { CliCommand } from './command.js';
 import { DATABASE_OPTIONS, DATABASE_SYNOPSIS, databaseTarget, describeTarget, withDatabase } from './database.js';
 import { EXIT } from './exit-codes.js';
+import { visibleLines } from '../render/display-text.js';
 
 const SAID = { created: 'created', present: 'already present, nothing done', rebuilt: 'rebuilt over an unfinished build' } as const;
 
@@ -19,7 +20,9 @@ export const hostIndexCommand: CliCommand = {
     return withDatabase(target, { readonly: false }, async (db) => {
       const report = await db.store.ensureHostIndex();
       io.out(
-        values.json ? `${JSON.stringify(report)}\n` : `${describeTarget(target)}: ${report.index} ${SAID[report.outcome]} (${Math.round(report.ms)} ms)\n`,
+        values.json
+          ? `${JSON.stringify(report)}\n`
+          : visibleLines(`${describeTarget(target)}: ${report.index} ${SAID[report.outcome]} (${Math.round(report.ms)} ms)\n`),
       );
       return EXIT.ok;
     });

@@ -8,6 +8,7 @@ import { CliError, toCliError, usageError } from './cli-error.js';
 import { secretMasker } from './connection-secrets.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { packageVersion } from '../package-version.js';
+import { visible } from '../render/display-text.js';
 
 const PROGRAM = 'subagent-context';
 
@@ -85,7 +86,9 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<ExitCo
   } catch (err) {
     const failure = toCliError(err);
     // A driver's message may echo what it was given (an sslkey path, the URL): never a secret.
-    io.err(`${PROGRAM}: ${secretMasker(argv)(failure.message)}\n`);
+    // It, and the package's own messages, may quote the database (an index definition, a
+    // value): its control characters are shown as escapes, never sent to the terminal.
+    io.err(`${PROGRAM}: ${visible(secretMasker(argv)(failure.message))}\n`);
     return failure.exitCode;
   }
 }
