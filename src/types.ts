@@ -14,10 +14,10 @@ export interface StoreOptions {
   /** Wall clock, nanoseconds since the Unix epoch. Every instant the store records comes from it. */
   clock?: () => bigint;
   /**
-   * PostgreSQL only (ignored on SQLite). true (the default): the live upserts run as named
-   * prepared statements, parsed once per connection; at the first sign that server
-   * connections are shared (a transaction-mode pooler: 42P05/26000) that frame is retried
-   * unnamed and the store stays unnamed, losing nothing. false: unnamed from the start, for a
+   * PostgreSQL only (ignored on SQLite). true (the default): the live upserts and the health
+   * check's statements run as named prepared statements, parsed once per connection; at the
+   * first sign that server connections are shared (a transaction-mode pooler: 42P05/26000)
+   * that frame or statement is retried unnamed and the store stays unnamed, losing nothing. false: unnamed from the start, for a
    * pooler that would otherwise pin a client's session to one server connection.
    */
   namedStatements?: boolean;

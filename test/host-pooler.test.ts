@@ -92,6 +92,28 @@ describe('behind PgBouncer in transaction mode [postgres]', () => {
     expect(health.shortfall).toBe(0);
   });
 
+  it("a fresh store's first act is 40 concurrent health checks: every report right, one switch to unnamed", async () => {
+    await insertSession(db, 's1', 'task-1');
+    expect((await createPostgresStore(pool, { clock: steppingClock(), namedStatements: false }).runMigrations()).ok).toBe(true);
+    // After capture_since, never recorded: each check must find the shortfall of 1.
+    await insertMessage(db, {
+      id: 'lost',
+      sessionId: 's1',
+      taskId: 'task-1',
+      turnId: 'turn-1',
+      metadata: subagentMetadata({ toolCallId: 'lost', subagent: {} }),
+      createdAt: '2099-01-01 00:00:00.000001',
+    });
+    const logger = recordingLogger();
+    const infos: unknown[] = [];
+    const store = createPostgresStore(pool, { clock: steppingClock(), logger: { ...logger, info: (fields) => void infos.push(fields) } });
+    const reports = await Promise.all(Array.from({ length: 40 }, () => store.checkHealth()));
+    expect(reports.map((r) => [r.state, r.shortfall, r.excess, r.collisions, r.verdict])).toEqual(Array(40).fill(['activated', 1, 0, 0, 'shortfall']));
+    expect(logger.lines).toEqual([]);
+    // The pooler mixed server connections under the named statements, and the store noticed once.
+    expect(infos.filter((f) => ['42P05', '26000'].includes((f as { code?: string }).code ?? ''))).toHaveLength(1);
+  });
+
   it('a fresh store whose first writes are concurrent batches loses nothing', async () => {
     await insertSession(db, 's1', 'task-1');
     const store = createPostgresStore(pool, { clock: steppingClock(), logger: recordingLogger() });

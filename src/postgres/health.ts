@@ -10,6 +10,7 @@ import {
   countExcessSinceCapture,
   countShortfallSinceCapture,
   maxObservedAtSinceCapture,
+  observeJsonHelper,
   probeStoreTables,
   readActivationKeys,
 } from '../../generated/postgres/index.js';
@@ -20,7 +21,8 @@ import { checkHealth } from '../health/check-health.js';
 import { STORE_TABLES, type HealthQueries, type TablePresence } from '../health/queries.js';
 import { ceilToMicros, formatMicros } from '../instant.js';
 import type { HealthReport } from '../types.js';
-import { observePostgresJsonHelper } from './json-helper.js';
+import { toJsonHelper } from '../migrations/json-helper.js';
+import { createStatementRunner, packageStatement, type Queryable, type StatementRunner } from './named-statement.js';
 
 /** :since for a window starting at sinceNs. */
 export function postgresWindow(sinceNs: bigint): { since: string } {
@@ -31,29 +33,53 @@ export function postgresWindow(sinceNs: bigint): { since: string } {
 export const readPostgresKeys = async (client: pg.Pool | pg.PoolClient): Promise<ActivationKeyValues> =>
   toActivationKeys((await readActivationKeys.run(ACTIVATION_KEY_PARAMS, client))[0]);
 
-export function postgresHealthQueries(pool: pg.Pool | pg.PoolClient): HealthQueries {
+// The health check's statements as the store's runner sends them (./named-statement.ts): named,
+// parsed once per pooled connection, so a host checking health every few seconds does not pay
+// PostgreSQL's parse and plan of each statement each time (issue 20: on a 250k-message store
+// the parse and plan were more than half of a last-1% check). Their plans are proven
+// index-driven under generic plans too (test/health-plans.test.ts).
+const HEALTH = {
+  probe: packageStatement('probe_store_tables', probeStoreTables),
+  keys: packageStatement('read_activation_keys', readActivationKeys),
+  helper: packageStatement('observe_json_helper', observeJsonHelper),
+  shortfall: packageStatement('count_shortfall_since_capture', countShortfallSinceCapture),
+  excess: packageStatement('count_excess_since_capture', countExcessSinceCapture),
+  collisions: packageStatement('count_collisions_since_capture', countCollisionsSinceCapture),
+  max: packageStatement('max_observed_at_since_capture', maxObservedAtSinceCapture),
+};
+
+/** Unnamed: for the callers without a store (the CLI's first probe) or with their own client. */
+const UNNAMED = createStatementRunner({ named: false });
+
+/** The health statements on `pool`, through `statements` (the store's runner; unnamed without one). */
+export function postgresHealthQueries(pool: Queryable, statements: StatementRunner = UNNAMED): HealthQueries {
   return {
     async probeTables() {
-      const [row] = await probeStoreTables.run(undefined, pool);
+      const [row] = await statements.rows(HEALTH.probe, undefined, pool);
       return Object.fromEntries(STORE_TABLES.map((t) => [t, row?.[t] === true])) as TablePresence;
     },
-    jsonHelper: () => observePostgresJsonHelper(pool),
-    readKeys: () => readPostgresKeys(pool),
+    async jsonHelper() {
+      const [row] = await statements.rows(HEALTH.helper, undefined, pool);
+      return toJsonHelper(row?.json_helper_state, row?.json_helper_found);
+    },
+    async readKeys() {
+      return toActivationKeys((await statements.rows(HEALTH.keys, ACTIVATION_KEY_PARAMS, pool))[0]);
+    },
     async countShortfall(sinceNs) {
-      return toCount((await countShortfallSinceCapture.run(postgresWindow(sinceNs), pool))[0]?.shortfall, 'shortfall');
+      return toCount((await statements.rows(HEALTH.shortfall, postgresWindow(sinceNs), pool))[0]?.shortfall, 'shortfall');
     },
     async countExcess(sinceNs) {
-      return toCount((await countExcessSinceCapture.run(postgresWindow(sinceNs), pool))[0]?.excess, 'excess');
+      return toCount((await statements.rows(HEALTH.excess, postgresWindow(sinceNs), pool))[0]?.excess, 'excess');
     },
     async countCollisions(sinceNs) {
-      return toCount((await countCollisionsSinceCapture.run(postgresWindow(sinceNs), pool))[0]?.collisions, 'collisions');
+      return toCount((await statements.rows(HEALTH.collisions, postgresWindow(sinceNs), pool))[0]?.collisions, 'collisions');
     },
     async maxObservedAt(sinceNs) {
-      return (await maxObservedAtSinceCapture.run(postgresWindow(sinceNs), pool))[0]?.last_observed_at ?? null;
+      return (await statements.rows(HEALTH.max, postgresWindow(sinceNs), pool))[0]?.last_observed_at ?? null;
     },
   };
 }
 
-export function checkPostgresHealth(pool: pg.Pool, ctx: StoreContext): Promise<HealthReport> {
-  return checkHealth(postgresHealthQueries(pool), ctx);
+export function checkPostgresHealth(pool: Queryable, statements: StatementRunner, ctx: StoreContext): Promise<HealthReport> {
+  return checkHealth(postgresHealthQueries(pool, statements), ctx);
 }

@@ -1,6 +1,6 @@
 // PostgreSQL's subagent_context_is_json(text) as queries/postgres/observe_json_helper.sql
-// judges it: read with the table's shape by the migration runner, and alone by checkHealth()
-// before its anti-joins call the function (issue #16 item 3).
+// judges it, as the migration runner reads it with the table's shape (issue #16 item 3).
+// checkHealth() runs the same generated statement alone, named (./health.ts).
 import type pg from 'pg';
 import { observeJsonHelper } from '../../generated/postgres/index.js';
 import { toJsonHelper, type JsonHelper } from '../migrations/json-helper.js';

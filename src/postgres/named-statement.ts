@@ -23,7 +23,7 @@
 // from pgtyped's interpolation), so nothing here duplicates them.
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import type { PostgresPreparedQuery } from './prepared-query.js';
+import { withoutHintSuffixes, type PostgresPreparedQuery } from './prepared-query.js';
 import { PACKAGE_TYPES } from './type-parsers.js';
 
 export type Queryable = Pick<pg.Pool | pg.ClientBase, 'query'>;
@@ -39,8 +39,10 @@ export interface BoundStatement {
 }
 
 /** One generated statement, ready to run named or unnamed. */
-export interface PackageStatement<TParams> {
+export interface PackageStatement<TParams, TResult = unknown> {
   readonly queryName: string;
+  /** Result rows' type only (never set): what rows() resolves to. */
+  readonly resultType?: TResult;
   bind(params: Required<TParams>): BoundStatement;
 }
 
@@ -51,7 +53,7 @@ export function statementName(queryName: string, text: string): string {
   return name;
 }
 
-export function packageStatement<TParams>(queryName: string, generated: PostgresPreparedQuery<TParams, unknown>): PackageStatement<TParams> {
+export function packageStatement<TParams, TResult>(queryName: string, generated: PostgresPreparedQuery<TParams, TResult>): PackageStatement<TParams, TResult> {
   const name = statementName(queryName, generated.text);
   return {
     queryName,
@@ -66,6 +68,9 @@ export function isNamedStatementConflict(err: unknown): boolean {
   return err instanceof Error && SHARED_CONNECTION_CODES.has((err as { code?: unknown }).code as string);
 }
 
+/** node-postgres reports null for statements without a count; an INSERT always has one. */
+const rowCount = (result: pg.QueryResult): number => result.rowCount ?? 0;
+
 /**
  * What to do when a named execution meets a shared server connection:
  * - a function: undo what the error left behind (ROLLBACK TO the caller's savepoint), then
@@ -73,14 +78,17 @@ export function isNamedStatementConflict(err: unknown): boolean {
  * - 'retry': nothing to undo (autocommit: the failed statement did nothing), retry unnamed;
  * - 'rethrow': the error aborted a transaction the caller must redo (unnamed, by then).
  */
-/** node-postgres reports null for statements without a count; an INSERT always has one. */
-const rowCount = (result: pg.QueryResult): number => result.rowCount ?? 0;
-
 export type ConflictRecovery = 'retry' | 'rethrow' | (() => Promise<void>);
 
 export interface StatementRunner {
   /** Resolves to the statement's rowCount (rows it wrote), which the writer checks. */
   run<TParams>(statement: PackageStatement<TParams>, params: Required<TParams>, target: Queryable, recovery: ConflictRecovery): Promise<number>;
+  /**
+   * A read in autocommit (health's probes and anti-joins): its rows, hint suffixes removed as
+   * the generated run() removes them. A conflict is retried unnamed (the failed Parse or Bind
+   * read nothing).
+   */
+  rows<TParams, TResult>(statement: PackageStatement<TParams, TResult>, params: Required<TParams>, target: Queryable): Promise<TResult[]>;
 }
 
 /**
@@ -89,23 +97,31 @@ export interface StatementRunner {
  */
 export function createStatementRunner(options: { named: boolean; onSwitch?(err: Error): void }): StatementRunner {
   let named = options.named;
-  return {
-    async run(statement, params, target, recovery) {
-      const bound = statement.bind(params);
-      if (named) {
-        try {
-          return rowCount(await target.query({ name: bound.name, text: bound.text, values: bound.values, types: PACKAGE_TYPES } as pg.QueryConfig));
-        } catch (err) {
-          if (!isNamedStatementConflict(err)) throw err;
-          if (named) {
-            named = false;
-            options.onSwitch?.(err as Error);
-          }
-          if (recovery === 'rethrow') throw err;
-          if (recovery !== 'retry') await recovery();
+  async function execute<TParams>(
+    statement: PackageStatement<TParams, unknown>,
+    params: Required<TParams>,
+    target: Queryable,
+    recovery: ConflictRecovery,
+  ): Promise<pg.QueryResult> {
+    const bound = statement.bind(params);
+    if (named) {
+      try {
+        return await target.query({ name: bound.name, text: bound.text, values: bound.values, types: PACKAGE_TYPES } as pg.QueryConfig);
+      } catch (err) {
+        if (!isNamedStatementConflict(err)) throw err;
+        if (named) {
+          named = false;
+          options.onSwitch?.(err as Error);
         }
+        if (recovery === 'rethrow') throw err;
+        if (recovery !== 'retry') await recovery();
       }
-      return rowCount(await target.query({ text: bound.text, values: bound.values, types: PACKAGE_TYPES } as pg.QueryConfig));
-    },
+    }
+    return target.query({ text: bound.text, values: bound.values, types: PACKAGE_TYPES } as pg.QueryConfig);
+  }
+  return {
+    run: async (statement, params, target, recovery) => rowCount(await execute(statement, params, target, recovery)),
+    rows: async <TParams, TResult>(statement: PackageStatement<TParams, TResult>, params: Required<TParams>, target: Queryable) =>
+      withoutHintSuffixes((await execute(statement, params, target, 'retry')).rows as TResult[]),
   };
 }

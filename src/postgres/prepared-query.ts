@@ -11,7 +11,7 @@ export interface PostgresQueryRunner {
 }
 
 /** pgtyped's column hints (`AS "col!"`, `AS "col?"`) name the result column `col`. */
-function withoutHintSuffixes(rows: unknown[]): unknown[] {
+export function withoutHintSuffixes<T>(rows: T[]): T[] {
   for (const row of rows as Record<string, unknown>[]) {
     for (const column of Object.keys(row)) {
       const last = column[column.length - 1];

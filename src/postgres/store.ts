@@ -9,6 +9,7 @@ import type { PostgresPool, PostgresQueryable } from './connection.js';
 import { checkPostgresHealth } from './health.js';
 import { ensurePostgresHostIndex } from './host-index.js';
 import { runPostgresMigrations } from './migrations.js';
+import { createStatementRunner } from './named-statement.js';
 import { withPackageTypes } from './package-typed-pool.js';
 import { createPostgresReader } from './reader.js';
 import { postgresReport } from './report.js';
@@ -20,15 +21,27 @@ import { createPostgresWriter } from './writer.js';
 export function createPostgresStore(connection: PostgresPool, options?: StoreOptions): SubagentContextStore<PostgresQueryable> {
   const hostPool = connection as pg.Pool;
   const pool = withPackageTypes(hostPool);
+  const logger = storeLogger(options);
+  // One statement mode for the store's named statements (the upserts and the health check):
+  // the first sign of shared server connections switches all of them to unnamed.
+  const statements = createStatementRunner({
+    named: options?.namedStatements !== false,
+    onSwitch(err) {
+      logger.info?.(
+        { dialect: 'postgres', code: (err as { code?: unknown }).code },
+        'prepared statements are not kept per connection here (a transaction-mode pooler?): the store uses unnamed statements from now on',
+      );
+    },
+  });
   return createStore<PostgresQueryable>(
     {
       dialect: 'postgres',
       // The writer sets the package's types on each of its own statements (the rest is
       // transaction control, which returns no rows), so the hot path skips the wrapper.
-      writer: createPostgresWriter(hostPool, { namedStatements: options?.namedStatements !== false, logger: storeLogger(options) }),
+      writer: createPostgresWriter(hostPool, { statements }),
       reader: createPostgresReader(pool),
       runMigrations: (ctx) => runPostgresMigrations(pool, ctx),
-      checkHealth: (ctx) => checkPostgresHealth(pool, ctx),
+      checkHealth: (ctx) => checkPostgresHealth(pool, statements, ctx),
       ensureHostIndex: () => ensurePostgresHostIndex(pool),
       report: (ctx, options) => postgresReport(pool, ctx, options),
     },

@@ -21,9 +21,8 @@ import type { WriterAdapter } from '../dialect.js';
 import { SubagentContextError, toError } from '../errors.js';
 import { int64Text, upsertParameters, type UpsertInput } from '../frame-normalization.js';
 import { requireRowsWritten } from '../no-row-written.js';
-import type { Logger } from '../types.js';
 import { batchRounds, roundParameter, type PendingFrame } from './batch-rounds.js';
-import { createStatementRunner, isNamedStatementConflict, packageStatement, type ConflictRecovery, type Queryable } from './named-statement.js';
+import { isNamedStatementConflict, packageStatement, type ConflictRecovery, type Queryable, type StatementRunner } from './named-statement.js';
 import { withSavepoint, withTransaction } from './transaction.js';
 
 const upsertStatement = packageStatement('upsert_subagent_context', upsertSubagentContext);
@@ -34,10 +33,8 @@ const FRAME_SAVEPOINT = 'subagent_context_frame';
 const BATCH_SAVEPOINT = 'subagent_context_batch';
 
 export interface PostgresWriterOptions {
-  /** false: unnamed statements from the start (StoreOptions.namedStatements). */
-  readonly namedStatements: boolean;
-  /** Guarded (storeLogger): a throwing logger must not fail the frame being retried. */
-  readonly logger: Logger;
+  /** The store's statement mode, shared with its health check (./named-statement.ts). */
+  readonly statements: StatementRunner;
 }
 
 /** The `client` of recordFrame(frame, { client }), checked before anything is sent. */
@@ -53,15 +50,7 @@ function hostClient(client: unknown): Queryable {
 
 export function createPostgresWriter(pool: pg.Pool, options: PostgresWriterOptions): WriterAdapter {
   const columnTime = createColumnTimeFormatter('');
-  const statements = createStatementRunner({
-    named: options.namedStatements,
-    onSwitch(err) {
-      options.logger.info?.(
-        { dialect: 'postgres', code: (err as { code?: unknown }).code },
-        'prepared statements are not kept per connection here (a transaction-mode pooler?): the store uses unnamed statements from now on',
-      );
-    },
-  });
+  const { statements } = options;
 
   const upsertOne = async (input: UpsertInput, observedAtNs: bigint, target: Queryable, recovery: ConflictRecovery): Promise<void> => {
     const params: Required<IUpsertSubagentContextParams> = upsertParameters(input, columnTime(observedAtNs), int64Text);
