@@ -219,6 +219,32 @@ describe('ACP recognizer', () => {
     expect(r.size()).toBe(0);
   });
 
+  it('an update makes its call the most recent: the eviction takes the least recently seen, per session and overall', () => {
+    const r = createSubagentRecognizer({ maxCallsPerSession: 3, maxCalls: 4 });
+    const launch = (session: string, id: string) => r.observe(up({ sessionUpdate: 'tool_call', toolCallId: id, title: 'task', status: 'pending' }, session));
+    const touch = (session: string, id: string) =>
+      r.observe(up({ sessionUpdate: 'tool_call_update', toolCallId: id, title: 'Review', status: 'in_progress' }, session));
+    // Per session: a0 a1 a2, a0 touched (twice: the second moves nothing), a3 launched: a1 goes.
+    for (const id of ['a0', 'a1', 'a2']) launch('a', id);
+    expect(touch('a', 'a0')).toBeDefined();
+    expect(touch('a', 'a0')).toBeDefined();
+    launch('a', 'a3');
+    expect(touch('a', 'a1')).toBeUndefined();
+    // Overall: a2 a0 a3 (a0 touched after a2), then b0 is the fourth; a2 touched, b1 launched: a0 goes.
+    launch('b', 'b0');
+    expect(touch('a', 'a2')).toBeDefined();
+    launch('b', 'b1');
+    expect(r.size()).toBe(4);
+    expect(touch('a', 'a0')).toBeUndefined();
+    for (const [session, id] of [
+      ['a', 'a2'],
+      ['a', 'a3'],
+      ['b', 'b0'],
+      ['b', 'b1'],
+    ])
+      expect(touch(session, id)).toBeDefined();
+  });
+
   it('recorded traffic: recognition never depends on anything but the update (two recognizers agree)', () => {
     const a = createSubagentRecognizer();
     const b = createSubagentRecognizer();

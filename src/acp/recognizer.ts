@@ -23,6 +23,8 @@ import { field, object, text, type Json } from './wire.js';
 const SHAPES: readonly AgentShape[] = [claudeShape, cursorShape, opencodeShape, auggieShape];
 
 interface CallState {
+  /** `${session}\0${toolCallId}`, its recency entry: built once, so each update hashes no new string. */
+  key: string;
   shape: AgentShape | null; // null: a subagent_update child
   payload: SubagentTaskPayload;
   parentToolCallId: string | null;
@@ -31,6 +33,8 @@ interface CallState {
 
 interface SessionState {
   calls: Map<string, CallState>;
+  /** The call last re-inserted into `calls` (its most recent): an update of it moves nothing. */
+  newest?: CallState;
   /** Child sessions announced by subagent_update on this session (their root is this session). */
   children: Set<string>;
 }
@@ -43,6 +47,8 @@ export function createSubagentRecognizer(options: SubagentRecognizerOptions = {}
   const sessions = new Map<string, SessionState>();
   /** Global recency list of remembered calls: `${session}\0${toolCallId}`. */
   const recency = new Map<string, true>();
+  /** The call last re-inserted into `recency`. */
+  let newest: CallState | undefined;
   /** A child session announced by subagent_update → the root ACP session it belongs to. */
   const childRoot = new Map<string, string>();
 
@@ -52,20 +58,26 @@ export function createSubagentRecognizer(options: SubagentRecognizerOptions = {}
     return s;
   }
 
-  function drop(sessionId: string, toolCallId: string): void {
+  function drop(sessionId: string, toolCallId: string, key = sessionId + SEP + toolCallId): void {
     const s = sessions.get(sessionId);
     s?.calls.delete(toolCallId);
-    recency.delete(sessionId + SEP + toolCallId);
+    recency.delete(key);
     if (s && s.calls.size === 0 && s.children.size === 0) sessions.delete(sessionId);
   }
 
+  /** Makes `state` the most recent call of its session and of all (a Map's order is its recency). */
   function remember(sessionId: string, toolCallId: string, state: CallState): void {
     const s = session(sessionId);
-    s.calls.delete(toolCallId);
-    s.calls.set(toolCallId, state);
-    const key = sessionId + SEP + toolCallId;
-    recency.delete(key);
-    recency.set(key, true);
+    if (s.newest !== state || s.calls.get(toolCallId) !== state) {
+      s.calls.delete(toolCallId);
+      s.calls.set(toolCallId, state);
+      s.newest = state;
+    }
+    if (newest !== state || !recency.has(state.key)) {
+      recency.delete(state.key);
+      recency.set(state.key, true);
+      newest = state;
+    }
     if (s.calls.size > maxPerSession) drop(sessionId, s.calls.keys().next().value as string);
     while (recency.size > maxCalls) {
       const oldest = recency.keys().next().value as string;
@@ -110,10 +122,15 @@ export function createSubagentRecognizer(options: SubagentRecognizerOptions = {}
     // Announced on a child's session: a nested launch, its parent is that child.
     const parent = root === sessionId ? null : sessionId;
     if (!childRoot.has(facts.childSessionId)) adoptChild(root, facts.childSessionId);
-    const state = sessions.get(root)?.calls.get(facts.childSessionId) ?? { shape: null, payload: {}, parentToolCallId: parent };
+    const state = sessions.get(root)?.calls.get(facts.childSessionId) ?? {
+      key: root + SEP + facts.childSessionId,
+      shape: null,
+      payload: {},
+      parentToolCallId: parent,
+    };
     mergePayload(state.payload, facts.payload);
     const result = snapshot(root, facts.childSessionId, state, facts.toolStatus);
-    if (facts.toolStatus !== null && isTerminalToolStatus(facts.toolStatus)) drop(root, facts.childSessionId);
+    if (facts.toolStatus !== null && isTerminalToolStatus(facts.toolStatus)) drop(root, facts.childSessionId, state.key);
     else remember(root, facts.childSessionId, state);
     return result;
   }
@@ -132,7 +149,7 @@ export function createSubagentRecognizer(options: SubagentRecognizerOptions = {}
         break; // false: this agent's own tool call, not a subagent
       }
       if (!shape) return undefined;
-      state = { shape, payload: {}, parentToolCallId: null };
+      state = { key: root + SEP + toolCallId, shape, payload: {}, parentToolCallId: null };
     }
     const facts = state.shape!.read(update);
     mergePayload(state.payload, facts.payload);
@@ -141,7 +158,7 @@ export function createSubagentRecognizer(options: SubagentRecognizerOptions = {}
     const status = field(update, 'status');
     const toolStatus = typeof status === 'string' ? status : null;
     const result = snapshot(root, toolCallId, state, toolStatus);
-    if (toolStatus !== null && isTerminalToolStatus(toolStatus)) drop(root, toolCallId);
+    if (toolStatus !== null && isTerminalToolStatus(toolStatus)) drop(root, toolCallId, state.key);
     else remember(root, toolCallId, state);
     return result;
   }
