@@ -66,6 +66,12 @@ describe("checkHealth's named statements and their fallback [postgres]", () => {
     pools.push(pool);
     return pool;
   }
+  /** A named store on its own one-connection pool, its every log line kept. */
+  function storeOnOnePool() {
+    const pool = onePool();
+    const logger = fullLogger();
+    return { pool, logger, store: createPostgresStore(pool, { clock: steppingClock(), logger }) };
+  }
   const prepared = async (pool: pg.Pool): Promise<Prepared[]> =>
     (await pool.query<Prepared>('SELECT name, statement FROM pg_prepared_statements ORDER BY name')).rows;
   /**
@@ -96,19 +102,15 @@ describe("checkHealth's named statements and their fallback [postgres]", () => {
     await createPostgresStore(learner, { clock: steppingClock() }).checkHealth();
     const shortfall = (await prepared(learner)).find((p) => queryOf(p.name) === 'count_shortfall_since_capture')!;
 
-    const pool = onePool();
-    await pool.query(`PREPARE "${shortfall.name}" AS ${shortfall.statement}`); // behind node-postgres's back
-    const logger = fullLogger();
-    const store = createPostgresStore(pool, { clock: steppingClock(), logger });
+    const { pool, logger, store } = storeOnOnePool();
+    await pool.query(`PREPARE "${shortfall.name}" AS ${shortfall.statement}`); // behind node-postgres's back, before the store's first statement
     expect(await store.checkHealth()).toEqual(expected);
     expect(logger.lines).toEqual([{ level: 'info', code: '42P05' }]);
     await expectUnnamedFromNowOn(store, pool);
   });
 
   it('a prepared name the server connection lost (26000): retried unnamed, the same report', async () => {
-    const pool = onePool();
-    const logger = fullLogger();
-    const store = createPostgresStore(pool, { clock: steppingClock(), logger });
+    const { pool, logger, store } = storeOnOnePool();
     expect(await store.checkHealth()).toEqual(expected); // named, parsed on the connection
     await pool.query('DEALLOCATE ALL'); // node-postgres still believes they are there
     expect(await store.checkHealth()).toEqual(expected);
@@ -117,9 +119,7 @@ describe("checkHealth's named statements and their fallback [postgres]", () => {
   });
 
   it('a real failure is not mistaken for a conflict: the check fails as a database error and the store stays named', async () => {
-    const pool = onePool();
-    const logger = fullLogger();
-    const store = createPostgresStore(pool, { clock: steppingClock(), logger });
+    const { pool, logger, store } = storeOnOnePool();
     await db.exec('ALTER TABLE task_session_subagents RENAME COLUMN observed_at TO observed_at_renamed'); // 42703 in the anti-joins
     await expect(store.checkHealth()).rejects.toMatchObject({ code: 'database_error' });
     await db.exec('ALTER TABLE task_session_subagents RENAME COLUMN observed_at_renamed TO observed_at');
