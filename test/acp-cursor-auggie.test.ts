@@ -90,6 +90,32 @@ describeBothDialects('ACP intake: Cursor and Auggie (hand-built from measured sh
     expect(rows.every((r) => r.total_tokens === null && r.model === null)).toBe(true);
   });
 
+  it("Cursor's cursor/task request joins its model and agent id to the Task call, before or after the call; other requests are nothing", async () => {
+    const store = db.store({ clock: steppingClock() });
+    const recorder = createAcpRecorder(store, { context: contextFor(ACP) });
+    const [first, , third] = CURSOR;
+    expect(await recorder.sessionUpdate(first)).toBe('persisted');
+    // After its call: a status-less frame that fills the row.
+    expect(
+      await recorder.agentRequest('cursor/task', { toolCallId: 'call_c1', agentId: 'agent-7f3', model: 'claude-sonnet-4.5', description: 'Review security' }),
+    ).toBe('persisted');
+    // Before its call: held, then joined when the Task call is recognized.
+    expect(await recorder.agentRequest('cursor/task', { toolCallId: 'call_c3', agentId: 'agent-9b1', model: 'gpt-5-codex' })).toBeUndefined();
+    expect(await recorder.sessionUpdate(CURSOR[4])).toBe('persisted');
+    // Not Cursor's, or not readable: nothing, never a rejection.
+    expect(await recorder.agentRequest('session/request_permission', { sessionId: ACP, toolCall: { toolCallId: 'call_c1' } })).toBeUndefined();
+    expect(await recorder.agentRequest('cursor/task', { agentId: 'no-call' })).toBeUndefined();
+    expect(await recorder.agentRequest('cursor/task', null as unknown as object)).toBeUndefined();
+    expect(await recorder.sessionUpdate(third)).toBe('persisted');
+    expect(await recorder.sessionUpdate(CURSOR[5])).toBe('persisted');
+    const rows = await store.listBySession('s1');
+    expect(rows.map((r) => [r.tool_call_id, r.model, r.agent_id, r.tool_status])).toEqual([
+      ['call_c1', 'claude-sonnet-4.5', 'agent-7f3', 'completed'],
+      ['call_c3', 'gpt-5-codex', 'agent-9b1', 'pending'],
+    ]);
+    expect(recorder.counters()).toMatchObject({ requests: 5, recorded: 5 });
+  });
+
   it('Auggie: the title sub-agent-<type>: <description> is a subagent; other tools are not; statuses verbatim', async () => {
     const { outcomes, rows } = await record(AUGGIE);
     expect(outcomes).toEqual(['persisted', undefined, 'persisted', undefined, 'persisted', 'persisted']);

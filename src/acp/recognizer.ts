@@ -10,22 +10,30 @@ import type { SubagentTaskPayload } from '../types.js';
 import { isTerminalToolStatus } from '../terminal-tool-status.js';
 import { auggieShape } from './shapes/auggie.js';
 import { claudeShape } from './shapes/claude.js';
-import { cursorShape } from './shapes/cursor.js';
+import { cursorShape, readCursorTask } from './shapes/cursor.js';
 import { opencodeShape } from './shapes/opencode.js';
 import type { AgentShape } from './shapes/shape.js';
-import { readSubagentUpdate } from './shapes/subagent-update.js';
+import { acpSessionShape } from './shapes/acp-session.js';
+import { readChildInfo, readChildState, readSubagentUpdate, sessionContentChild } from './shapes/subagent-update.js';
+import { delegationLookalike } from './delegation-lookalike.js';
 import { mergePayload } from './payload-merge.js';
 import type { AcpSessionUpdateParams, RecognizedSubagentUpdate, SubagentRecognizer, SubagentRecognizerOptions } from './types.js';
 import { field, object, text, type Json } from './wire.js';
 
 // Order matters only where shapes could both claim a frame: Claude's `_meta.claudeCode.toolName`
-// and Cursor's `rawInput._toolName` name the tool outright, so they are asked first.
-const SHAPES: readonly AgentShape[] = [claudeShape, cursorShape, opencodeShape, auggieShape];
+// and Cursor's `rawInput._toolName` name the tool outright, so they are asked first; ACP's own
+// `session` content item last, so an agent's shape that reads more keeps its fields.
+export const SHAPES: readonly AgentShape[] = [claudeShape, cursorShape, opencodeShape, auggieShape, acpSessionShape];
+
+/** Most distinct unrecognized delegations remembered (so each is reported once); oldest first beyond it. */
+const MAX_REPORTED = 4096;
+/** Most cursor/task requests held for a Task call not seen yet. */
+const MAX_PENDING_REQUESTS = 1024;
 
 interface CallState {
   /** `${session}\0${toolCallId}`, its recency entry: built once, so each update hashes no new string. */
   key: string;
-  shape: AgentShape | null; // null: a subagent_update child
+  shape: AgentShape | null; // null: a subagent_update child no tool call has named
   payload: SubagentTaskPayload;
   parentToolCallId: string | null;
   fallbackSubagentType?: string;
@@ -37,11 +45,21 @@ interface SessionState {
   newest?: CallState;
   /** Child sessions announced by subagent_update on this session (their root is this session). */
   children: Set<string>;
+  /**
+   * Joins learned from `session` content items: a child session id → the tool call whose row
+   * it is, or a tool call that named an already-announced child → that child's row.
+   */
+  rowOf: Map<string, string>;
 }
 
 const SEP = '\u0000';
 
 export function createSubagentRecognizer(options: SubagentRecognizerOptions = {}): SubagentRecognizer {
+  return recognizerWithShapes(SHAPES, options);
+}
+
+/** The recognizer over a given list of shapes (tests leave one out to prove the package notices it is blind). */
+export function recognizerWithShapes(shapes: readonly AgentShape[], options: SubagentRecognizerOptions = {}): SubagentRecognizer {
   const maxPerSession = Math.max(1, options.maxCallsPerSession ?? 1024);
   const maxCalls = Math.max(1, options.maxCalls ?? 65_536);
   const sessions = new Map<string, SessionState>();
@@ -54,7 +72,7 @@ export function createSubagentRecognizer(options: SubagentRecognizerOptions = {}
 
   function session(id: string): SessionState {
     let s = sessions.get(id);
-    if (!s) sessions.set(id, (s = { calls: new Map(), children: new Set() }));
+    if (!s) sessions.set(id, (s = { calls: new Map(), children: new Set(), rowOf: new Map() }));
     return s;
   }
 
@@ -62,7 +80,7 @@ export function createSubagentRecognizer(options: SubagentRecognizerOptions = {}
     const s = sessions.get(sessionId);
     s?.calls.delete(toolCallId);
     recency.delete(key);
-    if (s && s.calls.size === 0 && s.children.size === 0) sessions.delete(sessionId);
+    if (s && s.calls.size === 0 && s.children.size === 0 && s.rowOf.size === 0) sessions.delete(sessionId);
   }
 
   /** Makes `state` the most recent call of its session and of all (a Map's order is its recency). */
@@ -112,55 +130,172 @@ export function createSubagentRecognizer(options: SubagentRecognizerOptions = {}
     if (root === undefined) return;
     const s = sessions.get(root);
     s?.children.delete(child);
-    if (s && s.calls.size === 0 && s.children.size === 0) sessions.delete(root);
+    s?.rowOf.delete(child);
+    if (s && s.calls.size === 0 && s.children.size === 0 && s.rowOf.size === 0) sessions.delete(root);
   }
+
+  /** The row id (tool_call_id) of a child session or tool call on `root`, after any join. */
+  function rowId(root: string, id: string): string {
+    return sessions.get(root)?.rowOf.get(id) ?? id;
+  }
+
+  /** Records a join, bounded like the calls (oldest first). */
+  function join(root: string, from: string, to: string): void {
+    const rows = session(root).rowOf;
+    rows.delete(from);
+    rows.set(from, to);
+    if (rows.size > 2 * maxPerSession) rows.delete(rows.keys().next().value as string);
+  }
+
+  /** A child's parent row: the row of the child session its traffic arrives on, if that is not the root. */
+  function parentRow(root: string, sessionId: string): string | null {
+    return root === sessionId ? null : rowId(root, sessionId);
+  }
+
+  const onUnrecognized = options.onUnrecognizedDelegation;
+  /** `${session}\0${id}` of each unrecognized delegation already reported. */
+  const reported = new Set<string>();
+
+  function unrecognized(acpSessionId: string, id: string, title: string | null, reason: string): void {
+    if (!onUnrecognized) return;
+    const key = acpSessionId + SEP + id;
+    if (reported.has(key)) return;
+    reported.add(key);
+    if (reported.size > MAX_REPORTED) reported.delete(reported.values().next().value as string);
+    try {
+      onUnrecognized({ acpSessionId, id, title, reason });
+    } catch {
+      // the host's callback: never breaks recognition
+    }
+  }
+
+  /** cursor/task facts for a Task call not seen yet, by toolCallId (oldest first beyond the bound). */
+  const pendingRequests = new Map<string, SubagentTaskPayload>();
 
   function observeSubagentUpdate(sessionId: string, update: Json): RecognizedSubagentUpdate | undefined {
     const facts = readSubagentUpdate(update);
-    if (!facts) return undefined;
+    if (!facts) {
+      unrecognized(sessionId, 'subagent_update', null, 'a subagent_update without a child session id');
+      return undefined;
+    }
     const root = rootOf(sessionId);
-    // Announced on a child's session: a nested launch, its parent is that child.
-    const parent = root === sessionId ? null : sessionId;
     if (!childRoot.has(facts.childSessionId)) adoptChild(root, facts.childSessionId);
-    const state = sessions.get(root)?.calls.get(facts.childSessionId) ?? {
-      key: root + SEP + facts.childSessionId,
-      shape: null,
-      payload: {},
-      parentToolCallId: parent,
-    };
-    mergePayload(state.payload, facts.payload);
-    const result = snapshot(root, facts.childSessionId, state, facts.toolStatus);
-    if (facts.toolStatus !== null && isTerminalToolStatus(facts.toolStatus)) drop(root, facts.childSessionId, state.key);
-    else remember(root, facts.childSessionId, state);
+    return apply(root, rowId(root, facts.childSessionId), parentRow(root, sessionId), facts.toolStatus, facts.payload);
+  }
+
+  /** Merges a child's facts into its row's state (made when absent) and settles or remembers it. */
+  function apply(root: string, id: string, parent: string | null, toolStatus: string | null, payload: SubagentTaskPayload): RecognizedSubagentUpdate {
+    const state = sessions.get(root)?.calls.get(id) ?? { key: root + SEP + id, shape: null, payload: {}, parentToolCallId: parent };
+    mergePayload(state.payload, payload);
+    const result = snapshot(root, id, state, toolStatus);
+    // A child's idle settles the row but not the tool call that named it: the call's own
+    // updates (its result, its status) may still come, and are read through its shape.
+    if (toolStatus !== null && isTerminalToolStatus(toolStatus) && state.shape === null) drop(root, id, state.key);
+    else remember(root, id, state);
     return result;
   }
 
+  /** A known child's own traffic (ACP v2): its `state_update` and its title on `session_info_update`. */
+  function observeChildSession(child: string, kind: unknown, update: Json): RecognizedSubagentUpdate | undefined {
+    const root = childRoot.get(child);
+    if (root === undefined) return undefined;
+    const id = rowId(root, child);
+    if (kind === 'state_update') {
+      const facts = readChildState(update);
+      return facts && apply(root, id, null, facts.toolStatus, facts.payload);
+    }
+    const info = readChildInfo(update);
+    return info && apply(root, id, null, null, info);
+  }
+
+  /** The shape that claims a tool call not seen before; `known`: an agent's shape that said "not a subagent". */
+  function classify(update: Json): { shape?: AgentShape; known?: AgentShape } {
+    for (const candidate of shapes) {
+      const verdict = candidate.classify(update);
+      if (verdict === undefined) continue;
+      return verdict ? { shape: candidate } : { known: candidate }; // false: this agent's own tool call
+    }
+    return {};
+  }
+
   function observeToolCall(sessionId: string, update: Json): RecognizedSubagentUpdate | undefined {
-    const toolCallId = text(field(update, 'toolCallId'));
-    if (toolCallId === undefined) return undefined;
+    const callId = text(field(update, 'toolCallId'));
+    if (callId === undefined) return undefined;
     const root = rootOf(sessionId);
+    let toolCallId = rowId(root, callId);
     let state = sessions.get(root)?.calls.get(toolCallId);
-    if (!state) {
-      let shape: AgentShape | undefined;
-      for (const candidate of SHAPES) {
-        const verdict = candidate.classify(update);
-        if (verdict === undefined) continue;
-        if (verdict) shape = candidate;
-        break; // false: this agent's own tool call, not a subagent
+    if (!state || state.shape === null) {
+      const { shape, known } = classify(update);
+      if (!shape) {
+        if (state) return undefined; // a child's row whose tool call says nothing readable here
+        const reason = delegationLookalike(update, known !== undefined, known?.ordinaryToolNames);
+        if (reason !== undefined) unrecognized(root, callId, text(field(update, 'title')) ?? null, reason);
+        return undefined;
       }
-      if (!shape) return undefined;
-      state = { key: root + SEP + toolCallId, shape, payload: {}, parentToolCallId: null };
+      if (!state) {
+        // First sight of the call. If it names a child already announced (and not yet joined),
+        // it writes that child's row: one row for the two.
+        const child = sessionContentChild(update);
+        if (child !== undefined && child !== callId && childRoot.get(child) === root && rowId(root, child) === child) {
+          join(root, callId, child);
+          toolCallId = child;
+          state = sessions.get(root)?.calls.get(child);
+        }
+      }
+      state ??= { key: root + SEP + toolCallId, shape, payload: {}, parentToolCallId: parentRow(root, sessionId) };
+      state.shape = shape;
+      const requested = pendingRequests.get(callId);
+      if (requested) {
+        pendingRequests.delete(callId);
+        mergePayload(state.payload, requested);
+      }
     }
     const facts = state.shape!.read(update);
     mergePayload(state.payload, facts.payload);
     if (facts.parentToolCallId !== undefined) state.parentToolCallId = facts.parentToolCallId;
     if (facts.fallbackSubagentType !== undefined) state.fallbackSubagentType = facts.fallbackSubagentType;
+    const child = sessionContentChild(update);
+    if (child !== undefined) joinChild(root, toolCallId, child, state);
     const status = field(update, 'status');
     const toolStatus = typeof status === 'string' ? status : null;
     const result = snapshot(root, toolCallId, state, toolStatus);
     if (toolStatus !== null && isTerminalToolStatus(toolStatus)) drop(root, toolCallId, state.key);
     else remember(root, toolCallId, state);
     return result;
+  }
+
+  /**
+   * A tool call names its child session: from now on the child's subagent_updates and its own
+   * traffic write the tool call's row. (A call recognized before it named a child that was
+   * already announced keeps its own row: the child's earlier updates are already a row.)
+   */
+  function joinChild(root: string, toolCallId: string, child: string, state: CallState): void {
+    state.payload.child_session_id ??= child;
+    if (toolCallId === child || rowId(root, child) === toolCallId) return;
+    if (!childRoot.has(child)) adoptChild(root, child);
+    join(root, child, toolCallId);
+  }
+
+  /** Agent → client requests: Cursor's `cursor/task` carries the model and agent id its Task call lacks. */
+  function observeRequest(method: string, params: Json): RecognizedSubagentUpdate | undefined {
+    if (method !== 'cursor/task') return undefined;
+    const facts = readCursorTask(params);
+    if (!facts) return undefined;
+    const sessionId = text(field(params, 'sessionId'));
+    const roots = sessionId !== undefined ? [rootOf(sessionId)] : [...sessions.keys()];
+    for (const root of roots) {
+      const state = sessions.get(root)?.calls.get(facts.toolCallId);
+      if (state?.shape === cursorShape) {
+        mergePayload(state.payload, facts.payload);
+        remember(root, facts.toolCallId, state);
+        return snapshot(root, facts.toolCallId, state, null);
+      }
+    }
+    // Not seen yet (the request came first): joined when the Task call is recognized.
+    pendingRequests.delete(facts.toolCallId);
+    pendingRequests.set(facts.toolCallId, facts.payload);
+    if (pendingRequests.size > MAX_PENDING_REQUESTS) pendingRequests.delete(pendingRequests.keys().next().value as string);
+    return undefined;
   }
 
   return {
@@ -173,11 +308,20 @@ export function createSubagentRecognizer(options: SubagentRecognizerOptions = {}
         const notification = object(params.update);
         if (sessionId === undefined || !notification) return undefined;
         const kind = field(notification, 'sessionUpdate');
-        if (kind === 'subagent_update') return observeSubagentUpdate(sessionId, notification);
         if (kind === 'tool_call' || kind === 'tool_call_update') return observeToolCall(sessionId, notification);
+        if (kind === 'subagent_update') return observeSubagentUpdate(sessionId, notification);
+        if ((kind === 'state_update' || kind === 'session_info_update') && childRoot.size > 0) return observeChildSession(sessionId, kind, notification);
         return undefined;
       } catch {
         // A hostile object (a throwing getter, a revoked proxy): not a readable update.
+        return undefined;
+      }
+    },
+    observeRequest(method: string, params: object): RecognizedSubagentUpdate | undefined {
+      try {
+        const p = object(params);
+        return typeof method === 'string' && p ? observeRequest(method, p) : undefined;
+      } catch {
         return undefined;
       }
     },

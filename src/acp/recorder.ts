@@ -14,14 +14,39 @@ import { createSubagentRecognizer } from './recognizer.js';
 import type { AcpHostContext, AcpRecorder, AcpRecorderCounters, AcpRecorderOptions, AcpSessionUpdateParams, RecognizedSubagentUpdate } from './types.js';
 
 const TIMED_OUT = Symbol('timed out');
+/** Most distinct titles warned about (one WARN each); beyond it, counted but not warned again. */
+const MAX_WARNED_TITLES = 1024;
 /** What sessionUpdate returns for an update that is not a subagent's: one settled promise, shared. */
 const NOT_RECORDED: Promise<undefined> = Promise.resolve(undefined);
 
 export function createAcpRecorder(store: SubagentContextStore, options: AcpRecorderOptions): AcpRecorder {
-  const recognizer = createSubagentRecognizer(options.recognizer);
   const timeoutMs = options.contextTimeoutMs ?? 5000;
   const logger = guardedLogger(options.logger); // absent: silent; throwing: never breaks sessionUpdate
-  const counters: AcpRecorderCounters = { updates: 0, not_subagent: 0, recorded: 0, unknown_session: 0, context_failed: 0, context_timeout: 0 };
+  const counters: AcpRecorderCounters = {
+    updates: 0,
+    not_subagent: 0,
+    recorded: 0,
+    unknown_session: 0,
+    context_failed: 0,
+    context_timeout: 0,
+    unrecognized_delegations: 0,
+    requests: 0,
+  };
+  const warnedTitles = new Set<string>();
+  const recognizer = createSubagentRecognizer({
+    ...options.recognizer,
+    onUnrecognizedDelegation(delegation) {
+      counters.unrecognized_delegations++;
+      options.recognizer?.onUnrecognizedDelegation?.(delegation);
+      const title = delegation.title ?? `(${delegation.reason})`;
+      if (warnedTitles.has(title) || warnedTitles.size >= MAX_WARNED_TITLES) return;
+      warnedTitles.add(title);
+      logger.warn(
+        { acpSessionId: delegation.acpSessionId, toolCallId: delegation.id, title: delegation.title, reason: delegation.reason },
+        'acp recorder: a tool call looks like a subagent launch but matches no known agent; its subagents are not recorded (an agent or version this package does not recognise yet)',
+      );
+    },
+  });
   /** The last pending write per ACP session; removed once it is the last and has settled. */
   const tails = new Map<string, Promise<RecordOutcome>>();
 
@@ -99,6 +124,22 @@ export function createAcpRecorder(store: SubagentContextStore, options: AcpRecor
     }
   }
 
+  /** Chains one recognized update's write behind its ACP session's earlier ones. */
+  function submit(recognized: RecognizedSubagentUpdate, recordOptions: RecordOptions | undefined): Promise<RecordOutcome> {
+    const key = recognized.acpSessionId;
+    const previous = tails.get(key);
+    const written = previous ? previous.then(() => write(recognized, recordOptions)) : write(recognized, recordOptions);
+    // The chain's end leaves the map once it has settled and nothing was chained after it.
+    // A rejection (a store that is not this package's) settles as 'failed': never rejects.
+    const settle = (outcome: RecordOutcome): RecordOutcome => {
+      if (tails.get(key) === next) tails.delete(key);
+      return outcome;
+    };
+    const next: Promise<RecordOutcome> = Promise.resolve(written).then(settle, () => settle('failed'));
+    tails.set(key, next);
+    return next;
+  }
+
   return {
     sessionUpdate(params: AcpSessionUpdateParams, recordOptions?: RecordOptions): Promise<RecordOutcome | undefined> {
       counters.updates++;
@@ -107,18 +148,12 @@ export function createAcpRecorder(store: SubagentContextStore, options: AcpRecor
         counters.not_subagent++;
         return NOT_RECORDED;
       }
-      const key = recognized.acpSessionId;
-      const previous = tails.get(key);
-      const written = previous ? previous.then(() => write(recognized, recordOptions)) : write(recognized, recordOptions);
-      // The chain's end leaves the map once it has settled and nothing was chained after it.
-      // A rejection (a store that is not this package's) settles as 'failed': never rejects.
-      const settle = (outcome: RecordOutcome): RecordOutcome => {
-        if (tails.get(key) === next) tails.delete(key);
-        return outcome;
-      };
-      const next: Promise<RecordOutcome> = Promise.resolve(written).then(settle, () => settle('failed'));
-      tails.set(key, next);
-      return next;
+      return submit(recognized, recordOptions);
+    },
+    agentRequest(method: string, params: object, recordOptions?: RecordOptions): Promise<RecordOutcome | undefined> {
+      counters.requests++;
+      const recognized = recognizer.observeRequest(method, params);
+      return recognized ? submit(recognized, recordOptions) : NOT_RECORDED;
     },
     async flush(): Promise<void> {
       await Promise.all(tails.values()); // each tail is the end of its session's chain

@@ -24,6 +24,13 @@ export interface RecognizedSubagentUpdate {
 export interface SubagentRecognizer {
   /** undefined when the update is not (or not yet known to be) part of a subagent invocation. Never throws. */
   observe(params: AcpSessionUpdateParams): RecognizedSubagentUpdate | undefined;
+  /**
+   * An agent → client request that carries subagent metadata: Cursor's `cursor/task`
+   * `{toolCallId, agentId, description, model, prompt}`, joined to its Task call by toolCallId
+   * (held until the call is seen when the request comes first). undefined for any other
+   * request, or one whose call is not known yet. Never throws.
+   */
+  observeRequest(method: string, params: object): RecognizedSubagentUpdate | undefined;
   /** Drops every call remembered for that ACP session (call it at session end). */
   forget(acpSessionId: string): void;
   /** How many entries (tool calls, and child sessions of the `subagents` capability) are remembered now. */
@@ -35,6 +42,24 @@ export interface SubagentRecognizerOptions {
   maxCallsPerSession?: number;
   /** Most tool calls remembered across all sessions. Default 65 536. */
   maxCalls?: number;
+  /**
+   * Called once per distinct tool call (or malformed subagent_update) that looks like a
+   * delegation — its kind, title, tool name or `_meta` mention an agent, a subagent, a
+   * delegation or a spawn — but that no known agent's shape matches: the recognizer is blind to
+   * that agent's subagents. Never called for ACP's ordinary kinds (read, edit, execute, search, …).
+   */
+  onUnrecognizedDelegation?(delegation: UnrecognizedDelegation): void;
+}
+
+/** A tool call that looks like a delegation no shape recognizes (SubagentRecognizerOptions.onUnrecognizedDelegation). */
+export interface UnrecognizedDelegation {
+  acpSessionId: string;
+  /** The toolCallId (`'subagent_update'` for a subagent_update without a child session id). */
+  id: string;
+  /** The tool call's title, when it has one. */
+  title: string | null;
+  /** What made it look like a delegation: `title`, `kind "…"`, `tool name "…"` or `_meta`. */
+  reason: string;
 }
 
 /** The host's identity for an ACP session: what the wire does not carry. */
@@ -69,6 +94,14 @@ export interface AcpRecorderCounters {
   context_failed: number;
   /** Recognized, but `context` did not answer within contextTimeoutMs: 'failed'. */
   context_timeout: number;
+  /**
+   * Distinct tool calls (or malformed subagent_updates) that look like a delegation but match
+   * no known agent's shape: subagents this recorder cannot see. Each also logs one WARN per
+   * distinct title. Not 0: an agent or agent version this package does not know yet.
+   */
+  unrecognized_delegations: number;
+  /** Agent → client requests handed to agentRequest. */
+  requests: number;
 }
 
 export interface AcpRecorder {
@@ -79,6 +112,12 @@ export interface AcpRecorder {
    * written in the order they were given, whatever the caller awaits.
    */
   sessionUpdate(params: AcpSessionUpdateParams, options?: RecordOptions): Promise<RecordOutcome | undefined>;
+  /**
+   * An agent → client JSON-RPC request (method and params, as the client received it). Cursor's
+   * `cursor/task` joins its model and agent id to the Task call's row; any other method is
+   * undefined. Never rejects; the same outcomes as sessionUpdate, in the same per-session order.
+   */
+  agentRequest(method: string, params: object, options?: RecordOptions): Promise<RecordOutcome | undefined>;
   /** Resolves once every update given so far has been written (a host that did not await them: before reading rows, or at shutdown). Never rejects. */
   flush(): Promise<void>;
   /** Drops the recognizer's state for that ACP session (call it at session end, after its last update). */

@@ -2,11 +2,12 @@
 // carry, the way a host would (issue 21): one task_sessions row per ACP session (task = the
 // session's cwd, or --task), one execution per proxy run, and one turn per session/prompt
 // request — a new UUID, current from the request until its response. Every agent → client
-// session/update goes through the recognizer; each recognized update becomes a write job
+// session/update (and agent → client request: Cursor's cursor/task) goes through the
+// recognizer; each recognized update becomes a write job
 // carrying that identity. Pure bookkeeping: no I/O, and bounded (see MAX_*).
 import { randomUUID } from 'node:crypto';
 import type { SubagentTaskPayload } from '../types.js';
-import type { SubagentRecognizer } from './recognizer.js';
+import type { RecognizedSubagentUpdate, SubagentRecognizer } from './recognizer.js';
 import type { TeeLine } from './tee-queue.js';
 
 export type WriteJob =
@@ -105,7 +106,11 @@ export class AcpIdentity {
 
   private fromAgent(m: Json): WriteJob[] {
     if (m.method === 'session/update') return this.update(obj(m.params));
-    if (m.method !== undefined) return []; // a request or notification of the agent's: nothing to track
+    if (typeof m.method === 'string') {
+      // An agent → client request: Cursor's `cursor/task` carries its Task call's model and agent id.
+      const params = obj(m.params);
+      return params ? this.recognized(this.options.recognizer.observeRequest(m.method, params)) : [];
+    }
     const key = idKey(m.id);
     const pending = key === undefined ? undefined : this.pending.get(key);
     if (!pending || key === undefined) return [];
@@ -122,7 +127,10 @@ export class AcpIdentity {
     const sessionId = str(params?.sessionId);
     const update = obj(params?.update);
     if (!sessionId || !update) return [];
-    const recognized = this.options.recognizer.observe({ sessionId, update });
+    return this.recognized(this.options.recognizer.observe({ sessionId, update }));
+  }
+
+  private recognized(recognized: RecognizedSubagentUpdate | undefined): WriteJob[] {
     if (!recognized) return [];
     // The recognizer names the session the subagent belongs to: with the `subagents`
     // capability a nested launch is announced on its parent subagent's child session, and

@@ -39,10 +39,13 @@ const CLIENT_NEEDLES = ['"session/new"', '"session/load"', '"session/prompt"'].m
 const UPDATE_NEEDLE = Buffer.from('"session/update"');
 /**
  * The updates the recognizer reads (src/acp/recognizer.ts: tool_call, tool_call_update,
- * subagent_update). Message and thought chunks, the bulk of a session's traffic and its
- * largest lines, are relayed and never copied for the writer.
+ * subagent_update, and a child session's state_update and session_info_update). Message and
+ * thought chunks, the bulk of a session's traffic and its largest lines, are relayed and never
+ * copied for the writer.
  */
-const RECOGNIZED_UPDATE_NEEDLES = ['"tool_call', '"subagent_update"'].map((n) => Buffer.from(n));
+const RECOGNIZED_UPDATE_NEEDLES = ['"tool_call', '"subagent_update"', '"state_update"', '"session_info_update"'].map((n) => Buffer.from(n));
+/** Agent → client requests the recognizer reads: Cursor's `cursor/task`. */
+const REQUEST_NEEDLES = ['"cursor/task"'].map((n) => Buffer.from(n));
 const RESULT_NEEDLE = Buffer.from('"result"');
 
 export interface TeeSummary extends WriterStats {
@@ -66,7 +69,7 @@ export class Tee {
   private dead = false;
   private oversize = 0;
   private unavailable = false;
-  private stats: WriterStats = { lines: 0, recognized: 0, written: 0, failed: 0, recognizerErrors: 0 };
+  private stats: WriterStats = { lines: 0, recognized: 0, written: 0, failed: 0, recognizerErrors: 0, unrecognizedDelegations: 0 };
   private pumpTimer: NodeJS.Timeout | undefined;
   private closed: ((unwritten: number) => void) | null = null;
   private sentLines = 0; // lines put on the channel to the writer
@@ -90,7 +93,10 @@ export class Tee {
     // Responses are needed for session/new (the session id) and session/prompt (the turn's end).
     this.fromAgent = tap(
       1,
-      (line) => (line.includes(UPDATE_NEEDLE) && RECOGNIZED_UPDATE_NEEDLES.some((n) => line.includes(n))) || line.includes(RESULT_NEEDLE),
+      (line) =>
+        (line.includes(UPDATE_NEEDLE) && RECOGNIZED_UPDATE_NEEDLES.some((n) => line.includes(n))) ||
+        line.includes(RESULT_NEEDLE) ||
+        REQUEST_NEEDLES.some((n) => line.includes(n)),
     );
     // Its own process group (detached), so a Ctrl-C meant for the agent does not kill the
     // writer mid-session; it exits by itself when the proxy's IPC channel closes.

@@ -18,12 +18,23 @@ export interface BatchWriter {
 }
 
 export function createBatchWriter(config: WriterConfig, warn: (text: string) => void): BatchWriter {
-  const stats: WriterStats = { lines: 0, recognized: 0, written: 0, failed: 0, recognizerErrors: 0 };
+  const stats: WriterStats = { lines: 0, recognized: 0, written: 0, failed: 0, recognizerErrors: 0, unrecognizedDelegations: 0 };
   const logger: Logger = {
     warn: (fields, msg) => warn(`${msg} ${JSON.stringify(fields, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`),
   };
   const clock = createWallClock();
-  const identity = new AcpIdentity({ recognizer: createSubagentRecognizer(), task: config.task, fallbackCwd: config.fallbackCwd });
+  // Never blind in silence: a delegation no shape reads is counted, and warned once per title.
+  const warnedTitles = new Set<string>();
+  const recognizer = createSubagentRecognizer({
+    onUnrecognizedDelegation({ title, reason }) {
+      stats.unrecognizedDelegations++;
+      const name = title ?? `(${reason})`;
+      if (warnedTitles.has(name) || warnedTitles.size >= 1024) return;
+      warnedTitles.add(name);
+      warn(`a tool call looks like a subagent launch but matches no known agent, so its subagents are not recorded: ${JSON.stringify(name)} (${reason})`);
+    },
+  });
+  const identity = new AcpIdentity({ recognizer, task: config.task, fallbackCwd: config.fallbackCwd });
 
   async function open(): Promise<ProxyDatabase> {
     const options = { executionId: config.executionId, logger, clock };

@@ -56,6 +56,8 @@ export interface WriterStats {
   written: number;
   failed: number;
   recognizerErrors: number;
+  /** Tool calls that looked like a subagent launch of an agent the recognizer does not know (not recorded). */
+  unrecognizedDelegations: number;
 }
 
 export type FromWriter =

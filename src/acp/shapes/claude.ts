@@ -16,6 +16,8 @@ import { bool, contentText, field, metric, object, text, type Json } from '../wi
 import type { AgentShape, UpdateFacts } from './shape.js';
 
 const SUBAGENT_TOOLS = new Set(['Agent', 'Task']);
+/** Claude Code's built-in tools (its SDK's BUILTIN_TOOL_NAMES, 2.1.335) that name an agent without launching one. */
+const ORDINARY_AGENT_TOOLS: ReadonlySet<string> = new Set(['ListAgents', 'SubagentHandback']);
 
 function claudeMeta(update: Json): Json | undefined {
   return object(field(field(update, '_meta'), 'claudeCode'));
@@ -23,6 +25,7 @@ function claudeMeta(update: Json): Json | undefined {
 
 export const claudeShape: AgentShape = {
   agent: 'claude',
+  ordinaryToolNames: ORDINARY_AGENT_TOOLS,
   classify(update) {
     const name = text(field(claudeMeta(update), 'toolName'));
     return name === undefined ? undefined : SUBAGENT_TOOLS.has(name);

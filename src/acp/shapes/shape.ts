@@ -13,7 +13,12 @@ export interface UpdateFacts {
 }
 
 export interface AgentShape {
-  readonly agent: 'claude' | 'opencode' | 'cursor' | 'auggie';
+  readonly agent: 'claude' | 'opencode' | 'cursor' | 'auggie' | 'acp';
+  /**
+   * This agent's own tools whose names only mention an agent (Claude's `SubagentHandback`):
+   * never reported as unrecognized delegations (src/acp/delegation-lookalike.ts).
+   */
+  readonly ordinaryToolNames?: ReadonlySet<string>;
   /**
    * For a tool call not seen before: true, this update launches a subagent; false, it is this
    * agent's tool call and not a subagent; undefined, it carries no evidence of this agent.

@@ -1,11 +1,25 @@
-// `subagent_update` (ACP's unstable `subagents` client capability). With it advertised, the
-// newer Claude adapter sends no `Agent` tool calls at all: each subagent is a child session
-// announced on its parent's session (`sessionId` = the child; `title`; `state: running → idle`).
-// The child session id is the only identity it carries, so it is the tool-call identity and the
-// child_session_id; the title is the description; Claude's adapter puts the agent type in
-// `description`, read here as subagent_type. `idle` settles the row (`completed`); `running` is
-// `in_progress`; any other state (requires_action, unknown) is status-less. A nested launch is
-// announced on the launching child's own session.
+// ACP Subagent Sessions (the RFD, Completed 2026-11-20; clients opt in with the `subagents`
+// client capability). Each subagent is a child session announced on its parent's session by
+// `subagent_update` (`sessionId` = the child; `title`; `description`; `state`). With it
+// advertised, the newer Claude adapter sends no `Agent` tool calls at all, so the child session
+// id is the tool-call identity and the child_session_id — unless a tool call names the child in
+// a `session` content item, which joins the two into one row (recognizer.ts).
+//
+// A patch: an omitted field is unchanged and `null` clears it on the wire; a stored column is
+// never blanked (the spec's AC-4), so `null` reads as "nothing new". The title is the
+// description; Claude's adapter puts the agent type in `description`, read as subagent_type.
+//
+// States (a whole-object snapshot each): `running` → tool status `in_progress`; `idle` settles
+// the row, as its `stopReason` says (`cancelled` → `cancelled`, `error` and `refusal` →
+// `failed`, anything else or none → `completed`); `requires_action`, `unknown` and custom
+// (`_`-prefixed or future) states are not terminal: status-less. The state's name is stored
+// verbatim as the agent status. A child is reusable (`idle → running` again): the row settles
+// at its first `idle` and stays settled (tool status and settled_at freeze, AC-12), while the
+// agent status and the fields follow every later report (docs/acp-intake.md, "Reuse").
+//
+// ACP v2 moves the child's state onto the child session's own `state_update` (same snapshot,
+// flattened into the update) and its title onto `session_info_update`: readChildState and
+// readChildInfo read those.
 import type { SubagentTaskPayload } from '../../types.js';
 import { field, metric, object, text, type Json } from '../wire.js';
 
@@ -15,22 +29,52 @@ export interface SubagentUpdateFacts {
   payload: SubagentTaskPayload;
 }
 
-const TOOL_STATUS: Record<string, string> = { idle: 'completed', running: 'in_progress' };
+const IDLE_STATUS: Record<string, string> = { cancelled: 'cancelled', error: 'failed', refusal: 'failed' };
+
+/** The tool status and payload of one state snapshot (`{state, stopReason?, usage?}`). */
+export function readState(state: Json | undefined): { toolStatus: string | null; payload: SubagentTaskPayload } {
+  const name = text(field(state, 'state'));
+  let toolStatus: string | null = null;
+  if (name === 'running') toolStatus = 'in_progress';
+  else if (name === 'idle') {
+    const stop = text(field(state, 'stopReason'));
+    toolStatus = stop !== undefined && Object.prototype.hasOwnProperty.call(IDLE_STATUS, stop) ? IDLE_STATUS[stop] : 'completed';
+  }
+  return { toolStatus, payload: { status: name, total_tokens: metric(field(field(state, 'usage'), 'totalTokens')) } };
+}
 
 export function readSubagentUpdate(update: Json): SubagentUpdateFacts | undefined {
   const child = text(field(update, 'sessionId'));
   if (child === undefined) return undefined;
-  const state = object(field(update, 'state'));
-  const stateName = text(field(state, 'state'));
+  const { toolStatus, payload } = readState(object(field(update, 'state')));
   return {
     childSessionId: child,
-    toolStatus: stateName !== undefined && Object.prototype.hasOwnProperty.call(TOOL_STATUS, stateName) ? TOOL_STATUS[stateName] : null,
-    payload: {
-      description: text(field(update, 'title')),
-      subagent_type: text(field(update, 'description')),
-      child_session_id: child,
-      status: stateName,
-      total_tokens: metric(field(field(state, 'usage'), 'totalTokens')),
-    },
+    toolStatus,
+    payload: { ...payload, description: text(field(update, 'title')), subagent_type: text(field(update, 'description')), child_session_id: child },
   };
+}
+
+/** ACP v2: a child's own `state_update` (the snapshot's fields are the update's). */
+export function readChildState(update: Json): { toolStatus: string | null; payload: SubagentTaskPayload } | undefined {
+  if (text(field(update, 'state')) === undefined) return undefined;
+  return readState(update);
+}
+
+/** A child's own `session_info_update`: its title, the row's description. */
+export function readChildInfo(update: Json): SubagentTaskPayload | undefined {
+  const title = text(field(update, 'title'));
+  return title === undefined ? undefined : { description: title };
+}
+
+/** The child session a tool call's `session` content item names (ACP Subagent Sessions), if any. */
+export function sessionContentChild(update: Json): string | undefined {
+  const content = field(update, 'content');
+  if (!Array.isArray(content)) return undefined;
+  for (const item of content as unknown[]) {
+    if (field(item, 'type') === 'session') {
+      const child = text(field(item, 'sessionId'));
+      if (child !== undefined) return child;
+    }
+  }
+  return undefined;
 }

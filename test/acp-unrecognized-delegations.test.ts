@@ -1,0 +1,120 @@
+// "Never blind in silence": a tool call that looks like a delegation but matches no known
+// agent's shape raises recorder.counters().unrecognized_delegations (once per distinct call) and
+// one WARN per distinct title; ordinary tools never do, and a recognised subagent never does.
+// The recorded traffic of every agent the package knows, replayed with that agent's shape left
+// out, must raise it: the package notices when the next agent (or version) is one it cannot read.
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { createAcpRecorder } from '../src/acp/index.js';
+import { recognizerWithShapes, SHAPES } from '../src/acp/recognizer.js';
+import type { UnrecognizedDelegation } from '../src/acp/types.js';
+import { acpSessionOf, contextFor, loadAcpFixture, type AcpFixtureName } from './helpers/acp-fixtures.js';
+import { steppingClock } from './helpers/clock.js';
+import { recordingLogger } from './helpers/recording-logger.js';
+import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { insertSession } from './helpers/seed-host-rows.js';
+
+const ACP = 'acp-session-1';
+const at = (update: Record<string, unknown>) => ({ sessionId: ACP, update });
+
+/** A made-up agent's delegation, three ways, with ordinary calls of every ordinary kind around it. */
+const UNKNOWN_AGENT = [
+  at({ sessionUpdate: 'tool_call', toolCallId: 'n1', title: "Delegating to agent 'reviewer'", kind: 'think', status: 'pending' }),
+  at({ sessionUpdate: 'tool_call_update', toolCallId: 'n1', status: 'in_progress' }),
+  at({ sessionUpdate: 'tool_call_update', toolCallId: 'n1', status: 'completed', title: "Delegating to agent 'reviewer'" }),
+  at({ sessionUpdate: 'tool_call', toolCallId: 'n2', title: "Delegating to agent 'reviewer'", kind: 'think', status: 'pending' }),
+  at({ sessionUpdate: 'tool_call', toolCallId: 'n3', title: 'spawnWorker', kind: 'other', status: 'pending' }),
+  at({ sessionUpdate: 'tool_call', toolCallId: 'n4', title: 'Run', kind: 'other', status: 'pending', _meta: { vendor: { toolName: 'sub_agent' } } }),
+  // Ordinary tools, whatever their titles say.
+  at({ sessionUpdate: 'tool_call', toolCallId: 'o1', title: 'Read AGENTS.md', kind: 'read', status: 'pending' }),
+  at({ sessionUpdate: 'tool_call', toolCallId: 'o2', title: 'Edit src/agent.ts', kind: 'edit', status: 'pending' }),
+  at({ sessionUpdate: 'tool_call', toolCallId: 'o3', title: 'grep spawn', kind: 'search', status: 'pending' }),
+  at({ sessionUpdate: 'tool_call', toolCallId: 'o4', title: 'npm run agent:build', kind: 'execute', status: 'pending' }),
+  at({ sessionUpdate: 'tool_call', toolCallId: 'o5', title: 'Think', kind: 'think', status: 'pending' }),
+  at({ sessionUpdate: 'tool_call', toolCallId: 'o6', title: 'Management report', kind: 'other', status: 'pending' }),
+  at({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'I will delegate to an agent.' } }),
+  // Claude's own tools that only name an agent: known, never counted.
+  at({ sessionUpdate: 'tool_call', toolCallId: 'o7', title: 'SubagentHandback', kind: 'other', _meta: { claudeCode: { toolName: 'SubagentHandback' } } }),
+  at({ sessionUpdate: 'tool_call', toolCallId: 'o8', title: 'ListAgents', kind: 'other', _meta: { claudeCode: { toolName: 'ListAgents' } } }),
+  // A subagent_update the recognizer cannot read (no child session id).
+  at({ sessionUpdate: 'subagent_update', title: 'broken' }),
+];
+
+it('the recognizer reports each distinct lookalike once, with its reason; ordinary and known tools never', () => {
+  const seen: UnrecognizedDelegation[] = [];
+  const recognizer = recognizerWithShapes(SHAPES, { onUnrecognizedDelegation: (d) => void seen.push(d) });
+  for (const u of UNKNOWN_AGENT) expect(recognizer.observe(u)).toBeUndefined();
+  expect(seen.map((d) => [d.id, d.reason])).toEqual([
+    ['n1', 'title'],
+    ['n2', 'title'],
+    ['n3', 'title'],
+    ['n4', 'tool name "sub_agent"'],
+    ['subagent_update', 'a subagent_update without a child session id'],
+  ]);
+  expect(recognizer.size()).toBe(0); // nothing remembered for calls that are not subagents
+});
+
+it("a known agent's renamed delegation tool is reported by its tool name; a callback that throws never breaks recognition", () => {
+  const seen: string[] = [];
+  const recognizer = recognizerWithShapes(SHAPES, {
+    onUnrecognizedDelegation: (d) => {
+      seen.push(d.reason);
+      throw new Error('host bug');
+    },
+  });
+  expect(
+    recognizer.observe(at({ sessionUpdate: 'tool_call', toolCallId: 'c1', title: 'Spawn', _meta: { claudeCode: { toolName: 'SpawnAgent' } } })),
+  ).toBeUndefined();
+  expect(recognizer.observe(at({ sessionUpdate: 'tool_call', toolCallId: 'c2', title: 'Read', _meta: { claudeCode: { toolName: 'Read' } } }))).toBeUndefined();
+  expect(seen).toEqual(['tool name "SpawnAgent"']);
+});
+
+describeBothDialects('unrecognized delegations through the recorder', (dialect) => {
+  let db: TestDb;
+  beforeEach(async () => {
+    db = await openTestDb(dialect, 'package');
+    await insertSession(db, 's1', 'task-1');
+  });
+  afterEach(async () => db.close());
+
+  it('counts distinct calls, WARNs once per distinct title, writes nothing for them', async () => {
+    const logger = recordingLogger();
+    const store = db.store({ clock: steppingClock() });
+    const recorder = createAcpRecorder(store, { context: contextFor(ACP), logger });
+    for (const u of UNKNOWN_AGENT) expect(await recorder.sessionUpdate(u)).toBeUndefined();
+    expect(recorder.counters()).toMatchObject({ unrecognized_delegations: 5, recorded: 0, updates: UNKNOWN_AGENT.length });
+    const warns = logger.lines;
+    expect(warns.map((w) => w.fields.title)).toEqual(["Delegating to agent 'reviewer'", 'spawnWorker', 'Run', null]);
+    for (const w of warns) expect(w.msg).toMatch(/matches no known agent/);
+    expect(await store.listBySession('s1')).toEqual([]);
+  });
+
+  for (const name of ['claude-fanout', 'opencode-fanout', 'claude-subagents-capability'] satisfies AcpFixtureName[]) {
+    it(`${name}: every recognised subagent, no unrecognized delegation`, async () => {
+      const logger = recordingLogger();
+      const recorder = createAcpRecorder(db.store({ clock: steppingClock() }), { context: contextFor(acpSessionOf(name)), logger });
+      for (const u of loadAcpFixture(name)) await recorder.sessionUpdate(u);
+      expect(recorder.counters().recorded).toBeGreaterThan(0);
+      expect(recorder.counters().unrecognized_delegations).toBe(0);
+      expect(logger.lines).toEqual([]);
+    });
+  }
+});
+
+// Each recording with its agent's shape left out: the package must notice it is blind.
+const BLIND: [AcpFixtureName, string, number][] = [
+  ['claude-fanout', 'claude', 5], // five Agent calls (three reviewers, one background, one nested)
+];
+
+for (const [name, agent, launches] of BLIND) {
+  it(`${name} without the ${agent} shape: each launch is an unrecognized delegation`, () => {
+    const seen = new Set<string>();
+    const recognizer = recognizerWithShapes(
+      SHAPES.filter((s) => s.agent !== agent),
+      { onUnrecognizedDelegation: (d) => void seen.add(d.id) },
+    );
+    let recognized = 0;
+    for (const u of loadAcpFixture(name)) if (recognizer.observe(u)) recognized++;
+    expect(recognized).toBe(0);
+    expect(seen.size).toBe(launches);
+  });
+}
