@@ -30,6 +30,7 @@ import { hugeDocumentSection } from './bench/huge-document-section.js';
 import { describeMachine } from './bench/machine.js';
 import { prepareStores, storeSections } from './bench/store-sections.js';
 import { postgresAcp, recognizerMemory, sqliteAcp } from './bench/acp-section.js';
+import { delegationCheckCost } from './bench/acp-delegation-check.js';
 import { proxyBench } from './bench/proxy-section.js';
 import { DIALECTS, type DialectName } from '../src/dialect.js';
 
@@ -130,6 +131,7 @@ async function main(): Promise<void> {
       if (dialects.includes('sqlite')) await step('acp intake, SQLite NORMAL', () => sqliteAcp(liveDir, quick ? 20 : 400, runs));
       if (server) await step('acp intake, PostgreSQL 1 connection', () => postgresAcp(server!, quick ? 6 : 40, runs));
       await step('acp intake, recognizer memory', async () => recognizerMemory(quick ? 100_000 : 1_000_000));
+      await step('acp intake, the unrecognized-delegation check on ordinary traffic', async () => delegationCheckCost(quick ? 5_000 : 50_000, runs));
     }
     if (sections.has('proxy')) {
       const proxy = { dir: liveDir, messages: quick ? 1_000 : 10_000, warmUp: quick ? 200 : 1_000, burst: quick ? 2_000 : 10_000, runs };
