@@ -47,7 +47,7 @@ interface RawShapeColumns {
 
 const flag = (v: unknown): boolean => v === true || v === 1 || v === 1n;
 const count = (v: unknown): number => Number(v);
-/** The probe's JSON array of names; anything else reads as "no column known" (nothing is added). */
+/** The probe's JSON array of names; anything else throws (the probe is the package's own statement: a malformed answer is a defect, never read as "no column"). */
 function columnNames(v: unknown): string[] {
   const parsed: unknown = typeof v === 'string' ? JSON.parse(v) : v;
   if (!Array.isArray(parsed) || !parsed.every((n) => typeof n === 'string'))
