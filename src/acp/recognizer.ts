@@ -10,6 +10,7 @@ import type { SubagentTaskPayload } from '../types.js';
 import { isTerminalToolStatus } from '../terminal-tool-status.js';
 import { auggieShape } from './shapes/auggie.js';
 import { claudeShape } from './shapes/claude.js';
+import { codexShape } from './shapes/codex.js';
 import { cursorShape } from './shapes/cursor.js';
 import { opencodeShape } from './shapes/opencode.js';
 import type { AgentShape } from './shapes/shape.js';
@@ -20,7 +21,7 @@ import { field, object, text, type Json } from './wire.js';
 
 // Order matters only where shapes could both claim a frame: Claude's `_meta.claudeCode.toolName`
 // and Cursor's `rawInput._toolName` name the tool outright, so they are asked first.
-const SHAPES: readonly AgentShape[] = [claudeShape, cursorShape, opencodeShape, auggieShape];
+const SHAPES: readonly AgentShape[] = [claudeShape, cursorShape, opencodeShape, auggieShape, codexShape];
 
 interface CallState {
   /** `${session}\0${toolCallId}`, its recency entry: built once, so each update hashes no new string. */
