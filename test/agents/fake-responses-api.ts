@@ -50,8 +50,8 @@ type OutputItem =
   | { type: 'message'; id: string; role: 'assistant'; status: 'completed'; content: { type: 'output_text'; text: string; annotations: [] }[] }
   | { type: 'function_call'; id: string; call_id: string; name: string; namespace?: string; arguments: string; status: 'completed' };
 
-/** The usage every response reports: 150 tokens, as the Messages fake. */
-export const RESPONSE_USAGE = {
+/** The usage every response reports: 150 tokens, as the Messages fake (Codex shows it only as the session's usage_update). */
+const RESPONSE_USAGE = {
   input_tokens: 120,
   input_tokens_details: { cached_tokens: 0 },
   output_tokens: 30,
