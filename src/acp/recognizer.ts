@@ -10,11 +10,12 @@ import type { SubagentTaskPayload } from '../types.js';
 import { isTerminalToolStatus } from '../terminal-tool-status.js';
 import { auggieShape } from './shapes/auggie.js';
 import { claudeShape } from './shapes/claude.js';
+import { codexShape } from './shapes/codex.js';
 import { cursorShape, readCursorTask } from './shapes/cursor.js';
 import { opencodeShape } from './shapes/opencode.js';
 import type { AgentShape } from './shapes/shape.js';
 import { acpSessionShape } from './shapes/acp-session.js';
-import { readChildInfo, readChildState, readSubagentUpdate, sessionContentChild } from './shapes/subagent-update.js';
+import { readChildInfo, readChildState, readSubagentUpdate, saysNothing, sessionContentChild } from './shapes/subagent-update.js';
 import { delegationLookalike } from './delegation-lookalike.js';
 import { mergePayload } from './payload-merge.js';
 import type { AcpSessionUpdateParams, RecognizedSubagentUpdate, SubagentRecognizer, SubagentRecognizerOptions } from './types.js';
@@ -23,7 +24,7 @@ import { field, object, text, type Json } from './wire.js';
 // Order matters only where shapes could both claim a frame: Claude's `_meta.claudeCode.toolName`
 // and Cursor's `rawInput._toolName` name the tool outright, so they are asked first; ACP's own
 // `session` content item last, so an agent's shape that reads more keeps its fields.
-export const SHAPES: readonly AgentShape[] = [claudeShape, cursorShape, opencodeShape, auggieShape, acpSessionShape];
+export const SHAPES: readonly AgentShape[] = [claudeShape, cursorShape, opencodeShape, auggieShape, codexShape, acpSessionShape];
 
 /** Most distinct unrecognized delegations remembered (so each is reported once); oldest first beyond it. */
 const MAX_REPORTED = 4096;
@@ -187,7 +188,9 @@ export function recognizerWithShapes(
       return undefined;
     }
     const root = rootOf(sessionId);
-    if (!childRoot.has(facts.childSessionId)) adoptChild(root, facts.childSessionId);
+    if (childRoot.has(facts.childSessionId)) {
+      if (saysNothing(update)) return undefined;
+    } else adoptChild(root, facts.childSessionId);
     return apply(root, rowId(root, facts.childSessionId), parentRow(root, sessionId), facts.toolStatus, facts.payload);
   }
 

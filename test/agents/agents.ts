@@ -3,7 +3,7 @@
 // .agents-cache/ (gitignored) with `npm install --prefix`, before the run enters its
 // loopback-only network namespace. Nothing here installs anything: an agent that is missing
 // makes the run FAIL (agentCommand throws), never skip.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentCommand } from './run-agent.js';
 
@@ -15,6 +15,10 @@ export const PINNED_AGENTS = {
   claude: { '@agentclientprotocol/claude-agent-acp': '0.101.0' },
   // OpenCode, plus the AI SDK provider its config names, so it never installs one at run time.
   opencode: { 'opencode-ai': '1.18.33', '@ai-sdk/anthropic': '4.0.105' },
+  // The ACP adapter for Codex and the Codex CLI it runs (`codex app-server`): the adapter asks for
+  // @openai/codex ^0.166.0, pinned here exactly; the binary is its optional platform package
+  // (@openai/codex-linux-x64), installed by npm from the registry like any other.
+  codex: { '@agentclientprotocol/codex-acp': '2.6.0', '@openai/codex': '0.166.0' },
 } as const;
 
 export type AgentName = keyof typeof PINNED_AGENTS;
@@ -30,8 +34,13 @@ export function missingPackages(name: AgentName): string[] {
   return missing;
 }
 
+export interface AgentOptions {
+  /** Codex: its second multi-agent tool set (`multi_agent_v2`, off by default in 0.166). */
+  codexMultiAgentV2?: boolean;
+}
+
 /** The command that starts an agent speaking ACP on stdio, offline against `apiUrl`. */
-export function agentCommand(name: AgentName, apiUrl: string, home: string): AgentCommand {
+export function agentCommand(name: AgentName, apiUrl: string, home: string, options: AgentOptions = {}): AgentCommand {
   const missing = missingPackages(name);
   if (missing.length) throw new Error(`${name}: not installed (${missing.join(', ')}); run \`tsx scripts/install-agents.ts\` first`);
   const base = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local', 'share'), TMPDIR: home };
@@ -49,6 +58,7 @@ export function agentCommand(name: AgentName, apiUrl: string, home: string): Age
       },
     };
   }
+  if (name === 'codex') return codexCommand(apiUrl, home, base, options.codexMultiAgentV2 === true);
   const config = {
     $schema: 'https://opencode.ai/config.json',
     model: 'scripted/claude-scripted',
@@ -70,6 +80,59 @@ export function agentCommand(name: AgentName, apiUrl: string, home: string): Age
       OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
       OPENCODE_DISABLE_MODELS_FETCH: '1',
       OPENCODE_EXPERIMENTAL_BACKGROUND_SUBAGENTS: '1',
+    },
+  };
+}
+
+// Codex reads its whole configuration from CODEX_HOME/config.toml: a model provider on the
+// scripted Responses API (loopback), keyed by a dummy env var, so no login is asked for; the
+// multi-agent tools (spawn_agent, wait_agent, …) switched on explicitly (the `multi_agent`
+// feature, stable and on by default in 0.166; `multi_agent_v2` on request); no approvals (subagents and their commands run
+// unattended) and no sandbox (bwrap needs namespaces a test container may not grant); no
+// update check, analytics or feedback upload.
+function codexCommand(apiUrl: string, home: string, base: NodeJS.ProcessEnv, multiAgentV2: boolean): AgentCommand {
+  const codexHome = join(home, '.codex');
+  mkdirSync(codexHome, { recursive: true });
+  writeFileSync(
+    join(codexHome, 'config.toml'),
+    [
+      'model = "gpt-scripted"',
+      'model_provider = "scripted"',
+      'approval_policy = "never"',
+      'sandbox_mode = "danger-full-access"',
+      'check_for_update_on_startup = false',
+      '',
+      '[model_providers.scripted]',
+      'name = "Scripted"',
+      `base_url = "${apiUrl}/v1"`,
+      'env_key = "SCRIPTED_OPENAI_API_KEY"',
+      'wire_api = "responses"',
+      'request_max_retries = 0',
+      'stream_max_retries = 0',
+      '',
+      '[features]',
+      'multi_agent = true',
+      `multi_agent_v2 = ${multiAgentV2}`,
+      '',
+      '[analytics]',
+      'enabled = false',
+      '',
+      '[feedback]',
+      'enabled = false',
+      '',
+    ].join('\n'),
+  );
+  return {
+    name: 'codex',
+    command: process.execPath,
+    args: [join(AGENTS_CACHE, 'codex', 'node_modules', '@agentclientprotocol', 'codex-acp', 'dist', 'index.js')],
+    env: {
+      ...base,
+      CODEX_HOME: codexHome,
+      SCRIPTED_OPENAI_API_KEY: 'sk-offline-dummy',
+      MODEL_PROVIDER: 'scripted',
+      INITIAL_AGENT_MODE: 'agent-full-access',
+      NO_BROWSER: '1',
     },
   };
 }

@@ -1,14 +1,22 @@
-// The ACP intake against REAL agents, run offline: Claude Code (through claude-agent-acp) and
-// OpenCode, driven by @agentclientprotocol/sdk as the client against a scripted local Messages
-// API, inside a loopback-only network namespace (`npm run test:agents`). Every session/update
+// The ACP intake against REAL agents, run offline: Claude Code (through claude-agent-acp),
+// OpenCode and Codex (through codex-acp), driven by @agentclientprotocol/sdk as the client
+// against a scripted local model API (the Messages API; Codex: the Responses API), inside a
+// loopback-only network namespace (`npm run test:agents`). Every session/update
 // goes, in arrival order, into a recorder over a real SQLite store AND a recorder over a real
 // PostgreSQL store; the rows must be exactly what the recorded fixtures give (the same
-// expectations as test/acp-recorded.test.ts).
+// expectations as test/acp-recorded.test.ts and test/acp-codex.test.ts).
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { createAcpRecorder } from '../../src/acp/index.js';
 import type { SubagentContextRow } from '../../src/types.js';
 import { HOST } from '../helpers/acp-fixtures.js';
-import { expectClaudeCapability, expectClaudeFanout, expectOpencodeFanout } from '../helpers/acp-expectations.js';
+import {
+  expectClaudeCapability,
+  expectClaudeFanout,
+  expectCodexCapability,
+  expectCodexFanout,
+  expectCodexMultiAgentV2,
+  expectOpencodeFanout,
+} from '../helpers/acp-expectations.js';
 import { DIALECTS, openTestDb, type TestDb } from '../helpers/test-db.js';
 import { missingPackages, PINNED_AGENTS, type AgentName } from './agents.js';
 import { insideOfflineNamespace } from './netns.js';
@@ -16,6 +24,8 @@ import { runScenario, type ScenarioName } from './scenarios.js';
 import { insertSession } from '../helpers/seed-host-rows.js';
 
 let dbs: TestDb[] = [];
+/** The ACP session of the last run (Codex names its children after it). */
+let lastAcpSessionId = '';
 
 beforeAll(() => {
   // Fail, never skip: CI must not go green without the agents, or online.
@@ -45,6 +55,7 @@ async function runRecorded(name: ScenarioName): Promise<Map<string, SubagentCont
   });
   await Promise.all(pending);
   expect(run.acpSessionId).toBe(acpSessionId);
+  lastAcpSessionId = run.acpSessionId;
   for (const [i, store] of stores.entries()) {
     expect(store.counters(), DIALECTS[i]).toMatchObject({ failed: 0, skipped_no_identity: 0 });
     expect(recorders[i].counters().recorded).toBeGreaterThan(0);
@@ -70,4 +81,16 @@ it('Claude Code with the subagents capability advertised: subagent_update childr
 
 it('OpenCode: three parallel reviewers and one background launch', async () => {
   for (const rows of await runRecorded('opencode-fanout')) expectOpencodeFanout(rows);
+});
+
+it('Codex: three parallel spawnAgent calls (multi_agent_v1), detached; the wait calls and commands are no rows', async () => {
+  for (const rows of await runRecorded('codex-fanout')) expectCodexFanout(rows);
+});
+
+it('Codex with the subagents capability advertised: subagent_update children are rows', async () => {
+  for (const rows of await runRecorded('codex-subagents-capability')) expectCodexCapability(rows, lastAcpSessionId);
+});
+
+it('Codex with multi_agent_v2: each Start subagent call is a row', async () => {
+  for (const rows of await runRecorded('codex-multi-agent-v2')) expectCodexMultiAgentV2(rows);
 });

@@ -2,16 +2,19 @@
 // every session/update the agent sends (in order), for the real-agent suite and for
 // scripts/record-acp-fixtures.ts.
 import { rmSync } from 'node:fs';
-import { agentCommand, type AgentName } from './agents.js';
+import { agentCommand, type AgentName, type AgentOptions } from './agents.js';
 import { NESTED_MARKER, READ_MARKER, SCRIPT_MARKER, startFakeMessagesApi, type ScriptedLaunch } from './fake-messages-api.js';
+import { startFakeResponsesApi } from './fake-responses-api.js';
 import { freshHome, runAgent, type AgentCommand } from './run-agent.js';
 
-export type ScenarioName = 'claude-fanout' | 'claude-subagents-capability' | 'opencode-fanout';
+export type ScenarioName =
+  'claude-fanout' | 'claude-subagents-capability' | 'opencode-fanout' | 'codex-fanout' | 'codex-subagents-capability' | 'codex-multi-agent-v2';
 
 interface Scenario {
   agent: AgentName;
   subagentsCapability: boolean;
   launches: ScriptedLaunch[];
+  options?: AgentOptions;
 }
 
 // Three parallel reviewers (the spec's 3-way fan-out; one reads a file first, one launches a
@@ -24,10 +27,19 @@ const REVIEWERS: ScriptedLaunch[] = [
   { description: 'Background audit', prompt: 'Audit the dependencies.', background: true },
 ];
 
+const CODEX_REVIEWERS: ScriptedLaunch[] = REVIEWERS.slice(0, 2).concat({ description: 'Review style', prompt: 'Review the change for style.' });
+
 export const SCENARIOS: Record<ScenarioName, Scenario> = {
   'claude-fanout': { agent: 'claude', subagentsCapability: false, launches: REVIEWERS },
   'claude-subagents-capability': { agent: 'claude', subagentsCapability: true, launches: REVIEWERS },
   'opencode-fanout': { agent: 'opencode', subagentsCapability: false, launches: REVIEWERS },
+  // Codex: three parallel reviewers through spawn_agent, one of which runs a command first, and
+  // a command of the main agent's own; every spawn is detached (the parent waits with
+  // wait_agent), so there is no separate background launch; nesting is off by default
+  // (agents.max_depth). Its two multi-agent tool sets: v1 (the default) and v2.
+  'codex-fanout': { agent: 'codex', subagentsCapability: false, launches: CODEX_REVIEWERS },
+  'codex-subagents-capability': { agent: 'codex', subagentsCapability: true, launches: CODEX_REVIEWERS },
+  'codex-multi-agent-v2': { agent: 'codex', subagentsCapability: false, launches: CODEX_REVIEWERS, options: { codexMultiAgentV2: true } },
 };
 
 export interface RecordedRun {
@@ -47,11 +59,12 @@ export interface ScenarioHooks {
 export async function runScenario(name: ScenarioName, hooks: ScenarioHooks = {}): Promise<RecordedRun> {
   const scenario = SCENARIOS[name];
   const { home, workFile } = freshHome(name);
-  const api = await startFakeMessagesApi(scenario.launches, workFile);
+  // Codex speaks the OpenAI Responses API; the others the Anthropic Messages API.
+  const api = await (scenario.agent === 'codex' ? startFakeResponsesApi : startFakeMessagesApi)(scenario.launches, workFile);
   const updates: RecordedRun['updates'] = [];
   try {
     const run = await runAgent({
-      agent: (hooks.wrap ?? ((a) => a))(agentCommand(scenario.agent, api.url, home)),
+      agent: (hooks.wrap ?? ((a) => a))(agentCommand(scenario.agent, api.url, home, scenario.options)),
       cwd: home,
       prompt: `${SCRIPT_MARKER}: review this change with the reviewers.`,
       subagentsCapability: scenario.subagentsCapability,

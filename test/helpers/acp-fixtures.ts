@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import type { AcpHostContext } from '../../src/acp/index.js';
 import { EXEC_A } from './live-db.js';
 
-export type AcpFixtureName = 'claude-fanout' | 'claude-subagents-capability' | 'opencode-fanout';
+export type AcpFixtureName =
+  'claude-fanout' | 'claude-subagents-capability' | 'opencode-fanout' | 'codex-fanout' | 'codex-subagents-capability' | 'codex-multi-agent-v2';
 
 export interface AcpUpdate {
   sessionId: string;

@@ -6,8 +6,10 @@
 // a `session` content item, which joins the two into one row (recognizer.ts).
 //
 // A patch: an omitted field is unchanged and `null` clears it on the wire; a stored column is
-// never blanked (the spec's AC-4), so `null` reads as "nothing new". The title is the
-// description; Claude's adapter puts the agent type in `description`, read as subagent_type.
+// never blanked (the spec's AC-4), so `null` reads as "nothing new"; a patch of a known child
+// with nothing a row holds (Codex's `capabilities: {cancel: null}` after idle) writes nothing.
+// The title is the description; Claude's adapter puts the agent type in `description`, read
+// as subagent_type when it is one identifier, else (Codex: the spawn's prompt) as the prompt.
 //
 // States (a whole-object snapshot each): `running` → tool status `in_progress`; `idle` settles
 // the row, as its `stopReason` says (`cancelled` → `cancelled`, `error` and `refusal` →
@@ -43,15 +45,31 @@ export function readState(state: Json | undefined): { toolStatus: string | null;
   return { toolStatus, payload: { status: name, total_tokens: metric(field(field(state, 'usage'), 'totalTokens')) } };
 }
 
+/** An agent type is one identifier (`general-purpose`, `Explore`); anything else in `description` is a sentence (Codex: the prompt). */
+const AGENT_TYPE = /^[\w.:-]{1,64}$/;
+
 export function readSubagentUpdate(update: Json): SubagentUpdateFacts | undefined {
   const child = text(field(update, 'sessionId'));
   if (child === undefined) return undefined;
   const { toolStatus, payload } = readState(object(field(update, 'state')));
+  const description = text(field(update, 'description'));
+  const isType = description !== undefined && AGENT_TYPE.test(description);
   return {
     childSessionId: child,
     toolStatus,
-    payload: { ...payload, description: text(field(update, 'title')), subagent_type: text(field(update, 'description')), child_session_id: child },
+    payload: {
+      ...payload,
+      description: text(field(update, 'title')),
+      subagent_type: isType ? description : undefined,
+      prompt: isType ? undefined : description,
+      child_session_id: child,
+    },
   };
+}
+
+/** A patch that says nothing a row holds (only `capabilities`, `cwd`, `_meta`, or nulls): nothing to write for a known child. */
+export function saysNothing(update: Json): boolean {
+  return text(field(update, 'title')) === undefined && text(field(update, 'description')) === undefined && object(field(update, 'state')) === undefined;
 }
 
 /** ACP v2: a child's own `state_update` (the snapshot's fields are the update's). */
