@@ -3,7 +3,7 @@
 // .agents-cache/ (gitignored) with `npm install --prefix`, before the run enters its
 // loopback-only network namespace. Nothing here installs anything: an agent that is missing
 // makes the run FAIL (agentCommand throws), never skip.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentCommand } from './run-agent.js';
 
@@ -15,6 +15,8 @@ export const PINNED_AGENTS = {
   claude: { '@agentclientprotocol/claude-agent-acp': '0.101.0' },
   // OpenCode, plus the AI SDK provider its config names, so it never installs one at run time.
   opencode: { 'opencode-ai': '1.18.33', '@ai-sdk/anthropic': '4.0.105' },
+  // Gemini CLI speaks ACP itself (`--acp`); one bundled file, talking to the Gemini API.
+  gemini: { '@google/gemini-cli': '0.61.0' },
 } as const;
 
 export type AgentName = keyof typeof PINNED_AGENTS;
@@ -30,8 +32,13 @@ export function missingPackages(name: AgentName): string[] {
   return missing;
 }
 
+export interface AgentOptions {
+  /** Gemini CLI's `--approval-mode`: `yolo` runs every subagent; `default` (Gemini refuses them itself). */
+  approvalMode?: 'yolo' | 'default';
+}
+
 /** The command that starts an agent speaking ACP on stdio, offline against `apiUrl`. */
-export function agentCommand(name: AgentName, apiUrl: string, home: string): AgentCommand {
+export function agentCommand(name: AgentName, apiUrl: string, home: string, options: AgentOptions = {}): AgentCommand {
   const missing = missingPackages(name);
   if (missing.length) throw new Error(`${name}: not installed (${missing.join(', ')}); run \`tsx scripts/install-agents.ts\` first`);
   const base = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local', 'share'), TMPDIR: home };
@@ -49,6 +56,7 @@ export function agentCommand(name: AgentName, apiUrl: string, home: string): Age
       },
     };
   }
+  if (name === 'gemini') return geminiCommand(apiUrl, home, base, options.approvalMode ?? 'yolo');
   const config = {
     $schema: 'https://opencode.ai/config.json',
     model: 'scripted/claude-scripted',
@@ -71,5 +79,31 @@ export function agentCommand(name: AgentName, apiUrl: string, home: string): Age
       OPENCODE_DISABLE_MODELS_FETCH: '1',
       OPENCODE_EXPERIMENTAL_BACKGROUND_SUBAGENTS: '1',
     },
+  };
+}
+
+// Gemini CLI against the scripted Gemini API (test/agents/fake-gemini-api.ts): GOOGLE_GEMINI_BASE_URL
+// selects its "gateway" auth type, so a dummy key is enough; its settings file in the fresh HOME
+// turns off telemetry, usage statistics, update checks and IDE integration, and names a model
+// (the default `auto` would ask a router model first); its trustedFolders.json trusts the HOME
+// the session runs in, as a user does once (in an untrusted folder Gemini falls back to the
+// default approval mode whatever `--approval-mode` says). GEMINI_CLI_NO_RELAUNCH keeps it one
+// process (it otherwise re-spawns itself with a larger heap).
+function geminiCommand(apiUrl: string, home: string, base: NodeJS.ProcessEnv, approvalMode: 'yolo' | 'default'): AgentCommand {
+  const settings = {
+    general: { enableAutoUpdate: false, enableAutoUpdateNotification: false, checkpointing: { enabled: false } },
+    privacy: { usageStatisticsEnabled: false },
+    telemetry: { enabled: false },
+    ide: { enabled: false },
+    model: { name: 'gemini-2.5-flash' },
+  };
+  mkdirSync(join(home, '.gemini'), { recursive: true });
+  writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify(settings, null, 2));
+  writeFileSync(join(home, '.gemini', 'trustedFolders.json'), JSON.stringify({ [home]: 'TRUST_FOLDER' }, null, 2));
+  return {
+    name: 'gemini',
+    command: process.execPath,
+    args: [join(AGENTS_CACHE, 'gemini', 'node_modules', '@google', 'gemini-cli', 'bundle', 'gemini.js'), '--acp', '--approval-mode', approvalMode],
+    env: { ...base, GOOGLE_GEMINI_BASE_URL: apiUrl, GEMINI_API_KEY: 'offline-dummy', GEMINI_CLI_NO_RELAUNCH: 'true' },
   };
 }

@@ -2,16 +2,18 @@
 // every session/update the agent sends (in order), for the real-agent suite and for
 // scripts/record-acp-fixtures.ts.
 import { rmSync } from 'node:fs';
-import { agentCommand, type AgentName } from './agents.js';
+import { agentCommand, type AgentName, type AgentOptions } from './agents.js';
+import { startFakeGeminiApi } from './fake-gemini-api.js';
 import { NESTED_MARKER, READ_MARKER, SCRIPT_MARKER, startFakeMessagesApi, type ScriptedLaunch } from './fake-messages-api.js';
 import { freshHome, runAgent, type AgentCommand } from './run-agent.js';
 
-export type ScenarioName = 'claude-fanout' | 'claude-subagents-capability' | 'opencode-fanout';
+export type ScenarioName = 'claude-fanout' | 'claude-subagents-capability' | 'opencode-fanout' | 'gemini-fanout' | 'gemini-refused';
 
 interface Scenario {
   agent: AgentName;
   subagentsCapability: boolean;
   launches: ScriptedLaunch[];
+  options?: AgentOptions;
 }
 
 // Three parallel reviewers (the spec's 3-way fan-out; one reads a file first, one launches a
@@ -28,6 +30,10 @@ export const SCENARIOS: Record<ScenarioName, Scenario> = {
   'claude-fanout': { agent: 'claude', subagentsCapability: false, launches: REVIEWERS },
   'claude-subagents-capability': { agent: 'claude', subagentsCapability: true, launches: REVIEWERS },
   'opencode-fanout': { agent: 'opencode', subagentsCapability: false, launches: REVIEWERS },
+  // Gemini CLI has no background launch and gives its subagents no delegation tool: three
+  // parallel reviewers (one reads a file first). In its default approval mode it refuses them.
+  'gemini-fanout': { agent: 'gemini', subagentsCapability: false, launches: REVIEWERS.slice(0, 3), options: { approvalMode: 'yolo' } },
+  'gemini-refused': { agent: 'gemini', subagentsCapability: false, launches: REVIEWERS.slice(0, 3), options: { approvalMode: 'default' } },
 };
 
 export interface RecordedRun {
@@ -47,11 +53,11 @@ export interface ScenarioHooks {
 export async function runScenario(name: ScenarioName, hooks: ScenarioHooks = {}): Promise<RecordedRun> {
   const scenario = SCENARIOS[name];
   const { home, workFile } = freshHome(name);
-  const api = await startFakeMessagesApi(scenario.launches, workFile);
+  const api = await (scenario.agent === 'gemini' ? startFakeGeminiApi : startFakeMessagesApi)(scenario.launches, workFile);
   const updates: RecordedRun['updates'] = [];
   try {
     const run = await runAgent({
-      agent: (hooks.wrap ?? ((a) => a))(agentCommand(scenario.agent, api.url, home)),
+      agent: (hooks.wrap ?? ((a) => a))(agentCommand(scenario.agent, api.url, home, scenario.options)),
       cwd: home,
       prompt: `${SCRIPT_MARKER}: review this change with the reviewers.`,
       subagentsCapability: scenario.subagentsCapability,
