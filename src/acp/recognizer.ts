@@ -11,6 +11,7 @@ import { isTerminalToolStatus } from '../terminal-tool-status.js';
 import { auggieShape } from './shapes/auggie.js';
 import { claudeShape } from './shapes/claude.js';
 import { cursorShape } from './shapes/cursor.js';
+import { geminiShape } from './shapes/gemini.js';
 import { opencodeShape } from './shapes/opencode.js';
 import type { AgentShape } from './shapes/shape.js';
 import { readSubagentUpdate } from './shapes/subagent-update.js';
@@ -20,7 +21,7 @@ import { field, object, text, type Json } from './wire.js';
 
 // Order matters only where shapes could both claim a frame: Claude's `_meta.claudeCode.toolName`
 // and Cursor's `rawInput._toolName` name the tool outright, so they are asked first.
-const SHAPES: readonly AgentShape[] = [claudeShape, cursorShape, opencodeShape, auggieShape];
+const SHAPES: readonly AgentShape[] = [claudeShape, cursorShape, geminiShape, opencodeShape, auggieShape];
 
 interface CallState {
   /** `${session}\0${toolCallId}`, its recency entry: built once, so each update hashes no new string. */

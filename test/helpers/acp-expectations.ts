@@ -107,3 +107,46 @@ export function expectOpencodeFanout(rows: Map<string, SubagentContextRow>): voi
   expect(rows.get(ids[3])).toMatchObject({ ...base, ...none, description: 'Background audit', is_async: true }); // metadata.background
   expect(new Set([...rows.values()].map((r) => r.child_session_id)).size).toBe(4);
 }
+
+const GEMINI_CALL = expect.stringMatching(/^invoke_agent__invoke_agent_\d+_\d+$/);
+
+/**
+ * Gemini CLI: three parallel `invoke_agent` calls of its `generalist`, run; the main agent's own
+ * `read_file` is no row. The wire carries the type (the quoted name) and the status only: no
+ * description or prompt, no usage, no model, no agent id or child session, no background.
+ */
+export function expectGeminiFanout(rows: Map<string, SubagentContextRow>): void {
+  expect(rows.size).toBe(3);
+  for (const row of rows.values())
+    expect(row).toMatchObject({
+      ...identity,
+      ...settled,
+      tool_call_id: GEMINI_CALL,
+      parent_tool_call_id: null,
+      subagent_type: 'generalist',
+      description: null,
+      agent_id: null,
+      child_session_id: null,
+      model: null,
+      agent_status: null,
+      is_async: false,
+      total_tokens: null,
+      tool_use_count: null,
+      duration_ms: null,
+    });
+}
+
+/** Gemini CLI in its default approval mode: it refuses every launch itself; each is one failed row, type unknown (the frame has no title). */
+export function expectGeminiRefused(rows: Map<string, SubagentContextRow>): void {
+  expect(rows.size).toBe(3);
+  for (const row of rows.values())
+    expect(row).toMatchObject({
+      ...identity,
+      tool_call_id: GEMINI_CALL,
+      tool_status: 'failed',
+      settled_at: expect.any(String),
+      subagent_type: null,
+      agent_status: null,
+      total_tokens: null,
+    });
+}

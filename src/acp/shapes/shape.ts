@@ -13,7 +13,7 @@ export interface UpdateFacts {
 }
 
 export interface AgentShape {
-  readonly agent: 'claude' | 'opencode' | 'cursor' | 'auggie';
+  readonly agent: 'claude' | 'opencode' | 'cursor' | 'auggie' | 'gemini';
   /**
    * For a tool call not seen before: true, this update launches a subagent; false, it is this
    * agent's tool call and not a subagent; undefined, it carries no evidence of this agent.
