@@ -31,7 +31,7 @@ describeBothDialects('ACP intake from recorded Gemini CLI', (dialect) => {
   });
   afterEach(async () => db.close());
 
-  it('three parallel generalist launches, each a settled row typed from its title; the main agent’s read_file is no row', async () => {
+  it('three parallel launches of two agents, each a settled row typed from its title; the main agent’s read_file is no row', async () => {
     const rows = await replay(db, 'gemini-fanout');
     expectGeminiFanout(rows);
     // The recording holds the ordinary call the rows must not include.
@@ -39,7 +39,7 @@ describeBothDialects('ACP intake from recorded Gemini CLI', (dialect) => {
     expect([...ids].filter((id) => typeof id === 'string' && id.startsWith('read_file__'))).toHaveLength(1);
   });
 
-  it('the default approval mode: Gemini refuses every launch itself, one failed frame each, and each is a failed row', async () => {
+  it('the default approval mode: the read-only investigator runs; Gemini refuses the generalist itself, one failed frame each, each a failed row', async () => {
     expectGeminiRefused(await replay(db, 'gemini-refused'));
   });
 });

@@ -33,7 +33,7 @@ export function missingPackages(name: AgentName): string[] {
 }
 
 export interface AgentOptions {
-  /** Gemini CLI's `--approval-mode`: `yolo` runs every subagent; `default` (Gemini refuses them itself). */
+  /** Gemini CLI's `--approval-mode`: `yolo` runs every subagent; in `default` Gemini itself refuses all but its read-only agents. */
   approvalMode?: 'yolo' | 'default';
 }
 

@@ -4,7 +4,8 @@
 // `:generateContent` and `:countTokens` and plays the same script as the Messages API fake
 // (test/agents/fake-messages-api.ts), in Gemini's terms:
 // - the main conversation (a user turn names SCRIPT_MARKER) calls the plain `read_file` tool and
-//   `invoke_agent` once per launch, all in ONE model response (parallel function calls; the CLI
+//   `invoke_agent` once per launch (the first to `codebase_investigator`, the others to
+//   `generalist`), all in ONE model response (parallel function calls; the CLI
 //   runs them one after another), then answers in text once every call has a functionResponse;
 // - a subagent (its request offers `complete_task`, the only way a Gemini subagent finishes)
 //   whose prompt says READ_MARKER calls `read_file` first, then every subagent calls
@@ -50,8 +51,8 @@ interface GenerateRequest {
   generationConfig?: { responseMimeType?: string; responseJsonSchema?: Schema; responseSchema?: Schema };
 }
 
-/** Who the subagents are: Gemini CLI's built-in general-purpose agent. */
-export const GEMINI_SUBAGENT = 'generalist';
+/** Who the subagents are, two of Gemini CLI's built-in agents: the first launch goes to its read-only investigator, the others to its generalist. */
+const agentFor = (launch: number) => (launch === 0 ? 'codebase_investigator' : 'generalist');
 const SUBAGENT_ANSWER = 'Reviewed: no findings.';
 
 function userText(req: GenerateRequest): string {
@@ -103,7 +104,7 @@ export async function startFakeGeminiApi(launches: ScriptedLaunch[], workFile: s
       if (results === 0)
         return [
           { functionCall: { name: 'read_file', args: { file_path: workFile } } },
-          ...launches.map((l) => ({ functionCall: { name: 'invoke_agent', args: { agent_name: GEMINI_SUBAGENT, prompt: `${l.description}: ${l.prompt}` } } })),
+          ...launches.map((l, i) => ({ functionCall: { name: 'invoke_agent', args: { agent_name: agentFor(i), prompt: `${l.description}: ${l.prompt}` } } })),
         ];
       return [{ text: 'All reviews are in. Done.' }];
     }

@@ -72,10 +72,10 @@ it('OpenCode: three parallel reviewers and one background launch', async () => {
   for (const rows of await runRecorded('opencode-fanout')) expectOpencodeFanout(rows);
 });
 
-it('Gemini CLI: three parallel generalist launches (no nesting, no background: it has neither)', async () => {
+it('Gemini CLI: three parallel launches, its investigator and twice its generalist (no nesting, no background: it has neither)', async () => {
   for (const rows of await runRecorded('gemini-fanout')) expectGeminiFanout(rows);
 });
 
-it('Gemini CLI in its default approval mode: it refuses every launch itself, each a failed row', async () => {
+it('Gemini CLI in its default approval mode: the investigator runs, the generalist launches are refused by Gemini itself, each a failed row', async () => {
   for (const rows of await runRecorded('gemini-refused')) expectGeminiRefused(rows);
 });

@@ -31,7 +31,8 @@ export const SCENARIOS: Record<ScenarioName, Scenario> = {
   'claude-subagents-capability': { agent: 'claude', subagentsCapability: true, launches: REVIEWERS },
   'opencode-fanout': { agent: 'opencode', subagentsCapability: false, launches: REVIEWERS },
   // Gemini CLI has no background launch and gives its subagents no delegation tool: three
-  // parallel reviewers (one reads a file first). In its default approval mode it refuses them.
+  // parallel reviewers (one reads a file first). In its default approval mode it refuses every
+  // agent but its read-only ones (the first launch goes to one: test/agents/fake-gemini-api.ts).
   'gemini-fanout': { agent: 'gemini', subagentsCapability: false, launches: REVIEWERS.slice(0, 3), options: { approvalMode: 'yolo' } },
   'gemini-refused': { agent: 'gemini', subagentsCapability: false, launches: REVIEWERS.slice(0, 3), options: { approvalMode: 'default' } },
 };
