@@ -1,6 +1,7 @@
 // Re-records test/fixtures/acp/*.jsonl from the real agents: installs the pinned agents
 // (scripts/install-agents.ts), then re-runs itself inside a loopback-only network namespace,
-// plays each scenario of test/agents/scenarios.ts against the scripted Messages API and writes
+// plays each scenario of test/agents/scenarios.ts against its scripted model API (the Messages
+// API; Gemini's own for Gemini CLI) and writes
 // the session/update params the agent sent, in order, one JSON object per line. Kept: every
 // tool call, tool-call update and subagent_update, and the other kinds except the
 // multi-kilobyte command and config lists (so the fixtures stay small and still show the

@@ -1,5 +1,5 @@
 // Real agents' ACP traffic through the proxy, in `npm test`: the fake agent replays what Claude
-// Code, OpenCode and Codex sent in the intake's real runs (test/fixtures/acp/*.jsonl), the proxy tees
+// Code, OpenCode, Codex and Gemini CLI sent in the intake's real runs (test/fixtures/acp/*.jsonl), the proxy tees
 // it into its own store, and the rows must be exactly what the intake's expectations say
 // (test/helpers/acp-expectations.ts) — with the identity the proxy supplies: the ACP session,
 // the session's cwd as task, one turn for the prompt, one execution for the run.
@@ -11,6 +11,8 @@ import {
   expectCodexCapability,
   expectCodexFanout,
   expectCodexMultiAgentV2,
+  expectGeminiFanout,
+  expectGeminiRefused,
   expectOpencodeFanout,
 } from './helpers/acp-expectations.js';
 import { acpSessionOf, type AcpFixtureName } from './helpers/acp-fixtures.js';
@@ -30,6 +32,8 @@ const EXPECT: Record<AcpFixtureName, (rows: Map<string, SubagentContextRow>) => 
   'codex-fanout': expectCodexFanout,
   'codex-subagents-capability': (rows) => expectCodexCapability(rows, acpSessionOf('codex-subagents-capability')),
   'codex-multi-agent-v2': expectCodexMultiAgentV2,
+  'gemini-fanout': expectGeminiFanout,
+  'gemini-refused': expectGeminiRefused,
 };
 
 describeBothDialects('proxy: recorded real-agent traffic', (dialect) => {

@@ -12,6 +12,7 @@ import { auggieShape } from './shapes/auggie.js';
 import { claudeShape } from './shapes/claude.js';
 import { codexShape } from './shapes/codex.js';
 import { cursorShape, readCursorTask } from './shapes/cursor.js';
+import { geminiShape } from './shapes/gemini.js';
 import { opencodeShape } from './shapes/opencode.js';
 import type { AgentShape } from './shapes/shape.js';
 import { acpSessionShape } from './shapes/acp-session.js';
@@ -24,7 +25,7 @@ import { field, object, text, type Json } from './wire.js';
 // Order matters only where shapes could both claim a frame: Claude's `_meta.claudeCode.toolName`
 // and Cursor's `rawInput._toolName` name the tool outright, so they are asked first; ACP's own
 // `session` content item last, so an agent's shape that reads more keeps its fields.
-export const SHAPES: readonly AgentShape[] = [claudeShape, cursorShape, opencodeShape, auggieShape, codexShape, acpSessionShape];
+export const SHAPES: readonly AgentShape[] = [claudeShape, cursorShape, geminiShape, opencodeShape, auggieShape, codexShape, acpSessionShape];
 
 /** Most distinct unrecognized delegations remembered (so each is reported once); oldest first beyond it. */
 const MAX_REPORTED = 4096;

@@ -19,6 +19,8 @@ export const PINNED_AGENTS = {
   // @openai/codex ^0.166.0, pinned here exactly; the binary is its optional platform package
   // (@openai/codex-linux-x64), installed by npm from the registry like any other.
   codex: { '@agentclientprotocol/codex-acp': '2.6.0', '@openai/codex': '0.166.0' },
+  // Gemini CLI speaks ACP itself (`--acp`); one bundled file, talking to the Gemini API.
+  gemini: { '@google/gemini-cli': '0.61.0' },
 } as const;
 
 export type AgentName = keyof typeof PINNED_AGENTS;
@@ -37,6 +39,8 @@ export function missingPackages(name: AgentName): string[] {
 export interface AgentOptions {
   /** Codex: its second multi-agent tool set (`multi_agent_v2`, off by default in 0.166). */
   codexMultiAgentV2?: boolean;
+  /** Gemini CLI's `--approval-mode`: `yolo` runs every subagent; in `default` Gemini itself refuses all but its read-only agents. */
+  approvalMode?: 'yolo' | 'default';
 }
 
 /** The command that starts an agent speaking ACP on stdio, offline against `apiUrl`. */
@@ -59,6 +63,7 @@ export function agentCommand(name: AgentName, apiUrl: string, home: string, opti
     };
   }
   if (name === 'codex') return codexCommand(apiUrl, home, base, options.codexMultiAgentV2 === true);
+  if (name === 'gemini') return geminiCommand(apiUrl, home, base, options.approvalMode ?? 'yolo');
   const config = {
     $schema: 'https://opencode.ai/config.json',
     model: 'scripted/claude-scripted',
@@ -134,5 +139,31 @@ function codexCommand(apiUrl: string, home: string, base: NodeJS.ProcessEnv, mul
       INITIAL_AGENT_MODE: 'agent-full-access',
       NO_BROWSER: '1',
     },
+  };
+}
+
+// Gemini CLI against the scripted Gemini API (test/agents/fake-gemini-api.ts): GOOGLE_GEMINI_BASE_URL
+// selects its "gateway" auth type, so a dummy key is enough; its settings file in the fresh HOME
+// turns off telemetry, usage statistics, update checks and IDE integration, and names a model
+// (the default `auto` would ask a router model first); its trustedFolders.json trusts the HOME
+// the session runs in, as a user does once (in an untrusted folder Gemini falls back to the
+// default approval mode whatever `--approval-mode` says). GEMINI_CLI_NO_RELAUNCH keeps it one
+// process (it otherwise re-spawns itself with a larger heap).
+function geminiCommand(apiUrl: string, home: string, base: NodeJS.ProcessEnv, approvalMode: 'yolo' | 'default'): AgentCommand {
+  const settings = {
+    general: { enableAutoUpdate: false, enableAutoUpdateNotification: false, checkpointing: { enabled: false } },
+    privacy: { usageStatisticsEnabled: false },
+    telemetry: { enabled: false },
+    ide: { enabled: false },
+    model: { name: 'gemini-2.5-flash' },
+  };
+  mkdirSync(join(home, '.gemini'), { recursive: true });
+  writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify(settings, null, 2));
+  writeFileSync(join(home, '.gemini', 'trustedFolders.json'), JSON.stringify({ [home]: 'TRUST_FOLDER' }, null, 2));
+  return {
+    name: 'gemini',
+    command: process.execPath,
+    args: [join(AGENTS_CACHE, 'gemini', 'node_modules', '@google', 'gemini-cli', 'bundle', 'gemini.js'), '--acp', '--approval-mode', approvalMode],
+    env: { ...base, GOOGLE_GEMINI_BASE_URL: apiUrl, GEMINI_API_KEY: 'offline-dummy', GEMINI_CLI_NO_RELAUNCH: 'true' },
   };
 }

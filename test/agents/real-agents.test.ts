@@ -1,7 +1,7 @@
 // The ACP intake against REAL agents, run offline: Claude Code (through claude-agent-acp),
-// OpenCode and Codex (through codex-acp), driven by @agentclientprotocol/sdk as the client
-// against a scripted local model API (the Messages API; Codex: the Responses API), inside a
-// loopback-only network namespace (`npm run test:agents`). Every session/update
+// OpenCode, Codex (through codex-acp) and Gemini CLI, driven by @agentclientprotocol/sdk as the
+// client against a scripted local model API (the Messages API; Codex: the Responses API;
+// Gemini CLI: Gemini's own), inside a loopback-only network namespace (`npm run test:agents`). Every session/update
 // goes, in arrival order, into a recorder over a real SQLite store AND a recorder over a real
 // PostgreSQL store; the rows must be exactly what the recorded fixtures give (the same
 // expectations as test/acp-recorded.test.ts and test/acp-codex.test.ts).
@@ -15,6 +15,8 @@ import {
   expectCodexCapability,
   expectCodexFanout,
   expectCodexMultiAgentV2,
+  expectGeminiFanout,
+  expectGeminiRefused,
   expectOpencodeFanout,
 } from '../helpers/acp-expectations.js';
 import { DIALECTS, openTestDb, type TestDb } from '../helpers/test-db.js';
@@ -93,4 +95,12 @@ it('Codex with the subagents capability advertised: subagent_update children are
 
 it('Codex with multi_agent_v2: each Start subagent call is a row', async () => {
   for (const rows of await runRecorded('codex-multi-agent-v2')) expectCodexMultiAgentV2(rows);
+});
+
+it('Gemini CLI: three parallel launches, its investigator and twice its generalist (no nesting, no background: it has neither)', async () => {
+  for (const rows of await runRecorded('gemini-fanout')) expectGeminiFanout(rows);
+});
+
+it('Gemini CLI in its default approval mode: the investigator runs, the generalist launches are refused by Gemini itself, each a failed row', async () => {
+  for (const rows of await runRecorded('gemini-refused')) expectGeminiRefused(rows);
 });

@@ -3,12 +3,20 @@
 // scripts/record-acp-fixtures.ts.
 import { rmSync } from 'node:fs';
 import { agentCommand, type AgentName, type AgentOptions } from './agents.js';
+import { startFakeGeminiApi } from './fake-gemini-api.js';
 import { NESTED_MARKER, READ_MARKER, SCRIPT_MARKER, startFakeMessagesApi, type ScriptedLaunch } from './fake-messages-api.js';
 import { startFakeResponsesApi } from './fake-responses-api.js';
 import { freshHome, runAgent, type AgentCommand } from './run-agent.js';
 
 export type ScenarioName =
-  'claude-fanout' | 'claude-subagents-capability' | 'opencode-fanout' | 'codex-fanout' | 'codex-subagents-capability' | 'codex-multi-agent-v2';
+  | 'claude-fanout'
+  | 'claude-subagents-capability'
+  | 'opencode-fanout'
+  | 'codex-fanout'
+  | 'codex-subagents-capability'
+  | 'codex-multi-agent-v2'
+  | 'gemini-fanout'
+  | 'gemini-refused';
 
 interface Scenario {
   agent: AgentName;
@@ -40,6 +48,11 @@ export const SCENARIOS: Record<ScenarioName, Scenario> = {
   'codex-fanout': { agent: 'codex', subagentsCapability: false, launches: CODEX_REVIEWERS },
   'codex-subagents-capability': { agent: 'codex', subagentsCapability: true, launches: CODEX_REVIEWERS },
   'codex-multi-agent-v2': { agent: 'codex', subagentsCapability: false, launches: CODEX_REVIEWERS, options: { codexMultiAgentV2: true } },
+  // Gemini CLI has no background launch and gives its subagents no delegation tool: three
+  // parallel reviewers (one reads a file first). In its default approval mode it refuses every
+  // agent but its read-only ones (the first launch goes to one: test/agents/fake-gemini-api.ts).
+  'gemini-fanout': { agent: 'gemini', subagentsCapability: false, launches: REVIEWERS.slice(0, 3), options: { approvalMode: 'yolo' } },
+  'gemini-refused': { agent: 'gemini', subagentsCapability: false, launches: REVIEWERS.slice(0, 3), options: { approvalMode: 'default' } },
 };
 
 export interface RecordedRun {
@@ -59,8 +72,9 @@ export interface ScenarioHooks {
 export async function runScenario(name: ScenarioName, hooks: ScenarioHooks = {}): Promise<RecordedRun> {
   const scenario = SCENARIOS[name];
   const { home, workFile } = freshHome(name);
-  // Codex speaks the OpenAI Responses API; the others the Anthropic Messages API.
-  const api = await (scenario.agent === 'codex' ? startFakeResponsesApi : startFakeMessagesApi)(scenario.launches, workFile);
+  // Codex speaks the OpenAI Responses API, Gemini CLI Gemini's own; the others the Anthropic Messages API.
+  const startApi = scenario.agent === 'codex' ? startFakeResponsesApi : scenario.agent === 'gemini' ? startFakeGeminiApi : startFakeMessagesApi;
+  const api = await startApi(scenario.launches, workFile);
   const updates: RecordedRun['updates'] = [];
   try {
     const run = await runAgent({

@@ -6,7 +6,14 @@ import type { AcpHostContext } from '../../src/acp/index.js';
 import { EXEC_A } from './live-db.js';
 
 export type AcpFixtureName =
-  'claude-fanout' | 'claude-subagents-capability' | 'opencode-fanout' | 'codex-fanout' | 'codex-subagents-capability' | 'codex-multi-agent-v2';
+  | 'claude-fanout'
+  | 'claude-subagents-capability'
+  | 'opencode-fanout'
+  | 'codex-fanout'
+  | 'codex-subagents-capability'
+  | 'codex-multi-agent-v2'
+  | 'gemini-fanout'
+  | 'gemini-refused';
 
 export interface AcpUpdate {
   sessionId: string;

@@ -13,7 +13,7 @@ export interface UpdateFacts {
 }
 
 export interface AgentShape {
-  readonly agent: 'claude' | 'opencode' | 'cursor' | 'auggie' | 'codex' | 'acp';
+  readonly agent: 'claude' | 'opencode' | 'cursor' | 'auggie' | 'codex' | 'gemini' | 'acp';
   /**
    * This agent's own tools whose names only mention an agent (Claude's `SubagentHandback`):
    * never reported as unrecognized delegations (src/acp/delegation-lookalike.ts).
