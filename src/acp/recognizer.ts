@@ -12,15 +12,17 @@ import { auggieShape } from './shapes/auggie.js';
 import { claudeShape } from './shapes/claude.js';
 import { cursorShape } from './shapes/cursor.js';
 import { opencodeShape } from './shapes/opencode.js';
+import { qwenShape, readQwenBackgroundCompletion } from './shapes/qwen.js';
 import type { AgentShape } from './shapes/shape.js';
 import { readSubagentUpdate } from './shapes/subagent-update.js';
 import { mergePayload } from './payload-merge.js';
 import type { AcpSessionUpdateParams, RecognizedSubagentUpdate, SubagentRecognizer, SubagentRecognizerOptions } from './types.js';
 import { field, object, text, type Json } from './wire.js';
 
-// Order matters only where shapes could both claim a frame: Claude's `_meta.claudeCode.toolName`
-// and Cursor's `rawInput._toolName` name the tool outright, so they are asked first.
-const SHAPES: readonly AgentShape[] = [claudeShape, cursorShape, opencodeShape, auggieShape];
+// Order matters only where shapes could both claim a frame: Claude's `_meta.claudeCode.toolName`,
+// Cursor's `rawInput._toolName` and Qwen's `_meta.toolName` (beside `_meta.provenance`) name the
+// tool outright, so they are asked first.
+const SHAPES: readonly AgentShape[] = [claudeShape, cursorShape, qwenShape, opencodeShape, auggieShape];
 
 interface CallState {
   /** `${session}\0${toolCallId}`, its recency entry: built once, so each update hashes no new string. */
@@ -156,10 +158,28 @@ export function createSubagentRecognizer(options: SubagentRecognizerOptions = {}
     if (facts.parentToolCallId !== undefined) state.parentToolCallId = facts.parentToolCallId;
     if (facts.fallbackSubagentType !== undefined) state.fallbackSubagentType = facts.fallbackSubagentType;
     const status = field(update, 'status');
-    const toolStatus = typeof status === 'string' ? status : null;
+    const toolStatus = facts.toolStatus !== undefined ? facts.toolStatus : typeof status === 'string' ? status : null;
     const result = snapshot(root, toolCallId, state, toolStatus);
     if (toolStatus !== null && isTerminalToolStatus(toolStatus)) drop(root, toolCallId, state.key);
     else remember(root, toolCallId, state);
+    return result;
+  }
+
+  /**
+   * Qwen Code's background subagent ended (src/acp/shapes/qwen.ts): its launching call settles.
+   * A call no longer remembered (forgotten, evicted, launched before this recognizer) still
+   * gets a frame with the status: the upsert keeps every field an earlier frame wrote.
+   */
+  function observeQwenCompletion(sessionId: string, update: Json): RecognizedSubagentUpdate | undefined {
+    const done = readQwenBackgroundCompletion(update);
+    if (!done) return undefined;
+    const root = rootOf(sessionId);
+    const state = sessions.get(root)?.calls.get(done.toolCallId);
+    if (!state) return { acpSessionId: root, toolCallId: done.toolCallId, parentToolCallId: null, toolStatus: done.toolStatus, payload: done.payload };
+    mergePayload(state.payload, done.payload);
+    const result = snapshot(root, done.toolCallId, state, done.toolStatus);
+    if (isTerminalToolStatus(done.toolStatus)) drop(root, done.toolCallId, state.key);
+    else remember(root, done.toolCallId, state);
     return result;
   }
 
@@ -175,6 +195,7 @@ export function createSubagentRecognizer(options: SubagentRecognizerOptions = {}
         const kind = field(notification, 'sessionUpdate');
         if (kind === 'subagent_update') return observeSubagentUpdate(sessionId, notification);
         if (kind === 'tool_call' || kind === 'tool_call_update') return observeToolCall(sessionId, notification);
+        if (kind === 'agent_message_chunk') return observeQwenCompletion(sessionId, notification);
         return undefined;
       } catch {
         // A hostile object (a throwing getter, a revoked proxy): not a readable update.

@@ -3,7 +3,7 @@
 // .agents-cache/ (gitignored) with `npm install --prefix`, before the run enters its
 // loopback-only network namespace. Nothing here installs anything: an agent that is missing
 // makes the run FAIL (agentCommand throws), never skip.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentCommand } from './run-agent.js';
 
@@ -15,6 +15,8 @@ export const PINNED_AGENTS = {
   claude: { '@agentclientprotocol/claude-agent-acp': '0.101.0' },
   // OpenCode, plus the AI SDK provider its config names, so it never installs one at run time.
   opencode: { 'opencode-ai': '1.18.33', '@ai-sdk/anthropic': '4.0.105' },
+  // Qwen Code speaks ACP itself (`qwen --acp`); its Anthropic-compatible provider needs nothing more.
+  qwen: { '@qwen-code/qwen-code': '0.24.4' },
 } as const;
 
 export type AgentName = keyof typeof PINNED_AGENTS;
@@ -49,6 +51,7 @@ export function agentCommand(name: AgentName, apiUrl: string, home: string): Age
       },
     };
   }
+  if (name === 'qwen') return qwenCommand(apiUrl, home, base);
   const config = {
     $schema: 'https://opencode.ai/config.json',
     model: 'scripted/claude-scripted',
@@ -70,6 +73,35 @@ export function agentCommand(name: AgentName, apiUrl: string, home: string): Age
       OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
       OPENCODE_DISABLE_MODELS_FETCH: '1',
       OPENCODE_EXPERIMENTAL_BACKGROUND_SUBAGENTS: '1',
+    },
+  };
+}
+
+// Qwen Code: `qwen --acp`, its Anthropic-compatible provider (`security.auth.selectedType:
+// "anthropic"`, ANTHROPIC_BASE_URL/ANTHROPIC_API_KEY/ANTHROPIC_MODEL) pointed at the scripted
+// Messages API, from a settings file in the fresh HOME; telemetry, usage statistics and the
+// update check off; `--approval-mode yolo` so the agent tool and the subagents' tools run
+// without a permission round trip.
+function qwenCommand(apiUrl: string, home: string, base: NodeJS.ProcessEnv): AgentCommand {
+  const settings = {
+    security: { auth: { selectedType: 'anthropic' } },
+    model: { name: 'claude-scripted' },
+    general: { enableAutoUpdate: false },
+    privacy: { usageStatisticsEnabled: false },
+    telemetry: { enabled: false },
+  };
+  mkdirSync(join(home, '.qwen'), { recursive: true });
+  writeFileSync(join(home, '.qwen', 'settings.json'), JSON.stringify(settings, null, 2));
+  return {
+    name: 'qwen',
+    command: process.execPath,
+    args: [join(AGENTS_CACHE, 'qwen', 'node_modules', '@qwen-code', 'qwen-code', 'cli-entry.js'), '--acp', '--approval-mode', 'yolo'],
+    env: {
+      ...base,
+      ANTHROPIC_BASE_URL: apiUrl,
+      ANTHROPIC_API_KEY: 'sk-ant-offline-dummy',
+      ANTHROPIC_MODEL: 'claude-scripted',
+      QWEN_TELEMETRY_ENABLED: 'false',
     },
   };
 }

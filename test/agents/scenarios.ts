@@ -6,12 +6,24 @@ import { agentCommand, type AgentName } from './agents.js';
 import { NESTED_MARKER, READ_MARKER, SCRIPT_MARKER, startFakeMessagesApi, type ScriptedLaunch } from './fake-messages-api.js';
 import { freshHome, runAgent, type AgentCommand } from './run-agent.js';
 
-export type ScenarioName = 'claude-fanout' | 'claude-subagents-capability' | 'opencode-fanout';
+export type ScenarioName = 'claude-fanout' | 'claude-subagents-capability' | 'opencode-fanout' | 'qwen-fanout';
 
 interface Scenario {
   agent: AgentName;
   subagentsCapability: boolean;
   launches: ScriptedLaunch[];
+  /** What the agent still reports after its turn, for the run to wait for (runAgent's `settled`). */
+  settled?(updates: RecordedRun['updates']): boolean;
+}
+
+/** Qwen Code reports a background subagent's end on an agent_message_chunk (_meta.backgroundTask), possibly after the turn. */
+function backgroundCompletions(updates: RecordedRun['updates']): number {
+  const ids = new Set<unknown>();
+  for (const { update } of updates) {
+    const task = (update as { _meta?: { backgroundTask?: { kind?: unknown; toolUseId?: unknown } } })._meta?.backgroundTask;
+    if (task?.kind === 'agent') ids.add(task.toolUseId);
+  }
+  return ids.size;
 }
 
 // Three parallel reviewers (the spec's 3-way fan-out; one reads a file first, one launches a
@@ -24,10 +36,29 @@ const REVIEWERS: ScriptedLaunch[] = [
   { description: 'Background audit', prompt: 'Audit the dependencies.', background: true },
 ];
 
+// Qwen Code: three parallel reviewers in the foreground (one reads a file first, two launch a
+// nested subagent each), and three in the background, Qwen's default for a top-level launch
+// (one leaves the flag out to take that default; one launches a nested subagent, which runs but
+// never reaches the ACP stream: a background subagent's own tool calls are not forwarded).
+const QWEN_REVIEWERS: ScriptedLaunch[] = [
+  { description: 'Review security', prompt: `${READ_MARKER} Review the change for security issues.`, background: false },
+  { description: 'Review performance', prompt: `${NESTED_MARKER} Review the change for performance.`, background: false },
+  { description: 'Review style', prompt: `${NESTED_MARKER} Review the change for style.`, background: false },
+  { description: 'Background audit', prompt: 'Audit the dependencies.', background: 'agent-default' },
+  { description: 'Background licenses', prompt: 'Check the licenses.', background: true },
+  { description: 'Background docs', prompt: `${NESTED_MARKER} Check the docs.`, background: true },
+];
+
 export const SCENARIOS: Record<ScenarioName, Scenario> = {
   'claude-fanout': { agent: 'claude', subagentsCapability: false, launches: REVIEWERS },
   'claude-subagents-capability': { agent: 'claude', subagentsCapability: true, launches: REVIEWERS },
   'opencode-fanout': { agent: 'opencode', subagentsCapability: false, launches: REVIEWERS },
+  'qwen-fanout': {
+    agent: 'qwen',
+    subagentsCapability: false,
+    launches: QWEN_REVIEWERS,
+    settled: (updates) => backgroundCompletions(updates) >= QWEN_REVIEWERS.filter((l) => l.background !== false).length,
+  },
 };
 
 export interface RecordedRun {
@@ -55,6 +86,7 @@ export async function runScenario(name: ScenarioName, hooks: ScenarioHooks = {})
       cwd: home,
       prompt: `${SCRIPT_MARKER}: review this change with the reviewers.`,
       subagentsCapability: scenario.subagentsCapability,
+      settled: scenario.settled && (() => scenario.settled!(updates)),
       onSession: hooks.onSession,
       onUpdate: async (params) => {
         updates.push(params);

@@ -10,10 +10,16 @@ export interface UpdateFacts {
   parentToolCallId?: string;
   /** A subagent type used only when no update names one in the input (Claude's `agentType`). */
   fallbackSubagentType?: string;
+  /**
+   * The status this frame reports for the subagent when it is not the ACP `status` field:
+   * null reads the frame as status-less (Qwen Code's background launch ends its tool call, not
+   * its subagent). Absent: the ACP status, verbatim.
+   */
+  toolStatus?: string | null;
 }
 
 export interface AgentShape {
-  readonly agent: 'claude' | 'opencode' | 'cursor' | 'auggie';
+  readonly agent: 'claude' | 'opencode' | 'cursor' | 'auggie' | 'qwen';
   /**
    * For a tool call not seen before: true, this update launches a subagent; false, it is this
    * agent's tool call and not a subagent; undefined, it carries no evidence of this agent.
