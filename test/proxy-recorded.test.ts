@@ -1,11 +1,11 @@
 // Real agents' ACP traffic through the proxy, in `npm test`: the fake agent replays what Claude
-// Code and OpenCode sent in the intake's real runs (test/fixtures/acp/*.jsonl), the proxy tees
+// Code, OpenCode and Qwen Code sent in the intake's real runs (test/fixtures/acp/*.jsonl), the proxy tees
 // it into its own store, and the rows must be exactly what the intake's expectations say
 // (test/helpers/acp-expectations.ts) — with the identity the proxy supplies: the ACP session,
 // the session's cwd as task, one turn for the prompt, one execution for the run.
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import { expectClaudeCapability, expectClaudeFanout, expectOpencodeFanout } from './helpers/acp-expectations.js';
+import { expectClaudeCapability, expectClaudeFanout, expectOpencodeFanout, expectQwenFanout } from './helpers/acp-expectations.js';
 import { acpSessionOf, type AcpFixtureName } from './helpers/acp-fixtures.js';
 import { assertBuilt } from './helpers/cli.js';
 import { openProxyStore, proxiedAgent, type ProxyStore } from './helpers/proxy-store.js';
@@ -20,6 +20,7 @@ const EXPECT: Record<AcpFixtureName, (rows: Map<string, SubagentContextRow>) => 
   'claude-fanout': expectClaudeFanout,
   'claude-subagents-capability': expectClaudeCapability,
   'opencode-fanout': expectOpencodeFanout,
+  'qwen-fanout': expectQwenFanout,
 };
 
 describeBothDialects('proxy: recorded real-agent traffic', (dialect) => {

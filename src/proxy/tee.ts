@@ -39,10 +39,11 @@ const CLIENT_NEEDLES = ['"session/new"', '"session/load"', '"session/prompt"'].m
 const UPDATE_NEEDLE = Buffer.from('"session/update"');
 /**
  * The updates the recognizer reads (src/acp/recognizer.ts: tool_call, tool_call_update,
- * subagent_update). Message and thought chunks, the bulk of a session's traffic and its
- * largest lines, are relayed and never copied for the writer.
+ * subagent_update, and Qwen Code's background completion notice, an agent_message_chunk with
+ * `_meta.backgroundTask`). Other message and thought chunks, the bulk of a session's traffic
+ * and its largest lines, are relayed and never copied for the writer.
  */
-const RECOGNIZED_UPDATE_NEEDLES = ['"tool_call', '"subagent_update"'].map((n) => Buffer.from(n));
+const RECOGNIZED_UPDATE_NEEDLES = ['"tool_call', '"subagent_update"', '"backgroundTask"'].map((n) => Buffer.from(n));
 const RESULT_NEEDLE = Buffer.from('"result"');
 
 export interface TeeSummary extends WriterStats {

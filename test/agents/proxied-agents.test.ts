@@ -1,6 +1,6 @@
 // `subagent-context proxy` in front of the REAL agents (issue 21, item 4), offline like the rest
 // of `npm run test:agents`: the SDK client speaks to a stdio tap, the tap to the proxy, the
-// proxy to a second tap, that tap to Claude Code (through claude-agent-acp) or OpenCode. The
+// proxy to a second tap, that tap to Claude Code (through claude-agent-acp), OpenCode or Qwen Code. The
 // two taps' bytes must be identical in both directions (the relay is invisible, on real
 // traffic), and the proxy's own store must hold the rows the intake expects, under the
 // identity the proxy supplies (the ACP session, its cwd, one turn, one execution), with a
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { SubagentContextRow } from '../../src/types.js';
-import { expectClaudeFanout, expectOpencodeFanout } from '../helpers/acp-expectations.js';
+import { expectClaudeFanout, expectOpencodeFanout, expectQwenFanout } from '../helpers/acp-expectations.js';
 import { assertBuilt, CLI } from '../helpers/cli.js';
 import { openProxyStore, PROXY_TEST_ENV, type ProxyStore } from '../helpers/proxy-store.js';
 import { proxiedRows } from '../helpers/proxy-rows.js';
@@ -30,6 +30,7 @@ beforeAll(() => {
 const SCENARIOS: [ScenarioName, (rows: Map<string, SubagentContextRow>) => void][] = [
   ['claude-fanout', expectClaudeFanout],
   ['opencode-fanout', expectOpencodeFanout],
+  ['qwen-fanout', expectQwenFanout],
 ];
 
 describeBothDialects('proxy: in front of real agents', (dialect) => {

@@ -1,6 +1,6 @@
-// The ACP intake against REAL agents, run offline: Claude Code (through claude-agent-acp) and
-// OpenCode, driven by @agentclientprotocol/sdk as the client against a scripted local Messages
-// API, inside a loopback-only network namespace (`npm run test:agents`). Every session/update
+// The ACP intake against REAL agents, run offline: Claude Code (through claude-agent-acp),
+// OpenCode and Qwen Code, driven by @agentclientprotocol/sdk as the client against a scripted
+// local Messages API, inside a loopback-only network namespace (`npm run test:agents`). Every session/update
 // goes, in arrival order, into a recorder over a real SQLite store AND a recorder over a real
 // PostgreSQL store; the rows must be exactly what the recorded fixtures give (the same
 // expectations as test/acp-recorded.test.ts).
@@ -8,7 +8,7 @@ import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { createAcpRecorder } from '../../src/acp/index.js';
 import type { SubagentContextRow } from '../../src/types.js';
 import { HOST } from '../helpers/acp-fixtures.js';
-import { expectClaudeCapability, expectClaudeFanout, expectOpencodeFanout } from '../helpers/acp-expectations.js';
+import { expectClaudeCapability, expectClaudeFanout, expectOpencodeFanout, expectQwenFanout } from '../helpers/acp-expectations.js';
 import { DIALECTS, openTestDb, type TestDb } from '../helpers/test-db.js';
 import { missingPackages, PINNED_AGENTS, type AgentName } from './agents.js';
 import { insideOfflineNamespace } from './netns.js';
@@ -70,4 +70,8 @@ it('Claude Code with the subagents capability advertised: subagent_update childr
 
 it('OpenCode: three parallel reviewers and one background launch', async () => {
   for (const rows of await runRecorded('opencode-fanout')) expectOpencodeFanout(rows);
+});
+
+it('Qwen Code: three foreground reviewers, two nested, three background settled by their completion notice', async () => {
+  for (const rows of await runRecorded('qwen-fanout')) expectQwenFanout(rows);
 });
