@@ -1,5 +1,5 @@
 // Package entry `subagent-context/acp` (DESIGN §10): from ACP `session/update` notifications to
-// store frames, for Claude Code, OpenCode, Cursor and Auggie and the `subagents` capability.
+// store frames, for Claude Code, OpenCode, Qwen Code, Cursor and Auggie and the `subagents` capability.
 // No dependency on an ACP SDK: the types are structural.
 export { createSubagentRecognizer } from './recognizer.js';
 export { createAcpRecorder } from './recorder.js';
