@@ -1,5 +1,5 @@
 // Real agents' ACP traffic through the proxy, in `npm test`: the fake agent replays what Claude
-// Code, OpenCode, Codex and Gemini CLI sent in the intake's real runs (test/fixtures/acp/*.jsonl), the proxy tees
+// Code, OpenCode, Codex, Gemini CLI and Qwen Code sent in the intake's real runs (test/fixtures/acp/*.jsonl), the proxy tees
 // it into its own store, and the rows must be exactly what the intake's expectations say
 // (test/helpers/acp-expectations.ts) — with the identity the proxy supplies: the ACP session,
 // the session's cwd as task, one turn for the prompt, one execution for the run.
@@ -14,6 +14,7 @@ import {
   expectGeminiFanout,
   expectGeminiRefused,
   expectOpencodeFanout,
+  expectQwenFanout,
 } from './helpers/acp-expectations.js';
 import { acpSessionOf, type AcpFixtureName } from './helpers/acp-fixtures.js';
 import { assertBuilt } from './helpers/cli.js';
@@ -34,6 +35,7 @@ const EXPECT: Record<AcpFixtureName, (rows: Map<string, SubagentContextRow>) => 
   'codex-multi-agent-v2': expectCodexMultiAgentV2,
   'gemini-fanout': expectGeminiFanout,
   'gemini-refused': expectGeminiRefused,
+  'qwen-fanout': expectQwenFanout,
 };
 
 describeBothDialects('proxy: recorded real-agent traffic', (dialect) => {

@@ -21,7 +21,7 @@ import type { LiveWorkload } from './live-workload.js';
 import { fmtInt, fmtRatio, median } from './stats.js';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'test', 'fixtures', 'acp');
-const FIXTURE_NAMES = ['claude-fanout', 'claude-subagents-capability', 'opencode-fanout', 'gemini-fanout', 'gemini-refused'];
+const FIXTURE_NAMES = ['claude-fanout', 'claude-subagents-capability', 'opencode-fanout', 'gemini-fanout', 'gemini-refused', 'qwen-fanout'];
 const EXECUTION = '0b7e7d52-6f5e-4c2e-9d0a-2a3c7b1f0e11';
 
 type Update = { sessionId: string; update: object };
@@ -142,7 +142,7 @@ function throughputFinding(dialect: Finding['dialect'], config: string, w: AcpWo
     figure: fps.ratio,
     figureText: fmtRatio(fps.ratio),
     target: { kind: 'at-least', value: 0.95, text: '≥ 0.95×' },
-    detail: `recorded Claude Code, OpenCode and Gemini CLI traffic ×${fmtInt(w.live.sessions.length / FIXTURE_NAMES.length)}, each pass's input parsed fresh from JSON (untimed); median of ${fps.pairs} pairs' ratios (frames/s: medians of the ${fps.pairs} passes of each path)`,
+    detail: `recorded real-agent traffic (${FIXTURE_NAMES.join(', ')}) ×${fmtInt(w.live.sessions.length / FIXTURE_NAMES.length)}, each pass's input parsed fresh from JSON (untimed); median of ${fps.pairs} pairs' ratios (frames/s: medians of the ${fps.pairs} passes of each path)`,
   };
 }
 

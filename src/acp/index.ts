@@ -1,6 +1,6 @@
 // Package entry `subagent-context/acp` (DESIGN §10): from ACP `session/update` notifications to
-// store frames, for Claude Code, OpenCode, Gemini CLI, Codex, Cursor and Auggie and ACP's Subagent
-// Sessions.
+// store frames, for Claude Code, OpenCode, Gemini CLI, Qwen Code, Codex, Cursor and Auggie and
+// ACP's Subagent Sessions.
 // No dependency on an ACP SDK: the types are structural.
 export { createSubagentRecognizer } from './recognizer.js';
 export { createAcpRecorder } from './recorder.js';

@@ -14,6 +14,7 @@ import { codexShape } from './shapes/codex.js';
 import { cursorShape, readCursorTask } from './shapes/cursor.js';
 import { geminiShape } from './shapes/gemini.js';
 import { opencodeShape } from './shapes/opencode.js';
+import { qwenShape, readQwenBackgroundCompletion } from './shapes/qwen.js';
 import type { AgentShape } from './shapes/shape.js';
 import { acpSessionShape } from './shapes/acp-session.js';
 import { readChildInfo, readChildState, readSubagentUpdate, saysNothing, sessionContentChild } from './shapes/subagent-update.js';
@@ -22,10 +23,11 @@ import { mergePayload } from './payload-merge.js';
 import type { AcpSessionUpdateParams, RecognizedSubagentUpdate, SubagentRecognizer, SubagentRecognizerOptions } from './types.js';
 import { field, object, text, type Json } from './wire.js';
 
-// Order matters only where shapes could both claim a frame: Claude's `_meta.claudeCode.toolName`
-// and Cursor's `rawInput._toolName` name the tool outright, so they are asked first; ACP's own
-// `session` content item last, so an agent's shape that reads more keeps its fields.
-export const SHAPES: readonly AgentShape[] = [claudeShape, cursorShape, geminiShape, opencodeShape, auggieShape, codexShape, acpSessionShape];
+// Order matters only where shapes could both claim a frame: Claude's `_meta.claudeCode.toolName`,
+// Cursor's `rawInput._toolName` and Qwen's `_meta.toolName` (beside `_meta.provenance`) name the
+// tool outright, so they are asked first; ACP's own `session` content item last, so an agent's
+// shape that reads more keeps its fields.
+export const SHAPES: readonly AgentShape[] = [claudeShape, cursorShape, qwenShape, geminiShape, opencodeShape, auggieShape, codexShape, acpSessionShape];
 
 /** Most distinct unrecognized delegations remembered (so each is reported once); oldest first beyond it. */
 const MAX_REPORTED = 4096;
@@ -269,7 +271,7 @@ export function recognizerWithShapes(
     const child = sessionContentChild(update);
     if (child !== undefined) joinChild(root, toolCallId, child, state);
     const status = field(update, 'status');
-    const toolStatus = typeof status === 'string' ? status : null;
+    const toolStatus = facts.toolStatus !== undefined ? facts.toolStatus : typeof status === 'string' ? status : null;
     const result = snapshot(root, toolCallId, state, toolStatus);
     if (toolStatus !== null && isTerminalToolStatus(toolStatus)) drop(root, toolCallId, state.key);
     else remember(root, toolCallId, state);
@@ -310,6 +312,24 @@ export function recognizerWithShapes(
     return undefined;
   }
 
+  /**
+   * Qwen Code's background subagent ended (src/acp/shapes/qwen.ts): its launching call settles.
+   * A call no longer remembered (forgotten, evicted, launched before this recognizer) still
+   * gets a frame with the status: the upsert keeps every field an earlier frame wrote.
+   */
+  function observeQwenCompletion(sessionId: string, update: Json): RecognizedSubagentUpdate | undefined {
+    const done = readQwenBackgroundCompletion(update);
+    if (!done) return undefined;
+    const root = rootOf(sessionId);
+    const state = sessions.get(root)?.calls.get(done.toolCallId);
+    if (!state) return { acpSessionId: root, toolCallId: done.toolCallId, parentToolCallId: null, toolStatus: done.toolStatus, payload: done.payload };
+    mergePayload(state.payload, done.payload);
+    const result = snapshot(root, done.toolCallId, state, done.toolStatus);
+    if (isTerminalToolStatus(done.toolStatus)) drop(root, done.toolCallId, state.key);
+    else remember(root, done.toolCallId, state);
+    return result;
+  }
+
   return {
     observe(params: AcpSessionUpdateParams): RecognizedSubagentUpdate | undefined {
       try {
@@ -323,6 +343,7 @@ export function recognizerWithShapes(
         if (kind === 'tool_call' || kind === 'tool_call_update') return observeToolCall(sessionId, notification);
         if (kind === 'subagent_update') return observeSubagentUpdate(sessionId, notification);
         if ((kind === 'state_update' || kind === 'session_info_update') && childRoot.size > 0) return observeChildSession(sessionId, kind, notification);
+        if (kind === 'agent_message_chunk') return observeQwenCompletion(sessionId, notification);
         return undefined;
       } catch {
         // A hostile object (a throwing getter, a revoked proxy): not a readable update.

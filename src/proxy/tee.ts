@@ -39,11 +39,12 @@ const CLIENT_NEEDLES = ['"session/new"', '"session/load"', '"session/prompt"'].m
 const UPDATE_NEEDLE = Buffer.from('"session/update"');
 /**
  * The updates the recognizer reads (src/acp/recognizer.ts: tool_call, tool_call_update,
- * subagent_update, and a child session's state_update and session_info_update). Message and
- * thought chunks, the bulk of a session's traffic and its largest lines, are relayed and never
- * copied for the writer.
+ * subagent_update, a child session's state_update and session_info_update, and Qwen Code's
+ * background completion notice, an agent_message_chunk with `_meta.backgroundTask`). Other
+ * message and thought chunks, the bulk of a session's traffic and its largest lines, are
+ * relayed and never copied for the writer.
  */
-const RECOGNIZED_UPDATE_NEEDLES = ['"tool_call', '"subagent_update"', '"state_update"', '"session_info_update"'].map((n) => Buffer.from(n));
+const RECOGNIZED_UPDATE_NEEDLES = ['"tool_call', '"subagent_update"', '"state_update"', '"session_info_update"', '"backgroundTask"'].map((n) => Buffer.from(n));
 /** Agent → client requests the recognizer reads: Cursor's `cursor/task`. */
 const REQUEST_NEEDLES = ['"cursor/task"'].map((n) => Buffer.from(n));
 const RESULT_NEEDLE = Buffer.from('"result"');

@@ -21,6 +21,8 @@ export const PINNED_AGENTS = {
   codex: { '@agentclientprotocol/codex-acp': '2.6.0', '@openai/codex': '0.166.0' },
   // Gemini CLI speaks ACP itself (`--acp`); one bundled file, talking to the Gemini API.
   gemini: { '@google/gemini-cli': '0.61.0' },
+  // Qwen Code speaks ACP itself (`qwen --acp`); its Anthropic-compatible provider needs nothing more.
+  qwen: { '@qwen-code/qwen-code': '0.24.4' },
 } as const;
 
 export type AgentName = keyof typeof PINNED_AGENTS;
@@ -64,6 +66,7 @@ export function agentCommand(name: AgentName, apiUrl: string, home: string, opti
   }
   if (name === 'codex') return codexCommand(apiUrl, home, base, options.codexMultiAgentV2 === true);
   if (name === 'gemini') return geminiCommand(apiUrl, home, base, options.approvalMode ?? 'yolo');
+  if (name === 'qwen') return qwenCommand(apiUrl, home, base);
   const config = {
     $schema: 'https://opencode.ai/config.json',
     model: 'scripted/claude-scripted',
@@ -165,5 +168,34 @@ function geminiCommand(apiUrl: string, home: string, base: NodeJS.ProcessEnv, ap
     command: process.execPath,
     args: [join(AGENTS_CACHE, 'gemini', 'node_modules', '@google', 'gemini-cli', 'bundle', 'gemini.js'), '--acp', '--approval-mode', approvalMode],
     env: { ...base, GOOGLE_GEMINI_BASE_URL: apiUrl, GEMINI_API_KEY: 'offline-dummy', GEMINI_CLI_NO_RELAUNCH: 'true' },
+  };
+}
+
+// Qwen Code: `qwen --acp`, its Anthropic-compatible provider (`security.auth.selectedType:
+// "anthropic"`, ANTHROPIC_BASE_URL/ANTHROPIC_API_KEY/ANTHROPIC_MODEL) pointed at the scripted
+// Messages API, from a settings file in the fresh HOME; telemetry, usage statistics and the
+// update check off; `--approval-mode yolo` so the agent tool and the subagents' tools run
+// without a permission round trip.
+function qwenCommand(apiUrl: string, home: string, base: NodeJS.ProcessEnv): AgentCommand {
+  const settings = {
+    security: { auth: { selectedType: 'anthropic' } },
+    model: { name: 'claude-scripted' },
+    general: { enableAutoUpdate: false },
+    privacy: { usageStatisticsEnabled: false },
+    telemetry: { enabled: false },
+  };
+  mkdirSync(join(home, '.qwen'), { recursive: true });
+  writeFileSync(join(home, '.qwen', 'settings.json'), JSON.stringify(settings, null, 2));
+  return {
+    name: 'qwen',
+    command: process.execPath,
+    args: [join(AGENTS_CACHE, 'qwen', 'node_modules', '@qwen-code', 'qwen-code', 'cli-entry.js'), '--acp', '--approval-mode', 'yolo'],
+    env: {
+      ...base,
+      ANTHROPIC_BASE_URL: apiUrl,
+      ANTHROPIC_API_KEY: 'sk-ant-offline-dummy',
+      ANTHROPIC_MODEL: 'claude-scripted',
+      QWEN_TELEMETRY_ENABLED: 'false',
+    },
   };
 }

@@ -21,7 +21,8 @@ export const READ_MARKER = 'READ-FIRST';
 export interface ScriptedLaunch {
   description: string;
   prompt: string;
-  background?: boolean;
+  /** 'agent-default': the input names no background flag at all (Qwen Code's default is background). */
+  background?: boolean | 'agent-default';
 }
 
 export interface FakeMessagesApi {
@@ -49,7 +50,7 @@ interface MessagesRequest {
 
 type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
-const SUBAGENT_TOOLS = ['Agent', 'Task', 'task'];
+const SUBAGENT_TOOLS = ['Agent', 'Task', 'task', 'agent'];
 
 function textOf(value: unknown): string {
   if (typeof value === 'string') return value;
@@ -79,7 +80,7 @@ export async function startFakeMessagesApi(launches: ScriptedLaunch[], workFile:
     const type = props.subagent_type?.enum?.find((v) => v === 'general-purpose' || v === 'general') ?? (tool.name === 'task' ? 'general' : 'general-purpose');
     const input: Record<string, unknown> = { description: launch.description, prompt: launch.prompt, subagent_type: type };
     // Explicit both ways: newer Claude Code runs subagents in the background by default.
-    for (const key of ['run_in_background', 'background']) if (key in props) input[key] = launch.background === true;
+    if (launch.background !== 'agent-default') for (const key of ['run_in_background', 'background']) if (key in props) input[key] = launch.background === true;
     return input;
   }
 
@@ -100,7 +101,7 @@ export async function startFakeMessagesApi(launches: ScriptedLaunch[], workFile:
       const nested = { description: 'Nested check', prompt: 'Check one detail and answer in one line.' };
       return { blocks: [{ type: 'tool_use', id: toolUseId(), name: subagentTool.name, input: launchInput(subagentTool, nested) }], stop: 'tool_use' };
     }
-    const read = tools.find((t) => t.name === 'Read' || t.name === 'read');
+    const read = tools.find((t) => t.name === 'Read' || t.name === 'read' || t.name === 'read_file');
     if (read && first.includes(READ_MARKER) && results === 0) {
       const key = read.input_schema?.properties && 'filePath' in read.input_schema.properties ? 'filePath' : 'file_path';
       return { blocks: [{ type: 'tool_use', id: toolUseId(), name: read.name, input: { [key]: workFile } }], stop: 'tool_use' };

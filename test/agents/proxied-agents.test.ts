@@ -1,6 +1,6 @@
 // `subagent-context proxy` in front of the REAL agents (issue 21, item 4), offline like the rest
 // of `npm run test:agents`: the SDK client speaks to a stdio tap, the tap to the proxy, the
-// proxy to a second tap, that tap to Claude Code (through claude-agent-acp), OpenCode, Codex or Gemini CLI. The
+// proxy to a second tap, that tap to Claude Code (through claude-agent-acp), OpenCode, Codex, Gemini CLI or Qwen Code. The
 // two taps' bytes must be identical in both directions (the relay is invisible, on real
 // traffic), and the proxy's own store must hold the rows the intake expects, under the
 // identity the proxy supplies (the ACP session, its cwd, one turn, one execution), with a
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { SubagentContextRow } from '../../src/types.js';
-import { expectClaudeFanout, expectCodexFanout, expectGeminiFanout, expectOpencodeFanout } from '../helpers/acp-expectations.js';
+import { expectClaudeFanout, expectCodexFanout, expectGeminiFanout, expectOpencodeFanout, expectQwenFanout } from '../helpers/acp-expectations.js';
 import { assertBuilt, CLI } from '../helpers/cli.js';
 import { openProxyStore, PROXY_TEST_ENV, type ProxyStore } from '../helpers/proxy-store.js';
 import { proxiedRows } from '../helpers/proxy-rows.js';
@@ -32,6 +32,7 @@ const SCENARIOS: [ScenarioName, (rows: Map<string, SubagentContextRow>) => void]
   ['opencode-fanout', expectOpencodeFanout],
   ['codex-fanout', expectCodexFanout],
   ['gemini-fanout', expectGeminiFanout],
+  ['qwen-fanout', expectQwenFanout],
 ];
 
 describeBothDialects('proxy: in front of real agents', (dialect) => {

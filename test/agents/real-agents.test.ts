@@ -1,6 +1,6 @@
 // The ACP intake against REAL agents, run offline: Claude Code (through claude-agent-acp),
-// OpenCode, Codex (through codex-acp) and Gemini CLI, driven by @agentclientprotocol/sdk as the
-// client against a scripted local model API (the Messages API; Codex: the Responses API;
+// OpenCode, Codex (through codex-acp), Gemini CLI and Qwen Code, driven by @agentclientprotocol/sdk
+// as the client against a scripted local model API (the Messages API; Codex: the Responses API;
 // Gemini CLI: Gemini's own), inside a loopback-only network namespace (`npm run test:agents`). Every session/update
 // goes, in arrival order, into a recorder over a real SQLite store AND a recorder over a real
 // PostgreSQL store; the rows must be exactly what the recorded fixtures give (the same
@@ -18,6 +18,7 @@ import {
   expectGeminiFanout,
   expectGeminiRefused,
   expectOpencodeFanout,
+  expectQwenFanout,
 } from '../helpers/acp-expectations.js';
 import { DIALECTS, openTestDb, type TestDb } from '../helpers/test-db.js';
 import { missingPackages, PINNED_AGENTS, type AgentName } from './agents.js';
@@ -103,4 +104,8 @@ it('Gemini CLI: three parallel launches, its investigator and twice its generali
 
 it('Gemini CLI in its default approval mode: the investigator runs, the generalist launches are refused by Gemini itself, each a failed row', async () => {
   for (const rows of await runRecorded('gemini-refused')) expectGeminiRefused(rows);
+});
+
+it('Qwen Code: three foreground reviewers, two nested, three background settled by their completion notice', async () => {
+  for (const rows of await runRecorded('qwen-fanout')) expectQwenFanout(rows);
 });

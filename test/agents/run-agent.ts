@@ -33,6 +33,8 @@ export interface RunAgentOptions {
   /** The ACP session id, once session/new has returned (before the prompt). */
   onSession?(acpSessionId: string): void;
   onUpdate(params: { sessionId: string; update: object }): void | Promise<void>;
+  /** Work the agent reports after its turn (Qwen Code's background subagents): the run waits for it, within timeoutMs, before ending the agent. */
+  settled?(): boolean;
   timeoutMs?: number;
 }
 
@@ -78,6 +80,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       options.onSession?.(session.sessionId);
       const response = await ctx.request('session/prompt', { sessionId: session.sessionId, prompt: [{ type: 'text', text: options.prompt }] });
       await chain;
+      while (options.settled && !options.settled()) {
+        await sleep(20);
+        await chain;
+      }
       return { acpSessionId: session.sessionId, stopReason: String(response.stopReason), stderr };
     });
     const timedOut = new Promise<never>((_, reject) => {

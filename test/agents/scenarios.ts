@@ -16,13 +16,26 @@ export type ScenarioName =
   | 'codex-subagents-capability'
   | 'codex-multi-agent-v2'
   | 'gemini-fanout'
-  | 'gemini-refused';
+  | 'gemini-refused'
+  | 'qwen-fanout';
 
 interface Scenario {
   agent: AgentName;
   subagentsCapability: boolean;
   launches: ScriptedLaunch[];
   options?: AgentOptions;
+  /** What the agent still reports after its turn, for the run to wait for (runAgent's `settled`). */
+  settled?(updates: RecordedRun['updates']): boolean;
+}
+
+/** Qwen Code reports a background subagent's end on an agent_message_chunk (_meta.backgroundTask), possibly after the turn. */
+function backgroundCompletions(updates: RecordedRun['updates']): number {
+  const ids = new Set<unknown>();
+  for (const { update } of updates) {
+    const task = (update as { _meta?: { backgroundTask?: { kind?: unknown; toolUseId?: unknown } } })._meta?.backgroundTask;
+    if (task?.kind === 'agent') ids.add(task.toolUseId);
+  }
+  return ids.size;
 }
 
 // Three parallel reviewers (the spec's 3-way fan-out; one reads a file first, one launches a
@@ -36,6 +49,18 @@ const REVIEWERS: ScriptedLaunch[] = [
 ];
 
 const CODEX_REVIEWERS: ScriptedLaunch[] = REVIEWERS.slice(0, 2).concat({ description: 'Review style', prompt: 'Review the change for style.' });
+// Qwen Code: three parallel reviewers in the foreground (one reads a file first, two launch a
+// nested subagent each), and three in the background, Qwen's default for a top-level launch
+// (one leaves the flag out to take that default; one launches a nested subagent, which runs but
+// never reaches the ACP stream: a background subagent's own tool calls are not forwarded).
+const QWEN_REVIEWERS: ScriptedLaunch[] = [
+  { description: 'Review security', prompt: `${READ_MARKER} Review the change for security issues.`, background: false },
+  { description: 'Review performance', prompt: `${NESTED_MARKER} Review the change for performance.`, background: false },
+  { description: 'Review style', prompt: `${NESTED_MARKER} Review the change for style.`, background: false },
+  { description: 'Background audit', prompt: 'Audit the dependencies.', background: 'agent-default' },
+  { description: 'Background licenses', prompt: 'Check the licenses.', background: true },
+  { description: 'Background docs', prompt: `${NESTED_MARKER} Check the docs.`, background: true },
+];
 
 export const SCENARIOS: Record<ScenarioName, Scenario> = {
   'claude-fanout': { agent: 'claude', subagentsCapability: false, launches: REVIEWERS },
@@ -53,6 +78,12 @@ export const SCENARIOS: Record<ScenarioName, Scenario> = {
   // agent but its read-only ones (the first launch goes to one: test/agents/fake-gemini-api.ts).
   'gemini-fanout': { agent: 'gemini', subagentsCapability: false, launches: REVIEWERS.slice(0, 3), options: { approvalMode: 'yolo' } },
   'gemini-refused': { agent: 'gemini', subagentsCapability: false, launches: REVIEWERS.slice(0, 3), options: { approvalMode: 'default' } },
+  'qwen-fanout': {
+    agent: 'qwen',
+    subagentsCapability: false,
+    launches: QWEN_REVIEWERS,
+    settled: (updates) => backgroundCompletions(updates) >= QWEN_REVIEWERS.filter((l) => l.background !== false).length,
+  },
 };
 
 export interface RecordedRun {
@@ -82,6 +113,7 @@ export async function runScenario(name: ScenarioName, hooks: ScenarioHooks = {})
       cwd: home,
       prompt: `${SCRIPT_MARKER}: review this change with the reviewers.`,
       subagentsCapability: scenario.subagentsCapability,
+      settled: scenario.settled && (() => scenario.settled!(updates)),
       onSession: hooks.onSession,
       onUpdate: async (params) => {
         updates.push(params);

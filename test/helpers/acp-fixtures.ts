@@ -13,7 +13,8 @@ export type AcpFixtureName =
   | 'codex-subagents-capability'
   | 'codex-multi-agent-v2'
   | 'gemini-fanout'
-  | 'gemini-refused';
+  | 'gemini-refused'
+  | 'qwen-fanout';
 
 export interface AcpUpdate {
   sessionId: string;

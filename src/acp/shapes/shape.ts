@@ -10,10 +10,16 @@ export interface UpdateFacts {
   parentToolCallId?: string;
   /** A subagent type used only when no update names one in the input (Claude's `agentType`). */
   fallbackSubagentType?: string;
+  /**
+   * The status this frame reports for the subagent when it is not the ACP `status` field:
+   * null reads the frame as status-less (Qwen Code's background launch ends its tool call, not
+   * its subagent). Absent: the ACP status, verbatim.
+   */
+  toolStatus?: string | null;
 }
 
 export interface AgentShape {
-  readonly agent: 'claude' | 'opencode' | 'cursor' | 'auggie' | 'codex' | 'gemini' | 'acp';
+  readonly agent: 'claude' | 'opencode' | 'cursor' | 'auggie' | 'codex' | 'gemini' | 'qwen' | 'acp';
   /**
    * This agent's own tools whose names only mention an agent (Claude's `SubagentHandback`):
    * never reported as unrecognized delegations (src/acp/delegation-lookalike.ts).
