@@ -31,7 +31,7 @@ describeBothDialects('ACP intake from recorded real agents', (dialect) => {
 
   it('Claude Code: three parallel reviewers, one background, one nested; the subagent’s own Read is no row', async () => {
     const rows = await replay(db, 'claude-fanout');
-    expect([...rows.keys()].sort()).toEqual(['toolu_fake0002', 'toolu_fake0003', 'toolu_fake0004', 'toolu_fake0005', 'toolu_fake0015']);
+    expect([...rows.keys()].sort()).toEqual(['toolu_fake0002', 'toolu_fake0003', 'toolu_fake0004', 'toolu_fake0005', 'toolu_fake0009']);
     expectClaudeFanout(rows);
   });
 
@@ -85,4 +85,59 @@ it('the demo plays the recorded traffic itself: every update, in order, and the 
     expect(played.updates).toEqual(loadAcpFixture(name));
     expect(played.acpSessionId).toBe(acpSessionOf(name));
   }
+});
+
+type ClaudeMeta = { toolName?: string; parentToolUseId?: string; toolResponse?: Record<string, unknown> };
+const claudeMeta = (update: Record<string, unknown>) => (update._meta as { claudeCode?: ClaudeMeta } | undefined)?.claudeCode;
+
+it('the recording is Claude Code 2.1.335: SubagentHandback used but not in totalToolUseCount, toolStats only with a counted tool, handbackReport.toolUseId', () => {
+  const updates = loadAcpFixture('claude-fanout').map((u) => u.update);
+  const description = new Map<string, string>(); // Agent call → its description
+  const handback = new Map<string, string>(); // Agent call → its subagent's SubagentHandback call, where the stream carries it
+  const responses: [string, Record<string, unknown>][] = [];
+  for (const update of updates) {
+    const meta = claudeMeta(update);
+    const id = update.toolCallId as string;
+    const input = update.rawInput as { description?: string } | undefined;
+    if (meta?.toolName === 'Agent' && input?.description) description.set(id, input.description);
+    if (meta?.toolName === 'SubagentHandback' && update.sessionUpdate === 'tool_call') handback.set(meta.parentToolUseId!, id);
+    if (meta?.toolName === 'Agent' && meta.toolResponse?.status === 'completed') responses.push([id, meta.toolResponse]);
+  }
+  const seen = Object.fromEntries(
+    responses.map(([id, r]) => [
+      description.get(id),
+      { toolsUsed: r.toolsUsed, totalToolUseCount: r.totalToolUseCount, toolStats: r.toolStats !== undefined, handbackReport: r.handbackReport },
+    ]),
+  );
+  const report = (toolUseId: unknown) => ({ text: 'Reviewed: no findings.', toolUseId });
+  const id = (d: string) => [...description].find(([, v]) => v === d)![0];
+  expect(seen).toEqual({
+    'Review security': {
+      toolsUsed: ['Read', 'SubagentHandback'],
+      totalToolUseCount: 1,
+      toolStats: true,
+      handbackReport: report(handback.get(id('Review security'))),
+    },
+    'Review performance': {
+      toolsUsed: ['SubagentHandback'],
+      totalToolUseCount: 0,
+      toolStats: false,
+      handbackReport: report(handback.get(id('Review performance'))),
+    },
+    'Review style': {
+      toolsUsed: ['Agent', 'SubagentHandback'],
+      totalToolUseCount: 1,
+      toolStats: false,
+      handbackReport: report(handback.get(id('Review style'))),
+    },
+    // A nested subagent's own calls do not reach the ACP stream: its handback's id is only named.
+    'Nested check': {
+      toolsUsed: ['SubagentHandback'],
+      totalToolUseCount: 0,
+      toolStats: false,
+      handbackReport: report(expect.stringMatching(/^toolu_fake\d+$/)),
+    },
+  });
+  expect(handback.has(id('Nested check'))).toBe(false);
+  expect(new Set(handback.values()).size).toBe(4); // the three reviewers' and the background audit's
 });
