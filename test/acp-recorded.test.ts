@@ -5,7 +5,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createAcpRecorder, createSubagentRecognizer } from '../src/acp/index.js';
 import { loadRecording } from '../src/demo/recordings.js';
 import type { SubagentContextRow } from '../src/types.js';
-import { expectClaudeCapability, expectClaudeFanout, expectOpencodeFanout } from './helpers/acp-expectations.js';
+import { expectClaudeCapability, expectClaudeFanout, expectClaudeRefused, expectOpencodeFanout } from './helpers/acp-expectations.js';
 import { acpSessionOf, contextFor, loadAcpFixture, type AcpFixtureName } from './helpers/acp-fixtures.js';
 import { steppingClock } from './helpers/clock.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
@@ -33,6 +33,10 @@ describeBothDialects('ACP intake from recorded real agents', (dialect) => {
     const rows = await replay(db, 'claude-fanout');
     expect([...rows.keys()].sort()).toEqual(['toolu_fake0002', 'toolu_fake0003', 'toolu_fake0004', 'toolu_fake0005', 'toolu_fake0009']);
     expectClaudeFanout(rows);
+  });
+
+  it('Claude Code: a launch the auto-mode check refuses is a settled failed row, agent_status the refusal kind', async () => {
+    expectClaudeRefused(await replay(db, 'claude-refused'));
   });
 
   it('Claude Code with the subagents capability: each subagent_update child is a row keyed by its child session, idle settles it', async () => {
@@ -70,7 +74,7 @@ describeBothDialects('ACP intake from recorded real agents', (dialect) => {
 });
 
 it('recognizer state: nothing is left of a settled call; forget(session) drops the rest', () => {
-  for (const name of ['claude-fanout', 'claude-subagents-capability', 'opencode-fanout'] as const) {
+  for (const name of ['claude-fanout', 'claude-subagents-capability', 'claude-refused', 'opencode-fanout'] as const) {
     const recognizer = createSubagentRecognizer();
     for (const u of loadAcpFixture(name)) recognizer.observe(u);
     const left = recognizer.size();
@@ -140,4 +144,18 @@ it('the recording is Claude Code 2.1.335: SubagentHandback used but not in total
   });
   expect(handback.has(id('Nested check'))).toBe(false);
   expect(new Set(handback.values()).size).toBe(4); // the three reviewers' and the background audit's
+});
+
+it('a refused Claude launch keeps its reason: result_text on the failed update, the refusal kind as status after it', () => {
+  const recognizer = createSubagentRecognizer();
+  const refused = loadAcpFixture('claude-refused')
+    .map((u) => recognizer.observe(u))
+    .filter((r) => r !== undefined && r.toolCallId === 'toolu_fake0002');
+  expect(refused.map((r) => r!.toolStatus)).toEqual(['pending', null, 'failed', null]);
+  const [, , failed, after] = refused;
+  expect(failed!.payload).toMatchObject({ description: 'Refused review', result_text: 'Permission denied: The scripted check refuses this launch.' });
+  expect(failed!.payload.status).toBeUndefined(); // Claude reports no status on the failed update itself
+  expect(after!.payload.status).toBe('automode-blocked'); // _meta.claudeCode.nonExecutionKind
+  expect(after!.payload.result_text).toContain('Reason: The scripted check refuses this launch.');
+  expect(recognizer.size()).toBe(0); // the update after the terminal one is the call's last: nothing kept
 });

@@ -5,7 +5,7 @@
 // the session's cwd as task, one turn for the prompt, one execution for the run.
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import { expectClaudeCapability, expectClaudeFanout, expectOpencodeFanout } from './helpers/acp-expectations.js';
+import { expectClaudeCapability, expectClaudeFanout, expectClaudeRefused, expectOpencodeFanout } from './helpers/acp-expectations.js';
 import { acpSessionOf, type AcpFixtureName } from './helpers/acp-fixtures.js';
 import { assertBuilt } from './helpers/cli.js';
 import { openProxyStore, proxiedAgent, type ProxyStore } from './helpers/proxy-store.js';
@@ -19,6 +19,7 @@ const CWD = '/work/recorded-project';
 const EXPECT: Record<AcpFixtureName, (rows: Map<string, SubagentContextRow>) => void> = {
   'claude-fanout': expectClaudeFanout,
   'claude-subagents-capability': expectClaudeCapability,
+  'claude-refused': expectClaudeRefused,
   'opencode-fanout': expectOpencodeFanout,
 };
 

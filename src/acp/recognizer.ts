@@ -158,7 +158,7 @@ export function createSubagentRecognizer(options: SubagentRecognizerOptions = {}
     const status = field(update, 'status');
     const toolStatus = typeof status === 'string' ? status : null;
     const result = snapshot(root, toolCallId, state, toolStatus);
-    if (toolStatus !== null && isTerminalToolStatus(toolStatus)) drop(root, toolCallId, state.key);
+    if ((toolStatus !== null && isTerminalToolStatus(toolStatus)) || facts.last === true) drop(root, toolCallId, state.key);
     else remember(root, toolCallId, state);
     return result;
   }

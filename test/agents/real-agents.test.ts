@@ -8,7 +8,7 @@ import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { createAcpRecorder } from '../../src/acp/index.js';
 import type { SubagentContextRow } from '../../src/types.js';
 import { HOST } from '../helpers/acp-fixtures.js';
-import { expectClaudeCapability, expectClaudeFanout, expectOpencodeFanout } from '../helpers/acp-expectations.js';
+import { expectClaudeCapability, expectClaudeFanout, expectClaudeRefused, expectOpencodeFanout } from '../helpers/acp-expectations.js';
 import { DIALECTS, openTestDb, type TestDb } from '../helpers/test-db.js';
 import { missingPackages, PINNED_AGENTS, type AgentName } from './agents.js';
 import { insideOfflineNamespace } from './netns.js';
@@ -66,6 +66,10 @@ it('Claude Code: three parallel reviewers, one background launch, one nested lau
 
 it('Claude Code with the subagents capability advertised: subagent_update children are rows', async () => {
   for (const rows of await runRecorded('claude-subagents-capability')) expectClaudeCapability(rows);
+});
+
+it('Claude Code: a launch its server-side auto-mode check refuses is a failed row that keeps the refusal kind', async () => {
+  for (const rows of await runRecorded('claude-refused')) expectClaudeRefused(rows);
 });
 
 it('OpenCode: three parallel reviewers and one background launch', async () => {

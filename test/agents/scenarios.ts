@@ -3,10 +3,10 @@
 // scripts/record-acp-fixtures.ts.
 import { rmSync } from 'node:fs';
 import { agentCommand, type AgentName } from './agents.js';
-import { NESTED_MARKER, READ_MARKER, SCRIPT_MARKER, startFakeMessagesApi, type ScriptedLaunch } from './fake-messages-api.js';
+import { NESTED_MARKER, READ_MARKER, REFUSE_MARKER, SCRIPT_MARKER, startFakeMessagesApi, type ScriptedLaunch } from './fake-messages-api.js';
 import { freshHome, runAgent, type AgentCommand } from './run-agent.js';
 
-export type ScenarioName = 'claude-fanout' | 'claude-subagents-capability' | 'opencode-fanout';
+export type ScenarioName = 'claude-fanout' | 'claude-subagents-capability' | 'claude-refused' | 'opencode-fanout';
 
 interface Scenario {
   agent: AgentName;
@@ -24,9 +24,17 @@ const REVIEWERS: ScriptedLaunch[] = [
   { description: 'Background audit', prompt: 'Audit the dependencies.', background: true },
 ];
 
+// Claude Code's server-side auto-mode check flags one launch (the scripted API's verdict), the
+// other runs: a refused launch on the wire.
+const REFUSED: ScriptedLaunch[] = [
+  { description: 'Refused review', prompt: `${REFUSE_MARKER} Review the deployment secrets.` },
+  { description: 'Allowed review', prompt: 'Review the change for style.' },
+];
+
 export const SCENARIOS: Record<ScenarioName, Scenario> = {
   'claude-fanout': { agent: 'claude', subagentsCapability: false, launches: REVIEWERS },
   'claude-subagents-capability': { agent: 'claude', subagentsCapability: true, launches: REVIEWERS },
+  'claude-refused': { agent: 'claude', subagentsCapability: false, launches: REFUSED },
   'opencode-fanout': { agent: 'opencode', subagentsCapability: false, launches: REVIEWERS },
 };
 

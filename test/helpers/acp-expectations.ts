@@ -76,6 +76,34 @@ export function expectClaudeFanout(rows: Map<string, SubagentContextRow>): void 
   for (const row of rows.values()) expect(row.duration_ms === null || (row.duration_ms as number) > 0).toBe(true);
 }
 
+/**
+ * Claude Code, one launch the server-side auto-mode check refuses and one it allows: the refused
+ * launch is a settled `failed` row whose agent_status is Claude's `nonExecutionKind`, verbatim;
+ * no subagent ran, so no agent id, model or usage.
+ */
+export function expectClaudeRefused(rows: Map<string, SubagentContextRow>): void {
+  expect(rows.size).toBe(2);
+  const [refused, allowed] = idsOf(rows, ['Refused review', 'Allowed review']);
+  expect(rows.get(refused)).toMatchObject({
+    ...identity,
+    ...settled,
+    tool_call_id: refused,
+    parent_tool_call_id: null,
+    description: 'Refused review',
+    subagent_type: 'general-purpose',
+    tool_status: 'failed',
+    agent_status: 'automode-blocked',
+    agent_id: null,
+    child_session_id: null,
+    model: null,
+    is_async: false,
+    total_tokens: null,
+    tool_use_count: null,
+    duration_ms: null,
+  });
+  expect(rows.get(allowed)).toMatchObject(claudeForeground(allowed, 'Allowed review', 0));
+}
+
 /** Claude Code with the subagents capability: each subagent_update child is a row keyed by its child session, idle settles it. */
 export function expectClaudeCapability(byId: Map<string, SubagentContextRow>): void {
   const rows = [...byId.values()];

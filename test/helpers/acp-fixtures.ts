@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { AcpHostContext } from '../../src/acp/index.js';
 import { EXEC_A } from './live-db.js';
 
-export type AcpFixtureName = 'claude-fanout' | 'claude-subagents-capability' | 'opencode-fanout';
+export type AcpFixtureName = 'claude-fanout' | 'claude-subagents-capability' | 'claude-refused' | 'opencode-fanout';
 
 export interface AcpUpdate {
   sessionId: string;

@@ -10,6 +10,11 @@ export interface UpdateFacts {
   parentToolCallId?: string;
   /** A subagent type used only when no update names one in the input (Claude's `agentType`). */
   fallbackSubagentType?: string;
+  /**
+   * The agent sends nothing more for this call, though the update is status-less (Claude's
+   * `nonExecutionKind` result, after the terminal update): its state is dropped like a terminal one.
+   */
+  last?: boolean;
 }
 
 export interface AgentShape {
