@@ -9,7 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PINNED_AGENTS } from '../test/agents/agents.js';
+import { PINNED_AGENTS, PINNED_OVERRIDES } from '../test/agents/agents.js';
 import { insideOfflineNamespace, runOffline } from '../test/agents/netns.js';
 import { runScenario, SCENARIOS, type ScenarioName } from '../test/agents/scenarios.js';
 
@@ -34,7 +34,14 @@ for (const name of names) {
   writeFileSync(
     join(FIXTURES, `${name}.meta.json`),
     JSON.stringify(
-      { scenario: name, agent, packages: PINNED_AGENTS[agent], acpSessionId: run.acpSessionId, updates: kept.length, recorded_at: new Date().toISOString() },
+      {
+        scenario: name,
+        agent,
+        packages: { ...PINNED_AGENTS[agent], ...PINNED_OVERRIDES[agent] },
+        acpSessionId: run.acpSessionId,
+        updates: kept.length,
+        recorded_at: new Date().toISOString(),
+      },
       null,
       2,
     ) + '\n',

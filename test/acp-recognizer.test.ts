@@ -67,6 +67,41 @@ describe('ACP recognizer', () => {
     });
   });
 
+  it('Claude 2.1.335: a launch refused for want of the safety check keeps the reason (result_text) and the refusal kind (status); nothing is kept after', () => {
+    // As measured when the Messages API does not answer the server-side check (test/agents/fake-messages-api.ts).
+    const r = createSubagentRecognizer();
+    r.observe(
+      up({ sessionUpdate: 'tool_call', toolCallId: 'r1', title: 'Task', status: 'pending', rawInput: {}, _meta: { claudeCode: { toolName: 'Agent' } } }),
+    );
+    r.observe(claude('r1', { rawInput: { description: 'Review security', prompt: 'p', subagent_type: 'general-purpose' } }));
+    const message = 'Auto mode is unavailable: its safety check does not run for this session, so Agent was not run.';
+    const failed = r.observe(
+      claude(
+        'r1',
+        { status: 'failed', content: [{ type: 'content', content: { type: 'text', text: 'Permission denied: Classifier unavailable' } }] },
+        { toolResponse: { decisionReasonType: 'classifier', decisionReason: 'Classifier unavailable', message } },
+      ),
+    );
+    expect(failed).toMatchObject({
+      toolStatus: 'failed',
+      payload: { description: 'Review security', result_text: 'Permission denied: Classifier unavailable' },
+    });
+    expect(failed?.payload.status).toBeUndefined();
+    expect(r.size()).toBe(0);
+    const after = r.observe(
+      claude(
+        'r1',
+        { content: [{ type: 'content', content: { type: 'text', text: '```\n' + message + '\n```' } }], rawOutput: message },
+        { nonExecutionKind: 'automode-unavailable' },
+      ),
+    );
+    expect(after).toMatchObject({ toolCallId: 'r1', toolStatus: null, payload: { status: 'automode-unavailable' } });
+    expect(r.size()).toBe(0); // the call's last update: no state left behind
+    // Any other tool's refusal is no subagent.
+    const read = up({ sessionUpdate: 'tool_call_update', toolCallId: 'x1', _meta: { claudeCode: { toolName: 'Read', nonExecutionKind: 'automode-blocked' } } });
+    expect(r.observe(read)).toBeUndefined();
+  });
+
   it('Claude: the subagent’s own tools, Monitor and ScheduleWakeup are not subagents; a nested Agent carries its parent', () => {
     const r = createSubagentRecognizer();
     for (const toolName of ['Read', 'Bash', 'SubagentHandback', 'Monitor', 'ScheduleWakeup']) {

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createAcpRecorder, createSubagentRecognizer } from '../src/acp/index.js';
 import { loadRecording } from '../src/demo/recordings.js';
 import type { SubagentContextRow } from '../src/types.js';
-import { expectClaudeCapability, expectClaudeFanout, expectOpencodeFanout } from './helpers/acp-expectations.js';
+import { expectClaudeCapability, expectClaudeFanout, expectClaudeRefused, expectOpencodeFanout } from './helpers/acp-expectations.js';
 import { acpSessionOf, contextFor, loadAcpFixture, type AcpFixtureName } from './helpers/acp-fixtures.js';
 import { steppingClock } from './helpers/clock.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
@@ -31,8 +31,12 @@ describeBothDialects('ACP intake from recorded real agents', (dialect) => {
 
   it('Claude Code: three parallel reviewers, one background, one nested; the subagent’s own Read is no row', async () => {
     const rows = await replay(db, 'claude-fanout');
-    expect([...rows.keys()].sort()).toEqual(['toolu_fake0002', 'toolu_fake0003', 'toolu_fake0004', 'toolu_fake0005', 'toolu_fake0015']);
+    expect([...rows.keys()].sort()).toEqual(['toolu_fake0002', 'toolu_fake0003', 'toolu_fake0004', 'toolu_fake0005', 'toolu_fake0009']);
     expectClaudeFanout(rows);
+  });
+
+  it('Claude Code: a launch the auto-mode check refuses is a settled failed row, agent_status the refusal kind', async () => {
+    expectClaudeRefused(await replay(db, 'claude-refused'));
   });
 
   it('Claude Code with the subagents capability: each subagent_update child is a row keyed by its child session, idle settles it', async () => {
@@ -70,7 +74,7 @@ describeBothDialects('ACP intake from recorded real agents', (dialect) => {
 });
 
 it('recognizer state: nothing is left of a settled call; forget(session) drops the rest', () => {
-  for (const name of ['claude-fanout', 'claude-subagents-capability', 'opencode-fanout'] as const) {
+  for (const name of ['claude-fanout', 'claude-subagents-capability', 'claude-refused', 'opencode-fanout'] as const) {
     const recognizer = createSubagentRecognizer();
     for (const u of loadAcpFixture(name)) recognizer.observe(u);
     const left = recognizer.size();
@@ -85,4 +89,73 @@ it('the demo plays the recorded traffic itself: every update, in order, and the 
     expect(played.updates).toEqual(loadAcpFixture(name));
     expect(played.acpSessionId).toBe(acpSessionOf(name));
   }
+});
+
+type ClaudeMeta = { toolName?: string; parentToolUseId?: string; toolResponse?: Record<string, unknown> };
+const claudeMeta = (update: Record<string, unknown>) => (update._meta as { claudeCode?: ClaudeMeta } | undefined)?.claudeCode;
+
+it('the recording is Claude Code 2.1.335: SubagentHandback used but not in totalToolUseCount, toolStats only with a counted tool, handbackReport.toolUseId', () => {
+  const updates = loadAcpFixture('claude-fanout').map((u) => u.update);
+  const description = new Map<string, string>(); // Agent call → its description
+  const handback = new Map<string, string>(); // Agent call → its subagent's SubagentHandback call, where the stream carries it
+  const responses: [string, Record<string, unknown>][] = [];
+  for (const update of updates) {
+    const meta = claudeMeta(update);
+    const id = update.toolCallId as string;
+    const input = update.rawInput as { description?: string } | undefined;
+    if (meta?.toolName === 'Agent' && input?.description) description.set(id, input.description);
+    if (meta?.toolName === 'SubagentHandback' && update.sessionUpdate === 'tool_call') handback.set(meta.parentToolUseId!, id);
+    if (meta?.toolName === 'Agent' && meta.toolResponse?.status === 'completed') responses.push([id, meta.toolResponse]);
+  }
+  const seen = Object.fromEntries(
+    responses.map(([id, r]) => [
+      description.get(id),
+      { toolsUsed: r.toolsUsed, totalToolUseCount: r.totalToolUseCount, toolStats: r.toolStats !== undefined, handbackReport: r.handbackReport },
+    ]),
+  );
+  const report = (toolUseId: unknown) => ({ text: 'Reviewed: no findings.', toolUseId });
+  const id = (d: string) => [...description].find(([, v]) => v === d)![0];
+  expect(seen).toEqual({
+    'Review security': {
+      toolsUsed: ['Read', 'SubagentHandback'],
+      totalToolUseCount: 1,
+      toolStats: true,
+      handbackReport: report(handback.get(id('Review security'))),
+    },
+    'Review performance': {
+      toolsUsed: ['SubagentHandback'],
+      totalToolUseCount: 0,
+      toolStats: false,
+      handbackReport: report(handback.get(id('Review performance'))),
+    },
+    'Review style': {
+      toolsUsed: ['Agent', 'SubagentHandback'],
+      totalToolUseCount: 1,
+      toolStats: false,
+      handbackReport: report(handback.get(id('Review style'))),
+    },
+    // A nested subagent's own calls do not reach the ACP stream: its handback's id is only named.
+    'Nested check': {
+      toolsUsed: ['SubagentHandback'],
+      totalToolUseCount: 0,
+      toolStats: false,
+      handbackReport: report(expect.stringMatching(/^toolu_fake\d+$/)),
+    },
+  });
+  expect(handback.has(id('Nested check'))).toBe(false);
+  expect(new Set(handback.values()).size).toBe(4); // the three reviewers' and the background audit's
+});
+
+it('a refused Claude launch keeps its reason: result_text on the failed update, the refusal kind as status after it', () => {
+  const recognizer = createSubagentRecognizer();
+  const refused = loadAcpFixture('claude-refused')
+    .map((u) => recognizer.observe(u))
+    .filter((r) => r !== undefined && r.toolCallId === 'toolu_fake0002');
+  expect(refused.map((r) => r!.toolStatus)).toEqual(['pending', null, 'failed', null]);
+  const [, , failed, after] = refused;
+  expect(failed!.payload).toMatchObject({ description: 'Refused review', result_text: 'Permission denied: The scripted check refuses this launch.' });
+  expect(failed!.payload.status).toBeUndefined(); // Claude reports no status on the failed update itself
+  expect(after!.payload.status).toBe('automode-blocked'); // _meta.claudeCode.nonExecutionKind
+  expect(after!.payload.result_text).toContain('Reason: The scripted check refuses this launch.');
+  expect(recognizer.size()).toBe(0); // the update after the terminal one is the call's last: nothing kept
 });

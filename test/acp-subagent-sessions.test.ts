@@ -93,6 +93,19 @@ describeBothDialects('ACP Subagent Sessions (completed RFD; v2 readiness)', (dia
     });
   });
 
+  it("a description that is one identifier is the agent type, a sentence is not (Codex's prompt); a patch with nothing a row holds writes nothing", async () => {
+    const { rows, outcomes } = await record([
+      at({ sessionUpdate: 'subagent_update', sessionId: 'c-type', description: 'general-purpose', state: { state: 'running' } }),
+      at({ sessionUpdate: 'subagent_update', sessionId: 'c-sent', description: 'Review the change for style.', state: { state: 'running' } }),
+      at({ sessionUpdate: 'subagent_update', sessionId: 'c-sent', state: { state: 'idle', stopReason: 'end_turn' } }),
+      at({ sessionUpdate: 'subagent_update', sessionId: 'c-sent', capabilities: { cancel: null } }),
+      at({ sessionUpdate: 'subagent_update', sessionId: 'c-sent', cwd: '/work', _meta: { x: 1 } }),
+    ]);
+    expect(outcomes).toEqual(['persisted', 'persisted', 'persisted', undefined, undefined]);
+    expect(rows.get('c-type')).toMatchObject({ subagent_type: 'general-purpose' });
+    expect(rows.get('c-sent')).toMatchObject({ subagent_type: null, tool_status: 'completed', agent_status: 'idle' });
+  });
+
   it('states: requires_action, unknown and custom are not terminal and are stored verbatim; idle settles as its stop reason says', async () => {
     const { rows } = await record([
       at({ sessionUpdate: 'subagent_update', sessionId: 'c-ra', state: { state: 'requires_action' } }),

@@ -88,7 +88,19 @@ describeBothDialects('unrecognized delegations through the recorder', (dialect) 
     expect(await store.listBySession('s1')).toEqual([]);
   });
 
-  for (const name of ['claude-fanout', 'opencode-fanout', 'claude-subagents-capability'] satisfies AcpFixtureName[]) {
+  const everyRecording: AcpFixtureName[] = [
+    'claude-fanout',
+    'claude-subagents-capability',
+    'claude-refused',
+    'opencode-fanout',
+    'codex-fanout',
+    'codex-subagents-capability',
+    'codex-multi-agent-v2',
+    'gemini-fanout',
+    'gemini-refused',
+    'qwen-fanout',
+  ];
+  for (const name of everyRecording) {
     it(`${name}: every recognised subagent, no unrecognized delegation`, async () => {
       const logger = recordingLogger();
       const recorder = createAcpRecorder(db.store({ clock: steppingClock() }), { context: contextFor(acpSessionOf(name)), logger });
@@ -100,21 +112,37 @@ describeBothDialects('unrecognized delegations through the recorder', (dialect) 
   }
 });
 
-// Each recording with its agent's shape left out: the package must notice it is blind.
-const BLIND: [AcpFixtureName, string, number][] = [
-  ['claude-fanout', 'claude', 5], // five Agent calls (three reviewers, one background, one nested)
+// Each recording with its agent's shape left out: the package must notice it is blind. Every
+// tool call the full recognizer records is then reported (a few of the agent's own tools that
+// only name an agent, such as Claude's SubagentHandback, may be reported beside them: with the
+// agent unknown, nothing says they are not launches).
+const BLIND: [AcpFixtureName, string][] = [
+  ['claude-fanout', 'claude'],
+  ['claude-refused', 'claude'],
+  ['gemini-fanout', 'gemini'],
+  ['gemini-refused', 'gemini'],
+  ['qwen-fanout', 'qwen'],
+  ['codex-fanout', 'codex'],
+  ['codex-multi-agent-v2', 'codex'],
 ];
 
-for (const [name, agent, launches] of BLIND) {
-  it(`${name} without the ${agent} shape: each launch is an unrecognized delegation`, () => {
+for (const [name, agent] of BLIND) {
+  it(`${name} without the ${agent} shape: each launch is an unrecognized delegation, with a WARN`, async () => {
+    const full = recognizerWithShapes(SHAPES);
+    const launches = new Set<string>();
+    for (const u of loadAcpFixture(name)) {
+      const r = full.observe(u);
+      if (r) launches.add(r.toolCallId);
+    }
+    expect(launches.size).toBeGreaterThan(0);
     const seen = new Set<string>();
-    const recognizer = recognizerWithShapes(
+    const blind = recognizerWithShapes(
       SHAPES.filter((s) => s.agent !== agent),
       { onUnrecognizedDelegation: (d) => void seen.add(d.id) },
     );
     let recognized = 0;
-    for (const u of loadAcpFixture(name)) if (recognizer.observe(u)) recognized++;
+    for (const u of loadAcpFixture(name)) if (blind.observe(u)) recognized++;
     expect(recognized).toBe(0);
-    expect(seen.size).toBe(launches);
+    expect([...launches].filter((id) => !seen.has(id))).toEqual([]);
   });
 }

@@ -8,6 +8,7 @@ import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import {
   expectClaudeCapability,
   expectClaudeFanout,
+  expectClaudeRefused,
   expectCodexCapability,
   expectCodexFanout,
   expectCodexMultiAgentV2,
@@ -29,6 +30,7 @@ const CWD = '/work/recorded-project';
 const EXPECT: Record<AcpFixtureName, (rows: Map<string, SubagentContextRow>) => void> = {
   'claude-fanout': expectClaudeFanout,
   'claude-subagents-capability': expectClaudeCapability,
+  'claude-refused': expectClaudeRefused,
   'opencode-fanout': expectOpencodeFanout,
   'codex-fanout': expectCodexFanout,
   'codex-subagents-capability': (rows) => expectCodexCapability(rows, acpSessionOf('codex-subagents-capability')),

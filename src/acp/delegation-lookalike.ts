@@ -2,8 +2,8 @@
 // delegation — the next agent's subagent tool, or a known agent's renamed one — is reported, so
 // a host is told it is blind instead of "healthy, 0 subagents".
 //
-// Looks like a delegation: its title, kind or tool name has a word meaning agent, subagent,
-// delegation or spawn, or its `_meta` has such a key or names such a tool. Never: a call of one
+// Looks like a delegation: its title, kind, tool name or tool-call id has a word meaning agent,
+// subagent, delegation or spawn, or its `_meta` has such a key or names such a tool. Never: a call of one
 // of ACP's ordinary kinds (read, edit, delete, move, search, execute, fetch, switch_mode), whose
 // titles name files and commands ("Read AGENTS.md") and are not delegations whatever they say.
 // When a shape knows the agent (its classify said false), only the tool name it names is judged:
@@ -99,9 +99,14 @@ export function delegationLookalike(update: Json, knownAgent: boolean, ordinary?
   if (kind !== undefined && ORDINARY_KINDS.has(kind)) return undefined;
   for (const name of toolNames(update)) if (!ordinary?.has(name) && mentionsDelegation(name)) return `tool name ${JSON.stringify(name)}`;
   if (knownAgent) return undefined;
-  if (mentionsDelegation(kind)) return `kind ${JSON.stringify(kind)}`;
   const title = text(field(update, 'title'));
+  // A bare status update says nothing of what its call is (a shape may have judged its first frame).
+  if (kind === undefined && title === undefined && field(update, '_meta') === undefined && field(update, 'rawInput') === undefined) return undefined;
+  if (mentionsDelegation(kind)) return `kind ${JSON.stringify(kind)}`;
   if (mentionsDelegation(title)) return 'title';
   if (metaMentions(update)) return '_meta';
+  // Last: an id that names the tool (Gemini's `invoke_agent__…`, on a refusal's untitled frame).
+  const id = text(field(update, 'toolCallId'));
+  if (id !== undefined && id.length <= META_STRING_MAX && mentionsDelegation(id)) return 'tool call id';
   return undefined;
 }

@@ -165,6 +165,8 @@ export function recognizerWithShapes(
   }
 
   const onUnrecognized = options.onUnrecognizedDelegation;
+  /** Qwen Code's background completion notices are read only with its shape (a test leaves it out). */
+  const qwenCompletions = shapes.includes(qwenShape);
   /** `${session}\0${id}` of each unrecognized delegation already reported. */
   const reported = new Set<string>();
 
@@ -273,7 +275,7 @@ export function recognizerWithShapes(
     const status = field(update, 'status');
     const toolStatus = facts.toolStatus !== undefined ? facts.toolStatus : typeof status === 'string' ? status : null;
     const result = snapshot(root, toolCallId, state, toolStatus);
-    if (toolStatus !== null && isTerminalToolStatus(toolStatus)) drop(root, toolCallId, state.key);
+    if ((toolStatus !== null && isTerminalToolStatus(toolStatus)) || facts.last === true) drop(root, toolCallId, state.key);
     else remember(root, toolCallId, state);
     return result;
   }
@@ -343,7 +345,7 @@ export function recognizerWithShapes(
         if (kind === 'tool_call' || kind === 'tool_call_update') return observeToolCall(sessionId, notification);
         if (kind === 'subagent_update') return observeSubagentUpdate(sessionId, notification);
         if ((kind === 'state_update' || kind === 'session_info_update') && childRoot.size > 0) return observeChildSession(sessionId, kind, notification);
-        if (kind === 'agent_message_chunk') return observeQwenCompletion(sessionId, notification);
+        if (kind === 'agent_message_chunk' && qwenCompletions) return observeQwenCompletion(sessionId, notification);
         return undefined;
       } catch {
         // A hostile object (a throwing getter, a revoked proxy): not a readable update.

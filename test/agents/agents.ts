@@ -27,13 +27,33 @@ export const PINNED_AGENTS = {
 
 export type AgentName = keyof typeof PINNED_AGENTS;
 
+/**
+ * name → npm `overrides` written into the prefix's package.json before the install: a newer
+ * dependency than the adapter pins. claude-agent-acp 0.101.0 (the newest) pins the Agent SDK
+ * 0.3.318 exactly; 0.3.335 is Claude Code 2.1.335.
+ */
+export const PINNED_OVERRIDES: Partial<Record<AgentName, Record<string, string>>> = {
+  claude: { '@anthropic-ai/claude-agent-sdk': '0.3.335' },
+};
+
+function installedVersion(manifest: string): string | undefined {
+  return existsSync(manifest) ? (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version : undefined;
+}
+
 /** The packages of an agent that are not installed at their pinned version. */
 export function missingPackages(name: AgentName): string[] {
   const missing: string[] = [];
+  const modules = join(AGENTS_CACHE, name, 'node_modules');
   for (const [pkg, version] of Object.entries(PINNED_AGENTS[name])) {
-    const manifest = join(AGENTS_CACHE, name, 'node_modules', pkg, 'package.json');
-    const installed = existsSync(manifest) ? (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version : undefined;
-    if (installed !== version) missing.push(`${pkg}@${version}`);
+    if (installedVersion(join(modules, pkg, 'package.json')) !== version) missing.push(`${pkg}@${version}`);
+  }
+  // An override counts as installed when every pinned package resolves it (its own nested
+  // copy first, as Node does) at the overriding version.
+  for (const [pkg, version] of Object.entries(PINNED_OVERRIDES[name] ?? {})) {
+    const resolved = Object.keys(PINNED_AGENTS[name]).map(
+      (from) => installedVersion(join(modules, from, 'node_modules', pkg, 'package.json')) ?? installedVersion(join(modules, pkg, 'package.json')),
+    );
+    if (resolved.some((v) => v !== version)) missing.push(`${pkg}@${version} (override)`);
   }
   return missing;
 }

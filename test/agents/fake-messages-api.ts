@@ -8,14 +8,23 @@
 // - a subagent whose prompt says NESTED_MARKER launches one subagent of its own first;
 // - a subagent whose prompt says READ_MARKER calls a plain tool (Read) first: a tool call on
 //   the ACP stream that is not a subagent;
+// - a subagent offered `SubagentHandback` (Claude Code 2.1.3xx: only a report delivered through it
+//   reaches the caller) ends its work with that call, as a model told so does;
 // - every other request (subagents, titles, the permission classifier) gets a short text answer
-//   (`<severity>3</severity>` where the request asks for a severity).
+//   (`<severity>3</severity>` where the request asks for a severity);
+// - a request that asks for the server-side auto-mode check (Claude Code 2.1.33x: `safeguards:
+//   [{type: 'dangerous_tool_use', …}]`) gets its verdict, every tool use of the answer
+//   `not_flagged`, as the real API does: `delta.safeguard_results` on the stream's message_delta,
+//   `safeguard_results` on a JSON message. Without it Claude Code refuses every call that needs
+//   the check ("Classifier unavailable"), Agent included. A launch whose prompt says
+//   REFUSE_MARKER is `flagged` instead: Claude Code refuses it (a refused launch on the wire).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export const SCRIPT_MARKER = 'SUBAGENT-CONTEXT-FANOUT';
 export const NESTED_MARKER = 'NESTED-LAUNCH';
 export const READ_MARKER = 'READ-FIRST';
+export const REFUSE_MARKER = 'REFUSE-LAUNCH';
 
 /** One subagent the main conversation launches. */
 export interface ScriptedLaunch {
@@ -38,7 +47,7 @@ interface ToolSpec {
 }
 interface MessageParam {
   role: string;
-  content: string | { type: string; text?: string; tool_use_id?: string; content?: unknown }[];
+  content: string | { type: string; text?: string; tool_use_id?: string; content?: unknown; name?: string }[];
 }
 interface MessagesRequest {
   model?: string;
@@ -46,6 +55,7 @@ interface MessagesRequest {
   tools?: ToolSpec[];
   messages?: MessageParam[];
   system?: unknown;
+  safeguards?: { type?: string }[];
 }
 
 type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
@@ -68,6 +78,12 @@ function toolResultCount(req: MessagesRequest): number {
   let n = 0;
   for (const m of req.messages ?? []) if (Array.isArray(m.content)) for (const b of m.content) if (b.type === 'tool_result') n++;
   return n;
+}
+
+function calledTool(req: MessagesRequest, name: string): boolean {
+  return (req.messages ?? []).some(
+    (m) => m.role === 'assistant' && Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_use' && b.name === name),
+  );
 }
 
 export async function startFakeMessagesApi(launches: ScriptedLaunch[], workFile: string): Promise<FakeMessagesApi> {
@@ -109,7 +125,21 @@ export async function startFakeMessagesApi(launches: ScriptedLaunch[], workFile:
     const all = `${textOf(req.system)}\n${textOf(req.messages)}`;
     if (/severity/i.test(all)) return { blocks: [{ type: 'text', text: '<severity>3</severity>' }], stop: 'end_turn' };
     if (!tools.length) return { blocks: [{ type: 'text', text: 'Review fan-out' }], stop: 'end_turn' };
+    const handback = tools.find((t) => t.name === 'SubagentHandback');
+    if (handback && !calledTool(req, handback.name))
+      return { blocks: [{ type: 'tool_use', id: toolUseId(), name: handback.name, input: { message: 'Reviewed: no findings.' } }], stop: 'tool_use' };
     return { blocks: [{ type: 'text', text: 'Reviewed: no findings.' }], stop: 'end_turn' };
+  }
+
+  /** The verdicts a request's `safeguards` asks for, in the shape Claude Code parses; undefined when it asks none. */
+  function safeguardResults(req: MessagesRequest, blocks: Block[]): object[] | undefined {
+    if (!Array.isArray(req.safeguards) || !req.safeguards.some((s) => s?.type === 'dangerous_tool_use')) return undefined;
+    const verdict = (b: Block & { type: 'tool_use' }) =>
+      typeof b.input.prompt === 'string' && b.input.prompt.includes(REFUSE_MARKER)
+        ? { type: 'evaluated', outcome: 'flagged', explanation: 'The scripted check refuses this launch.' }
+        : { type: 'evaluated', outcome: 'not_flagged' };
+    const verdicts = Object.fromEntries(blocks.flatMap((b) => (b.type === 'tool_use' ? [[b.id, verdict(b)]] : [])));
+    return [{ type: 'dangerous_tool_use', status: { type: 'available', tool_uses: verdicts } }];
   }
 
   const usage = { input_tokens: 120, output_tokens: 30, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
@@ -119,7 +149,7 @@ export async function startFakeMessagesApi(launches: ScriptedLaunch[], workFile:
     res.end(JSON.stringify(body));
   }
 
-  function sendStream(res: ServerResponse, model: string, blocks: Block[], stop: string) {
+  function sendStream(res: ServerResponse, model: string, blocks: Block[], stop: string, safeguards: object[] | undefined) {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const event = (type: string, data: object) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
     event('message_start', {
@@ -135,7 +165,8 @@ export async function startFakeMessagesApi(launches: ScriptedLaunch[], workFile:
       }
       event('content_block_stop', { index });
     });
-    event('message_delta', { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 30 } });
+    const delta = { stop_reason: stop, stop_sequence: null, ...(safeguards ? { safeguard_results: safeguards } : {}) };
+    event('message_delta', { delta, usage: { output_tokens: 30 } });
     event('message_stop', {});
     res.end();
   }
@@ -159,8 +190,10 @@ export async function startFakeMessagesApi(launches: ScriptedLaunch[], workFile:
     }
     const model = body.model ?? 'claude-sonnet-4-5';
     const { blocks, stop } = answer(body);
-    if (body.stream) return sendStream(res, model, blocks, stop);
-    return sendJson(res, { id: `msg_${++ids}`, type: 'message', role: 'assistant', model, content: blocks, stop_reason: stop, stop_sequence: null, usage });
+    const safeguards = safeguardResults(body, blocks);
+    if (body.stream) return sendStream(res, model, blocks, stop, safeguards);
+    const message = { id: `msg_${++ids}`, type: 'message', role: 'assistant', model, content: blocks, stop_reason: stop, stop_sequence: null, usage };
+    return sendJson(res, safeguards ? { ...message, safeguard_results: safeguards } : message);
   }
 
   const server: Server = createServer((req, res) => {

@@ -12,6 +12,7 @@ import { HOST } from '../helpers/acp-fixtures.js';
 import {
   expectClaudeCapability,
   expectClaudeFanout,
+  expectClaudeRefused,
   expectCodexCapability,
   expectCodexFanout,
   expectCodexMultiAgentV2,
@@ -80,6 +81,10 @@ it('Claude Code: three parallel reviewers, one background launch, one nested lau
 
 it('Claude Code with the subagents capability advertised: subagent_update children are rows', async () => {
   for (const rows of await runRecorded('claude-subagents-capability')) expectClaudeCapability(rows);
+});
+
+it('Claude Code: a launch its server-side auto-mode check refuses is a failed row that keeps the refusal kind', async () => {
+  for (const rows of await runRecorded('claude-refused')) expectClaudeRefused(rows);
 });
 
 it('OpenCode: three parallel reviewers and one background launch', async () => {

@@ -4,13 +4,14 @@
 import { rmSync } from 'node:fs';
 import { agentCommand, type AgentName, type AgentOptions } from './agents.js';
 import { startFakeGeminiApi } from './fake-gemini-api.js';
-import { NESTED_MARKER, READ_MARKER, SCRIPT_MARKER, startFakeMessagesApi, type ScriptedLaunch } from './fake-messages-api.js';
+import { NESTED_MARKER, READ_MARKER, REFUSE_MARKER, SCRIPT_MARKER, startFakeMessagesApi, type ScriptedLaunch } from './fake-messages-api.js';
 import { startFakeResponsesApi } from './fake-responses-api.js';
 import { freshHome, runAgent, type AgentCommand } from './run-agent.js';
 
 export type ScenarioName =
   | 'claude-fanout'
   | 'claude-subagents-capability'
+  | 'claude-refused'
   | 'opencode-fanout'
   | 'codex-fanout'
   | 'codex-subagents-capability'
@@ -61,10 +62,17 @@ const QWEN_REVIEWERS: ScriptedLaunch[] = [
   { description: 'Background licenses', prompt: 'Check the licenses.', background: true },
   { description: 'Background docs', prompt: `${NESTED_MARKER} Check the docs.`, background: true },
 ];
+// Claude Code's server-side auto-mode check flags one launch (the scripted API's verdict), the
+// other runs: a refused launch on the wire.
+const REFUSED: ScriptedLaunch[] = [
+  { description: 'Refused review', prompt: `${REFUSE_MARKER} Review the deployment secrets.` },
+  { description: 'Allowed review', prompt: 'Review the change for style.' },
+];
 
 export const SCENARIOS: Record<ScenarioName, Scenario> = {
   'claude-fanout': { agent: 'claude', subagentsCapability: false, launches: REVIEWERS },
   'claude-subagents-capability': { agent: 'claude', subagentsCapability: true, launches: REVIEWERS },
+  'claude-refused': { agent: 'claude', subagentsCapability: false, launches: REFUSED },
   'opencode-fanout': { agent: 'opencode', subagentsCapability: false, launches: REVIEWERS },
   // Codex: three parallel reviewers through spawn_agent, one of which runs a command first, and
   // a command of the main agent's own; every spawn is detached (the parent waits with

@@ -11,7 +11,11 @@ const DURATION = expect.any(Number);
 const identity = { task_session_id: 's1', task_id: 'task-1', turn_id: 'turn-1', agent_execution_id: '0b7e7d52-6f5e-4c2e-9d0a-2a3c7b1f0e11', source: 'live' };
 const settled = { tool_status: 'completed', settled_at: expect.any(String) };
 
-/** Claude's toolResponse of a foreground subagent: usage as measured (the scripted API reports 150 tokens a response). */
+/**
+ * Claude's toolResponse of a foreground subagent: usage as measured (the scripted API reports 150
+ * tokens a response). `tool_use_count` is Claude's `totalToolUseCount`: on 2.1.335 the subagent's
+ * closing `SubagentHandback` is not counted (2.1.318 counted it: one more).
+ */
 function claudeForeground(tool_call_id: string, description: string, tool_use_count: number, parent_tool_call_id: string | null = null) {
   return {
     ...identity,
@@ -50,10 +54,11 @@ export function expectClaudeFanout(rows: Map<string, SubagentContextRow>): void 
     'Background audit',
     'Nested check',
   ]);
+  // Each subagent ends with SubagentHandback, which 2.1.335 does not count.
   expect(rows.get(reviewSecurity)).toMatchObject(claudeForeground(reviewSecurity, 'Review security', 1)); // its Read counted, not recorded
   expect(rows.get(reviewPerformance)).toMatchObject(claudeForeground(reviewPerformance, 'Review performance', 0)); // a reported zero (AC-8)
   expect(rows.get(reviewStyle)).toMatchObject(claudeForeground(reviewStyle, 'Review style', 1)); // its nested Agent call
-  expect(rows.get(nested)).toMatchObject(claudeForeground(nested, 'Nested check', 0, reviewStyle));
+  expect(rows.get(nested)).toMatchObject(claudeForeground(nested, 'Nested check', 0, reviewStyle)); // a reported zero
   // Background: async_launched, no usage on the ACP stream (the child's usage never reaches it).
   expect(rows.get(background)).toMatchObject({
     ...identity,
@@ -69,6 +74,34 @@ export function expectClaudeFanout(rows: Map<string, SubagentContextRow>): void 
     duration_ms: null,
   });
   for (const row of rows.values()) expect(row.duration_ms === null || (row.duration_ms as number) > 0).toBe(true);
+}
+
+/**
+ * Claude Code, one launch the server-side auto-mode check refuses and one it allows: the refused
+ * launch is a settled `failed` row whose agent_status is Claude's `nonExecutionKind`, verbatim;
+ * no subagent ran, so no agent id, model or usage.
+ */
+export function expectClaudeRefused(rows: Map<string, SubagentContextRow>): void {
+  expect(rows.size).toBe(2);
+  const [refused, allowed] = idsOf(rows, ['Refused review', 'Allowed review']);
+  expect(rows.get(refused)).toMatchObject({
+    ...identity,
+    ...settled,
+    tool_call_id: refused,
+    parent_tool_call_id: null,
+    description: 'Refused review',
+    subagent_type: 'general-purpose',
+    tool_status: 'failed',
+    agent_status: 'automode-blocked',
+    agent_id: null,
+    child_session_id: null,
+    model: null,
+    is_async: false,
+    total_tokens: null,
+    tool_use_count: null,
+    duration_ms: null,
+  });
+  expect(rows.get(allowed)).toMatchObject(claudeForeground(allowed, 'Allowed review', 0));
 }
 
 /** Claude Code with the subagents capability: each subagent_update child is a row keyed by its child session, idle settles it. */

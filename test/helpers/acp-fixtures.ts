@@ -8,6 +8,7 @@ import { EXEC_A } from './live-db.js';
 export type AcpFixtureName =
   | 'claude-fanout'
   | 'claude-subagents-capability'
+  | 'claude-refused'
   | 'opencode-fanout'
   | 'codex-fanout'
   | 'codex-subagents-capability'

@@ -9,7 +9,15 @@
 //   fills subagent_type only when the input named none; `resolvedModel` is the model;
 // - background launches report `status: 'async_launched'`, `isAsync: true`, no usage;
 // - the subagent's own tool calls carry `_meta.claudeCode.parentToolUseId` and are not
-//   subagents unless they are `Agent` calls themselves (a nested launch).
+//   subagents unless they are `Agent` calls themselves (a nested launch);
+// - a refused launch (Claude Code 2.1.335: the auto-mode check, a permission rule, the user) is a
+//   `failed` update whose toolResponse is `{decisionReasonType, decisionReason, message}` and
+//   whose content is "Permission denied: <decisionReason>" (→ result_text, the reason), then a
+//   status-less update after it with `_meta.claudeCode.nonExecutionKind` (`automode-blocked`,
+//   `automode-unavailable`, `permission-rule`, `user-rejected`; `interrupted`/`cancelled` for a
+//   run that was stopped): Claude's own word for why the call did not run, the agent status of a
+//   launch that has no subagent to report one (→ status, agent_status), stored verbatim. That
+//   update is the call's last: the recognizer keeps nothing of it.
 // `Monitor` and `ScheduleWakeup` are deliberately not subagents.
 import type { SubagentTaskPayload } from '../../types.js';
 import { bool, contentText, field, metric, object, text, type Json } from '../wire.js';
@@ -39,7 +47,7 @@ export const claudeShape: AgentShape = {
       prompt: text(field(input, 'prompt')) ?? text(field(response, 'prompt')),
       subagent_type: text(field(input, 'subagent_type')),
       is_async: field(input, 'run_in_background') === true ? true : bool(field(response, 'isAsync')),
-      status: text(field(response, 'status')),
+      status: text(field(response, 'status')) ?? text(field(meta, 'nonExecutionKind')),
       agent_id: text(field(response, 'agentId')),
       model: text(field(response, 'resolvedModel')),
       total_tokens: metric(field(response, 'totalTokens')),
@@ -51,6 +59,7 @@ export const claudeShape: AgentShape = {
     const facts: UpdateFacts = { payload, fallbackSubagentType: text(field(response, 'agentType')) };
     const parent = text(field(meta, 'parentToolUseId'));
     if (parent !== undefined) facts.parentToolCallId = parent;
+    if (text(field(meta, 'nonExecutionKind')) !== undefined) facts.last = true;
     return facts;
   },
 };

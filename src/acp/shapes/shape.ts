@@ -16,6 +16,11 @@ export interface UpdateFacts {
    * its subagent). Absent: the ACP status, verbatim.
    */
   toolStatus?: string | null;
+  /**
+   * The agent sends nothing more for this call, though the update is status-less (Claude's
+   * `nonExecutionKind` result, after the terminal update): its state is dropped like a terminal one.
+   */
+  last?: boolean;
 }
 
 export interface AgentShape {
