@@ -71,6 +71,7 @@ describe('docs: what a user reads resolves inside the package', () => {
     expect(problems('docs/a.md', '[x](../../outside.md)')).toHaveLength(1);
     expect(problems('docs/a.md', 'proven by `test/foo.test.ts` in src/identity.ts')).toHaveLength(2);
     expect(problems('README.md', 'as BENCHMARKS.md shows')).toHaveLength(1);
+    expect(problems('docs/a.md', 'as health-plans.test.ts pins')).toHaveLength(1);
     expect(problems('README.md', "the team's DESIGN.md and the Go reference")).toHaveLength(3 + 1); // DESIGN.md also a missing root doc
     expect(problems('README.md', 'never rejects (AC-27)')).toHaveLength(1);
     expect(problems('docs/spec-map.md', 'never rejects (AC-27)', true)).toEqual([]);

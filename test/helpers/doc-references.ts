@@ -19,6 +19,8 @@ const WRITTEN_PATH = new RegExp(`(?<![\\w./~$@-])(?:${ROOTS.map((r) => r.replace
 /** A root document named in the text: README.md, CHANGELOG.md, BENCHMARKS.md, DESIGN.md … */
 const ROOT_DOC = /(?<![\w./-])[A-Z][A-Z_]+\.md\b/g;
 const LINK = /\]\(([^)\s]+)\)/g;
+/** A test file named without its folder: tests never ship. */
+const TEST_FILE = /(?<![\w/.-])[\w.-]+\.test\.[cm]?[jt]s\b/g;
 /** Phrases that name what only the repository (or its authors) have. */
 const REPOSITORY_ONLY: readonly RegExp[] = [/\bGo reference\b/i, /\bDESIGN(?:\.md| §)/, /shared\/spec/, /the team's DESIGN/i];
 const SPEC_CODE = /\bAC-\d/;
@@ -80,6 +82,7 @@ export function documentProblems(doc: Doc, files: readonly string[], readDoc: (p
   for (const [path] of prose.matchAll(WRITTEN_PATH)) {
     if (!resolves(path, files)) problems.push(`${doc.path}: names ${path}, not in the package`);
   }
+  for (const [name] of prose.matchAll(TEST_FILE)) problems.push(`${doc.path}: names the test ${name}, which the package does not ship`);
   for (const [name] of doc.text.matchAll(ROOT_DOC)) {
     if (!files.includes(name)) problems.push(`${doc.path}: names ${name}, not in the package`);
   }
