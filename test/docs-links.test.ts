@@ -8,6 +8,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { documentProblems, headingAnchors, type Doc } from './helpers/doc-references.js';
+import { INSTALLS } from './helpers/packaging-fixtures.js';
 import { run } from './helpers/run-command.js';
 
 const SPEC_MAP = 'docs/spec-map.md';
@@ -56,6 +57,18 @@ describe('docs: what a user reads resolves inside the package', () => {
     const shipped = files.filter((f) => /^docs\/[\w-]+\.md$/.test(f));
     const linked = new Set([...readme.matchAll(/\]\((docs\/[\w-]+\.md)(?:#[^)]*)?\)/g)].map((m) => m[1]));
     expect(shipped.filter((f) => !linked.has(f))).toEqual([]);
+  });
+
+  it("the README's TypeScript install line names every @types package the strict packaging projects install", () => {
+    // test/packaging-hosts.test.ts compiles the README's examples with strict and skipLibCheck false in projects that
+    // install these; a reader who leaves one out gets an implicit-any error on `import Database from 'better-sqlite3'`.
+    const line = readFileSync('README.md', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('npm install -D typescript'));
+    expect(line).toBeDefined();
+    const types = [...INSTALLS.sqlite, ...INSTALLS.postgres].filter((p) => p.startsWith('@types/')).map((p) => p.slice(0, p.lastIndexOf('@')));
+    expect(new Set(types)).toEqual(new Set(['@types/better-sqlite3', '@types/node', '@types/pg']));
+    for (const t of types) expect(line, t).toContain(t);
   });
 
   it('the check fails where it should (control)', () => {
