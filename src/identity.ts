@@ -1,5 +1,5 @@
 // The one definition of a recordable identity: what this package reads AC-2's "empty id" to
-// include (README, "Identity bounds"). The live writer applies it here; the backfill, the
+// include (docs/guarantees.md, "Identity bounds"). The live writer applies it here; the backfill, the
 // backfill_through read and the health shortfall apply the same predicate in SQL, as the
 // `recordable_id` fragment (queries/<dialect>/fragments/recordable_id.sql, one per dialect, its
 // length pinned to this file's constant by test/codegen-fragments.test.ts), so

@@ -1,15 +1,15 @@
-// The README's "Wiring it into an ACP client" example, run as written (its package imports
+// The ACP wiring example (docs/acp-client.md, linked from the README), run as written (its package imports
 // pointed at this checkout's sources) against a real ACP agent process over stdio: the replay
 // agent (test/fixtures/acp-replay-agent.mjs) plays the Claude Code recording through
 // @agentclientprotocol/sdk's agent side. The rows it leaves in the host's SQLite file are
 // checked here. SQLite only: the example is the SQLite host's (the recorder's behaviour on
 // both dialects is test/acp-recorded.test.ts).
 import Database from 'better-sqlite3';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { hostSchema } from '../generated/sqlite/index.js';
-import { readmeExamples } from './helpers/readme-examples.js';
+import { documentedExamples } from './helpers/readme-examples.js';
 import { run } from './helpers/run-command.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -17,8 +17,8 @@ const root = resolve(import.meta.dirname, '..');
 const dir = mkdtempSync(join(root, 'test', '.readme-example-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-it('README: the ACP wiring example records the replayed Claude Code fan-out', async () => {
-  const code = readmeExamples(readFileSync(join(root, 'README.md'), 'utf8')).get('acp/wiring.ts');
+it('docs/acp-client.md: the ACP wiring example records the replayed Claude Code fan-out', async () => {
+  const code = documentedExamples(root).get('acp/wiring.ts');
   expect(code).toBeDefined();
   const program = code!
     .replace("from 'subagent-context/acp'", `from '${join(root, 'src', 'acp', 'index.ts')}'`)

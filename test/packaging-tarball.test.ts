@@ -54,7 +54,10 @@ describe('packaging: the tarball', () => {
     const readme = readFileSync('README.md', 'utf8');
     const targets = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((m) => m[1]).filter((t) => !/^[a-z]+:/.test(t));
     expect(targets.length).toBeGreaterThan(8);
-    for (const t of new Set(targets)) expect(packed.files, t).toContain(t.replace(/^\.\//, ''));
+    // A link to a folder (`schema/host/`) is kept when the tarball holds a file under it; every
+    // link of README.md and docs/*.md, anchors included, is test/docs-links.test.ts's.
+    const shipped = (t: string) => packed.files.some((f) => f === t || f.startsWith(t.endsWith('/') ? t : `${t}/`));
+    for (const t of new Set(targets)) expect(shipped(t.replace(/^\.\//, '')), t).toBe(true);
   });
 
   it('keeps the CLI executable after `npm run build` (the bin works from the repository too)', () => {

@@ -1,10 +1,10 @@
 // What the packaging tests install and check, read from this repository: package.json (the
 // manifest, and the driver versions SUBAGENT_CONTEXT_PACKAGING_DRIVERS picks from its peer
-// ranges), the product and demo statements, and the README's examples and the programs built
+// ranges), the product and demo statements, and the examples of README.md and docs/*.md and the programs built
 // from them for a consumer project.
 import { readFileSync } from 'node:fs';
 import { pascal, parseDialect } from '../../scripts/lib/query-files.js';
-import { readmeExamples } from './readme-examples.js';
+import { documentedExamples } from './readme-examples.js';
 import type { Dialect } from './test-db.js';
 
 export const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as {
@@ -49,11 +49,11 @@ export const DEMO = queries.filter((q) => q.group.folder === 'demo').map((q) => 
 export const POSTGRES_ONLY = parseDialect('.', 'postgres')
   .filter((q) => q.group.folder === '' && !PRODUCT.includes(q.name))
   .map((q) => q.name);
-const EXAMPLES = readmeExamples(readFileSync('README.md', 'utf8'));
+const EXAMPLES = documentedExamples();
 
 export function example(name: string): string {
   const code = EXAMPLES.get(name);
-  if (code === undefined) throw new Error(`README has no example marked <!-- packaging-test: ${name} -->`);
+  if (code === undefined) throw new Error(`neither README.md nor docs/*.md has an example marked <!-- packaging-test: ${name} -->`);
   return code;
 }
 

@@ -1,6 +1,10 @@
-// The README's runnable examples: each ```ts block preceded by a marker line
+// The runnable examples of README.md and docs/*.md: each ```ts block preceded by a marker line
 // `<!-- packaging-test: NAME -->` (blank lines between them allowed: Prettier puts one there), keyed by NAME. test/packaging-hosts.test.ts compiles and runs them
-// in projects that installed the packed tarball, so the README cannot drift from the package.
+// in projects that installed the packed tarball (test/acp-readme-example.test.ts runs the ACP
+// one), so neither the README nor a guide can drift from the package.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 const BLOCK = /<!-- packaging-test: ([^>]+?) -->\n(?:[ \t]*\n)*```ts\n([\s\S]*?)\n```/g;
 
 export function readmeExamples(readme: string): Map<string, string> {
@@ -8,6 +12,22 @@ export function readmeExamples(readme: string): Map<string, string> {
   for (const [, name, code] of readme.matchAll(BLOCK)) {
     if (examples.has(name)) throw new Error(`README: two examples named ${name}`);
     examples.set(name, `${code}\n`);
+  }
+  return examples;
+}
+
+/** Every marked example in README.md and docs/*.md under `root`, by name (a name used twice, in any two files, throws). */
+export function documentedExamples(root = '.'): Map<string, string> {
+  const docs = readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => join(root, 'docs', f));
+  const examples = new Map<string, string>();
+  for (const file of [join(root, 'README.md'), ...docs]) {
+    for (const [name, code] of readmeExamples(readFileSync(file, 'utf8'))) {
+      if (examples.has(name)) throw new Error(`${file}: an example named ${name} exists already`);
+      examples.set(name, code);
+    }
   }
   return examples;
 }

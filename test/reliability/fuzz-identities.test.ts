@@ -21,7 +21,7 @@ import { insertMessage, insertSession, subagentMetadata } from '../helpers/seed-
 const SEED = 0x1d_b0_0d;
 const HISTORY = 120;
 const LIVE = 150;
-const BOUND = 512; // the documented bound (README, "Identity bounds"), restated, not imported
+const BOUND = 512; // the documented bound (docs/guarantees.md, "Identity bounds"), restated, not imported
 const T0 = 1_785_000_000_000_000_000n;
 
 /** A length from 1 byte to 10 KB: a third within the bound, some at its edge, the rest beyond. */
