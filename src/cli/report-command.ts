@@ -22,14 +22,14 @@ export function reportCommandError(err: unknown): unknown {
 /** The page, or an internal error: a renderer that throws is this CLI's bug, not the user's arguments. */
 function renderPage(report: SubagentContextReport, where: string): string {
   try {
-    return renderReportHtml(report, where);
+    return renderReportHtml(report, { where });
   } catch (err) {
     throw new CliError(EXIT.internal, `the HTML page could not be rendered: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
 }
 
 export const reportCommand: CliCommand = {
-  summary: 'measure fan-out, cards, tokens and executions, with the AC-25 caveats (charts, JSON or HTML)',
+  summary: 'measure fan-out, cards, tokens and executions, with notes on how far each figure may be read (charts, JSON or HTML)',
   synopsis: '(--sqlite FILE | --postgres URL) [--since T] [--until T] [--task ID]... [--json] [--html FILE [--force]]',
   details: [
     'Counts subagent rows observed at or after --since and before --until (RFC3339 instants,',
@@ -71,7 +71,7 @@ export const reportCommand: CliCommand = {
         throw reportCommandError(err);
       }
       if (html) writeHtmlFile(html, renderPage(report, where));
-      io.out(values.json ? `${JSON.stringify(report)}\n` : formatReport(report, where));
+      io.out(values.json ? `${JSON.stringify(report)}\n` : formatReport(report, { where }));
       if (html && !values.json) io.out(`wrote ${html.path}\n`);
       return EXIT.ok;
     });

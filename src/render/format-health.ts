@@ -11,8 +11,8 @@ function keyLine(name: string, value: string | null, emptyMeaning: string): stri
 
 const STATE_MEANING: Record<HealthReport['state'], string> = {
   activated: 'fully activated',
-  capture_only: 'capture works; Amendment 1 has not applied, so no agent_execution_id is an execution identity (AC-24b)',
-  execution_only: 'the backfill has not succeeded: no coverage boundary, all history is unknown fan-out (AC-24a)',
+  capture_only: 'capture works; the execution-id upgrade (record_execution_since) has not applied, so no agent_execution_id is an execution identity',
+  execution_only: 'the backfill has not succeeded: no coverage boundary, all history is unknown fan-out',
   not_activated: 'the feature has not activated here: no absence of a row is evidence of anything',
 };
 
@@ -23,9 +23,9 @@ function verdictLine(report: HealthReport): string {
     case 'shortfall':
       return `SHORTFALL: ${report.shortfall} subagent${report.shortfall === 1 ? '' : 's'} since capture_since ${report.shortfall === 1 ? 'has' : 'have'} no row (confirmed by a second evaluation): the writer is missing writes`;
     case 'nothing_since_activation':
-      return 'NOTHING SINCE ACTIVATION: no row has been observed since capture_since (AC-29); this is never read as healthy';
+      return 'NOTHING SINCE ACTIVATION: no row has been observed since capture_since; this is never read as healthy';
     case 'not_activated':
-      return 'NOT ACTIVATED: capture_since is absent, so the comparison was not run (AC-28a); the missing key is the signal';
+      return 'NOT ACTIVATED: capture_since is absent, so the comparison was not run; the missing key is the signal';
   }
 }
 
@@ -39,18 +39,18 @@ export function formatHealth(report: HealthReport, where: string): string {
     `subagent-context health: ${where}`,
     'activation keys',
     keyLine('capture_since', report.keys.capture_since, ''),
-    keyLine('backfill_through', report.keys.backfill_through, 'the backfill matched nothing: no earlier history to recover (AC-24f)'),
+    keyLine('backfill_through', report.keys.backfill_through, 'the backfill matched nothing: no earlier history to recover'),
     keyLine('execution_since', report.keys.execution_since, ''),
     `${'state'.padEnd(20)}${report.state}: ${STATE_MEANING[report.state]}`,
   ];
   if (notRun) {
-    lines.push(figure('comparison', null, 'capture_since is absent: there is no window to compare (AC-28a)'));
+    lines.push(figure('comparison', null, 'capture_since is absent: there is no window to compare'));
   } else {
     lines.push(
-      figure('shortfall', report.shortfall, 'subagent messages with no row: the alarm (AC-28)'),
+      figure('shortfall', report.shortfall, 'subagent messages with no row: the alarm'),
       figure('excess', report.excess, 'rows with no subagent message: attributed, never an alarm'),
-      figure('collisions', report.collisions, 'extra rows from a tool_call_id reused across executions (AC-32)'),
-      figure('last observed', report.last_observed_at ?? 'none', 'newest row observed since capture_since (AC-29)'),
+      figure('collisions', report.collisions, 'extra rows from a tool_call_id reused across executions'),
+      figure('last observed', report.last_observed_at ?? 'none', 'newest row observed since capture_since'),
     );
   }
   lines.push(`verdict: ${verdictLine(report)}`);

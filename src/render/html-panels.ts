@@ -6,7 +6,7 @@ import { type Bar, fanOutBars, GROUP_LIMIT, maxOf, tokenDistributionBars, tokenG
 import { clipVisible, visible } from './display-text.js';
 import { COLOR } from './html-style.js';
 import { formatInt, formatRatio, plural } from './numbers.js';
-import { caveatNote } from './notes.js';
+import { NOTES_EXPLAINED, plainWords } from './notes.js';
 import { escapeHtml as e, horizontalBarChart, keepInstants, shownLabel, verticalBarChart } from './svg-chart.js';
 import type { SubagentContextReport } from '../report/types.js';
 
@@ -172,14 +172,9 @@ export function provenancePanel(r: SubagentContextReport): string {
 
 export function notesSection(r: SubagentContextReport): string {
   const items = r.caveats.length
-    ? r.caveats
-        .map((c) => {
-          const { text, refs } = caveatNote(c);
-          return `<li>${t(text)}${refs.length ? ` <span class="refs">[${e(refs.join(', '))}]</span>` : ''}</li>`;
-        })
-        .join('\n')
+    ? r.caveats.map((c) => `<li>${t(plainWords(c))}</li>`).join('\n')
     : '<li>None of the reading rules limits these figures for this store and window.</li>';
   return `<section class="notes" id="caveats"><h2>Notes: how to read these figures</h2><ol>
 ${items}
-</ol><p class="about">The bracketed criteria are the spec's; docs/report.md says what each figure counts.</p></section>`;
+</ol><p class="about">${e(NOTES_EXPLAINED)}, and says what each figure counts.</p></section>`;
 }

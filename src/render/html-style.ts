@@ -66,7 +66,6 @@ section.notes { margin: 22px 0; padding: 14px 20px; background: var(--note-bg); 
 section.notes h2 { margin: 0 0 8px; font-size: 17px; }
 section.notes ol { margin: 0; padding-left: 24px; }
 section.notes li { margin: 4px 0; }
-section.notes .refs { color: var(--faint); font-size: 12.5px; white-space: nowrap; }
 section.notes p.about { color: var(--faint); font-size: 12.5px; margin: 8px 0 0; }
 bdi { unicode-bidi: isolate; }
 footer { color: var(--faint); font-size: 12.5px; margin-top: 28px; }
