@@ -52,7 +52,7 @@ function keyCaveats(input: CaveatInput): string[] {
   for (const name of new Set(boundaryKeys)) {
     if (bounds.secondPrecision.includes(name)) {
       out.push(
-        `${KEY(name)} (${keys[name]}) has second precision, as the pre-amendment build wrote it: rows within that second may sit on either side of it, a disclosed limitation (AC-24 point 5).`,
+        `${KEY(name)} (${keys[name]}) has second precision, as an earlier build of this package wrote it: rows within that second may sit on either side of it, a disclosed limitation (AC-24 point 5).`,
       );
     }
   }
