@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { SubagentContextReport } from '../src/index.js';
 import { visible } from '../src/render/display-text.js';
 import { plainWords, SPEC_CODE } from '../src/render/notes.js';
 import { assertBuilt, databaseArgs, oneLineError, runCliBinary } from './helpers/cli.js';
@@ -106,6 +107,24 @@ describeBothDialects('cli: report', (dialect) => {
     expect(items).toHaveLength(expected.caveats.length);
     expected.caveats.forEach((c, i) => expect(items[i]).toBe(visible(plainWords(c))));
     expect(html).not.toMatch(SPEC_CODE);
+  });
+
+  it('--since/--until take a plain date as midnight UTC, and --help says so', async () => {
+    const day = await report('--since', '2026-03-01', '--until', '2026-03-02', '--json');
+    expect(day.code, day.stderr).toBe(0);
+    const parsed = JSON.parse(day.stdout) as SubagentContextReport;
+    expect(parsed.window).toEqual({ since: '2026-03-01T00:00:00.000000000Z', until: '2026-03-02T00:00:00.000000000Z' });
+    expect(parsed).toEqual(await db.store().report({ since: '2026-03-01T00:00:00Z', until: '2026-03-02T00:00:00Z' }));
+    expect(parsed.provenance.rows).toBeGreaterThan(0);
+    // The day before holds none of the fixture's rows: the date bounds the window, it is not ignored.
+    const before = JSON.parse((await report('--until', '2026-03-01', '--json')).stdout) as typeof parsed;
+    expect(before.provenance.rows).toBe(0);
+    const notADay = await report('--since', '2026-02-30');
+    expect(notADay.code).toBe(2);
+    expect(oneLineError(notADay)).toBe('subagent-context: --since "2026-02-30" is not a calendar date (YYYY-MM-DD)');
+    const help = await runCliBinary(['report', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('plain dates (2026-08-01 means midnight UTC)');
   });
 
   it('bad arguments exit 2 with one line; an unmigrated store exits 7', async () => {
