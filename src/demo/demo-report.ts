@@ -28,6 +28,8 @@ export interface DemoReportInput {
   /** The CLI's database option for the demo's database, and a command opening it in its client. */
   cliOption: string;
   clientCommand: string;
+  /** The database option as the user gave it ('' when none): `demo --verbose` runs on the same database again. */
+  rerunOption: string;
   examplesNote?: string;
 }
 
@@ -178,7 +180,7 @@ export function renderDemoSummary(input: DemoReportInput): string {
     ...exampleLines(input)
       .slice(0, 2)
       .map((l) => `   ${l}`),
-    `   npx subagent-context demo --verbose   # the full walk-through: migration steps, keys, live frames, every figure`,
+    `   npx subagent-context demo ${input.rerunOption ? `${input.rerunOption} ` : ''}--verbose   # the full walk-through: migration steps, keys, live frames, every figure`,
     '',
   ];
   return visibleLines(lines.join('\n'));
