@@ -2,6 +2,7 @@
 // the host's data: made visible and clipped (src/render/display-text.ts). `--json` prints the
 // HealthReport itself instead, verbatim.
 import { clipVisible, visibleLines } from './display-text.js';
+import { parseInstant } from '../instant.js';
 import type { HealthReport } from '../types.js';
 
 function keyLine(name: string, value: string | null, emptyMeaning: string): string {
@@ -33,7 +34,34 @@ function figure(name: string, value: number | string | null, meaning: string): s
   return `${name.padEnd(20)}${String(value ?? 'not run').padEnd(30)}${meaning}`;
 }
 
-export function formatHealth(report: HealthReport, where: string): string {
+/** "3 minutes", "5 hours", "2 days": how long ago capture began, rounded down. */
+function elapsed(fromNs: bigint, now: Date): string {
+  const seconds = Math.floor((now.getTime() - Number(fromNs / 1_000_000n)) / 1000);
+  if (seconds < 60) return 'less than a minute';
+  const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  if (seconds < 3600) return unit(Math.floor(seconds / 60), 'minute');
+  if (seconds < 2 * 86_400) return unit(Math.floor(seconds / 3600), 'hour');
+  return unit(Math.floor(seconds / 86_400), 'day');
+}
+
+/**
+ * Exit 5 on a store just set up is what an operator meets first: no subagent has run yet. It
+ * stays 5 (nothing observed is never "healthy"), so the text says what it does and does not
+ * mean: no subagent message arrived either (a shortfall would outrank it), so this is no
+ * activity, not a writer losing launches; and how long capture has been on, to judge by.
+ */
+function nothingYetLines(report: HealthReport, now: Date): string[] {
+  const since = report.keys.capture_since === null ? null : parseInstant(report.keys.capture_since);
+  const began = since === null ? 'capture began' : `capture began ${elapsed(since, now)} ago`;
+  return [
+    `  what it means: ${began}, and since then no subagent has been launched: no subagent message and no row.`,
+    '  On a store set up recently that is "no activity yet", not a dead writer: a writer that loses launches',
+    '  the host recorded shows SHORTFALL (exit 3). Exit 5 stays until the first subagent is recorded; alarm on',
+    '  it only once capture_since is older than the longest quiet spell you expect (docs/health.md).',
+  ];
+}
+
+export function formatHealth(report: HealthReport, where: string, now: Date = new Date()): string {
   const notRun = report.shortfall === null;
   const lines = [
     `subagent-context health: ${where}`,
@@ -54,5 +82,6 @@ export function formatHealth(report: HealthReport, where: string): string {
     );
   }
   lines.push(`verdict: ${verdictLine(report)}`);
+  if (report.verdict === 'nothing_since_activation') lines.push(...nothingYetLines(report, now));
   return visibleLines(`${lines.join('\n')}\n`);
 }
