@@ -100,7 +100,7 @@ function tokenTable(r: SubagentContextReport): string {
       ? `<tr><td colspan="7">… and ${e(plural(r.tokens.by_source.length - GROUP_LIMIT, 'other source'))} (in the JSON)</td></tr>`
       : '';
   const t = r.tokens;
-  return `<div class="table-wrap"><table><thead><tr><th>source</th><th>rows</th><th>settled</th><th>measured</th><th>unmeasured (NULL)</th><th>total tokens</th><th>mean per measured</th></tr></thead>
+  return `<div class="table-wrap wide"><p class="scroll-hint">Scroll sideways for every column →</p><table><thead><tr><th>source</th><th>rows</th><th>settled</th><th>measured</th><th>unmeasured (NULL)</th><th>total tokens</th><th>mean per measured</th></tr></thead>
 <tbody>${rows}${more}<tr><td><b>all</b></td><td><b>${formatInt(t.rows)}</b></td><td><b>${formatInt(t.settled)}</b></td><td><b>${formatInt(t.measured)}</b></td><td><b>${formatInt(t.unmeasured)}</b></td><td><b>${formatInt(t.total_tokens)}</b></td><td><b>${t.mean_tokens === null ? '—' : formatInt(Math.round(t.mean_tokens))}</b></td></tr></tbody></table></div>`;
 }
 
