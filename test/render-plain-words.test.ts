@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatReport, renderReportHtml, type SubagentContextReport } from '../src/index.js';
 import { parseInstant } from '../src/instant.js';
+import { COMMANDS } from '../src/cli/commands.js';
+import { runCli } from '../src/cli/main.js';
 import { formatHealth } from '../src/render/format-health.js';
 import { formatMigration } from '../src/render/format-migration.js';
 import { plainWords, SPEC_CODE } from '../src/render/notes.js';
@@ -129,6 +131,20 @@ describeBothDialects('human views say their notes in plain words', (dialect) => 
     }
     expect(verdicts.size).toBe(states.length);
     expectPlain('migrate', formatMigration(await db.store().runMigrations(), 'here'));
+  });
+});
+
+describe('the CLI help', () => {
+  it('names no criterion code in any command or its --help', async () => {
+    const help = async (args: string[]) => {
+      let text = '';
+      const code = await runCli(args, { out: (t) => void (text += t), err: (t) => void (text += t) });
+      expect(code, args.join(' ')).toBe(0);
+      return text;
+    };
+    const texts = [await help(['--help']), ...(await Promise.all(Object.keys(COMMANDS).map((name) => help([name, '--help']))))];
+    expect(texts.every((t) => t.length > 40)).toBe(true);
+    texts.forEach((t, i) => expectPlain(i === 0 ? '--help' : `${Object.keys(COMMANDS)[i - 1]} --help`, t));
   });
 });
 
