@@ -2,6 +2,7 @@
 // factories. Its declarations name no driver type (the factories take the structural
 // SqliteConnection / PostgresPool), so a host compiles with one driver's types or neither;
 // each dialect's typed statements are in `subagent-context/sqlite` and `subagent-context/postgres`.
+// formatReport() and renderReportHtml() turn store.report()'s result into what the CLI prints.
 export { createSqliteStore } from './sqlite/store.js';
 export { createPostgresStore } from './postgres/store.js';
 export type { SqliteConnection } from './sqlite/connection.js';
@@ -13,6 +14,8 @@ export { SubagentContextError } from './errors.js';
 export { HealthCheckError, type HealthCheckErrorCode } from './health/errors.js';
 export { HostIndexError, type HostIndexErrorCode } from './host-index/host-index.js';
 export type { ReportErrorCode } from './report/errors.js';
+export { formatReport, type ReportViewOptions } from './render/format-report.js';
+export { renderReportHtml, type ReportPageOptions } from './render/html-page.js';
 export type { FanOutBucket, ReportOptions, SubagentContextReport, TokenBucket, TokenFigures, TokenGroup } from './report/types.js';
 export type {
   ActivationState,

@@ -91,6 +91,10 @@ describeBothDialects('cli: health', (dialect) => {
     expect(run.code).toBe(5);
     expect(run.stdout).toMatch(/^last observed\s+none\s/m);
     expect(run.stdout).toMatch(/^verdict: NOTHING SINCE ACTIVATION/m);
+    // How long capture has been on, from capture_since to now, so an operator can judge a quiet spell.
+    const days = Math.floor((Date.now() - Number(T0 / 1_000_000n)) / 86_400_000);
+    expect(days).toBeGreaterThan(2);
+    expect(run.stdout).toMatch(new RegExp(`^  what it means: capture began (${days}|${days + 1}) days ago, and since then no subagent has been launched`, 'm'));
     expect(JSON.parse((await health('--json')).stdout)).toMatchObject({ last_observed_at: null, verdict: 'nothing_since_activation' });
   });
 
@@ -108,5 +112,36 @@ describeBothDialects('cli: health', (dialect) => {
     const run = await health();
     expect(run.code).toBe(7);
     expect(oneLineError(run)).toMatch(/missing table kandev_meta.*subagent-context migrate/);
+  });
+});
+
+describeBothDialects('cli: health on a store set up a moment ago', (dialect) => {
+  let db: TestDb;
+  beforeEach(async () => {
+    db = await openTestDb(dialect, 'host');
+  });
+  afterEach(async () => db.close());
+
+  it('before any subagent: exit 5, and the text says "no activity yet" is not a dead writer', async () => {
+    const migrate = await runCliBinary(['migrate', ...databaseArgs(db)]);
+    expect(migrate.code, migrate.stderr).toBe(0);
+    const run = await runCliBinary(['health', ...databaseArgs(db)]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(5); // documented: nothing observed is never healthy, also on a new store
+    expect(run.stdout).toMatch(/^verdict: NOTHING SINCE ACTIVATION/m);
+    expect(run.stdout).toMatch(/^ {2}what it means: capture began (less than a minute|1 minute) ago, and since then no subagent has been launched/m);
+    const text = run.stdout.replace(/\s+/g, ' ');
+    expect(text).toContain('that is "no activity yet", not a dead writer');
+    expect(text).toContain('a writer that loses launches the host recorded shows SHORTFALL (exit 3)');
+    expect(text).toContain('Exit 5 stays until the first subagent is recorded');
+  });
+
+  it('a writer that lost a launch is a shortfall, not "no activity yet"', async () => {
+    expect((await runCliBinary(['migrate', ...databaseArgs(db)])).code).toBe(0);
+    await insertSession(db, 's1');
+    await insertSubagentMessage(db, { id: 'm1', sessionId: 's1', toolCallId: 'tc-1', createdAt: hostTimestamp(db, BigInt(Date.now() + 1000) * 1_000_000n) });
+    const run = await runCliBinary(['health', ...databaseArgs(db)]);
+    expect(run.code).toBe(3);
+    expect(run.stdout).not.toContain('no activity yet');
   });
 });

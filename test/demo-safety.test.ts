@@ -104,7 +104,16 @@ describeBothDialects('demo safety and determinism', (dialect) => {
     expect(wire[0]).toBeGreaterThan(wire[2]); // most notifications are not a subagent's (chunks, usage, the subagents' own tools)
     expect(wire[3]).toBeGreaterThan(0);
     expect(run.text).toMatch(/^ {3}8 notes on how far these figures may be read: run with --verbose/m);
-    expect(run.text).toContain('demo --verbose');
+    // The hint for the full walk-through keeps the database option: on SQLite the same file
+    // (the demo replaces its own), on PostgreSQL the option, for another empty database.
+    const hint = printed(run.text, /^ {3}npx subagent-context demo (.*) --verbose {3}# the full walk-through/m)[1];
+    expect(hint).toBe(byDialect(dialect, { sqlite: `--sqlite ${t.args[1]}`, postgres: '--postgres EMPTY_DATABASE_URL' }));
+    if (dialect === 'sqlite') {
+      const verbose = await captureDemo([...hint.split(' '), '--verbose']);
+      expect([verbose.code, verbose.errors]).toEqual([EXIT.ok, '']);
+      expect(verbose.text).toMatch(/^1\. runMigrations\(\)/m);
+      expect(verbose.text).toContain(`SQLite file ${t.args[1]}`);
+    }
     expect(run.text).not.toMatch(/runMigrations|Read these first/);
   });
 

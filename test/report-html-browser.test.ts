@@ -211,10 +211,43 @@ describeBothDialects('report: the HTML page renders its charts in chromium', (di
     const instantLines = await page.$$eval('.instant', (els) => els.map((el) => el.getClientRects().length));
     expect(instantLines.length).toBeGreaterThan(3);
     expect(instantLines.every((n) => n === 1)).toBe(true);
+    // 400 px: every chart label is at least 11 px as drawn; a chart or the token table too wide
+    // for the screen scrolls inside its own box, and shows its hint exactly then.
+    const boxes = () =>
+      page.evaluate(() => {
+        const shown = (el: Element | null) => el !== null && el.getBoundingClientRect().height > 0;
+        const charts = [...document.querySelectorAll('figure.chart')].flatMap((fig) => {
+          const svg = fig.querySelector('svg');
+          if (!svg) return [];
+          const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+          const sizes = [...svg.querySelectorAll('text')].map((t) => parseFloat(getComputedStyle(t).fontSize) * scale);
+          return [
+            {
+              id: fig.getAttribute('data-chart'),
+              smallest: Math.min(...sizes),
+              scrolls: fig.scrollWidth > fig.clientWidth,
+              hint: shown(fig.querySelector('.scroll-hint')),
+            },
+          ];
+        });
+        const wrap = document.querySelector('.table-wrap.wide')!;
+        return { charts, table: { scrolls: wrap.scrollWidth > wrap.clientWidth, hint: shown(wrap.querySelector('.scroll-hint')) } };
+      });
+    const narrow = await boxes();
+    expect(narrow.charts.length).toBeGreaterThanOrEqual(5);
+    for (const c of narrow.charts) {
+      expect(c.smallest, `${c.id}: smallest label in px`).toBeGreaterThanOrEqual(11);
+      expect(c.hint, `${c.id}: hint shown exactly when it scrolls`).toBe(c.scrolls);
+    }
+    expect(narrow.table).toEqual({ scrolls: true, hint: true });
     if (keep) await page.screenshot({ path: join(keep, `report-${dialect}-400px.png`), fullPage: true });
 
     // Dark mode under prefers-color-scheme: dark.
     await page.setViewportSize({ width: 1280, height: 900 });
+    // On a desktop screen nothing scrolls sideways and no hint shows; labels stay at least 11 px.
+    const wide = await boxes();
+    for (const c of wide.charts) expect([c.id, c.smallest >= 11, c.scrolls, c.hint]).toEqual([c.id, true, false, false]);
+    expect(wide.table).toEqual({ scrolls: false, hint: false });
     const luminance = () =>
       page.evaluate(() => {
         const [r, g, b] = getComputedStyle(document.body).backgroundColor.match(/\d+/g)!.map(Number);

@@ -84,7 +84,7 @@ describeBothDialects('report: state and boundaries come from the keys', (dialect
       unknown_live_rows_since_execution_since: null,
     });
     expect(r.fan_out).toMatchObject({ known: ONE, unknown: ONE });
-    expect(caveat(r, /^Amendment 1 has not applied \(AC-24b\)/)).toBe(true);
+    expect(caveat(r, /^The execution-id upgrade \(migration step record_execution_since\) has not applied \(AC-24b\)/)).toBe(true);
   });
 
   it('execution_only (AC-24a): no coverage boundary, all fan-out unknown, execution ids trusted', async () => {

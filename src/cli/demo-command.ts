@@ -28,7 +28,7 @@ export const demoCommand: CliCommand = {
       ? databaseTarget(values as { sqlite?: string; postgres?: string })
       : { dialect: 'sqlite', file: DEFAULT_DEMO_SQLITE_FILE };
     // Loaded on demand, like the drivers: --help and usage errors stay fast.
-    const { DemoRefusal, openDemoDatabase, runDemo } = await import('../demo/index.js');
+    const { DemoRefusal, openDemoDatabase, runDemo, shellWord } = await import('../demo/index.js');
     let database: Awaited<ReturnType<typeof openDemoDatabase>>;
     try {
       database =
@@ -39,7 +39,11 @@ export const demoCommand: CliCommand = {
       // A database the demo did not make is the wrong argument, not a broken database.
       throw err instanceof DemoRefusal ? usageError(`refusing to run: ${err.message}`) : toCliError(err, true);
     }
-    const outcome = await runDemo(database, io.out, { verbose: values.verbose === true });
+    // The hint for the full walk-through keeps the user's database option: without it, `demo
+    // --verbose` would run on the default file instead. A PostgreSQL database is never reused
+    // (the demo only writes into an empty one), so there the hint names the option, not the URL.
+    const rerunOption = !given ? '' : target.dialect === 'sqlite' ? `--sqlite ${shellWord(String(values.sqlite))}` : '--postgres EMPTY_DATABASE_URL';
+    const outcome = await runDemo(database, io.out, { verbose: values.verbose === true, rerunOption });
     if (!outcome.migrationOk) throw databaseError('the demo did not end healthy: the upgrade failed (see the migration report above)');
     if ('error' in outcome.health) throw databaseError(`the demo did not end healthy: the health check failed: ${outcome.health.error}`);
     if (outcome.health.verdict !== 'healthy') throw databaseError(`the demo did not end healthy: verdict ${outcome.health.verdict}`);

@@ -19,6 +19,8 @@ export const healthCommand: CliCommand = {
   details: [
     'Opens a SQLite file read-only (never creates one). Exit status: 0 healthy, 3 shortfall,',
     '4 not activated, 5 nothing since activation, 2 usage error, 7 database error, 8 driver not installed.',
+    'A store set up moments ago exits 5 until its first subagent: "no activity yet", not a dead',
+    'writer (a writer losing launches exits 3). docs/health.md says how to alarm on 5.',
   ].join('\n'),
   options: DATABASE_OPTIONS,
   async run(values, io) {

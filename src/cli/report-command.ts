@@ -11,6 +11,7 @@ import { DATABASE_OPTIONS, databaseTarget, describeTarget, withDatabase } from '
 import { EXIT } from './exit-codes.js';
 import { formatReport } from '../render/format-report.js';
 import { checkHtmlTarget, writeHtmlFile, type HtmlTarget } from './html-output.js';
+import { windowInstant } from './window-option.js';
 
 /** A report() rejection caused by the arguments is a usage error; any other is the database's, like health's. Either keeps it on `cause`. */
 export function reportCommandError(err: unknown): unknown {
@@ -22,18 +23,19 @@ export function reportCommandError(err: unknown): unknown {
 /** The page, or an internal error: a renderer that throws is this CLI's bug, not the user's arguments. */
 function renderPage(report: SubagentContextReport, where: string): string {
   try {
-    return renderReportHtml(report, where);
+    return renderReportHtml(report, { where });
   } catch (err) {
     throw new CliError(EXIT.internal, `the HTML page could not be rendered: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
 }
 
 export const reportCommand: CliCommand = {
-  summary: 'measure fan-out, cards, tokens and executions, with the AC-25 caveats (charts, JSON or HTML)',
+  summary: 'measure fan-out, cards, tokens and executions, with notes on how far each figure may be read (charts, JSON or HTML)',
   synopsis: '(--sqlite FILE | --postgres URL) [--since T] [--until T] [--task ID]... [--json] [--html FILE [--force]]',
   details: [
-    'Counts subagent rows observed at or after --since and before --until (RFC3339 instants,',
-    'e.g. 2026-08-01T00:00:00Z). --task ID (repeatable) scopes every figure to those tasks.',
+    'Counts subagent rows observed at or after --since and before --until: RFC3339 instants',
+    '(2026-08-01T00:00:00Z, 2026-08-01T02:00:00+02:00) or plain dates (2026-08-01 means',
+    'midnight UTC). --task ID (repeatable) scopes every figure to those tasks.',
     '--json prints the report as JSON; --html FILE also writes one self-contained page with',
     'charts (no network, no scripts): never onto the database or its -wal/-shm, never through',
     'a symbolic link, never over an existing file unless --force; written to a temporary file',
@@ -59,8 +61,8 @@ export const reportCommand: CliCommand = {
         : null;
     if (html) checkHtmlTarget(html); // refused before the report runs, and checked again as the page lands
     const options: ReportOptions = {};
-    if (typeof values.since === 'string') options.since = values.since;
-    if (typeof values.until === 'string') options.until = values.until;
+    if (typeof values.since === 'string') options.since = windowInstant('since', values.since);
+    if (typeof values.until === 'string') options.until = windowInstant('until', values.until);
     if (Array.isArray(values.task)) options.taskIds = values.task.map(String);
     const where = describeTarget(target);
     return withDatabase(target, { readonly: true }, async (db) => {
@@ -71,7 +73,7 @@ export const reportCommand: CliCommand = {
         throw reportCommandError(err);
       }
       if (html) writeHtmlFile(html, renderPage(report, where));
-      io.out(values.json ? `${JSON.stringify(report)}\n` : formatReport(report, where));
+      io.out(values.json ? `${JSON.stringify(report)}\n` : formatReport(report, { where }));
       if (html && !values.json) io.out(`wrote ${html.path}\n`);
       return EXIT.ok;
     });

@@ -40,6 +40,11 @@ export function shellQuoted(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
+/** `text` as a shell word: as it is when nothing in it is special to a shell, else quoted. */
+export function shellWord(text: string): string {
+  return /^[\w./@%+=:,-]+$/.test(text) ? text : shellQuoted(text);
+}
+
 /** demo_insert_message's parameters for one message; `timestamp` renders the dialect's host form. */
 export function demoMessageParams(m: HostMessage, timestamp: (ns: bigint) => string) {
   return {

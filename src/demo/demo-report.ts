@@ -10,6 +10,7 @@ import type { FanOutBucket, HealthReport, MigrationReport, SubagentContextReport
 import { fanOutBars } from '../render/chart-data.js';
 import { visibleLines } from '../render/display-text.js';
 import { findingLines } from '../render/finding.js';
+import { plainWords } from '../render/notes.js';
 import { formatFixed, formatInt, formatRatio, plural } from '../render/numbers.js';
 import type { DemoHistory } from './demo-history.js';
 import type { LiveStreamResult } from './live-stream.js';
@@ -27,6 +28,8 @@ export interface DemoReportInput {
   /** The CLI's database option for the demo's database, and a command opening it in its client. */
   cliOption: string;
   clientCommand: string;
+  /** The database option as the user gave it ('' when none): `demo --verbose` runs on the same database again. */
+  rerunOption: string;
   examplesNote?: string;
 }
 
@@ -39,7 +42,8 @@ function migrationLines(report: MigrationReport): string[] {
   return [
     `ok: ${report.ok}`,
     ...report.steps.map(
-      (s) => `${s.status.padEnd(8)} ${s.name.padEnd(width)} ${formatFixed(s.ms, 1).padStart(8)} ms${(s.error ?? s.detail) ? `  — ${s.error ?? s.detail}` : ''}`,
+      (s) =>
+        `${s.status.padEnd(8)} ${s.name.padEnd(width)} ${formatFixed(s.ms, 1).padStart(8)} ms${(s.error ?? s.detail) ? `  — ${plainWords(s.error ?? s.detail ?? '')}` : ''}`,
     ),
   ];
 }
@@ -50,9 +54,9 @@ function keyLines(keys: SubagentContextReport['keys']): string[] {
     const value = keys[name];
     return value === null ? [] : [{ key: `subagent_context_${name}`, value }];
   });
-  if (present.length === 0) return ['(none: the feature has not activated — AC-24c)'];
+  if (present.length === 0) return ['(none: the feature has not activated)'];
   const width = Math.max(...present.map((k) => k.key.length));
-  return present.map((k) => `${k.key.padEnd(width)}  ${k.value === '' ? "'' (nothing matched the backfill, AC-24f)" : k.value}`);
+  return present.map((k) => `${k.key.padEnd(width)}  ${k.value === '' ? "'' (nothing matched the backfill: no earlier history to recover)" : k.value}`);
 }
 
 function counterLine(c: WriterCounters): string {
@@ -111,7 +115,7 @@ function storyLines(r: SubagentContextReport): string[] {
     );
   }
   lines.push(
-    `- ${plural(p.live, 'live row')} and ${plural(p.backfill, 'backfilled row')}: the report keeps the two provenances apart (tokens by source), as AC-25 asks.`,
+    `- ${plural(p.live, 'live row')} and ${plural(p.backfill, 'backfilled row')}: the report keeps the two provenances apart (tokens by source), never comparing them like-for-like.`,
   );
   return lines;
 }
@@ -176,7 +180,7 @@ export function renderDemoSummary(input: DemoReportInput): string {
     ...exampleLines(input)
       .slice(0, 2)
       .map((l) => `   ${l}`),
-    `   npx subagent-context demo --verbose   # the full walk-through: migration steps, keys, live frames, every figure`,
+    `   npx subagent-context demo ${input.rerunOption ? `${input.rerunOption} ` : ''}--verbose   # the full walk-through: migration steps, keys, live frames, every figure`,
     '',
   ];
   return visibleLines(lines.join('\n'));
@@ -189,7 +193,7 @@ export function renderDemoReport(input: DemoReportInput): string {
   const lines = [
     `subagent-context demo · ${input.where}`,
     '',
-    `A seeded host history reproducing the spec's sampled store: ${plural(h.cards, 'card')}, one session each, ${formatInt(h.messages)} messages;`,
+    `A seeded host history modelled on a real host's store: ${plural(h.cards, 'card')}, one session each, ${formatInt(h.messages)} messages;`,
     `${formatInt(h.subagentMessages)} subagent launches in ${h.sessionsWithSubagents} sessions and ${h.subagentTurns} turns — ${s.async_launched} async_launched, ${s.completed} completed, ${s.started} started, ${s.absent} without a status;`,
     `${h.malformedMetadata} messages whose metadata is malformed ('', 'null', '{broken').`,
     ...section(`1. runMigrations() — the upgrade boots at ${input.upgradeAt} (simulated clock)`, migrationLines(input.migration)),
@@ -201,7 +205,7 @@ export function renderDemoReport(input: DemoReportInput): string {
     ]),
     ...section('4. checkHealth()', healthLines(input.health)),
     ...section('5. store.report() — what the store now answers (`subagent-context report` prints the same)', [
-      ...formatReport(input.report, input.where).trimEnd().split('\n'),
+      ...formatReport(input.report, { where: input.where }).trimEnd().split('\n'),
       '',
       'What the figures say:',
       ...storyLines(input.report),

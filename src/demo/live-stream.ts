@@ -54,19 +54,19 @@ const LIVE_TURNS: readonly LiveTurn[] = [
     recording: 'opencode-fanout',
     session: 'opencode',
     executionId: '',
-    says: "OpenCode, its execution id lost by the host: stored under the 'unknown' sentinel, counted in unknown_execution (AC-31); OpenCode reports no tokens",
+    says: "OpenCode, its execution id lost by the host: stored under the 'unknown' sentinel, counted in unknown_execution; OpenCode reports no tokens",
   },
   {
     recording: 'claude-fanout',
     session: 'claude',
     executionId: EXECUTIONS.resumed,
-    says: 'the same Claude Code run after a resume: the new execution reused the wire ids, and each execution keeps its own rows (AC-32)',
+    says: 'the same Claude Code run after a resume: the new execution reused the wire ids, and each execution keeps its own rows',
   },
   {
     recording: 'opencode-fanout',
     session: 'withoutTask',
     executionId: EXECUTIONS.resumed,
-    says: 'a session whose task never resolved: every frame skipped_no_identity (AC-2), its messages left out of the health comparison (AC-28)',
+    says: 'a session whose task never resolved: every frame skipped_no_identity, its messages left out of the health comparison',
   },
 ];
 

@@ -38,7 +38,11 @@ export interface DemoOutcome {
  * Runs the demo on an opened database, writes its report through `out` (the CLI's output
  * stream), and closes the database. Rejects only when the database fails underneath it.
  */
-export async function runDemo(database: DemoDatabase, out: (text: string) => void, options: { verbose?: boolean } = {}): Promise<DemoOutcome> {
+export async function runDemo(
+  database: DemoDatabase,
+  out: (text: string) => void,
+  options: { verbose?: boolean; rerunOption?: string } = {},
+): Promise<DemoOutcome> {
   const write = (text: string) => out(text.endsWith('\n') ? text : `${text}\n`);
   const started = process.hrtime.bigint();
   try {
@@ -77,6 +81,7 @@ export async function runDemo(database: DemoDatabase, out: (text: string) => voi
         reusedRows,
         cliOption: database.cliOption,
         clientCommand: database.clientCommand,
+        rerunOption: options.rerunOption ?? '',
         examplesNote: database.dialect === 'postgres' ? '(the password is hidden above: substitute your own URL)' : undefined,
       }),
     );

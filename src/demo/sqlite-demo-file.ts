@@ -1,6 +1,8 @@
 // Whether the demo may write `--sqlite FILE`, decided without touching it. The demo writes
 // only into a file it made (marked with PRAGMA application_id; it is replaced), a file that
-// does not exist, or one that holds no schema object at all (used in place). Anything else is
+// does not exist, or one that holds no schema object at all (used in place). Its own file with
+// a non-empty -wal (a run cut short by Ctrl-C, or one still open) is refused too, but named
+// as the demo's leftovers, with the command that removes them. Anything else is
 // someone's database and is refused (DemoRefusal) with every byte of FILE, FILE-wal and
 // FILE-shm as it was. Nothing here opens FILE through SQLite, which would leave -wal and -shm
 // files beside a WAL-mode database even read-only: the decision reads the file header
@@ -9,7 +11,7 @@
 import Database from 'better-sqlite3';
 import { closeSync, lstatSync, openSync, readFileSync, readSync, statSync, type Stats } from 'node:fs';
 import { demoExistingObjects } from '../../generated/sqlite/demo/index.js';
-import { DemoRefusal } from './demo-database.js';
+import { DemoRefusal, shellQuoted } from './demo-database.js';
 
 /** 'SCDM' — marks a SQLite file as made by this demo. */
 export const DEMO_APPLICATION_ID = 0x5343444d;
@@ -69,12 +71,32 @@ function objectsOf(file: string, size: number): string {
   }
 }
 
+/** FILE's header carries the demo's mark: written before anything else, so it is there even when a run was cut short. */
+function madeByTheDemo(file: string): boolean {
+  const main = statOrNull(file);
+  if (!main?.isFile()) return false;
+  const header = readHeader(file);
+  return header.length >= 72 && header.toString('latin1', 0, 16) === MAGIC && header.readUInt32BE(68) === DEMO_APPLICATION_ID;
+}
+
+/** The demo's own file from a run that did not finish (Ctrl-C, a crash), or one still open: never replaced blindly, but named as the demo's, with the way out. */
+function leftovers(file: string, sidecar: string): DemoRefusal {
+  const files = ['', '-wal', '-shm', '-journal'].filter((suffix) => suffix === '' || statOrNull(`${file}${suffix}`) !== null);
+  return new DemoRefusal(
+    `${file} is this demo's own database, left by a run that did not finish (interrupted, or still running or open elsewhere): its ${sidecar} file is not empty. ` +
+      `If no demo or client has it open, remove the leftovers and run again: rm ${files.map((suffix) => shellQuoted(`${file}${suffix}`)).join(' ')}`,
+  );
+}
+
 export function inspectDemoFile(file: string): DemoFileState {
   const refuse = (why: string) => new DemoRefusal(`${file} ${why}; the demo never writes into a database it did not make — choose another file`);
   // Content SQLite has not yet moved into FILE (a database in use, or not closed cleanly): the
   // header alone cannot tell what FILE holds, and opening it would change it.
   for (const sidecar of ['-wal', '-journal']) {
-    if ((statOrNull(`${file}${sidecar}`)?.size ?? 0) > 0) throw refuse(`has a non-empty ${sidecar} file beside it (open elsewhere, or not closed cleanly)`);
+    if ((statOrNull(`${file}${sidecar}`)?.size ?? 0) > 0) {
+      if (madeByTheDemo(file)) throw leftovers(file, sidecar);
+      throw refuse(`has a non-empty ${sidecar} file beside it (open elsewhere, or not closed cleanly)`);
+    }
   }
   const main = statOrNull(file);
   if (!main) {

@@ -106,7 +106,7 @@ export function describeScope(taskIds: string[] | null): string {
 // In plain words: the numbered notes cite the criteria.
 export const STATE_MEANING: Record<SubagentContextReport['state'], string> = {
   activated: 'fully activated',
-  capture_only: 'capture works, but execution ids are not identities yet (Amendment 1 has not applied)',
+  capture_only: 'capture works, but execution ids are not identities yet (the execution-id upgrade has not applied)',
   execution_only: 'the backfill has not succeeded yet: no coverage boundary',
   not_activated: 'not activated: no boundary, so no absence of a row is evidence',
 };

@@ -1,13 +1,13 @@
 // The report for a terminal: what it found in plain words first, then fan-out, cards,
 // provenance, tokens and executions with Unicode bar charts, then the caveats as numbered
-// notes citing the criteria they apply. Every string from the database is made visible
+// notes in plain words (src/render/notes.ts). Every string from the database is made visible
 // (escapes for control characters) and clipped by grapheme: see src/render/display-text.ts.
 // `--json` prints the report itself instead, verbatim.
 import { describeScope, describeWindow, fanOutBars, maxOf, STATE_MEANING, tokenDistributionBars, tokenGroupBars, type Bar } from './chart-data.js';
 import { clipVisible, displayWidth, padStartVisible, visibleLines } from './display-text.js';
 import { findingLines } from './finding.js';
 import { formatInt, formatRatio, plural } from './numbers.js';
-import { noteLines } from './notes.js';
+import { NOTES_EXPLAINED, noteLines } from './notes.js';
 import type { SubagentContextReport } from '../report/types.js';
 
 const BAR_WIDTH = 36;
@@ -114,16 +114,27 @@ function executionsSection(r: SubagentContextReport): string[] {
 /** The notes after the charts: how far each figure above may be read, then the keys they rest on. */
 function notesSection(r: SubagentContextReport): string[] {
   return [
-    "Notes: how to read these figures (the criteria in brackets are the spec's)",
+    `Notes: how to read these figures (${NOTES_EXPLAINED})`,
     ...noteLines(r.caveats).map((l) => `  ${l}`),
     `  keys    capture_since ${keyValue(r.keys.capture_since, '')} · backfill_through ${keyValue(r.keys.backfill_through, '(sentinel: there was no history to backfill)')} · execution_since ${keyValue(r.keys.execution_since, '')}`,
   ];
 }
 
-export function formatReport(r: SubagentContextReport, where: string): string {
+/** What formatReport() and renderReportHtml() print besides the report itself. */
+export interface ReportViewOptions {
+  /** Which store the report read, shown in the heading (the CLI passes "SQLite file …" or the URL without its password); omitted by default. */
+  where?: string;
+}
+
+/**
+ * The report as the terminal text `subagent-context report` prints: plain text with Unicode
+ * bar charts, ending in a newline. No colour and no terminal width: it reads the same in a
+ * pipe, a log or a file. Strings from the database are made visible (escapes) and clipped.
+ */
+export function formatReport(r: SubagentContextReport, options: ReportViewOptions = {}): string {
   const blocks: string[][] = [
     [
-      `subagent-context report: ${where}`,
+      options.where === undefined ? 'subagent-context report' : `subagent-context report: ${options.where}`,
       `  window  ${describeWindow(r.window)}`,
       `  scope   ${clipVisible(describeScope(r.task_ids), 120)}`,
       `  state   ${r.state}: ${STATE_MEANING[r.state]}`,

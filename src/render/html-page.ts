@@ -2,7 +2,7 @@
 // CSS and inline SVG charts, no script at all, and a Content-Security-Policy that forbids
 // every fetch, so the page can be mailed, archived or opened offline and shows the same.
 // What it found comes first in plain words, then the charts, then the caveats as numbered
-// notes with the criteria as references. Light and dark (prefers-color-scheme), print CSS,
+// notes in plain words. Light and dark (prefers-color-scheme), print CSS,
 // usable at 400 px. Every string from the database is made visible, clipped and isolated.
 import { packageVersion } from '../package-version.js';
 import { describeScope, describeWindow, STATE_MEANING } from './chart-data.js';
@@ -11,19 +11,23 @@ import { findingLines } from './finding.js';
 import { formatInt, formatRatio, plural } from './numbers.js';
 import { escapeHtml as e } from './svg-chart.js';
 import type { SubagentContextReport } from '../report/types.js';
+import type { ReportViewOptions } from './format-report.js';
 import { PAGE_CSS } from './html-style.js';
 import { cardsPanel, fanOutPanel, keyText, notesSection, provenancePanel, t, tile, tokensPanel } from './html-panels.js';
 
-export interface PageMeta {
-  /** When the page was generated; shown in its header and footer. */
+export interface ReportPageOptions extends ReportViewOptions {
+  /** When the page was generated, shown in its header and footer; now by default (pass one for a reproducible page). */
   generatedAt?: Date;
-  /** The package version that generated it. */
-  version?: string;
 }
 
-export function renderReportHtml(r: SubagentContextReport, where: string, meta: PageMeta = {}): string {
-  const generatedAt = (meta.generatedAt ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const version = meta.version ?? packageVersion() ?? 'unknown';
+/**
+ * The report as one complete, self-contained HTML document (what `report --html FILE`
+ * writes): inline CSS and SVG, no script, nothing fetched. Strings from the database are
+ * escaped, made visible and clipped, so the page is safe to serve or mail as it is.
+ */
+export function renderReportHtml(r: SubagentContextReport, options: ReportPageOptions = {}): string {
+  const generatedAt = (options.generatedAt ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const version = packageVersion() ?? 'unknown';
   const knownTurns = r.fan_out.known.reduce((n, b) => n + b.turns, 0);
   const fannedOut = r.fan_out.known.filter((b) => b.subagents >= 2).reduce((n, b) => n + b.turns, 0);
   const generated = `Generated <time class="instant" datetime="${generatedAt}">${generatedAt}</time> by subagent-context <span class="version">${e(version)}</span>`;
@@ -40,8 +44,7 @@ export function renderReportHtml(r: SubagentContextReport, where: string, meta: 
 <body><main>
 <header>
 <h1>Subagent fan-out report</h1>
-<p class="where">${e(visible(where))}</p>
-<p class="generated" id="generated">${generated}</p>
+${options.where === undefined ? '' : `<p class="where">${e(visible(options.where))}</p>\n`}<p class="generated" id="generated">${generated}</p>
 <dl class="meta">
 <dt>window</dt><dd>${t(describeWindow(r.window))}</dd>
 <dt>scope</dt><dd>${t(clipVisible(describeScope(r.task_ids), 200))}</dd>
@@ -66,7 +69,7 @@ ${cardsPanel(r)}
 ${tokensPanel(r)}
 ${provenancePanel(r)}
 ${notesSection(r)}
-<footer>${generated}. Figures follow the spec's reading rules (the notes above); docs/report.md says what each one counts.</footer>
+<footer>${generated}. Figures follow the package's reading rules (the notes above); docs/report.md in the package says what each one counts.</footer>
 </main></body>
 </html>
 `;

@@ -6,7 +6,7 @@ import { type Bar, fanOutBars, GROUP_LIMIT, maxOf, tokenDistributionBars, tokenG
 import { clipVisible, visible } from './display-text.js';
 import { COLOR } from './html-style.js';
 import { formatInt, formatRatio, plural } from './numbers.js';
-import { caveatNote } from './notes.js';
+import { NOTES_EXPLAINED, plainWords } from './notes.js';
 import { escapeHtml as e, horizontalBarChart, keepInstants, shownLabel, verticalBarChart } from './svg-chart.js';
 import type { SubagentContextReport } from '../report/types.js';
 
@@ -100,7 +100,7 @@ function tokenTable(r: SubagentContextReport): string {
       ? `<tr><td colspan="7">… and ${e(plural(r.tokens.by_source.length - GROUP_LIMIT, 'other source'))} (in the JSON)</td></tr>`
       : '';
   const t = r.tokens;
-  return `<div class="table-wrap"><table><thead><tr><th>source</th><th>rows</th><th>settled</th><th>measured</th><th>unmeasured (NULL)</th><th>total tokens</th><th>mean per measured</th></tr></thead>
+  return `<div class="table-wrap wide"><p class="scroll-hint">Scroll sideways for every column →</p><table><thead><tr><th>source</th><th>rows</th><th>settled</th><th>measured</th><th>unmeasured (NULL)</th><th>total tokens</th><th>mean per measured</th></tr></thead>
 <tbody>${rows}${more}<tr><td><b>all</b></td><td><b>${formatInt(t.rows)}</b></td><td><b>${formatInt(t.settled)}</b></td><td><b>${formatInt(t.measured)}</b></td><td><b>${formatInt(t.unmeasured)}</b></td><td><b>${formatInt(t.total_tokens)}</b></td><td><b>${t.mean_tokens === null ? '—' : formatInt(Math.round(t.mean_tokens))}</b></td></tr></tbody></table></div>`;
 }
 
@@ -172,14 +172,9 @@ export function provenancePanel(r: SubagentContextReport): string {
 
 export function notesSection(r: SubagentContextReport): string {
   const items = r.caveats.length
-    ? r.caveats
-        .map((c) => {
-          const { text, refs } = caveatNote(c);
-          return `<li>${t(text)}${refs.length ? ` <span class="refs">[${e(refs.join(', '))}]</span>` : ''}</li>`;
-        })
-        .join('\n')
+    ? r.caveats.map((c) => `<li>${t(plainWords(c))}</li>`).join('\n')
     : '<li>None of the reading rules limits these figures for this store and window.</li>';
   return `<section class="notes" id="caveats"><h2>Notes: how to read these figures</h2><ol>
 ${items}
-</ol><p class="about">The bracketed criteria are the spec's; docs/report.md says what each figure counts.</p></section>`;
+</ol><p class="about">${e(NOTES_EXPLAINED)}, and says what each figure counts.</p></section>`;
 }

@@ -1,11 +1,22 @@
 // The report page's stylesheet (./html-page.ts inlines it: the page fetches nothing), and the
 // chart colours, which the sections (./html-panels.ts) give the bars.
 
+import { CHART_WIDTH } from './svg-chart.js';
+
+/** The narrowest a chart is shown: its 12-unit labels at 11/12 scale are 11 px. */
+const CHART_MIN_WIDTH = Math.ceil((CHART_WIDTH * 11) / 12) + 2;
+/** The token table's narrowest: its seven columns of figures, unwrapped. */
+const WIDE_TABLE_MIN_WIDTH = 640;
+
 export const COLOR = { known: '#0f766e', unknown: '#c2410c', tokens: '#4338ca', live: '#0f766e', backfill: '#9a3412', cards: '#475569' };
 
 // Light by default; dark under prefers-color-scheme: dark; light and flat on paper. Narrow
 // screens (down to 400 px) get one column, and nothing forces the page wider than the screen:
-// charts scale down, tables scroll inside their own box, instants never break mid-number.
+// charts scale down, but never below CHART_MIN_WIDTH, where their 12-unit labels would drop
+// under 11 px: narrower than that a chart scrolls sideways inside its own box instead, and
+// the wide token table likewise; each then shows a hint saying so. The hints follow the box's
+// own width (container queries), so one shows exactly when its box is too narrow to hold it.
+// Instants never break mid-number.
 export const PAGE_CSS = `
 :root { color-scheme: light dark; --bg: #f4f5f7; --fg: #1f2933; --panel: #fff; --muted: #52606d; --faint: #7b8794; --line: #e4e7eb; --axis: #9aa5b1;
   --note-bg: #f8fafc; --note-border: #cbd2d9; --state-bg: #e0f2f1; --state-fg: #0f5f58; --warn-bg: #fdecd8; --warn-fg: #8a3b0a; --hatch: #9aa5b1; --finding-bg: #eef2ff; --finding-border: #6366f1; }
@@ -36,7 +47,13 @@ section.panel { background: var(--panel); border-radius: 12px; padding: 18px 20p
 section.panel h2 { margin: 0 0 4px; font-size: 19px; }
 section.panel > p.lead { margin: 0 0 12px; color: var(--muted); }
 .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(520px, 100%), 1fr)); gap: 8px 24px; }
-figure.chart { margin: 8px 0 14px; }
+figure.chart { margin: 8px 0 14px; overflow-x: auto; container-type: inline-size; }
+figure.chart svg { min-width: ${CHART_MIN_WIDTH}px; }
+.scroll-hint { display: none; margin: 0 0 4px; color: var(--faint); font-size: 12.5px; }
+@container (max-width: ${CHART_MIN_WIDTH - 0.02}px) { figure.chart .scroll-hint { display: block; } }
+.table-wrap.wide { container-type: inline-size; }
+.table-wrap.wide table { min-width: ${WIDE_TABLE_MIN_WIDTH}px; }
+@container (max-width: ${WIDE_TABLE_MIN_WIDTH - 0.02}px) { .table-wrap.wide .scroll-hint { display: block; position: sticky; left: 0; } }
 .charts > * { min-width: 0; }
 figure.chart figcaption { font-weight: 600; margin-bottom: 4px; }
 figure.chart svg { max-width: 100%; height: auto; display: block; }
@@ -66,7 +83,6 @@ section.notes { margin: 22px 0; padding: 14px 20px; background: var(--note-bg); 
 section.notes h2 { margin: 0 0 8px; font-size: 17px; }
 section.notes ol { margin: 0; padding-left: 24px; }
 section.notes li { margin: 4px 0; }
-section.notes .refs { color: var(--faint); font-size: 12.5px; white-space: nowrap; }
 section.notes p.about { color: var(--faint); font-size: 12.5px; margin: 8px 0 0; }
 bdi { unicode-bidi: isolate; }
 footer { color: var(--faint); font-size: 12.5px; margin-top: 28px; }

@@ -9,6 +9,9 @@ import { maxOf, type Bar } from './chart-data.js';
 import { clipVisible } from './display-text.js';
 import { formatInt } from './numbers.js';
 
+/** Every chart's drawing width, in SVG units; the page scales it to the screen (html-style.ts). */
+export const CHART_WIDTH = 560;
+
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
@@ -55,6 +58,8 @@ export function countTicks(max: number, count = 4): { ticks: number[]; top: numb
 }
 
 const caption = (spec: ChartSpec) => `<figcaption>${keepInstants(escapeHtml(spec.title))}</figcaption>`;
+/** Shown only when the figure is narrower than the chart (html-style.ts): it then scrolls sideways. */
+const SCROLL_HINT = '<p class="scroll-hint">Scroll sideways for the whole chart →</p>';
 
 function emptyFigure(spec: ChartSpec): string {
   return `<figure class="chart" data-chart="${spec.id}">${caption(spec)}<p class="empty">${escapeHtml(spec.empty)}</p></figure>`;
@@ -80,7 +85,7 @@ function hatchedRect(x: number, y: number, w: number, h: number, attrs: string, 
 /** Vertical bars over a categorical x axis (histograms). Zero buckets keep their slot and draw no bar. */
 export function verticalBarChart(spec: ChartSpec): string {
   if (spec.bars.every((b) => b.value === 0)) return emptyFigure(spec);
-  const W = 560;
+  const W = CHART_WIDTH;
   const m = { top: 24, right: 16, bottom: 58, left: 64 };
   const plotW = W - m.left - m.right;
   const slot = plotW / spec.bars.length;
@@ -117,7 +122,7 @@ export function verticalBarChart(spec: ChartSpec): string {
     return column(cx, b.value, `class="bar" data-label="${fullLabel(b.label)}" fill="${b.fill ?? spec.fill}"`, tip) + xLabel(cx, labels[i]);
   });
   return [
-    `<figure class="chart" data-chart="${spec.id}">${caption(spec)}`,
+    `<figure class="chart" data-chart="${spec.id}">${caption(spec)}${SCROLL_HINT}`,
     `<svg viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeHtml(spec.title)}" xmlns="http://www.w3.org/2000/svg">`,
     ...grid,
     `<line class="axis" x1="${m.left}" x2="${W - m.right}" y1="${y(0)}" y2="${y(0)}"/>`,
@@ -135,7 +140,7 @@ export function verticalBarChart(spec: ChartSpec): string {
  */
 export function horizontalBarChart(spec: ChartSpec): string {
   if (spec.bars.every((b) => b.value === 0 && !b.share?.unmeasured)) return emptyFigure(spec);
-  const W = 560;
+  const W = CHART_WIDTH;
   const withShare = spec.bars.some((b) => b.share);
   const rowH = withShare ? 40 : 30;
   const m = { top: 8, right: 96, bottom: 34, left: 180 };
@@ -167,7 +172,7 @@ export function horizontalBarChart(spec: ChartSpec): string {
     return label + bar + value + share;
   });
   return [
-    `<figure class="chart" data-chart="${spec.id}">${caption(spec)}`,
+    `<figure class="chart" data-chart="${spec.id}">${caption(spec)}${SCROLL_HINT}`,
     `<svg viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeHtml(spec.title)}" xmlns="http://www.w3.org/2000/svg">`,
     `<line class="axis" x1="${m.left}" x2="${m.left}" y1="${m.top}" y2="${H - m.bottom}"/>`,
     ...rows,

@@ -35,7 +35,7 @@ function stateCaveats(state: ActivationState): string[] {
       ];
     case 'capture_only':
       return [
-        'Amendment 1 has not applied (AC-24b): subagent_context_execution_since is absent, so no agent_execution_id on this store is read as an execution identity and executions are not counted.',
+        'The execution-id upgrade (migration step record_execution_since) has not applied (AC-24b): subagent_context_execution_since is absent, so no agent_execution_id on this store is read as an execution identity and executions are not counted.',
       ];
     case 'activated':
       return [];
@@ -52,7 +52,7 @@ function keyCaveats(input: CaveatInput): string[] {
   for (const name of new Set(boundaryKeys)) {
     if (bounds.secondPrecision.includes(name)) {
       out.push(
-        `${KEY(name)} (${keys[name]}) has second precision, as the pre-amendment build wrote it: rows within that second may sit on either side of it, a disclosed limitation (AC-24 point 5).`,
+        `${KEY(name)} (${keys[name]}) has second precision, as an earlier build of this package wrote it: rows within that second may sit on either side of it, a disclosed limitation (AC-24 point 5).`,
       );
     }
   }
@@ -142,7 +142,7 @@ function executionCaveats(input: CaveatInput): string[] {
   }
   if ((e.unknown_live_rows_since_execution_since ?? 0) > 0) {
     out.push(
-      `${plural(e.unknown_live_rows_since_execution_since!, 'live row')} observed since subagent_context_execution_since arrived without an execution id, the regression AC-31 makes observable.`,
+      `${plural(e.unknown_live_rows_since_execution_since!, 'live row')} observed since subagent_context_execution_since arrived without an execution id: the host stopped passing execution ids, a regression this figure makes observable (AC-31).`,
     );
   }
   return out;
@@ -166,7 +166,7 @@ function scopeCaveats(input: CaveatInput): string[] {
   const ids = input.bounds.taskIds;
   if (ids === null) return [];
   return [
-    `Scoped to ${plural(ids.length, 'task')}, through each session's own task (spec § Permissions): every figure covers ${ids.length === 1 ? 'that task' : 'those tasks'} only.`,
+    `Scoped to ${plural(ids.length, 'task')}, through each session's own task: every figure covers ${ids.length === 1 ? 'that task' : 'those tasks'} only.`,
   ];
 }
 

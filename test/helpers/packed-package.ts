@@ -10,7 +10,7 @@ const STAGED = [
   'package.json',
   'README.md',
   'CHANGELOG.md',
-  'BENCHMARKS.md',
+  'BENCHMARKS.md', // staged, so the test sees `files` leave it out
   'LICENSE',
   'docs',
   'tsconfig.json',
@@ -29,6 +29,9 @@ export interface PackedPackage {
   readonly files: readonly string[];
   /** The folder it was packed in, holding the build `prepack` made. */
   readonly stage: string;
+  /** Bytes of the .tgz (what a user downloads) and of its files unpacked (what lands in node_modules), as npm reports them. */
+  readonly size: number;
+  readonly unpackedSize: number;
 }
 
 export async function packPackage(work: string, repo = resolve('.')): Promise<PackedPackage> {
@@ -38,6 +41,11 @@ export async function packPackage(work: string, repo = resolve('.')): Promise<Pa
   symlinkSync(join(repo, 'node_modules'), join(stage, 'node_modules'), 'dir');
   const packed = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: stage });
   if (packed.code !== 0) throw new Error(`npm pack failed:\n${packed.output}`);
-  const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
-  return { tarball: join(work, info.filename), files: info.files.map((f) => f.path).sort(), stage };
+  const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as {
+    filename: string;
+    files: { path: string }[];
+    size: number;
+    unpackedSize: number;
+  }[];
+  return { tarball: join(work, info.filename), files: info.files.map((f) => f.path).sort(), stage, size: info.size, unpackedSize: info.unpackedSize };
 }
