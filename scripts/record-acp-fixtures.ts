@@ -1,4 +1,4 @@
-// Re-records test/fixtures/acp/*.jsonl from the real agents: installs the pinned agents
+// Re-records recordings/acp/*.jsonl from the real agents: installs the pinned agents
 // (scripts/install-agents.ts), then re-runs itself inside a loopback-only network namespace,
 // plays each scenario of test/agents/scenarios.ts against its scripted model API (the Messages
 // API; Gemini's own for Gemini CLI) and writes
@@ -13,7 +13,7 @@ import { PINNED_AGENTS, PINNED_OVERRIDES } from '../test/agents/agents.js';
 import { insideOfflineNamespace, runOffline } from '../test/agents/netns.js';
 import { runScenario, SCENARIOS, type ScenarioName } from '../test/agents/scenarios.js';
 
-const FIXTURES = join(import.meta.dirname, '..', 'test', 'fixtures', 'acp');
+const FIXTURES = join(import.meta.dirname, '..', 'recordings', 'acp');
 const DROPPED = new Set(['available_commands_update', 'config_option_update']);
 
 const requested = process.argv.slice(2) as ScenarioName[];

@@ -1,5 +1,5 @@
 // Gemini CLI (`gemini --acp`, @google/gemini-cli 0.61.0): its recorded traffic end to end into a
-// real store on both dialects (test/fixtures/acp/gemini-*.jsonl, recorded offline against the
+// real store on both dialects (recordings/acp/gemini-*.jsonl, recorded offline against the
 // scripted Gemini API, test/agents/fake-gemini-api.ts), and its shape in the recognizer alone:
 // which frames are launches, what they carry, and that none of its ordinary tool calls is one.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 // The recognizer alone on Qwen Code's shapes (src/acp/shapes/qwen.ts), frames as Qwen 0.24.4
-// sends them (test/fixtures/acp/qwen-fanout.jsonl): what is a subagent and what is not, the
+// sends them (recordings/acp/qwen-fanout.jsonl): what is a subagent and what is not, the
 // fields each frame adds, the background launch left open and settled by its notice.
 import { describe, expect, it } from 'vitest';
 import { createSubagentRecognizer } from '../src/acp/index.js';

@@ -1,4 +1,4 @@
-// Qwen Code's recorded ACP traffic (test/fixtures/acp/qwen-fanout.jsonl, `qwen --acp` 0.24.4
+// Qwen Code's recorded ACP traffic (recordings/acp/qwen-fanout.jsonl, `qwen --acp` 0.24.4
 // against the scripted Messages API) end to end into a real store on both dialects: the rows,
 // the background launches left open until their completion notice settles them, and that
 // notice arriving for a call the recognizer no longer remembers.

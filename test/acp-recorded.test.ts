@@ -1,5 +1,5 @@
 // The recognizer and recorder against ACP traffic recorded from real agents
-// (test/fixtures/acp/, scripts/record-acp-fixtures.ts), end to end into a real store on both
+// (recordings/acp/, scripts/record-acp-fixtures.ts), end to end into a real store on both
 // dialects: which tool calls become rows, and every field each agent reports reaching them.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createAcpRecorder, createSubagentRecognizer } from '../src/acp/index.js';

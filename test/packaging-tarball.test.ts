@@ -40,7 +40,7 @@ describe('packaging: the tarball', () => {
     }
     const outside = packed.files.filter(
       (f) =>
-        !/^(dist\/(src|generated)\/.*\.(js|d\.ts|js\.map)|(queries|schema)\/.*\.sql|docs\/[\w-]+\.md|test\/fixtures\/acp\/[\w-]+\.(jsonl|meta\.json)|package\.json|README\.md|CHANGELOG\.md|LICENSE)$/.test(
+        !/^(dist\/(src|generated)\/.*\.(js|d\.ts|js\.map)|(queries|schema)\/.*\.sql|docs\/[\w-]+\.md|recordings\/acp\/[\w-]+\.(jsonl|meta\.json)|package\.json|README\.md|CHANGELOG\.md|LICENSE)$/.test(
           f,
         ),
     );

@@ -1,5 +1,5 @@
 // Real agents' ACP traffic through the proxy, in `npm test`: the fake agent replays what Claude
-// Code, OpenCode, Codex, Gemini CLI and Qwen Code sent in the intake's real runs (test/fixtures/acp/*.jsonl), the proxy tees
+// Code, OpenCode, Codex, Gemini CLI and Qwen Code sent in the intake's real runs (recordings/acp/*.jsonl), the proxy tees
 // it into its own store, and the rows must be exactly what the intake's expectations say
 // (test/helpers/acp-expectations.ts) — with the identity the proxy supplies: the ACP session,
 // the session's cwd as task, one turn for the prompt, one execution for the run.
@@ -49,7 +49,7 @@ describeBothDialects('proxy: recorded real-agent traffic', (dialect) => {
 
   for (const name of Object.keys(EXPECT) as AcpFixtureName[]) {
     it(`${name}: the rows the intake expects, under the proxy's identity; health and report`, async () => {
-      const client = proxiedAgent(store.args, { FAKE_AGENT_REPLAY: resolve(join('test', 'fixtures', 'acp', `${name}.jsonl`)) });
+      const client = proxiedAgent(store.args, { FAKE_AGENT_REPLAY: resolve(join('recordings', 'acp', `${name}.jsonl`)) });
       await client.request('initialize', { protocolVersion: 1 });
       const created = await client.request('session/new', { cwd: CWD, mcpServers: [] });
       const acpSessionId = (created.result as { sessionId: string }).sessionId;

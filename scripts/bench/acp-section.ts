@@ -1,5 +1,5 @@
 // ACP intake (issue 18): recorder.sessionUpdate on ACP traffic recorded from real agents
-// (test/fixtures/acp/*.jsonl, replicated into many ACP sessions) against store.recordFrame of
+// (recordings/acp/*.jsonl, replicated into many ACP sessions) against store.recordFrame of
 // the very frames the recorder writes, same store configuration, same run, alternating which
 // path goes first, each pass on input parsed fresh (target ≥ 0.95×: recognition must cost next
 // to nothing beside the write). And
@@ -20,7 +20,7 @@ import { openPostgresLiveDb, openSqliteLiveDb } from './live-databases.js';
 import type { LiveWorkload } from './live-workload.js';
 import { fmtInt, fmtRatio, median } from './stats.js';
 
-const FIXTURES = join(import.meta.dirname, '..', '..', 'test', 'fixtures', 'acp');
+const FIXTURES = join(import.meta.dirname, '..', '..', 'recordings', 'acp');
 const FIXTURE_NAMES = ['claude-fanout', 'claude-subagents-capability', 'opencode-fanout', 'gemini-fanout', 'gemini-refused', 'qwen-fanout'];
 const EXECUTION = '0b7e7d52-6f5e-4c2e-9d0a-2a3c7b1f0e11';
 

@@ -1,5 +1,5 @@
 // The ACP traffic the demo's live phase plays: the session/update notifications real agents
-// sent (test/fixtures/acp/<name>.jsonl, recorded offline by `npm run record:acp-fixtures`, one
+// sent (recordings/acp/<name>.jsonl, recorded offline by `npm run record:acp-fixtures`, one
 // notification's params per line, in arrival order). The recordings ship in the package
 // (package.json `files`), so the installed demo plays the same bytes the tests read. Found
 // through the package's own name (its exports map exports ./package.json): this module runs
@@ -17,7 +17,7 @@ export interface Recording {
   updates: AcpSessionUpdateParams[];
 }
 
-const DIR = join(dirname(createRequire(import.meta.url).resolve('subagent-context/package.json')), 'test', 'fixtures', 'acp');
+const DIR = join(dirname(createRequire(import.meta.url).resolve('subagent-context/package.json')), 'recordings', 'acp');
 
 /** A file of the package; a missing one is a broken install, not a database failure (no `code` on the error, so the CLI reports it as internal). */
 function read(file: string): string {

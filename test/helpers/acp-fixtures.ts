@@ -1,4 +1,4 @@
-// The ACP traffic recorded from real agents (test/fixtures/acp/*.jsonl, re-recorded by
+// The ACP traffic recorded from real agents (recordings/acp/*.jsonl, re-recorded by
 // scripts/record-acp-fixtures.ts): one session/update params object per line, in arrival order.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,7 +22,7 @@ export interface AcpUpdate {
   update: Record<string, unknown>;
 }
 
-const DIR = join(import.meta.dirname, '..', 'fixtures', 'acp');
+const DIR = join(import.meta.dirname, '..', '..', 'recordings', 'acp');
 
 export function loadAcpFixture(name: AcpFixtureName): AcpUpdate[] {
   return readFileSync(join(DIR, `${name}.jsonl`), 'utf8')

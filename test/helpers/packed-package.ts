@@ -19,7 +19,7 @@ const STAGED = [
   'generated',
   'schema',
   'queries',
-  'test/fixtures/acp', // the ACP recordings the demo plays (package.json files)
+  'recordings/acp', // the ACP recordings the demo plays (package.json files)
 ];
 
 export interface PackedPackage {

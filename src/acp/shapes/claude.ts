@@ -1,5 +1,5 @@
 // Claude Code through @agentclientprotocol/claude-agent-acp (and @zed-industries/claude-agent-acp).
-// Measured on real runs (test/fixtures/acp/claude-*.jsonl):
+// Measured on real runs (recordings/acp/claude-*.jsonl):
 // - the subagent tool is `Agent` (older: `Task`), named by `_meta.claudeCode.toolName` on every
 //   update; the first `tool_call` has `rawInput: {}` and title "Task";
 // - description/prompt/subagent_type arrive on later status-less `tool_call_update`s (partial,

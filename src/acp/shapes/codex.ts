@@ -1,5 +1,5 @@
 // Codex through @agentclientprotocol/codex-acp (2.6.0 over @openai/codex 0.166.0). Measured on
-// real runs (test/fixtures/acp/codex-*.jsonl); the adapter renders Codex's own items as tool calls
+// real runs (recordings/acp/codex-*.jsonl); the adapter renders Codex's own items as tool calls
 // (its src/tool-calls/reporters/CollabAgentReporter.ts and SubagentActivityReporter.ts):
 // - multi_agent_v1 (the default tool set): a `spawn_agent` call is a collab item, title
 //   `spawnAgent`, kind `other`, `rawInput {prompt, senderThreadId, receiverThreadIds,

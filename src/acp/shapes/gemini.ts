@@ -1,4 +1,4 @@
-// Gemini CLI (`gemini --acp`). Measured on real runs of 0.61.0 (test/fixtures/acp/gemini-*.jsonl):
+// Gemini CLI (`gemini --acp`). Measured on real runs of 0.61.0 (recordings/acp/gemini-*.jsonl):
 // - a subagent is a call of the tool `invoke_agent`, whose id the CLI builds as
 //   `invoke_agent__<id>` (its own `<tool>__<tool>_<ms>_<n>` when the model gave none), kind
 //   `think` (ACP has no kind for an agent), title `Delegating to agent '<name>'` (the name is

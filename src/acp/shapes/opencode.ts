@@ -1,4 +1,4 @@
-// OpenCode (`opencode acp`). Measured on real runs (test/fixtures/acp/opencode-*.jsonl):
+// OpenCode (`opencode acp`). Measured on real runs (recordings/acp/opencode-*.jsonl):
 // the tool is `task`, and only the first frame's title says so (later titles are the
 // description), so recognition is remembered per tool call; `in_progress` is sent twice; the
 // terminal frame has `rawOutput.metadata.sessionId` (the child session) and

@@ -1,4 +1,4 @@
-// Qwen Code (`qwen --acp`). Measured on real runs (test/fixtures/acp/qwen-fanout.jsonl):
+// Qwen Code (`qwen --acp`). Measured on real runs (recordings/acp/qwen-fanout.jsonl):
 // - every tool call carries `_meta.toolName` and `_meta.provenance` (`builtin`, `mcp`,
 //   `subagent`); the subagent tool is `agent` (kind `other`, title "Agent", then
 //   "Agent: <description>"); the first `tool_call` has `rawInput: {}`, the `in_progress` update
