@@ -3,7 +3,7 @@
 // any refused write (AC-26: attempted = persisted + skipped_no_identity + failed), but the
 // WARN says what happened in the store's words, code `unknown_session`, with the driver's
 // error on `cause`: a host that records a subagent before committing its session row (or
-// outside the transaction that inserts it) loses that frame, and docs/recording.md says how to
+// outside the transaction that inserts it) loses that frame, and docs/host-tables.md says how to
 // order the two. Nothing is retried: the next frame of the same tool call, once the session is
 // saved, writes the row.
 import { SubagentContextError } from './errors.js';
