@@ -11,6 +11,8 @@ import { byDialect } from './helpers/by-dialect.js';
 import { steppingClock } from './helpers/clock.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { insertSession } from './helpers/seed-host-rows.js';
+import { playSession } from './helpers/acp-client.js';
+import { openProxyStore, proxiedAgent, type ProxyStore } from './helpers/proxy-store.js';
 
 beforeAll(assertBuilt);
 
@@ -151,4 +153,31 @@ describeBothDialects('migrate --create-host-tables', (dialect) => {
       }
     });
   }
+});
+
+describeBothDialects('the proxy and report agree on SUBAGENT_CONTEXT_DB', (dialect) => {
+  let store: ProxyStore;
+  beforeEach(async () => {
+    store = await openProxyStore(dialect);
+  });
+  afterEach(async () => store.close());
+
+  it('the proxy records into the store the variable names, and a bare report reads it', async () => {
+    const location = store.args[1];
+    const end = await playSession(proxiedAgent([], { SUBAGENT_CONTEXT_DB: location }));
+    expect(end.code, end.stderr).toBe(0);
+    expect((await store.query<{ t: string }>('SELECT tool_call_id AS t FROM task_session_subagents ORDER BY 1')).map((r) => r.t)).toEqual([
+      'call_task_performance',
+      'call_task_security',
+      'call_task_style',
+    ]);
+    const scratch = mkdtempSync(join(tmpdir(), 'subagent-context-env-'));
+    try {
+      const report = await runCliBinary(['report', '--json'], 30_000, { env: environment(scratch, location) });
+      expect(report.code, report.stderr).toBe(0);
+      expect(JSON.parse(report.stdout).provenance.rows).toBe(3);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
 });

@@ -118,7 +118,7 @@ async function openPostgres(url: string, options: StoreOptions): Promise<OpenDat
   };
 }
 
-/** `create`: a missing SQLite file is created (only `migrate --create-host-tables` asks for it). */
+/** With create set, a missing SQLite file is created (only migrate --create-host-tables asks for it). */
 export interface OpenOptions {
   readonly readonly: boolean;
   readonly store?: StoreOptions;
