@@ -56,5 +56,6 @@ export interface DialectStore {
   runMigrations(ctx: StoreContext): Promise<MigrationReport>;
   checkHealth(ctx: StoreContext): Promise<HealthReport>;
   ensureHostIndex(): Promise<HostIndexReport>;
+  createHostTables(): Promise<void>;
   report(ctx: StoreContext, options: ReportOptions | undefined): Promise<SubagentContextReport>;
 }

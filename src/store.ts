@@ -15,6 +15,7 @@ import { MAX_ID_BYTES, normalizeFrame, type NormalizedFrame } from './frame-norm
 import { createWallClock } from './instant.js';
 import { describeError, storeLogger } from './logger.js';
 import type { RecordOptions, RecordOutcome, StoreOptions, SubagentContextStore, SubagentFrame } from './types.js';
+import { explainWriteError } from './unknown-session.js';
 import { createCounters } from './writer-counters.js';
 
 /** One frame admitted to the write: its parameters and its observation time (one clock read). */
@@ -55,7 +56,9 @@ export function createStore<TClient = unknown>(db: DialectStore, options: StoreO
     logger.warn({ dialect: db.dialect, ...identity, ...describeError(err) }, 'subagent context write failed');
     return 'failed';
   };
-  const failWrite = (input: NormalizedFrame, err: unknown) => fail({ session_id: input.sessionId, tool_call_id: input.toolCallId }, err);
+  // A session the host has not saved is named as such (./unknown-session.ts), not as a raw foreign-key error.
+  const failWrite = (input: NormalizedFrame, err: unknown) =>
+    fail({ session_id: input.sessionId, tool_call_id: input.toolCallId }, explainWriteError(err, input.sessionId));
 
   /** Every instant the store records comes from the clock (DESIGN §2); a broken clock fails the frame. */
   const observe = (): bigint => {
@@ -151,6 +154,7 @@ export function createStore<TClient = unknown>(db: DialectStore, options: StoreO
     runMigrations: () => db.runMigrations(ctx),
     checkHealth: () => db.checkHealth(ctx),
     ensureHostIndex: () => db.ensureHostIndex(),
+    createHostTables: () => db.createHostTables(),
     report: (options) => db.report(ctx, options),
     listBySession: (sessionId) => reader.listBySession(sessionId),
     listByTurn: (sessionId, turnId) => reader.listByTurn(sessionId, turnId),

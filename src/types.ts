@@ -169,6 +169,14 @@ export interface SubagentContextStore<TClient = unknown> {
    * runMigrations(). Rejects with a HostIndexError.
    */
   ensureHostIndex(): Promise<HostIndexReport>;
+  /**
+   * Creates the host tables the package reads — task_sessions and task_session_messages, with
+   * their two indexes (docs/host-tables.md) — where they are absent, in one transaction; where
+   * both exist it does nothing (no write, no lock), and a table that exists is left as it is. For a database that is not a host's (runMigrations() refuses
+   * it with `missing_host_tables`); a host that has them never calls it. Rejects with the
+   * driver's error.
+   */
+  createHostTables(): Promise<void>;
   /** The AC-25 reader (DESIGN §9): rows with since <= observed_at < until, optionally scoped to tasks. */
   report(options?: ReportOptions): Promise<SubagentContextReport>;
   /** AC-13 order: observed_at, tool_call_id, agent_execution_id. */

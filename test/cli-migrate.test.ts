@@ -73,7 +73,10 @@ describeBothDialects('cli: migrate', (dialect) => {
     await db.exec('DROP TABLE task_sessions');
     const run = await runCliBinary(['migrate', ...databaseArgs(db)]);
     expect(run.code).toBe(7);
-    expect(oneLineError(run)).toBe("subagent-context: missing host tables task_sessions, task_session_messages: this is not the host's database");
+    expect(oneLineError(run)).toBe(
+      "subagent-context: missing host tables task_sessions, task_session_messages: this is not the host's database " +
+        '(nothing was created; --create-host-tables creates them if it is meant to hold them)',
+    );
     const tables = await db.query<{ n: number | string | bigint }>(
       byDialect(dialect, {
         sqlite: "SELECT COUNT(*) AS n FROM sqlite_schema WHERE type = 'table'",

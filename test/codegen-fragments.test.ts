@@ -37,6 +37,7 @@ describe('the statements under queries/ and their fragments', () => {
       'recordable_id',
       'subagent_prefilter',
       'subagent_row',
+      'valid_jsonb', // PostgreSQL's validity test (SQLite's json_valid is built in)
     ]);
   });
 
@@ -141,12 +142,10 @@ describe('the fragment checker and expander (so the checks above can fail)', () 
     const pg = fragments.postgres;
     const id = applyFragment(fragment('postgres', 'recordable_id'), 'p.tool_call_id');
     expect(literalCopyProblems('q.sql', statement(id), pg)).toEqual(["q.sql:6: recordable_id's text written out: write {{recordable_id(p.tool_call_id)}}"]);
-    const guard = statement(`(CASE WHEN m.metadata = '' THEN '{}' ELSE m.metadata END)::jsonb = subagent_context_is_json(m.metadata)`);
-    expect(literalCopyProblems('q.sql', guard, pg)).toEqual([
-      'q.sql:6: "subagent_context_is_json(" outside an include: it belongs to {{metadata_or_empty(…)}} or {{prefiltered_metadata_or_empty(…)}}',
-    ]);
+    const guard = statement(`(CASE WHEN m.metadata = '' THEN '{}' ELSE m.metadata END)::jsonb = pg_input_is_valid(m.metadata, 'jsonb')`);
+    expect(literalCopyProblems('q.sql', guard, pg)).toEqual(['q.sql:6: "pg_input_is_valid(" outside an include: it belongs to {{valid_jsonb(…)}}']);
     // The function's name quoted as text (the shape probe's to_regprocedure) is no copy.
-    expect(literalCopyProblems('q.sql', statement(`to_regprocedure('subagent_context_is_json(text)') IS NOT NULL`), pg)).toEqual([]);
+    expect(literalCopyProblems('q.sql', statement(`to_regprocedure('pg_input_is_valid(text, text)') IS NOT NULL`), pg)).toEqual([]);
   });
 
   it('rejects an unknown fragment, a malformed include, and a prefiltered fragment without its prefilter', () => {

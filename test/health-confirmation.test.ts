@@ -2,13 +2,17 @@
 // The transient is made real inside the database: while the FIRST shortfall statement runs,
 // the missing row is committed by a separate write that statement's snapshot cannot see,
 // so the first evaluation reads 1 and the confirmation reads 0. The hook is the per-row
-// JSON-validity function the statement calls: on PostgreSQL a VOLATILE replacement of the
-// package's subagent_context_is_json, on SQLite a connection-level json_valid that writes
-// through a second connection. On PostgreSQL the excess statement runs beside the shortfall
+// JSON-validity function the statement calls: on PostgreSQL a VOLATILE pg_input_is_valid of the
+// operator's own in public (on 16+ the statements reach it because the store's connections list
+// pg_catalog after public on search_path; on 15 it replaces the package's own), on SQLite a
+// connection-level json_valid that writes through a second connection. On PostgreSQL the excess statement runs beside the shortfall
 // on another connection (src/health/check-health.ts) and calls the same function, so the hook
 // fires only inside the shortfall statement, and only once (the UPDATE … WHERE armed takes
 // the row: a second caller waits, then finds it disarmed).
 import Database from 'better-sqlite3';
+import type pg from 'pg';
+import { poolFor } from '../scripts/lib/postgres-database.js';
+import { createPostgresStore, type StoreOptions } from '../src/index.js';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { formatKeyInstant } from '../src/instant.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
@@ -25,6 +29,13 @@ const LATE_ROW =
 describeBothDialects('health: AC-28b confirmation', (dialect) => {
   let db: TestDb;
   let second: Database.Database | undefined;
+  let hooked: pg.Pool | undefined;
+  /** The store under test: on PostgreSQL on connections whose search_path puts public before pg_catalog. */
+  const storeOf = (options: StoreOptions) => {
+    if (dialect === 'sqlite') return db.store(options);
+    hooked ??= poolFor({ connectionString: db.location, max: 2, options: '-c search_path=public,pg_catalog' });
+    return createPostgresStore(hooked, options);
+  };
   beforeEach(async () => {
     db = await openTestDb(dialect, 'package');
     await insertSession(db, 's1', 'task-s1');
@@ -37,6 +48,8 @@ describeBothDialects('health: AC-28b confirmation', (dialect) => {
   afterEach(async () => {
     second?.close();
     second = undefined;
+    await hooked?.end();
+    hooked = undefined;
     await db.close();
   });
 
@@ -47,7 +60,7 @@ describeBothDialects('health: AC-28b confirmation', (dialect) => {
       await db.exec(`
         CREATE TABLE injection (armed boolean NOT NULL);
         INSERT INTO injection VALUES (true);
-        CREATE OR REPLACE FUNCTION subagent_context_is_json(doc text) RETURNS boolean
+        CREATE OR REPLACE FUNCTION public.pg_input_is_valid(doc text, type text) RETURNS boolean
         LANGUAGE plpgsql VOLATILE AS $f$
         BEGIN
           IF current_query() LIKE '%AS "shortfall!"%' THEN
@@ -88,7 +101,7 @@ describeBothDialects('health: AC-28b confirmation', (dialect) => {
   it('a shortfall that the second evaluation no longer sees is not a shortfall verdict', async () => {
     await armLateWrite();
     const info: object[] = [];
-    const store = db.store({ logger: { warn: () => {}, info: (fields) => void info.push(fields) } });
+    const store = storeOf({ logger: { warn: () => {}, info: (fields) => void info.push(fields) } });
     const report = await store.checkHealth();
     expect(report).toMatchObject({ shortfall: 0, excess: 0, verdict: 'healthy', last_observed_at: '2026-07-25T17:20:02.000000Z' });
     // The first evaluation did see the transient, and it was logged as unconfirmed.
@@ -105,12 +118,12 @@ describeBothDialects('health: AC-28b confirmation', (dialect) => {
         throw new Error('logger down');
       },
     };
-    await expect(db.store({ logger }).checkHealth()).resolves.toMatchObject({ shortfall: 0, verdict: 'healthy' });
+    await expect(storeOf({ logger }).checkHealth()).resolves.toMatchObject({ shortfall: 0, verdict: 'healthy' });
   });
 
   it('a shortfall that persists through the second evaluation is the verdict', async () => {
     const info: object[] = [];
-    const report = await db.store({ logger: { warn: () => {}, info: (fields) => void info.push(fields) } }).checkHealth();
+    const report = await storeOf({ logger: { warn: () => {}, info: (fields) => void info.push(fields) } }).checkHealth();
     expect(report).toMatchObject({ shortfall: 1, verdict: 'shortfall' });
     expect(info).toEqual([]);
   });

@@ -28,7 +28,7 @@ interface Recorded {
 function statementOf(sql: string): string {
   const kinds: [string, RegExp][] = [
     ['shape', /unique_index AS/],
-    ['json helper', /to_regprocedure\('subagent_context_is_json\(text\)'\)/],
+    ['json helper', /to_regprocedure\('pg_input_is_valid\(text, text\)'\)/],
     ['tables', /AS "task_sessions!?"/],
     ['keys', /AS "capture_since\??"/],
     ['shortfall', /AS "shortfall!?"/],

@@ -176,9 +176,9 @@ describe('named statements and their fallback [postgres]', () => {
     const pool = onePool();
     const logger = fullLogger();
     const store = createPostgresStore(pool, { clock: steppingClock(), logger });
-    expect(await store.recordFrame(frame({ sessionId: 'no-such-session', toolCallId: 'orphan' }))).toBe('failed'); // foreign key
+    expect(await store.recordFrame(frame({ sessionId: 'no-such-session', toolCallId: 'orphan' }))).toBe('failed'); // foreign key: reported as unknown_session
     expect(await store.recordFrame(frame({ toolCallId: 'fine' }))).toBe('persisted');
-    expect(logger.lines.map((l) => [l.level, l.fields.code])).toEqual([['warn', '23503']]);
+    expect(logger.lines.map((l) => [l.level, l.fields.code])).toEqual([['warn', 'unknown_session']]);
     expect((await prepared(pool)).map((p) => p.name)).toEqual([expect.stringMatching(UPSERT)]);
   });
 });

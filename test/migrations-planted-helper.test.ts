@@ -1,11 +1,13 @@
-// A database function the package did not create is never trusted or executed (issue #16
-// item 3). On PostgreSQL a second, real role — one that can only create objects on the
-// operator's search_path — plants subagent_context_is_json(text) with the package's own
-// comment and a body that returns false (which would blind the backfill and the shortfall
-// check) and records every call. Planted in the package's schema before the first migrate, or
-// in a schema earlier on search_path after it, the function is never created over and never
-// runs: ensure_json_helpers fails with a WARN naming it, the backfill is not run, and health
-// rejects with `untrusted_object` instead of running its comparison.
+// A database function the package did not create never stops it and is never executed (issue
+// #16 item 3, issue 30 item 8). On PostgreSQL a second, real role — one that can only create
+// objects on the operator's search_path — plants subagent_context_is_json(text), the name 0.2's
+// helper had, with the package's comment and a body that returns false (which would blind the
+// backfill and the shortfall check) and records every call. Planted in the package's schema
+// before the first migrate, or in a schema earlier on search_path after it, it changes nothing:
+// the statements test JSON with pg_input_is_valid (the built-in on PostgreSQL 16 and later, the
+// package's own on 15), so the history is backfilled, health reports the real shortfall, and
+// the planted function never runs. A function planted under THAT name is refused on 15 and
+// never reached on 16+ (pg_catalog is searched first).
 //
 // SQLite has no such object: json_valid is built in, and a function lives on the connection
 // that registers it, never in the database file. The SQLite case below shows the equivalent
@@ -16,7 +18,6 @@ import { readFileSync } from 'node:fs';
 import type pg from 'pg';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { clientFor, databaseName, poolFor } from '../scripts/lib/postgres-database.js';
-import { HealthCheckError } from '../src/health/errors.js';
 import { createPostgresStore } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
 import { openTestDb, type TestDb } from './helpers/test-db.js';
@@ -26,11 +27,11 @@ import { insertSession, insertSubagentMessage } from './helpers/seed-host-rows.j
 
 const T0 = 1_785_000_000_000_000_000n;
 /** The comment the package writes on its helper: forgeable, so it must not be what is trusted. */
-const PACKAGE_COMMENT = /IS '(subagent-context json helper v\d+)'/.exec(readFileSync('schema/postgres/004_json_helpers.sql', 'utf8'))![1];
+const PACKAGE_COMMENT = /IS '(subagent-context json helper v\d+[^']*)'/.exec(readFileSync('schema/postgres/004_json_helpers.sql', 'utf8'))![1];
 
 const step = (report: { steps: { name: string; status: string; error?: string }[] }, name: string) => report.steps.find((s) => s.name === name);
 
-describe('a planted subagent_context_is_json is never executed [postgres]', () => {
+describe('a planted function never stops the package and is never executed [postgres]', () => {
   const planter = `planter_${process.pid}_${Date.now().toString(36)}`;
   let db: TestDb;
 
@@ -51,15 +52,15 @@ describe('a planted subagent_context_is_json is never executed [postgres]', () =
     await admin.end();
   });
 
-  /** As the second role: the helper in `schema`, carrying the package's comment, answering false. */
-  async function plant(schema: string): Promise<void> {
+  /** As the second role: `fn` (a signature) in `schema`, carrying the package's comment, answering false. */
+  async function plant(schema: string, fn = 'subagent_context_is_json(doc text)'): Promise<void> {
     const client = await db.pool!.connect();
     try {
       await client.query(`SET ROLE ${planter}`);
-      if (schema !== 'public') await client.query(`CREATE SCHEMA ${schema}`);
-      await client.query(`CREATE FUNCTION ${schema}.subagent_context_is_json(doc text) RETURNS boolean LANGUAGE plpgsql
+      if (schema !== 'public') await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      await client.query(`CREATE FUNCTION ${schema}.${fn} RETURNS boolean LANGUAGE plpgsql
                             AS $$ BEGIN INSERT INTO public.planted_calls DEFAULT VALUES; RETURN false; END $$`);
-      await client.query(`COMMENT ON FUNCTION ${schema}.subagent_context_is_json(text) IS '${PACKAGE_COMMENT}'`);
+      await client.query(`COMMENT ON FUNCTION ${schema}.${fn} IS '${PACKAGE_COMMENT}'`);
     } finally {
       await client.query('RESET ROLE');
       client.release();
@@ -67,39 +68,38 @@ describe('a planted subagent_context_is_json is never executed [postgres]', () =
   }
   const plantedCalls = async () => Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM planted_calls'))[0].n);
   const helperOwners = async () =>
-    db.query<{ schema: string; owner: string }>(
-      `SELECT n.nspname AS schema, p.proowner::regrole::text AS owner FROM pg_proc AS p JOIN pg_namespace AS n ON n.oid = p.pronamespace
-        WHERE p.proname = 'subagent_context_is_json' ORDER BY 1`,
+    db.query<{ schema: string; name: string; owner: string }>(
+      `SELECT n.nspname AS schema, p.proname AS name, p.proowner::regrole::text AS owner FROM pg_proc AS p JOIN pg_namespace AS n ON n.oid = p.pronamespace
+        WHERE p.proname IN ('subagent_context_is_json', 'pg_input_is_valid') AND p.pronamespace <> 'pg_catalog'::regnamespace ORDER BY 1, 2`,
     );
 
-  it('planted in the package schema before the first migrate: not created over, not run; the steps that need it fail with a WARN', async () => {
+  const version = async () => Number((await db.query<{ v: string }>(`SELECT current_setting('server_version_num') AS v`))[0].v);
+  const operator = async () => (await db.query<{ u: string }>('SELECT current_user AS u'))[0].u;
+  /** What the package itself created: nothing on 16+, its pg_input_is_valid in public on 15. */
+  const ownHelpers = async () => ((await version()) >= 160000 ? [] : [{ schema: 'public', name: 'pg_input_is_valid', owner: await operator() }]);
+
+  it('planted in the package schema before the first migrate: the history is backfilled, health sees a real shortfall, it never runs', async () => {
     await plant('public');
     const logger = recordingLogger();
     const report = await db.store({ clock: steppingClock(T0 + 1_000_000_000n), logger }).runMigrations();
 
-    expect(report.ok).toBe(false);
-    expect(step(report, 'ensure_json_helpers')).toMatchObject({ status: 'failed' });
-    expect(step(report, 'ensure_json_helpers')?.error).toContain(`public.subagent_context_is_json(text) owned by role ${planter}`);
-    expect(step(report, 'backfill_subagent_contexts')).toMatchObject({ status: 'failed' });
-    expect(step(report, 'backfill_subagent_contexts')?.error).toMatch(/^not run: .*which the package did not create/);
-    expect(logger.lines.map((l) => l.fields.step)).toEqual(['ensure_json_helpers', 'backfill_subagent_contexts']);
-    expect(await plantedCalls()).toBe(0);
-    expect(await helperOwners()).toEqual([{ schema: 'public', owner: planter }]); // never replaced (it would keep its owner)
-    expect(await db.query('SELECT key FROM kandev_meta WHERE key LIKE $1', ['%capture_since'])).toEqual([]);
-
-    // The operator removes it: the next boot installs the package's own and activates.
-    await db.exec('DROP FUNCTION public.subagent_context_is_json(text)');
-    const healed = await db.store({ clock: steppingClock(T0 + 2_000_000_000n) }).runMigrations();
-    expect(healed.ok).toBe(true);
+    expect(report.ok).toBe(true);
+    expect(logger.lines).toEqual([]);
     expect(await db.query('SELECT tool_call_id FROM task_session_subagents')).toEqual([{ tool_call_id: 'tc-history' }]);
-    expect((await db.store().checkHealth()).shortfall).toBe(0);
+    expect(await db.query('SELECT count(*)::int AS n FROM kandev_meta')).toEqual([{ n: 3 }]);
+    // A message the writer missed: the shortfall check is not blinded.
+    await insertSubagentMessage(db, { id: 'm-lost', sessionId: 's1', toolCallId: 'tc-lost', createdAt: hostTimestamp(db, T0 + 5_000_000_000n) });
+    expect(await db.store().checkHealth()).toMatchObject({ shortfall: 1, verdict: 'shortfall' });
     expect(await plantedCalls()).toBe(0);
+    // Left as it was: not replaced, not dropped.
+    expect(await helperOwners()).toEqual(
+      [...(await ownHelpers()), { schema: 'public', name: 'subagent_context_is_json', owner: planter }].sort((x, y) => x.name.localeCompare(y.name)),
+    );
   });
 
-  it('planted in a schema earlier on search_path after activation: migrate and health refuse it and never run it', async () => {
+  it('planted in a schema earlier on search_path after activation: migrate and health go on and never run it', async () => {
     expect((await db.store({ clock: steppingClock(T0 + 1_000_000_000n) }).runMigrations()).ok).toBe(true);
     await plant('planted');
-    // A message the backfill did not see: a blinded shortfall check would call it healthy.
     await insertSubagentMessage(db, { id: 'm-lost', sessionId: 's1', toolCallId: 'tc-lost', createdAt: hostTimestamp(db, T0 + 5_000_000_000n) });
 
     const url = new URL(db.location);
@@ -108,36 +108,40 @@ describe('a planted subagent_context_is_json is never executed [postgres]', () =
     try {
       const logger = recordingLogger();
       const store = createPostgresStore(shadowed, { clock: steppingClock(T0 + 9_000_000_000n), logger });
-      const report = await store.runMigrations();
-      expect(step(report, 'ensure_json_helpers')).toMatchObject({ status: 'failed' });
-      expect(step(report, 'ensure_json_helpers')?.error).toContain(`planted.subagent_context_is_json(text) owned by role ${planter}`);
-
-      const health = store.checkHealth();
-      await expect(health).rejects.toBeInstanceOf(HealthCheckError);
-      await expect(health).rejects.toMatchObject({ code: 'untrusted_object', message: expect.stringContaining('planted.subagent_context_is_json') });
-      expect(logger.lines.at(-1)?.msg).toMatch(/^subagent-context health: the health comparison was not run/);
-      expect(await plantedCalls()).toBe(0);
-      // The package's own, in its schema, is untouched, and the live path needs no helper.
-      const [{ operator }] = await db.query<{ operator: string }>('SELECT current_user AS operator');
-      expect(await helperOwners()).toEqual([
-        { schema: 'planted', owner: planter },
-        { schema: 'public', owner: operator },
-      ]);
+      expect((await store.runMigrations()).ok).toBe(true);
+      expect(await store.checkHealth()).toMatchObject({ shortfall: 1, verdict: 'shortfall' });
+      expect(logger.lines).toEqual([]);
     } finally {
       await shadowed.end();
     }
-    // On the operator's own path the package's function answers, and sees the lost row.
-    expect((await db.store().checkHealth()).shortfall).toBe(1);
     expect(await plantedCalls()).toBe(0);
   });
 
-  it("the package's helper lives in the table's schema with its search_path pinned", async () => {
+  it('planted under the name the statements call, pg_input_is_valid(text, text): never reached on 16+, refused (never run) on 15', async () => {
+    await plant('public', 'pg_input_is_valid(doc text, type text)');
+    const logger = recordingLogger();
+    const report = await db.store({ clock: steppingClock(T0 + 1_000_000_000n), logger }).runMigrations();
+    if ((await version()) >= 160000) {
+      // pg_catalog is searched before public: the built-in answers, the planted one is never called.
+      expect(report.ok).toBe(true);
+      expect(await db.query('SELECT tool_call_id FROM task_session_subagents')).toEqual([{ tool_call_id: 'tc-history' }]);
+      expect((await db.store().checkHealth()).shortfall).toBe(0);
+    } else {
+      expect(report.ok).toBe(false);
+      expect(step(report, 'ensure_json_helpers')?.error).toContain(`public.pg_input_is_valid(text, text) owned by role ${planter}`);
+      expect(step(report, 'backfill_subagent_contexts')?.error).toMatch(/^not run: .*neither PostgreSQL's built-in nor the package's own/);
+      expect((await db.store().checkHealth()).verdict).toBe('not_activated'); // no key was written
+    }
+    expect(await plantedCalls()).toBe(0);
+  });
+
+  it("on 15, the package's helper lives in the table's schema with its search_path pinned; on 16+ there is none", async () => {
     expect((await db.store({ clock: steppingClock(T0 + 1_000_000_000n) }).runMigrations()).ok).toBe(true);
-    const [helper] = await db.query<{ schema: string; config: string[]; definer: boolean }>(
+    const helpers = await db.query<{ schema: string; config: string[]; definer: boolean }>(
       `SELECT p.pronamespace::regnamespace::text AS schema, p.proconfig AS config, p.prosecdef AS definer
-         FROM pg_proc AS p WHERE p.oid = 'public.subagent_context_is_json(text)'::regprocedure`,
+         FROM pg_proc AS p WHERE p.proname = 'pg_input_is_valid' AND p.pronamespace <> 'pg_catalog'::regnamespace`,
     );
-    expect(helper).toEqual({ schema: 'public', config: ['search_path=pg_catalog, pg_temp'], definer: false });
+    expect(helpers).toEqual((await version()) >= 160000 ? [] : [{ schema: 'public', config: ['search_path=pg_catalog, pg_temp'], definer: false }]);
   });
 });
 

@@ -31,31 +31,33 @@ export interface IObserveJsonHelperQuery {
  *          (SELECT c.relowner FROM pg_class AS c WHERE c.oid = to_regclass('task_session_subagents')) AS table_owner
  * ), helper AS (
  *   SELECT p.*, n.nspname, r.rolname,
+ *          p.pronamespace = 'pg_catalog'::regnamespace AS builtin,
  *          COALESCE(p.pronamespace = home.nsp
  *                     AND (r.rolsuper OR r.rolname = current_user OR p.proowner = home.table_owner), false) AS trusted
  *     FROM pg_proc AS p
  *     JOIN pg_namespace AS n ON n.oid = p.pronamespace
  *     JOIN pg_roles AS r ON r.oid = p.proowner
  *    CROSS JOIN home
- *    WHERE p.oid = to_regprocedure('subagent_context_is_json(text)')
+ *    WHERE p.oid = to_regprocedure('pg_input_is_valid(text, text)')
  * )
  * SELECT
  *   COALESCE((SELECT CASE
+ *                       WHEN h.builtin THEN 'current'
  *                       WHEN NOT h.trusted THEN 'untrusted'
- *                       WHEN md5(h.prosrc) = '15bd0ff0045e4acc3263c951d90fb9e5'
+ *                       WHEN md5(h.prosrc) = '63afec14d3332b6b3fdd2ee6823be657'
  *                        AND h.prolang = (SELECT l.oid FROM pg_language AS l WHERE l.lanname = 'plpgsql')
- *                        AND h.provolatile = 'i' AND h.proparallel = 'r' AND NOT h.prosecdef
+ *                        AND h.provolatile = 'i' AND h.proparallel = 'r' AND h.proisstrict AND NOT h.prosecdef
  *                        AND h.prorettype = 'pg_catalog.bool'::regtype AND NOT h.proretset
  *                        AND h.proconfig = ARRAY['search_path=pg_catalog, pg_temp'] THEN 'current'
  *                       ELSE 'outdated' END
  *                FROM helper AS h), 'absent') AS "json_helper_state!",
- *   (SELECT format('%I.%s owned by role %I', h.nspname, 'subagent_context_is_json(text)', h.rolname)
+ *   (SELECT format('%I.%s owned by role %I', h.nspname, 'pg_input_is_valid(text, text)', h.rolname)
  *      FROM helper AS h) AS "json_helper_found?"
  * ```
  */
 export const observeJsonHelper = new PostgresPreparedQuery<IObserveJsonHelperParams, IObserveJsonHelperResult>(
   "observeJsonHelper",
-  "WITH home AS (\n  -- Where the package's objects live (the table's schema, or before the table exists the\n  -- schema it would be created in), and who may own them besides the current user.\n  SELECT COALESCE((SELECT c.relnamespace FROM pg_class AS c WHERE c.oid = to_regclass('task_session_subagents')),\n                  (SELECT n.oid FROM pg_namespace AS n WHERE n.nspname = current_schema())) AS nsp,\n         (SELECT c.relowner FROM pg_class AS c WHERE c.oid = to_regclass('task_session_subagents')) AS table_owner\n), helper AS (\n  SELECT p.*, n.nspname, r.rolname,\n         COALESCE(p.pronamespace = home.nsp\n                    AND (r.rolsuper OR r.rolname = current_user OR p.proowner = home.table_owner), false) AS trusted\n    FROM pg_proc AS p\n    JOIN pg_namespace AS n ON n.oid = p.pronamespace\n    JOIN pg_roles AS r ON r.oid = p.proowner\n   CROSS JOIN home\n   WHERE p.oid = to_regprocedure('subagent_context_is_json(text)')\n)\nSELECT\n  COALESCE((SELECT CASE\n                      WHEN NOT h.trusted THEN 'untrusted'\n                      WHEN md5(h.prosrc) = '15bd0ff0045e4acc3263c951d90fb9e5'\n                       AND h.prolang = (SELECT l.oid FROM pg_language AS l WHERE l.lanname = 'plpgsql')\n                       AND h.provolatile = 'i' AND h.proparallel = 'r' AND NOT h.prosecdef\n                       AND h.prorettype = 'pg_catalog.bool'::regtype AND NOT h.proretset\n                       AND h.proconfig = ARRAY['search_path=pg_catalog, pg_temp'] THEN 'current'\n                      ELSE 'outdated' END\n               FROM helper AS h), 'absent') AS \"json_helper_state!\",\n  (SELECT format('%I.%s owned by role %I', h.nspname, 'subagent_context_is_json(text)', h.rolname)\n     FROM helper AS h) AS \"json_helper_found?\"",
+  "WITH home AS (\n  -- Where the package's objects live (the table's schema, or before the table exists the\n  -- schema it would be created in), and who may own them besides the current user.\n  SELECT COALESCE((SELECT c.relnamespace FROM pg_class AS c WHERE c.oid = to_regclass('task_session_subagents')),\n                  (SELECT n.oid FROM pg_namespace AS n WHERE n.nspname = current_schema())) AS nsp,\n         (SELECT c.relowner FROM pg_class AS c WHERE c.oid = to_regclass('task_session_subagents')) AS table_owner\n), helper AS (\n  SELECT p.*, n.nspname, r.rolname,\n         p.pronamespace = 'pg_catalog'::regnamespace AS builtin,\n         COALESCE(p.pronamespace = home.nsp\n                    AND (r.rolsuper OR r.rolname = current_user OR p.proowner = home.table_owner), false) AS trusted\n    FROM pg_proc AS p\n    JOIN pg_namespace AS n ON n.oid = p.pronamespace\n    JOIN pg_roles AS r ON r.oid = p.proowner\n   CROSS JOIN home\n   WHERE p.oid = to_regprocedure('pg_input_is_valid(text, text)')\n)\nSELECT\n  COALESCE((SELECT CASE\n                      WHEN h.builtin THEN 'current'\n                      WHEN NOT h.trusted THEN 'untrusted'\n                      WHEN md5(h.prosrc) = '63afec14d3332b6b3fdd2ee6823be657'\n                       AND h.prolang = (SELECT l.oid FROM pg_language AS l WHERE l.lanname = 'plpgsql')\n                       AND h.provolatile = 'i' AND h.proparallel = 'r' AND h.proisstrict AND NOT h.prosecdef\n                       AND h.prorettype = 'pg_catalog.bool'::regtype AND NOT h.proretset\n                       AND h.proconfig = ARRAY['search_path=pg_catalog, pg_temp'] THEN 'current'\n                      ELSE 'outdated' END\n               FROM helper AS h), 'absent') AS \"json_helper_state!\",\n  (SELECT format('%I.%s owned by role %I', h.nspname, 'pg_input_is_valid(text, text)', h.rolname)\n     FROM helper AS h) AS \"json_helper_found?\"",
   [],
 );
 

@@ -10,7 +10,7 @@
  * also under a generic plan (test/health-plans.test.ts).
  *
  * `msg` is AC-23b's normalization (revision 4): NULL, '', 'null' and any text that is not
- * valid JSON (subagent_context_is_json, schema/postgres/004_json_helpers.sql) read as
+ * valid JSON (valid_jsonb, queries/postgres/fragments/valid_jsonb.sql) read as
  * '{}', so one malformed row is a non-match, never an error that would silently disable
  * the check. `expected` names the columns the filters read; tool_call_id is the JSON string
  * or NULL (a number, an array, an object is not an id), one jsonpath call.

@@ -109,7 +109,9 @@ export function parseQueryFile(root: string, file: string, group: QueryGroup, fr
 export function parseDialect(root: string, dialect: Dialect): ParsedQuery[] {
   const fragments = loadFragments(root, dialect);
   const files = QUERY_GROUPS.flatMap((g) => listQueryFiles(root, dialect, g).map((f) => [f, g] as const));
-  const unused = [...fragments.values()].filter((fr) => !files.some(([f]) => readFileSync(join(root, f), 'utf8').includes(`{{${fr.name}(`)));
+  // Used: included by a statement, or by another fragment (valid_jsonb, inside metadata_or_empty).
+  const texts = [...files.map(([f]) => readFileSync(join(root, f), 'utf8')), ...[...fragments.values()].map((fr) => fr.body)];
+  const unused = [...fragments.values()].filter((fr) => !texts.some((t) => t.includes(`{{${fr.name}(`)));
   if (unused.length) throw new CodegenError(unused.map((fr) => `${fr.file}: included by no statement (delete it)`).join('\n'));
   const problems: string[] = [];
   const queries = files.flatMap(([f, g]) => {

@@ -1,7 +1,9 @@
-// The database a command works on: exactly one of --sqlite FILE or --postgres URL, opened
-// the way the command needs it. A SQLite file is never created (a health check or a
-// migration pointed at a mistyped path must fail, not leave an empty database behind), and
-// `health` opens it read-only. Exported for every command that needs a database (demo too).
+// The database a command works on: one of --sqlite FILE or --postgres URL (report, health and
+// migrate fall back to SUBAGENT_CONTEXT_DB or the proxy's default store: ./default-target.ts),
+// opened the way the command needs it. A SQLite file is never created (a health check or a
+// migration pointed at a mistyped path must fail, not leave an empty database behind) unless
+// `migrate --create-host-tables` asks for exactly that, and `health` and `report` open it
+// read-only. Exported for every command that needs a database (demo too).
 // Each dialect's driver is imported only when that dialect is asked for, so a usage error or
 // --help answers without loading either driver.
 import { existsSync, statSync } from 'node:fs';
@@ -10,6 +12,7 @@ import type { StoreOptions, SubagentContextStore } from '../types.js';
 import { databaseError, toCliError, usageError } from './cli-error.js';
 import { maskConnectionString } from './connection-secrets.js';
 import { loadDriver } from './driver.js';
+import { needsSnapshot, snapshotOf, type Snapshot } from './sqlite-snapshot.js';
 
 /** parseArgs options every database command accepts. */
 export const DATABASE_OPTIONS = {
@@ -19,6 +22,8 @@ export const DATABASE_OPTIONS = {
 } as const;
 
 export const DATABASE_SYNOPSIS = '(--sqlite FILE | --postgres URL) [--json]';
+/** report, health and migrate: without an option, SUBAGENT_CONTEXT_DB or the proxy's default store (./default-target.ts). */
+export const DEFAULTED_DATABASE_SYNOPSIS = '[--sqlite FILE | --postgres URL] [--json]';
 
 export type DatabaseTarget = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string };
 
@@ -48,27 +53,45 @@ export interface OpenDatabase {
   close(): Promise<void>;
 }
 
-async function openSqlite(file: string, readonly: boolean, options: StoreOptions): Promise<OpenDatabase> {
-  if (!existsSync(file)) throw databaseError(`no such SQLite file: ${file}`);
-  if (!statSync(file).isFile()) throw databaseError(`not a file: ${file}`);
+async function openSqlite(file: string, readonly: boolean, options: StoreOptions, create: boolean): Promise<OpenDatabase> {
+  const exists = existsSync(file);
+  if (!exists && !create) throw databaseError(`no such SQLite file: ${file}`);
+  if (exists && !statSync(file).isFile()) throw databaseError(`not a file: ${file}`);
   const [{ default: Database }, { createSqliteStore }, { sqliteHealthQueries }] = await Promise.all([
     loadDriver('better-sqlite3', () => import('better-sqlite3')),
     import('../sqlite/store.js'),
     import('../sqlite/health.js'),
   ]);
-  const db = new Database(file, { readonly, fileMustExist: true });
-  const probe = sqliteHealthQueries(db);
+  let db = new Database(file, { readonly, fileMustExist: !create });
+  let probe = sqliteHealthQueries(db);
+  let snapshot: Snapshot | null = null;
   try {
     await probe.probeTables(); // a file that is not a database fails here, while connecting
   } catch (err) {
     db.close();
-    throw err;
+    if (!readonly || !needsSnapshot(err)) throw err;
+    // A WAL store nobody has open, in a folder this user cannot write (./sqlite-snapshot.ts).
+    snapshot = snapshotOf(file);
+    try {
+      db = new Database(snapshot.file, { readonly: true, fileMustExist: true });
+      probe = sqliteHealthQueries(db);
+      await probe.probeTables();
+    } catch (second) {
+      if (db.open) db.close();
+      snapshot.remove();
+      throw second;
+    }
   }
+  const opened = db;
+  const held = snapshot;
   return {
     target: { dialect: 'sqlite', file },
-    store: createSqliteStore(db, options),
+    store: createSqliteStore(opened, options),
     probeTables: () => probe.probeTables(),
-    close: async () => void db.close(),
+    close: async () => {
+      opened.close();
+      held?.remove();
+    },
   };
 }
 
@@ -95,20 +118,25 @@ async function openPostgres(url: string, options: StoreOptions): Promise<OpenDat
   };
 }
 
-export async function openDatabase(target: DatabaseTarget, opts: { readonly: boolean; store?: StoreOptions }): Promise<OpenDatabase> {
+/** With create set, a missing SQLite file is created (only migrate --create-host-tables asks for it). */
+export interface OpenOptions {
+  readonly readonly: boolean;
+  readonly store?: StoreOptions;
+  readonly create?: boolean;
+}
+
+export async function openDatabase(target: DatabaseTarget, opts: OpenOptions): Promise<OpenDatabase> {
   try {
-    return target.dialect === 'sqlite' ? await openSqlite(target.file, opts.readonly, opts.store ?? {}) : await openPostgres(target.url, opts.store ?? {});
+    return target.dialect === 'sqlite'
+      ? await openSqlite(target.file, opts.readonly, opts.store ?? {}, opts.create === true && !opts.readonly)
+      : await openPostgres(target.url, opts.store ?? {});
   } catch (err) {
     throw toCliError(err, true);
   }
 }
 
 /** Runs fn on the opened database and always closes it. */
-export async function withDatabase<T>(
-  target: DatabaseTarget,
-  opts: { readonly: boolean; store?: StoreOptions },
-  fn: (db: OpenDatabase) => Promise<T>,
-): Promise<T> {
+export async function withDatabase<T>(target: DatabaseTarget, opts: OpenOptions, fn: (db: OpenDatabase) => Promise<T>): Promise<T> {
   const db = await openDatabase(target, opts);
   try {
     return await fn(db);

@@ -6,6 +6,7 @@ import type { CliCommand, CliIO, OptionValues } from './command.js';
 import { COMMANDS } from './commands.js';
 import { CliError, toCliError, usageError } from './cli-error.js';
 import { secretMasker } from './connection-secrets.js';
+import { DATABASE_ENV } from './default-target.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { packageVersion } from '../package-version.js';
 import { visible } from '../render/display-text.js';
@@ -88,7 +89,9 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<ExitCo
     // A driver's message may echo what it was given (an sslkey path, the URL): never a secret.
     // It, and the package's own messages, may quote the database (an index definition, a
     // value): its control characters are shown as escapes, never sent to the terminal.
-    io.err(`${PROGRAM}: ${visible(secretMasker(argv)(failure.message))}\n`);
+    // SUBAGENT_CONTEXT_DB may hold a URL with a password too (./default-target.ts).
+    const env = process.env[DATABASE_ENV];
+    io.err(`${PROGRAM}: ${visible(secretMasker(env ? [...argv, env] : argv)(failure.message))}\n`);
     return failure.exitCode;
   }
 }

@@ -3,11 +3,11 @@
 // (src/proxy/run-proxy.ts). Without a database option the store is a SQLite file in the
 // user's data directory (src/proxy/data-dir.ts). The exit status is the agent's own.
 import { resolve } from 'node:path';
-import { defaultStoreFile } from '../proxy/data-dir.js';
 import type { ProxyTarget } from '../proxy/writer-protocol.js';
 import { usageError } from './cli-error.js';
 import type { CliCommand } from './command.js';
-import { databaseTarget, describeTarget } from './database.js';
+import { describeTarget } from './database.js';
+import { chooseTarget } from './default-target.js';
 import type { ExitCode } from './exit-codes.js';
 
 export const proxyCommand: CliCommand = {
@@ -16,7 +16,7 @@ export const proxyCommand: CliCommand = {
   details: [
     'Put it in front of the agent command in your editor, e.g. `subagent-context proxy -- opencode acp`.',
     'Relays stdio byte for byte; records each ACP session, turn and subagent. Without a database',
-    'option the store is sessions.db in the data directory ($XDG_DATA_HOME/subagent-context, or',
+    'option the store is $SUBAGENT_CONTEXT_DB (a file path or a postgres:// URL), else sessions.db in the data directory ($XDG_DATA_HOME/subagent-context, or',
     '~/.local/share/subagent-context; macOS ~/Library/Application Support/subagent-context;',
     'Windows %LOCALAPPDATA%\\subagent-context). --task names the task of every session (default:',
     "the session's cwd). Exits with the agent's exit code, or its signal.",
@@ -27,8 +27,8 @@ export const proxyCommand: CliCommand = {
     const [command, ...args] = positionals;
     if (command === undefined || command === '') throw usageError('an agent command is required after `--` (e.g. `subagent-context proxy -- opencode acp`)');
     if (values.task === '') throw usageError('--task needs a value');
-    const given = values.sqlite !== undefined || values.postgres !== undefined;
-    const chosen = given ? databaseTarget(values as { sqlite?: string; postgres?: string }) : { dialect: 'sqlite' as const, file: defaultStoreFile() };
+    // The same choice as report's, health's and migrate's, so they read what it records.
+    const { target: chosen } = chooseTarget(values as { sqlite?: string; postgres?: string });
     const target: ProxyTarget = chosen.dialect === 'sqlite' ? { dialect: 'sqlite', file: resolve(chosen.file) } : chosen;
     // Loaded here so `--help` and usage errors never start a worker.
     const { runProxy, endLikeTheAgent } = await import('../proxy/run-proxy.js');

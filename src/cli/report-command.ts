@@ -7,7 +7,9 @@ import { REPORT_USAGE_CODES, type ReportErrorCode } from '../report/errors.js';
 import type { ReportOptions, SubagentContextReport } from '../report/types.js';
 import { CliError, readerFailure, usageError } from './cli-error.js';
 import type { CliCommand } from './command.js';
-import { DATABASE_OPTIONS, databaseTarget, describeTarget, withDatabase } from './database.js';
+import { existsSync } from 'node:fs';
+import { DATABASE_OPTIONS, describeTarget, withDatabase } from './database.js';
+import { chooseTarget, chosenTargetNote, requireDefaultStore } from './default-target.js';
 import { EXIT } from './exit-codes.js';
 import { formatReport } from '../render/format-report.js';
 import { checkHtmlTarget, writeHtmlFile, type HtmlTarget } from './html-output.js';
@@ -31,11 +33,12 @@ function renderPage(report: SubagentContextReport, where: string): string {
 
 export const reportCommand: CliCommand = {
   summary: 'measure fan-out, cards, tokens and executions, with notes on how far each figure may be read (charts, JSON or HTML)',
-  synopsis: '(--sqlite FILE | --postgres URL) [--since T] [--until T] [--task ID]... [--json] [--html FILE [--force]]',
+  synopsis: '[--sqlite FILE | --postgres URL] [--since T] [--until T] [--task ID]... [--json] [--html FILE [--force]]',
   details: [
-    'Counts subagent rows observed at or after --since and before --until: RFC3339 instants',
-    '(2026-08-01T00:00:00Z, 2026-08-01T02:00:00+02:00) or plain dates (2026-08-01 means',
-    'midnight UTC). --task ID (repeatable) scopes every figure to those tasks.',
+    'Without --sqlite/--postgres: $SUBAGENT_CONTEXT_DB (a file path or a postgres:// URL), else the',
+    "proxy's default store. Counts subagent rows observed at or after --since and before --until:",
+    'RFC3339 instants (2026-08-01T00:00:00Z, 2026-08-01T02:00:00+02:00) or plain dates (2026-08-01',
+    'means midnight UTC). --task ID (repeatable) scopes every figure to those tasks.',
     '--json prints the report as JSON; --html FILE also writes one self-contained page with',
     'charts (no network, no scripts): never onto the database or its -wal/-shm, never through',
     'a symbolic link, never over an existing file unless --force; written to a temporary file',
@@ -52,7 +55,8 @@ export const reportCommand: CliCommand = {
     force: { type: 'boolean', default: false },
   },
   async run(values, io) {
-    const target = databaseTarget(values as { sqlite?: string; postgres?: string });
+    const chosen = chooseTarget(values as { sqlite?: string; postgres?: string });
+    const { target } = chosen;
     if (values.html === '') throw usageError('--html needs a file path');
     if (values.force && typeof values.html !== 'string') throw usageError('--force only applies to --html FILE');
     const html: HtmlTarget | null =
@@ -65,6 +69,9 @@ export const reportCommand: CliCommand = {
     if (typeof values.until === 'string') options.until = windowInstant('until', values.until);
     if (Array.isArray(values.task)) options.taskIds = values.task.map(String);
     const where = describeTarget(target);
+    requireDefaultStore(chosen, existsSync);
+    const note = chosenTargetNote(chosen, 'reading');
+    if (note) io.err(`subagent-context: ${note}`);
     return withDatabase(target, { readonly: true }, async (db) => {
       let report;
       try {

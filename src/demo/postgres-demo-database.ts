@@ -3,7 +3,6 @@
 // never writes demo rows next to a real host's, or anyone's — and leaves its tables behind.
 import pg from 'pg';
 import { demoExistingObjects, demoInsertMessage, demoInsertSession, demoUpdateMessageMetadata } from '../../generated/postgres/demo/index.js';
-import { hostSchema } from '../../generated/postgres/index.js';
 import { maskConnectionString } from '../cli/connection-secrets.js';
 import { createPostgresStore } from '../index.js';
 import { formatMicros } from '../instant.js';
@@ -34,9 +33,7 @@ export async function openPostgresDemoDatabase(url: string): Promise<DemoDatabas
     cliOption: `--postgres ${shellQuoted(maskConnectionString(url))}`,
     clientCommand: `psql ${shellQuoted(maskConnectionString(url))}`,
     store: (options) => createPostgresStore(pool, options),
-    async createHostTables() {
-      for (const script of hostSchema) await pool.query(script.sql);
-    },
+    createHostTables: () => createPostgresStore(pool).createHostTables(),
     async insertHistory(sessions, messages) {
       await withTransaction(pool, async (client) => {
         for (const s of sessions) {

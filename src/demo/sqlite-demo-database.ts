@@ -5,7 +5,6 @@ import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { demoInsertMessage, demoInsertSession, demoUpdateMessageMetadata } from '../../generated/sqlite/demo/index.js';
-import { hostSchema } from '../../generated/sqlite/index.js';
 import { createSqliteStore } from '../index.js';
 import { withImmediateTransaction } from '../sqlite/transaction.js';
 import { shellQuoted, type DemoDatabase, demoMessageParams } from './demo-database.js';
@@ -36,9 +35,7 @@ export function openSqliteDemoDatabase(path: string): DemoDatabase {
     cliOption: `--sqlite ${shellQuoted(file)}`,
     clientCommand: `sqlite3 ${shellQuoted(file)}`,
     store: (options) => createSqliteStore(db, options),
-    async createHostTables() {
-      for (const script of hostSchema) db.exec(script.sql);
-    },
+    createHostTables: () => createSqliteStore(db).createHostTables(),
     async insertHistory(sessions, messages) {
       withImmediateTransaction(db, () => {
         for (const s of sessions) {

@@ -19,7 +19,7 @@ function requireTables(present: TablePresence, tables: readonly StoreTable[], hi
 
 /**
  * Issue #16 item 3: the shortfall and excess statements call PostgreSQL's
- * subagent_context_is_json, which runs as this connection's role. One another role planted
+ * pg_input_is_valid (the built-in, or on PostgreSQL 15 the package's own), which runs as this connection's role. One another role planted
  * (or none at all) is reported and never run: a planted one returning false would blind the
  * very check that exists to catch lost rows.
  */

@@ -4,7 +4,7 @@
 // failed in the driver (connection refused, permission denied, a read error), in which case
 // the driver's error stays on `cause` with its SQLSTATE or SQLite result code — or the
 // statements would run a database object the package did not create (`untrusted_object`:
-// PostgreSQL's subagent_context_is_json planted by another role, or missing), so they are not run.
+// PostgreSQL's pg_input_is_valid shadowed by another role's, or missing), so they are not run.
 // `code` is the contract; messages are for people.
 import { SubagentContextError } from '../errors.js';
 import type { HealthReport } from '../types.js';

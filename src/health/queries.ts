@@ -11,7 +11,7 @@ export type TablePresence = Record<StoreTable, boolean>;
 export interface HealthQueries {
   /** Which of the tables the package reads exist. */
   probeTables(): Promise<TablePresence>;
-  /** PostgreSQL's subagent_context_is_json as the shape probe judges it (SQLite: always current). */
+  /** PostgreSQL's pg_input_is_valid(text, text) as the shape probe judges it (SQLite: always current). */
   jsonHelper(): Promise<JsonHelper>;
   /** The three activation keys verbatim, null when absent. */
   readKeys(): Promise<HealthReport['keys']>;

@@ -16,7 +16,7 @@ export function* backfillAndWriteKeys(db: MigrationPrimitives, sampleCaptureSinc
   const throughPresent = yield* awaited(db.keyPresent(backfillThrough));
   if (capturePresent && throughPresent) return 'skipped';
 
-  // Issue #16 item 3: both statements below call PostgreSQL's subagent_context_is_json; it is
+  // Issue #16 item 3: both statements below call PostgreSQL's pg_input_is_valid (valid_jsonb.sql); it is
   // re-judged under the lock, right before them, and anything but the package's own is not run.
   const helper = (yield* awaited(db.observeShape())).jsonHelper;
   if (!jsonHelperRunnable(helper)) throw new Error(`not run: ${jsonHelperRefusal(helper)}`);

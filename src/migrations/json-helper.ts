@@ -1,7 +1,10 @@
-// PostgreSQL's subagent_context_is_json(text), as queries/postgres/observe_json_helper.sql
-// judges it: the one function the package installs and then runs as whoever migrates or
-// checks health. Only the package's own may run (issue #16 item 3); SQLite has no such
-// object (SQLITE_JSON_HELPER).
+// PostgreSQL's pg_input_is_valid(text, text) as queries/postgres/observe_json_helper.sql
+// judges it: the function the backfill and the health statements call to test JSON validity
+// (queries/postgres/fragments/valid_jsonb.sql) and run as whoever migrates or checks health.
+// On PostgreSQL 16 and later it is the built-in (always current); on 15 the package installs
+// its own (schema/postgres/004). Only the built-in or the package's own may run (issue #16
+// item 3); a function another role planted under the name 0.2 used, subagent_context_is_json,
+// is no longer called at all (issue 30 item 8). SQLite has no such object (SQLITE_JSON_HELPER).
 
 /** 'absent' | 'current' | 'outdated' (the package's, an earlier definition) | 'untrusted' (planted). */
 export type JsonHelperState = 'absent' | 'current' | 'outdated' | 'untrusted';
@@ -40,10 +43,10 @@ export function jsonHelperRunnable(helper: JsonHelper): boolean {
 
 /** Why a statement that calls the helper is not run, for the failed step's and health's WARN. */
 export function jsonHelperRefusal(helper: JsonHelper): string {
-  if (helper.state === 'absent') return 'subagent_context_is_json(text) is missing (run migrate); statements that read message metadata are not run';
+  if (helper.state === 'absent') return 'pg_input_is_valid(text, text) is missing (run migrate); statements that read message metadata are not run';
   return (
-    `subagent_context_is_json(text) resolves to ${helper.found ?? 'a function'}, which the package did not create ` +
-    '(it must live in the schema of task_session_subagents and be owned by the current user, the table owner or a superuser); ' +
+    `pg_input_is_valid(text, text) resolves to ${helper.found ?? 'a function'}, which is neither PostgreSQL's built-in nor the package's own ` +
+    '(that must live in the schema of task_session_subagents and be owned by the current user, the table owner or a superuser); ' +
     'it is never created over or executed: drop it, or take it off search_path'
   );
 }

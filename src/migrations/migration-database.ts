@@ -47,7 +47,13 @@ export interface MigrationPrimitives {
   /** Columns, indexes and triggers a host added to task_session_subagents (queries/<dialect>/read_subagent_table_host_objects.sql). */
   readHostObjects(): MaybePromise<readonly HostObject[]>;
   readVersion(): MaybePromise<DatabaseVersion>;
+  /** Whether the host tables exist (queries/<dialect>/probe_store_tables.sql, resolved as every statement resolves them). */
+  probeHostTables(): MaybePromise<HostTablePresence>;
 }
+
+/** The host's tables the package reads (and never creates unless asked: store.createHostTables()). */
+export const HOST_TABLES = ['task_sessions', 'task_session_messages'] as const;
+export type HostTablePresence = Record<(typeof HOST_TABLES)[number], boolean>;
 
 /**
  * One schema step as data. The pass runs it in its own transaction under the migration lock:

@@ -15,14 +15,16 @@
 //                                the pre-amendment table wholly untouched (AC-33a)
 //   backfill_subagent_contexts   AC-21…AC-24f (./backfill-step.ts) — only when the end state
 //                                was observed to hold
-// Before all of them, one version check (./database-version.ts) that is reported only when
-// it fails.
+// Before all of them, two checks reported only when they fail: the engine's version
+// (./database-version.ts), then the host's tables (./host-tables.ts); either stops the pass
+// before anything is written.
 import { ACTIVATION_KEYS } from '../activation-keys.js';
 import type { StoreContext } from '../dialect.js';
 import { formatKeyInstant } from '../instant.js';
 import type { MigrationReport, MigrationStep } from '../types.js';
 import { backfillAndWriteKeys } from './backfill-step.js';
 import { databaseTooOld } from './database-version.js';
+import { hostTablesMissing } from './host-tables.js';
 import { awaited } from './flow.js';
 import type { AppliedOrSkipped, MigrationDatabase, SchemaStep } from './migration-database.js';
 import { notRun, runStep, type NotRun } from './run-step.js';
@@ -35,6 +37,7 @@ const END_STATE_MISSING =
   'was not observed to hold; retried on the next run (AC-33c)';
 const ALREADY_CURRENT = 'already current: complete shape and all three activation keys present';
 const VERSION_TOO_OLD = `not run: ${MIGRATION_STEP.checkDatabaseVersion} failed`;
+const HOST_TABLES_MISSING = `not run: ${MIGRATION_STEP.checkHostTables} failed`;
 
 /** What earlier steps of this pass established for later ones. */
 interface PassState {
@@ -135,6 +138,12 @@ export async function runMigrationPass(db: MigrationDatabase, ctx: StoreContext)
   if (tooOld) {
     const check = await runStep(ctx, MIGRATION_STEP.checkDatabaseVersion, () => Promise.reject(tooOld));
     return { ok: false, steps: [check, ...plan.map(skippedAs(VERSION_TOO_OLD))] };
+  }
+
+  const noHostTables = await hostTablesMissing(db);
+  if (noHostTables) {
+    const check = await runStep(ctx, MIGRATION_STEP.checkHostTables, () => Promise.reject(noHostTables));
+    return { ok: false, steps: [check, ...plan.map(skippedAs(HOST_TABLES_MISSING))] };
   }
 
   if (await alreadyCurrent(db, plan)) return { ok: true, steps: plan.map(skippedAs(ALREADY_CURRENT)) };

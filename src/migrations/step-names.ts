@@ -3,6 +3,7 @@
 // and a host may branch on MigrationReport.steps. Keep them stable.
 export const MIGRATION_STEP = {
   checkDatabaseVersion: 'check_database_version', // reported only when it fails: the engine is too old
+  checkHostTables: 'check_host_tables', // reported only when it fails: not a host's database
   ensureKandevMeta: 'ensure_kandev_meta',
   createSubagentTable: 'create_subagent_table',
   upgradePreAmendmentTable: 'upgrade_pre_amendment_table',

@@ -14,7 +14,7 @@ export interface TableShape {
   missingSecondaryIndexes: number;
   /** PostgreSQL metric columns still declared int2/int4 (DESIGN §3); always 0 on SQLite. */
   narrowMetricColumns: number;
-  /** PostgreSQL's subagent_context_is_json(text) as search_path resolves it; always current on SQLite. */
+  /** PostgreSQL's pg_input_is_valid(text, text) as search_path resolves it; always current on SQLite. */
   jsonHelper: JsonHelper;
   /** The live table's column names ([] when the table is absent): src/migrations/column-step.ts. */
   columns: readonly string[];

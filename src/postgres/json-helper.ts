@@ -1,4 +1,4 @@
-// PostgreSQL's subagent_context_is_json(text) as queries/postgres/observe_json_helper.sql
+// PostgreSQL's pg_input_is_valid(text, text) as queries/postgres/observe_json_helper.sql
 // judges it, as the migration runner reads it with the table's shape (issue #16 item 3).
 // checkHealth() runs the same generated statement alone, named (./health.ts).
 import type pg from 'pg';

@@ -11,6 +11,7 @@ import {
   backfillSubagentContexts,
   observeSubagentTableShape,
   packageSchema,
+  probeStoreTables,
   readBackfillThrough,
   readDatabaseVersion,
   readMetaKey,
@@ -115,6 +116,10 @@ function postgresPrimitives(db: Queryable): MigrationPrimitives {
       const [row] = await readDatabaseVersion.run(undefined, db);
       if (!row) throw new Error('readDatabaseVersion returned no row');
       return { number: row.version_number, text: row.version };
+    },
+    probeHostTables: async () => {
+      const [row] = await probeStoreTables.run(undefined, db);
+      return { task_sessions: row?.task_sessions === true, task_session_messages: row?.task_session_messages === true };
     },
   };
 }

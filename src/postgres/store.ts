@@ -8,6 +8,7 @@ import type { StoreOptions, SubagentContextStore } from '../types.js';
 import type { PostgresPool, PostgresQueryable } from './connection.js';
 import { checkPostgresHealth } from './health.js';
 import { ensurePostgresHostIndex } from './host-index.js';
+import { createPostgresHostTables } from './host-tables.js';
 import { runPostgresMigrations } from './migrations.js';
 import { createStatementRunner } from './named-statement.js';
 import { withPackageTypes } from './package-typed-pool.js';
@@ -43,6 +44,7 @@ export function createPostgresStore(connection: PostgresPool, options?: StoreOpt
       runMigrations: (ctx) => runPostgresMigrations(pool, ctx),
       checkHealth: (ctx) => checkPostgresHealth(pool, statements, ctx),
       ensureHostIndex: () => ensurePostgresHostIndex(pool),
+      createHostTables: () => createPostgresHostTables(pool),
       report: (ctx, options) => postgresReport(pool, ctx, options),
     },
     options,

@@ -3,7 +3,6 @@
 // recordFrames joining the same transaction, { client }), so a message and its subagent row
 // commit together.
 import pg from 'pg';
-import { hostSchema } from '../../generated/postgres/index.js';
 import {
   proxyEnsureSession,
   proxyReadSessionTask,
@@ -26,7 +25,7 @@ export function openPostgresProxyDatabase(url: string, options: ProxyDatabaseOpt
   return {
     store,
     async prepare() {
-      for (const script of hostSchema) await pool.query(script.sql);
+      await store.createHostTables();
       return store.runMigrations();
     },
     async write(jobs, atNs) {

@@ -4,7 +4,6 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { hostSchema } from '../../generated/sqlite/index.js';
 import { proxyEnsureSession, proxyReadSessionTask, proxyUpsertSubagentMessage, proxyUpsertSubagentMessagesBatch } from '../../generated/sqlite/proxy/index.js';
 import { formatSqliteColumn } from '../instant.js';
 import { createSqliteStore } from '../sqlite/store.js';
@@ -26,7 +25,7 @@ export function openSqliteProxyDatabase(file: string, options: ProxyDatabaseOpti
   return {
     store,
     async prepare() {
-      for (const script of hostSchema) db.exec(script.sql);
+      await store.createHostTables();
       return store.runMigrations();
     },
     async write(jobs, atNs) {

@@ -9,6 +9,7 @@ import {
   backfillSubagentContexts,
   observeSubagentTableShape,
   packageSchema,
+  probeStoreTables,
   readBackfillThrough,
   readDatabaseVersion,
   readMetaKey,
@@ -92,6 +93,10 @@ function sqlitePrimitives(db: Database): MigrationPrimitives {
       const row = readDatabaseVersion.get({}, db);
       if (!row) throw new Error('readDatabaseVersion returned no row');
       return { number: Number(row.version_number), text: String(row.version) };
+    },
+    probeHostTables: () => {
+      const row = probeStoreTables.get({}, db);
+      return { task_sessions: Number(row?.task_sessions) === 1, task_session_messages: Number(row?.task_session_messages) === 1 };
     },
   };
 }

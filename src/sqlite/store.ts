@@ -5,6 +5,7 @@ import type { StoreOptions, SubagentContextStore } from '../types.js';
 import type { SqliteConnection } from './connection.js';
 import { checkSqliteHealth } from './health.js';
 import { ensureSqliteHostIndex } from './host-index.js';
+import { createSqliteHostTables } from './host-tables.js';
 import { runSqliteMigrations } from './migrations.js';
 import { createSqliteReader } from './reader.js';
 import { sqliteReport } from './report.js';
@@ -22,6 +23,7 @@ export function createSqliteStore(connection: SqliteConnection, options?: StoreO
       runMigrations: (ctx) => runSqliteMigrations(db, ctx),
       checkHealth: (ctx) => checkSqliteHealth(db, ctx),
       ensureHostIndex: () => ensureSqliteHostIndex(db),
+      createHostTables: () => createSqliteHostTables(db),
       report: (ctx, options) => sqliteReport(db, ctx, options),
     },
     options,

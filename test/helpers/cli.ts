@@ -19,9 +19,16 @@ export interface CliRun {
   stderr: string;
 }
 
-export function runCliBinary(args: readonly string[], timeoutMs = 30_000): Promise<CliRun> {
+/** How the child runs: `env` replaces the environment; `uid`/`gid` run it as another user (the tests run as root). */
+export interface CliRunOptions {
+  readonly env?: NodeJS.ProcessEnv;
+  readonly uid?: number;
+  readonly gid?: number;
+}
+
+export function runCliBinary(args: readonly string[], timeoutMs = 30_000, options: CliRunOptions = {}): Promise<CliRun> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs, ...options });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

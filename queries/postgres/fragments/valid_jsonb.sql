@@ -1,0 +1,20 @@
+/*
+ * valid_jsonb(x): whether x parses as jsonb (NULL: false), never raising: AC-23b's validity
+ * test, with no function another role could plant or squat (issue 30 item 8). It calls
+ * pg_input_is_valid(text, 'jsonb'): PostgreSQL 16's built-in, resolved in pg_catalog before any
+ * schema on search_path; on PostgreSQL 15, which lacks it, the package's own function of that
+ * name and signature (schema/postgres/004_json_helpers.sql), judged by observe_json_helper.sql.
+ * The built-in raises "stack depth limit exceeded" (a hard error) on a document nested about
+ * 10,000 deep, and one such row would fail the backfill on every boot, so a document is asked
+ * only when it is nested at most 1,000 deep — SQLite's json_valid limit, so both dialects read
+ * a deeper document as invalid. The depth is counted only when the document holds more than
+ * 1,000 '[' and '{' (the count bounds the depth), i.e. almost never: JSON strings removed, the
+ * running sum of the brackets left, its maximum.
+ * @anchor pg_input_is_valid(
+ */
+(CASE WHEN length(x) - length(translate(x, '[{', '')) <= 1000 THEN pg_input_is_valid(x, 'jsonb')
+      WHEN (SELECT max(d.depth)
+              FROM (SELECT sum(CASE WHEN b.c IN ('[', '{') THEN 1 ELSE -1 END) OVER (ORDER BY b.i) AS depth
+                      FROM unnest(string_to_array(regexp_replace(x, '"(\\.|[^"\\])*"|[^][{}]', '', 'g'), NULL)) WITH ORDINALITY AS b(c, i)) AS d) <= 1000
+        THEN pg_input_is_valid(x, 'jsonb')
+      ELSE false END)
