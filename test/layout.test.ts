@@ -12,9 +12,10 @@ function files(dir: string): string[] {
   });
 }
 
-// A string literal that starts like a statement other than transaction control. A keyword
-// followed by a hyphen is a CLI option's name ('create-host-tables'), not SQL.
-const SQL_LITERAL = /(['"`])\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|ALTER|DROP|WITH|SET|TRUNCATE|DO)\b(?!-)[^'"`]*\1?/i;
+// A string literal that starts like a statement other than transaction control: a keyword
+// followed by whitespace, as every statement's is. A keyword alone ('delete', an ACP tool kind)
+// or followed by a hyphen (a CLI option's name, 'create-host-tables') is not SQL.
+const SQL_LITERAL = /(['"`])\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|ALTER|DROP|WITH|SET|TRUNCATE|DO)\s[^'"`]*\1?/i;
 const ALLOWED = /^(['"`])\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|PRAGMA)\b/i;
 
 describe('layout', () => {
@@ -36,6 +37,8 @@ describe('layout', () => {
     expect(SQL_LITERAL.test(`db.prepare('SELECT 1')`)).toBe(true);
     expect(SQL_LITERAL.test(`db.exec('CREATE TABLE t (x)')`)).toBe(true);
     expect(SQL_LITERAL.test(`{ 'create-host-tables': { type: 'boolean' } }`)).toBe(false);
+    expect(SQL_LITERAL.test(`new Set(['read', 'delete', 'move'])`)).toBe(false);
+    expect(SQL_LITERAL.test('db.exec(`DELETE\n  FROM t`)')).toBe(true);
     expect(SQL_LITERAL.test('pool.query(`INSERT INTO t VALUES (1)`)')).toBe(true);
     expect(ALLOWED.test(`'BEGIN IMMEDIATE'`)).toBe(true);
   });

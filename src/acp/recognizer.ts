@@ -1,11 +1,10 @@
 // createSubagentRecognizer (DESIGN §10): turns ACP `session/update` params into the
 // accumulated payload of a subagent invocation. Pure (no I/O, no clock), never throws.
 //
-// State, per (ACP session, toolCallId), exists only for calls recognized as subagents: the
-// agent's other tool calls leave nothing behind. A call's state is dropped when its terminal
-// update has been observed, by forget(session), and — so a long-lived host whose sessions
-// never end cannot grow without limit — beyond maxCallsPerSession / maxCalls, least recently
-// seen first (a Map's insertion order is the recency list; a touch re-inserts).
+// State is kept per (ACP session, toolCallId), only for calls recognized as subagents, and
+// bounded (src/acp/recognizer-state.ts); this file reads the updates: which agent's shape
+// claims a call, ACP's child sessions and their joins to tool calls, Cursor's request, Qwen's
+// completion notices, and the lookalikes no shape claims (src/acp/delegation-lookalike.ts).
 import type { SubagentTaskPayload } from '../types.js';
 import { isTerminalToolStatus } from '../terminal-tool-status.js';
 import { auggieShape } from './shapes/auggie.js';
@@ -16,6 +15,7 @@ import { geminiShape } from './shapes/gemini.js';
 import { opencodeShape } from './shapes/opencode.js';
 import { qwenShape, readQwenBackgroundCompletion } from './shapes/qwen.js';
 import type { AgentShape } from './shapes/shape.js';
+import { RecognizerState, SEP, type CallState } from './recognizer-state.js';
 import { acpSessionShape } from './shapes/acp-session.js';
 import { readChildInfo, readChildState, readSubagentUpdate, saysNothing, sessionContentChild } from './shapes/subagent-update.js';
 import { delegationLookalike } from './delegation-lookalike.js';
@@ -34,30 +34,6 @@ const MAX_REPORTED = 4096;
 /** Most cursor/task requests held for a Task call not seen yet. */
 const MAX_PENDING_REQUESTS = 1024;
 
-interface CallState {
-  /** `${session}\0${toolCallId}`, its recency entry: built once, so each update hashes no new string. */
-  key: string;
-  shape: AgentShape | null; // null: a subagent_update child no tool call has named
-  payload: SubagentTaskPayload;
-  parentToolCallId: string | null;
-  fallbackSubagentType?: string;
-}
-
-interface SessionState {
-  calls: Map<string, CallState>;
-  /** The call last re-inserted into `calls` (its most recent): an update of it moves nothing. */
-  newest?: CallState;
-  /** Child sessions announced by subagent_update on this session (their root is this session). */
-  children: Set<string>;
-  /**
-   * Joins learned from `session` content items: a child session id → the tool call whose row
-   * it is, or a tool call that named an already-announced child → that child's row.
-   */
-  rowOf: Map<string, string>;
-}
-
-const SEP = '\u0000';
-
 export function createSubagentRecognizer(options: SubagentRecognizerOptions = {}): SubagentRecognizer {
   return recognizerWithShapes(SHAPES, options);
 }
@@ -72,96 +48,12 @@ export function recognizerWithShapes(
   options: SubagentRecognizerOptions = {},
   { lookalikes = true }: { lookalikes?: boolean } = {},
 ): SubagentRecognizer {
-  const maxPerSession = Math.max(1, options.maxCallsPerSession ?? 1024);
-  const maxCalls = Math.max(1, options.maxCalls ?? 65_536);
-  const sessions = new Map<string, SessionState>();
-  /** Global recency list of remembered calls: `${session}\0${toolCallId}`. */
-  const recency = new Map<string, true>();
-  /** The call last re-inserted into `recency`. */
-  let newest: CallState | undefined;
-  /** A child session announced by subagent_update → the root ACP session it belongs to. */
-  const childRoot = new Map<string, string>();
+  const memory = new RecognizerState(Math.max(1, options.maxCallsPerSession ?? 1024), Math.max(1, options.maxCalls ?? 65_536));
 
-  function session(id: string): SessionState {
-    let s = sessions.get(id);
-    if (!s) sessions.set(id, (s = { calls: new Map(), children: new Set(), rowOf: new Map() }));
-    return s;
-  }
-
-  function drop(sessionId: string, toolCallId: string, key = sessionId + SEP + toolCallId): void {
-    const s = sessions.get(sessionId);
-    s?.calls.delete(toolCallId);
-    recency.delete(key);
-    if (s && s.calls.size === 0 && s.children.size === 0 && s.rowOf.size === 0) sessions.delete(sessionId);
-  }
-
-  /** Makes `state` the most recent call of its session and of all (a Map's order is its recency). */
-  function remember(sessionId: string, toolCallId: string, state: CallState): void {
-    const s = session(sessionId);
-    if (s.newest !== state || s.calls.get(toolCallId) !== state) {
-      s.calls.delete(toolCallId);
-      s.calls.set(toolCallId, state);
-      s.newest = state;
-    }
-    if (newest !== state || !recency.has(state.key)) {
-      recency.delete(state.key);
-      recency.set(state.key, true);
-      newest = state;
-    }
-    if (s.calls.size > maxPerSession) drop(sessionId, s.calls.keys().next().value as string);
-    while (recency.size > maxCalls) {
-      const oldest = recency.keys().next().value as string;
-      const at = oldest.indexOf(SEP);
-      drop(oldest.slice(0, at), oldest.slice(at + 1));
-    }
-  }
-
-  function snapshot(acpSessionId: string, toolCallId: string, state: CallState, toolStatus: string | null): RecognizedSubagentUpdate {
-    const payload = { ...state.payload };
-    if (payload.subagent_type === undefined && state.fallbackSubagentType !== undefined) payload.subagent_type = state.fallbackSubagentType;
-    return { acpSessionId, toolCallId, parentToolCallId: state.parentToolCallId, toolStatus, payload };
-  }
-
-  /** The session a host knows: a subagent_update child's traffic belongs to its root session. */
-  function rootOf(sessionId: string): string {
-    return childRoot.get(sessionId) ?? sessionId;
-  }
-
-  /** Remembers a child's root, within the same bounds as calls (oldest child first). */
-  function adoptChild(root: string, child: string): void {
-    const children = session(root).children;
-    childRoot.set(child, root);
-    children.add(child);
-    if (children.size > maxPerSession) forgetChild(children.values().next().value as string);
-    if (childRoot.size > maxCalls) forgetChild(childRoot.keys().next().value as string);
-  }
-
-  function forgetChild(child: string): void {
-    const root = childRoot.get(child);
-    childRoot.delete(child);
-    if (root === undefined) return;
-    const s = sessions.get(root);
-    s?.children.delete(child);
-    s?.rowOf.delete(child);
-    if (s && s.calls.size === 0 && s.children.size === 0 && s.rowOf.size === 0) sessions.delete(root);
-  }
-
-  /** The row id (tool_call_id) of a child session or tool call on `root`, after any join. */
-  function rowId(root: string, id: string): string {
-    return sessions.get(root)?.rowOf.get(id) ?? id;
-  }
-
-  /** Records a join, bounded like the calls (oldest first). */
-  function join(root: string, from: string, to: string): void {
-    const rows = session(root).rowOf;
-    rows.delete(from);
-    rows.set(from, to);
-    if (rows.size > 2 * maxPerSession) rows.delete(rows.keys().next().value as string);
-  }
-
-  /** A child's parent row: the row of the child session its traffic arrives on, if that is not the root. */
-  function parentRow(root: string, sessionId: string): string | null {
-    return root === sessionId ? null : rowId(root, sessionId);
+  function snapshot(acpSessionId: string, toolCallId: string, call: CallState, toolStatus: string | null): RecognizedSubagentUpdate {
+    const payload = { ...call.payload };
+    if (payload.subagent_type === undefined && call.fallbackSubagentType !== undefined) payload.subagent_type = call.fallbackSubagentType;
+    return { acpSessionId, toolCallId, parentToolCallId: call.parentToolCallId, toolStatus, payload };
   }
 
   const onUnrecognized = options.onUnrecognizedDelegation;
@@ -192,30 +84,30 @@ export function recognizerWithShapes(
       unrecognized(sessionId, 'subagent_update', null, 'a subagent_update without a child session id');
       return undefined;
     }
-    const root = rootOf(sessionId);
-    if (childRoot.has(facts.childSessionId)) {
+    const root = memory.rootOf(sessionId);
+    if (memory.rootOfChild(facts.childSessionId) !== undefined) {
       if (saysNothing(update)) return undefined;
-    } else adoptChild(root, facts.childSessionId);
-    return apply(root, rowId(root, facts.childSessionId), parentRow(root, sessionId), facts.toolStatus, facts.payload);
+    } else memory.adoptChild(root, facts.childSessionId);
+    return apply(root, memory.rowId(root, facts.childSessionId), memory.parentRow(root, sessionId), facts.toolStatus, facts.payload);
   }
 
   /** Merges a child's facts into its row's state (made when absent) and settles or remembers it. */
   function apply(root: string, id: string, parent: string | null, toolStatus: string | null, payload: SubagentTaskPayload): RecognizedSubagentUpdate {
-    const state = sessions.get(root)?.calls.get(id) ?? { key: root + SEP + id, shape: null, payload: {}, parentToolCallId: parent };
+    const state = memory.call(root, id) ?? memory.newCall(root, id, null, parent);
     mergePayload(state.payload, payload);
     const result = snapshot(root, id, state, toolStatus);
     // A child's idle settles the row but not the tool call that named it: the call's own
     // updates (its result, its status) may still come, and are read through its shape.
-    if (toolStatus !== null && isTerminalToolStatus(toolStatus) && state.shape === null) drop(root, id, state.key);
-    else remember(root, id, state);
+    if (toolStatus !== null && isTerminalToolStatus(toolStatus) && state.shape === null) memory.drop(root, id, state.key);
+    else memory.remember(root, id, state);
     return result;
   }
 
   /** A known child's own traffic (ACP v2): its `state_update` and its title on `session_info_update`. */
   function observeChildSession(child: string, kind: unknown, update: Json): RecognizedSubagentUpdate | undefined {
-    const root = childRoot.get(child);
+    const root = memory.rootOfChild(child);
     if (root === undefined) return undefined;
-    const id = rowId(root, child);
+    const id = memory.rowId(root, child);
     if (kind === 'state_update') {
       const facts = readChildState(update);
       return facts && apply(root, id, null, facts.toolStatus, facts.payload);
@@ -237,9 +129,9 @@ export function recognizerWithShapes(
   function observeToolCall(sessionId: string, update: Json): RecognizedSubagentUpdate | undefined {
     const callId = text(field(update, 'toolCallId'));
     if (callId === undefined) return undefined;
-    const root = rootOf(sessionId);
-    let toolCallId = rowId(root, callId);
-    let state = sessions.get(root)?.calls.get(toolCallId);
+    const root = memory.rootOf(sessionId);
+    let toolCallId = memory.rowId(root, callId);
+    let state = memory.call(root, toolCallId);
     if (!state || state.shape === null) {
       const { shape, known } = classify(update);
       if (!shape) {
@@ -252,13 +144,13 @@ export function recognizerWithShapes(
         // First sight of the call. If it names a child already announced (and not yet joined),
         // it writes that child's row: one row for the two.
         const child = sessionContentChild(update);
-        if (child !== undefined && child !== callId && childRoot.get(child) === root && rowId(root, child) === child) {
-          join(root, callId, child);
+        if (child !== undefined && child !== callId && memory.rootOfChild(child) === root && memory.rowId(root, child) === child) {
+          memory.join(root, callId, child);
           toolCallId = child;
-          state = sessions.get(root)?.calls.get(child);
+          state = memory.call(root, child);
         }
       }
-      state ??= { key: root + SEP + toolCallId, shape, payload: {}, parentToolCallId: parentRow(root, sessionId) };
+      state ??= memory.newCall(root, toolCallId, shape, memory.parentRow(root, sessionId));
       state.shape = shape;
       const requested = pendingRequests.get(callId);
       if (requested) {
@@ -275,8 +167,8 @@ export function recognizerWithShapes(
     const status = field(update, 'status');
     const toolStatus = facts.toolStatus !== undefined ? facts.toolStatus : typeof status === 'string' ? status : null;
     const result = snapshot(root, toolCallId, state, toolStatus);
-    if ((toolStatus !== null && isTerminalToolStatus(toolStatus)) || facts.last === true) drop(root, toolCallId, state.key);
-    else remember(root, toolCallId, state);
+    if ((toolStatus !== null && isTerminalToolStatus(toolStatus)) || facts.last === true) memory.drop(root, toolCallId, state.key);
+    else memory.remember(root, toolCallId, state);
     return result;
   }
 
@@ -287,9 +179,9 @@ export function recognizerWithShapes(
    */
   function joinChild(root: string, toolCallId: string, child: string, state: CallState): void {
     state.payload.child_session_id ??= child;
-    if (toolCallId === child || rowId(root, child) === toolCallId) return;
-    if (!childRoot.has(child)) adoptChild(root, child);
-    join(root, child, toolCallId);
+    if (toolCallId === child || memory.rowId(root, child) === toolCallId) return;
+    if (memory.rootOfChild(child) === undefined) memory.adoptChild(root, child);
+    memory.join(root, child, toolCallId);
   }
 
   /** Agent → client requests: Cursor's `cursor/task` carries the model and agent id its Task call lacks. */
@@ -298,12 +190,12 @@ export function recognizerWithShapes(
     const facts = readCursorTask(params);
     if (!facts) return undefined;
     const sessionId = text(field(params, 'sessionId'));
-    const roots = sessionId !== undefined ? [rootOf(sessionId)] : [...sessions.keys()];
+    const roots = sessionId !== undefined ? [memory.rootOf(sessionId)] : [...memory.roots()];
     for (const root of roots) {
-      const state = sessions.get(root)?.calls.get(facts.toolCallId);
+      const state = memory.call(root, facts.toolCallId);
       if (state?.shape === cursorShape) {
         mergePayload(state.payload, facts.payload);
-        remember(root, facts.toolCallId, state);
+        memory.remember(root, facts.toolCallId, state);
         return snapshot(root, facts.toolCallId, state, null);
       }
     }
@@ -322,13 +214,13 @@ export function recognizerWithShapes(
   function observeQwenCompletion(sessionId: string, update: Json): RecognizedSubagentUpdate | undefined {
     const done = readQwenBackgroundCompletion(update);
     if (!done) return undefined;
-    const root = rootOf(sessionId);
-    const state = sessions.get(root)?.calls.get(done.toolCallId);
+    const root = memory.rootOf(sessionId);
+    const state = memory.call(root, done.toolCallId);
     if (!state) return { acpSessionId: root, toolCallId: done.toolCallId, parentToolCallId: null, toolStatus: done.toolStatus, payload: done.payload };
     mergePayload(state.payload, done.payload);
     const result = snapshot(root, done.toolCallId, state, done.toolStatus);
-    if (isTerminalToolStatus(done.toolStatus)) drop(root, done.toolCallId, state.key);
-    else remember(root, done.toolCallId, state);
+    if (isTerminalToolStatus(done.toolStatus)) memory.drop(root, done.toolCallId, state.key);
+    else memory.remember(root, done.toolCallId, state);
     return result;
   }
 
@@ -344,7 +236,7 @@ export function recognizerWithShapes(
         const kind = field(notification, 'sessionUpdate');
         if (kind === 'tool_call' || kind === 'tool_call_update') return observeToolCall(sessionId, notification);
         if (kind === 'subagent_update') return observeSubagentUpdate(sessionId, notification);
-        if ((kind === 'state_update' || kind === 'session_info_update') && childRoot.size > 0) return observeChildSession(sessionId, kind, notification);
+        if ((kind === 'state_update' || kind === 'session_info_update') && memory.hasChildren()) return observeChildSession(sessionId, kind, notification);
         if (kind === 'agent_message_chunk' && qwenCompletions) return observeQwenCompletion(sessionId, notification);
         return undefined;
       } catch {
@@ -360,13 +252,7 @@ export function recognizerWithShapes(
         return undefined;
       }
     },
-    forget(acpSessionId: string): void {
-      const s = sessions.get(acpSessionId);
-      if (!s) return;
-      for (const toolCallId of [...s.calls.keys()]) recency.delete(acpSessionId + SEP + toolCallId);
-      for (const child of s.children) childRoot.delete(child);
-      sessions.delete(acpSessionId);
-    },
-    size: () => recency.size + childRoot.size,
+    forget: (acpSessionId: string) => memory.forget(acpSessionId),
+    size: () => memory.size(),
   };
 }

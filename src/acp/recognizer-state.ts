@@ -1,0 +1,164 @@
+// The recognizer's memory (src/acp/recognizer.ts), bounded. State exists only for calls
+// recognized as subagents: the agent's other tool calls leave nothing behind. A call's state
+// is dropped when its terminal update has been observed, by forget(session), and — so a
+// long-lived host whose sessions never end cannot grow without limit — beyond maxPerSession /
+// maxCalls, least recently seen first (a Map's insertion order is the recency list; a touch
+// re-inserts). Child sessions (ACP Subagent Sessions) map to the root session a host knows,
+// and joins map a child or a tool call to the row both write, within the same bounds.
+import type { SubagentTaskPayload } from '../types.js';
+import type { AgentShape } from './shapes/shape.js';
+
+export interface CallState {
+  /** `${session}\0${toolCallId}`, its recency entry: built once, so each update hashes no new string. */
+  key: string;
+  shape: AgentShape | null; // null: a subagent_update child no tool call has named
+  payload: SubagentTaskPayload;
+  parentToolCallId: string | null;
+  fallbackSubagentType?: string;
+}
+
+interface SessionState {
+  calls: Map<string, CallState>;
+  /** The call last re-inserted into `calls` (its most recent): an update of it moves nothing. */
+  newest?: CallState;
+  /** Child sessions announced on this session (their root is this session). */
+  children: Set<string>;
+  /**
+   * Joins learned from `session` content items: a child session id → the tool call whose row
+   * it is, or a tool call that named an already-announced child → that child's row.
+   */
+  rowOf: Map<string, string>;
+}
+
+export const SEP = '\u0000';
+
+export class RecognizerState {
+  private readonly sessions = new Map<string, SessionState>();
+  /** Global recency list of remembered calls: `${session}\0${toolCallId}`. */
+  private readonly recency = new Map<string, true>();
+  /** The call last re-inserted into `recency`. */
+  private newest: CallState | undefined;
+  /** A child session → the root ACP session it belongs to. */
+  private readonly childRoot = new Map<string, string>();
+
+  constructor(
+    private readonly maxPerSession: number,
+    private readonly maxCalls: number,
+  ) {}
+
+  /** The remembered state of a call (or joined child row) on a root session. */
+  call(root: string, id: string): CallState | undefined {
+    return this.sessions.get(root)?.calls.get(id);
+  }
+
+  /** The root sessions with anything remembered. */
+  roots(): IterableIterator<string> {
+    return this.sessions.keys();
+  }
+
+  newCall(root: string, id: string, shape: AgentShape | null, parentToolCallId: string | null): CallState {
+    return { key: root + SEP + id, shape, payload: {}, parentToolCallId };
+  }
+
+  private session(id: string): SessionState {
+    let s = this.sessions.get(id);
+    if (!s) this.sessions.set(id, (s = { calls: new Map(), children: new Set(), rowOf: new Map() }));
+    return s;
+  }
+
+  private dropIfEmpty(id: string, s: SessionState | undefined): void {
+    if (s && s.calls.size === 0 && s.children.size === 0 && s.rowOf.size === 0) this.sessions.delete(id);
+  }
+
+  drop(sessionId: string, toolCallId: string, key = sessionId + SEP + toolCallId): void {
+    const s = this.sessions.get(sessionId);
+    s?.calls.delete(toolCallId);
+    this.recency.delete(key);
+    this.dropIfEmpty(sessionId, s);
+  }
+
+  /** Makes `state` the most recent call of its session and of all (a Map's order is its recency). */
+  remember(sessionId: string, toolCallId: string, state: CallState): void {
+    const s = this.session(sessionId);
+    if (s.newest !== state || s.calls.get(toolCallId) !== state) {
+      s.calls.delete(toolCallId);
+      s.calls.set(toolCallId, state);
+      s.newest = state;
+    }
+    if (this.newest !== state || !this.recency.has(state.key)) {
+      this.recency.delete(state.key);
+      this.recency.set(state.key, true);
+      this.newest = state;
+    }
+    if (s.calls.size > this.maxPerSession) this.drop(sessionId, s.calls.keys().next().value as string);
+    while (this.recency.size > this.maxCalls) {
+      const oldest = this.recency.keys().next().value as string;
+      const at = oldest.indexOf(SEP);
+      this.drop(oldest.slice(0, at), oldest.slice(at + 1));
+    }
+  }
+
+  /** The session a host knows: a child's traffic belongs to its root session. */
+  rootOf(sessionId: string): string {
+    return this.childRoot.get(sessionId) ?? sessionId;
+  }
+
+  /** The root of a known child session, else undefined. */
+  rootOfChild(child: string): string | undefined {
+    return this.childRoot.get(child);
+  }
+
+  hasChildren(): boolean {
+    return this.childRoot.size > 0;
+  }
+
+  /** Remembers a child's root, within the same bounds as calls (oldest child first). */
+  adoptChild(root: string, child: string): void {
+    const children = this.session(root).children;
+    this.childRoot.set(child, root);
+    children.add(child);
+    if (children.size > this.maxPerSession) this.forgetChild(children.values().next().value as string);
+    if (this.childRoot.size > this.maxCalls) this.forgetChild(this.childRoot.keys().next().value as string);
+  }
+
+  private forgetChild(child: string): void {
+    const root = this.childRoot.get(child);
+    this.childRoot.delete(child);
+    if (root === undefined) return;
+    const s = this.sessions.get(root);
+    s?.children.delete(child);
+    s?.rowOf.delete(child);
+    this.dropIfEmpty(root, s);
+  }
+
+  /** The row id (tool_call_id) of a child session or tool call on `root`, after any join. */
+  rowId(root: string, id: string): string {
+    return this.sessions.get(root)?.rowOf.get(id) ?? id;
+  }
+
+  /** Records a join, bounded like the calls (oldest first). */
+  join(root: string, from: string, to: string): void {
+    const rows = this.session(root).rowOf;
+    rows.delete(from);
+    rows.set(from, to);
+    if (rows.size > 2 * this.maxPerSession) rows.delete(rows.keys().next().value as string);
+  }
+
+  /** A child's parent row: the row of the child session its traffic arrives on, if that is not the root. */
+  parentRow(root: string, sessionId: string): string | null {
+    return root === sessionId ? null : this.rowId(root, sessionId);
+  }
+
+  /** Drops everything remembered for a root session. */
+  forget(acpSessionId: string): void {
+    const s = this.sessions.get(acpSessionId);
+    if (!s) return;
+    for (const toolCallId of [...s.calls.keys()]) this.recency.delete(acpSessionId + SEP + toolCallId);
+    for (const child of s.children) this.childRoot.delete(child);
+    this.sessions.delete(acpSessionId);
+  }
+
+  size(): number {
+    return this.recency.size + this.childRoot.size;
+  }
+}
