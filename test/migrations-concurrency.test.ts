@@ -7,6 +7,7 @@ import { afterEach, expect, it } from 'vitest';
 import { ACTIVATION_KEYS, createPostgresStore, type MigrationReport } from '../src/index.js';
 import { endStateFacts, metaKeys, seedPreAmendmentRows, stepStatuses } from './helpers/migration-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { BACKFILL_PROGRESS_KEYS } from '../src/migrations/backfill-step.js';
 import { byDialect } from './helpers/by-dialect.js';
 import { insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
 import { hostTimestamp } from './helpers/host-timestamp.js';
@@ -56,8 +57,10 @@ describeBothDialects('runMigrations: concurrent migrators', (dialect) => {
     expect(perKey).toEqual([]);
     const backfilled = await db.query<{ n: number | string }>(`SELECT count(*) AS n FROM task_session_subagents WHERE source = 'backfill'`);
     expect(Number(backfilled[0].n)).toBe(30 + 1); // 30 subagents + the pre-amendment row that was itself backfilled
+    // Each activation key written once, and the backfill's high-water mark read and kept once
+    // (the chunked backfill's progress key, removed when it finished), whoever ran which chunk.
     const writes = await db.query<{ key: string }>(`SELECT key FROM meta_writes ORDER BY key`);
-    expect(writes.map((w) => w.key)).toEqual(Object.values(ACTIVATION_KEYS).sort());
+    expect(writes.map((w) => w.key)).toEqual([...Object.values(ACTIVATION_KEYS), BACKFILL_PROGRESS_KEYS.through].sort());
     expect(Object.keys(await metaKeys(db)).sort()).toEqual(Object.values(ACTIVATION_KEYS).sort());
   });
 });

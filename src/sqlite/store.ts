@@ -19,7 +19,7 @@ export function createSqliteStore(connection: SqliteConnection, options?: StoreO
       dialect: 'sqlite',
       writer: createSqliteWriter(db),
       reader: createSqliteReader(db),
-      runMigrations: (ctx) => runSqliteMigrations(db, ctx),
+      runMigrations: (ctx, options) => runSqliteMigrations(db, ctx, {}, options),
       checkHealth: (ctx) => checkSqliteHealth(db, ctx),
       ensureHostIndex: () => ensureSqliteHostIndex(db),
       report: (ctx, options) => sqliteReport(db, ctx, options),
