@@ -7,15 +7,12 @@
 // single-statement backfill: one chunk holding every session), and the activation keys equal
 // what that run publishes (backfill_through from the source predicate, AC-24 point 1).
 import { afterEach, expect, it } from 'vitest';
-import * as postgresQueries from '../generated/postgres/index.js';
-import * as sqliteQueries from '../generated/sqlite/index.js';
 import { ACTIVATION_KEYS } from '../src/index.js';
-import { withoutId } from './helpers/backfill-helpers.js';
-import { byDialect } from './helpers/by-dialect.js';
 import { hostTimestamp } from './helpers/host-timestamp.js';
 import { insertWithoutForeignKeys, metaKeys } from './helpers/migration-db.js';
 import { prng, type Prng } from './helpers/prng.js';
 import { insertSession } from './helpers/seed-host-rows.js';
+import { backfilledRows, singleStatementRows } from './helpers/single-statement-backfill.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 
 const STORES = 8;
@@ -74,37 +71,6 @@ async function seedRandomStore(db: TestDb, r: Prng): Promise<void> {
     if (orphan) await insertWithoutForeignKeys(db, sql, params);
     else await db.query(sql, params);
   }
-}
-
-/** The single-statement backfill: the chunk statement once, over every session key. */
-async function singleStatementRows(db: TestDb): Promise<{ rows: Record<string, unknown>[]; through: string }> {
-  const sessions = (await db.query<{ id: string }>('SELECT id FROM task_sessions ORDER BY id')).map((s) => s.id);
-  const upTo = sessions.length ? sessions[sessions.length - 1] : '';
-  const through = await byDialect(db.dialect, {
-    sqlite: async () => {
-      const tx = db.sqlite!.transaction(() => {
-        const mark = sqliteQueries.readBackfillThrough.get({}, db.sqlite!)!.backfill_through;
-        if (sessions.length) sqliteQueries.backfillSubagentContexts.run({ after: '', upTo }, db.sqlite!);
-        return String(mark);
-      });
-      return tx.immediate();
-    },
-    postgres: async () => {
-      const [mark] = await postgresQueries.readBackfillThrough.run(undefined, db.pool!);
-      if (sessions.length) await postgresQueries.backfillSubagentContexts.run({ after: '', upTo, sessionIds: sessions }, db.pool!);
-      return mark.backfill_through;
-    },
-  })();
-  const rows = await backfilledRows(db);
-  await db.exec(`DELETE FROM task_session_subagents`);
-  return { rows, through };
-}
-
-async function backfilledRows(db: TestDb): Promise<Record<string, unknown>[]> {
-  const rows = await db.query<Record<string, unknown> & { id: string }>(
-    `SELECT * FROM task_session_subagents ORDER BY task_session_id, tool_call_id, agent_execution_id`,
-  );
-  return withoutId(rows as never);
 }
 
 describeBothDialects('runMigrations: the chunked backfill equals the single statement (issue 32)', (dialect) => {
