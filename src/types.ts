@@ -152,6 +152,12 @@ export interface BackfillChunkOptions {
 }
 
 export interface MigrationOptions {
+  /**
+   * 'defer': every step but the backfill, which is reported skipped and left for a later
+   * runMigrations() (for instance one the host starts in the background after boot: capture
+   * works as soon as this pass returns; docs/migrations.md). Default 'run'.
+   */
+  backfill?: 'run' | 'defer';
   /** Called after each backfill chunk commits; an exception it throws is ignored. */
   onBackfillProgress?(progress: BackfillProgress): void;
   backfillChunk?: BackfillChunkOptions;

@@ -35,6 +35,7 @@ const END_STATE_MISSING =
   'was not observed to hold; retried on the next run (AC-33c)';
 const ALREADY_CURRENT = 'already current: complete shape and all three activation keys present';
 const VERSION_TOO_OLD = `not run: ${MIGRATION_STEP.checkDatabaseVersion} failed`;
+const BACKFILL_DEFERRED = "deferred: runMigrations({ backfill: 'defer' }); the next runMigrations() runs it";
 
 /** What earlier steps of this pass established for later ones. */
 interface PassState {
@@ -92,7 +93,7 @@ const backfill = (db: MigrationDatabase, ctx: StoreContext, options: MigrationOp
   shapeIsCurrent: () => true, // gated on the end state, which record_execution_since's entry checks
   writesKeys: [ACTIVATION_KEYS.captureSince, ACTIVATION_KEYS.backfillThrough],
   // Its own transactions, one per chunk, each under the lock (./backfill-step.ts).
-  run: () => backfillAndWriteKeys(db, () => keyInstant(ctx), options),
+  run: () => (options.backfill === 'defer' ? Promise.resolve(notRun(BACKFILL_DEFERRED)) : backfillAndWriteKeys(db, () => keyInstant(ctx), options)),
 });
 
 /** Every step of a pass, in order: the one list both the fast path and the real pass walk. */
