@@ -51,7 +51,7 @@ describe('runMigrations: the backfill under a role with a small statement_timeou
     const chunks: number[] = [];
     const report = await createPostgresStore(pool).runMigrations({ onBackfillProgress: (p) => chunks.push(p.sessions) });
     expect(report.ok, JSON.stringify(report.steps)).toBe(true);
-    expect(chunks.length).toBeGreaterThan(5);
+    expect(chunks.length).toBeGreaterThan(2); // chunked: no statement held the whole store
     expect(await backfilledToolCalls(db)).toEqual(await survivingQualifyingToolCalls(db));
     expect(Object.keys(await metaKeys(db)).sort()).toEqual(Object.values(ACTIVATION_KEYS).sort());
     const [after] = (await pool.query<{ statement_timeout: string }>('SHOW statement_timeout')).rows;
