@@ -12,7 +12,7 @@ import { backfilledToolCalls, seedBusyHostStore, survivingQualifyingToolCalls } 
 import { metaKeys } from './helpers/migration-db.js';
 import { openTestDb, type TestDb } from './helpers/test-db.js';
 
-const TIMEOUT_MS = 500;
+const TIMEOUT_MS = 250; // the single statement over 400k messages takes seconds; each chunk aims at 50 ms
 
 describe('runMigrations: the backfill under a role with a small statement_timeout (issue 32) [postgres]', () => {
   let db: TestDb;
@@ -25,7 +25,7 @@ describe('runMigrations: the backfill under a role with a small statement_timeou
     await admin.query(`CREATE ROLE ${role} LOGIN SUPERUSER PASSWORD 'pw'`);
     await admin.query(`ALTER ROLE ${role} SET statement_timeout = ${TIMEOUT_MS}`);
     db = await openTestDb('postgres', 'package');
-    await seedBusyHostStore(db, { sessions: 2_000, messages: 200_000 });
+    await seedBusyHostStore(db, { sessions: 4_000, messages: 400_000 });
     const url = new URL(db.location);
     url.username = role;
     url.password = 'pw';
@@ -56,5 +56,39 @@ describe('runMigrations: the backfill under a role with a small statement_timeou
     expect(Object.keys(await metaKeys(db)).sort()).toEqual(Object.values(ACTIVATION_KEYS).sort());
     const [after] = (await pool.query<{ statement_timeout: string }>('SHOW statement_timeout')).rows;
     expect(after.statement_timeout).toBe(`${TIMEOUT_MS}ms`);
+  }, 180_000);
+
+  it('a first chunk the timeout cancels is retried smaller, in the same run', async () => {
+    // Fat sessions (2 000 messages each) and a 60 ms timeout: the first chunk (16 sessions,
+    // 32 000 messages) exceeds it and is cancelled (57014); the run goes on with smaller ones.
+    const fat = await openTestDb('postgres', 'package');
+    const fatRole = `${role}_fat`;
+    try {
+      await seedBusyHostStore(fat, { sessions: 100, messages: 200_000 });
+      await admin.query(`CREATE ROLE ${fatRole} LOGIN SUPERUSER PASSWORD 'pw'`);
+      await admin.query(`ALTER ROLE ${fatRole} SET statement_timeout = 60`);
+      const url = new URL(fat.location);
+      url.username = fatRole;
+      url.password = 'pw';
+      const fatPool = poolFor({ connectionString: url.toString(), max: 3 });
+      try {
+        const sizes: number[] = [];
+        let walked = 0;
+        const report = await createPostgresStore(fatPool).runMigrations({
+          onBackfillProgress: (p) => {
+            sizes.push(p.sessions - walked);
+            walked = p.sessions;
+          },
+        });
+        expect(report.ok, JSON.stringify(report.steps)).toBe(true);
+        expect(sizes[0]).toBeLessThan(16); // the first committed chunk is a retried, smaller one
+        expect(await backfilledToolCalls(fat)).toEqual(await survivingQualifyingToolCalls(fat));
+      } finally {
+        await fatPool.end();
+      }
+    } finally {
+      await fat.close();
+      await admin.query(`DROP ROLE IF EXISTS ${fatRole}`);
+    }
   }, 180_000);
 });

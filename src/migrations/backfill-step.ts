@@ -103,6 +103,11 @@ export function nextChunkSessions(current: number, elapsedMs: number, pacing: Pi
   return Math.max(1, Math.min(pacing.maxSessions, next));
 }
 
+/** PostgreSQL's query_canceled, which a statement_timeout raises. */
+function isStatementTimeout(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '57014';
+}
+
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureSince: () => string, options: MigrationOptions = {}): Promise<AppliedOrSkipped> {
@@ -113,7 +118,17 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
   let limit = Math.min(FIRST_CHUNK_SESSIONS, pacing.maxSessions);
   for (;;) {
     const t0 = performance.now();
-    const outcome = await db.locked((p) => backfillChunk(p, limit, sampleCaptureSince));
+    let outcome: ChunkOutcome;
+    try {
+      outcome = await db.locked((p) => backfillChunk(p, limit, sampleCaptureSince));
+    } catch (err) {
+      // A chunk the role's statement_timeout cancelled (57014) is rolled back: retried at a
+      // quarter of its size, down to one session, so a timeout cannot stop the walk on every
+      // boot at the same chunk. Any other error fails the step (the next run resumes).
+      if (!isStatementTimeout(err) || limit === 1) throw err;
+      limit = Math.max(1, Math.floor(limit / 4));
+      continue;
+    }
     const elapsed = performance.now() - t0;
     if (outcome.kind === 'skipped') return 'skipped';
     progress.chunks++;
