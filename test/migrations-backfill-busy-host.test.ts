@@ -72,8 +72,10 @@ describeBothDialects('runMigrations: the backfill beside a busy host (issue 34)'
     console.log(`[${dialect}] backfill beside a busy host: ${backfillMs} ms; host: ${JSON.stringify({ ...host, deleted: host.deleted.length })}`);
     if (byDialect(dialect, { sqlite: true, postgres: false })) {
       // SQLite: one writer at a time, so the host's wait is the backfill's lock hold: about
-      // one chunk (docs/migrations.md), never the whole backfill.
-      expect(host.maxWaitMs).toBeLessThan(Math.min(1_000, backfillMs / 2));
+      // one chunk (docs/migrations.md), never the whole backfill. The single statement made
+      // it wait ~80% of the backfill (1.48 s of 1.89 s); chunked it is 13% on a quiet
+      // machine (0.24 s of 1.89 s) and 16-17% under the full suite's load (1.07 s of 6.3 s).
+      expect(host.maxWaitMs).toBeLessThan(backfillMs / 4);
     }
   }, 300_000);
 });

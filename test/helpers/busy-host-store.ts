@@ -1,7 +1,7 @@
 // A host store seeded set-based (one INSERT … SELECT per table, no row through JavaScript) for
 // the tests of a backfill that runs while the host keeps writing (issues 32 and 34). Sessions
 // are 's000000'…, so key order is numeric order; message i belongs to session i % sessions
-// (sessions interleave on disk, as a busy host's do), is created i seconds after 2026-01-01,
+// (sessions interleave on disk, as a busy host's do; `contiguous` keeps each session's together), is created i seconds after 2026-01-01,
 // and is a subagent message exactly when i % SUBAGENT_EVERY = 0, with tool_call_id 'tc<i>'
 // and a description long enough that parsing it costs what a real document does. Every other
 // message is an ordinary tool call that never qualifies.
@@ -15,6 +15,8 @@ export interface BusyHostShape {
   readonly messages: number;
   /** Characters of each subagent message's description. */
   readonly descriptionChars?: number;
+  /** Each session's messages contiguous (session i / (messages / sessions)) instead of interleaved. */
+  readonly contiguous?: boolean;
 }
 
 export const sessionId = (s: number) => `s${String(s).padStart(6, '0')}`;
@@ -22,6 +24,7 @@ export const sessionId = (s: number) => `s${String(s).padStart(6, '0')}`;
 export async function seedBusyHostStore(db: TestDb, shape: BusyHostShape): Promise<void> {
   const { sessions, messages } = shape;
   const pad = shape.descriptionChars ?? 400;
+  const session = shape.contiguous ? `(i / ${Math.ceil(messages / sessions)})` : `(i % ${sessions})`;
   const metadata = (i: string, repeat: string) =>
     `CASE WHEN ${i} % ${SUBAGENT_EVERY} = 0
        THEN '{"tool_call_id":"tc' || ${i} || '","status":"completed","normalized":{"kind":"subagent_task","subagent_task":{"status":"completed","description":"' || ${repeat} || '","total_tokens":' || (${i} + 1) || '}}}'
@@ -34,7 +37,7 @@ export async function seedBusyHostStore(db: TestDb, shape: BusyHostShape): Promi
           SELECT 's' || substr('000000' || s, -6), 'task-' || s, '2026-01-01 00:00:00+00:00', '2026-01-01 00:00:00+00:00' FROM c;
         INSERT INTO task_session_messages (id, task_session_id, task_id, content, metadata, created_at, updated_at)
           WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < ${messages - 1})
-          SELECT 'm' || i, 's' || substr('000000' || (i % ${sessions}), -6), 'task-' || (i % ${sessions}), 'message ' || i,
+          SELECT 'm' || i, 's' || substr('000000' || ${session}, -6), 'task-' || ${session}, 'message ' || i,
                  ${metadata('i', `replace(hex(zeroblob(${Math.ceil(pad / 2)})), '0', 'd')`)},
                  strftime('%Y-%m-%d %H:%M:%S', 1767225600 + i, 'unixepoch') || '+00:00',
                  strftime('%Y-%m-%d %H:%M:%S', 1767225600 + i, 'unixepoch') || '+00:00'
@@ -44,7 +47,7 @@ export async function seedBusyHostStore(db: TestDb, shape: BusyHostShape): Promi
           SELECT 's' || lpad(s::text, 6, '0'), 'task-' || s, timestamp '2026-01-01', timestamp '2026-01-01'
             FROM generate_series(0, ${sessions - 1}) AS s;
         INSERT INTO task_session_messages (id, task_session_id, task_id, content, metadata, created_at, updated_at)
-          SELECT 'm' || i, 's' || lpad((i % ${sessions})::text, 6, '0'), 'task-' || (i % ${sessions}), 'message ' || i,
+          SELECT 'm' || i, 's' || lpad(${session}::text, 6, '0'), 'task-' || ${session}, 'message ' || i,
                  ${metadata('i', `repeat('d', ${pad})`)},
                  timestamp '2026-01-01' + i * interval '1 second', timestamp '2026-01-01' + i * interval '1 second'
             FROM generate_series(0, ${messages - 1}) AS i;
