@@ -4,7 +4,7 @@
 // implementation calls only generated functions (generated/<dialect>/).
 import type { UpsertInput } from './frame-normalization.js';
 import type { ReportOptions, SubagentContextReport } from './report/types.js';
-import type { HealthReport, HostIndexReport, Logger, MigrationReport, SubagentContextRow } from './types.js';
+import type { HealthReport, HostIndexReport, Logger, MigrationOptions, MigrationReport, SubagentContextRow } from './types.js';
 
 /**
  * The dialects, the one list every other place derives from: the type below, the test matrix
@@ -53,7 +53,7 @@ export interface DialectStore {
   readonly dialect: DialectName;
   readonly writer: WriterAdapter;
   readonly reader: ReaderAdapter;
-  runMigrations(ctx: StoreContext): Promise<MigrationReport>;
+  runMigrations(ctx: StoreContext, options?: MigrationOptions): Promise<MigrationReport>;
   checkHealth(ctx: StoreContext): Promise<HealthReport>;
   ensureHostIndex(): Promise<HostIndexReport>;
   createHostTables(): Promise<void>;

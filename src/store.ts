@@ -151,7 +151,7 @@ export function createStore<TClient = unknown>(db: DialectStore, options: StoreO
     },
 
     counters: () => ({ ...counters }),
-    runMigrations: () => db.runMigrations(ctx),
+    runMigrations: (options) => db.runMigrations(ctx, options),
     checkHealth: () => db.checkHealth(ctx),
     ensureHostIndex: () => db.ensureHostIndex(),
     createHostTables: () => db.createHostTables(),

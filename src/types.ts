@@ -127,6 +127,42 @@ export interface MigrationReport {
   steps: MigrationStep[];
 }
 
+/** The backfill's progress, reported after each chunk commits (docs/migrations.md). */
+export interface BackfillProgress {
+  /** Chunks committed by this run (a resumed run counts its own). */
+  chunks: number;
+  /** Host sessions walked by this run. */
+  sessions: number;
+  /** Rows this run inserted (a replayed chunk inserts none: AC-22). */
+  rowsWritten: number;
+  /** Since the first chunk began. */
+  ms: number;
+  /** The last chunk: the activation keys are written. */
+  done: boolean;
+}
+
+/** Overrides of the backfill's chunk pacing (docs/migrations.md gives the defaults and why). */
+export interface BackfillChunkOptions {
+  /** Each chunk's transaction aims at this long (ms). */
+  targetMs?: number;
+  /** At most this many host sessions per chunk. */
+  maxSessions?: number;
+  /** Idle time between chunks, with the lock free (ms). */
+  pauseMs?: number;
+}
+
+export interface MigrationOptions {
+  /**
+   * 'defer': every step but the backfill, which is reported skipped and left for a later
+   * runMigrations() (for instance one the host starts in the background after boot: capture
+   * works as soon as this pass returns; docs/migrations.md). Default 'run'.
+   */
+  backfill?: 'run' | 'defer';
+  /** Called after each backfill chunk commits; an exception it throws is ignored. */
+  onBackfillProgress?(progress: BackfillProgress): void;
+  backfillChunk?: BackfillChunkOptions;
+}
+
 /** store.ensureHostIndex()'s answer. */
 export interface HostIndexReport {
   /** idx_messages_subagent_candidates */
@@ -155,7 +191,7 @@ export interface HealthReport {
 /** `TClient`: what RecordOptions.client accepts (pg.ClientBase on PostgreSQL, the Database on SQLite). */
 export interface SubagentContextStore<TClient = unknown> {
   /** Never rejects: failures are WARN-logged and reported per step. */
-  runMigrations(): Promise<MigrationReport>;
+  runMigrations(options?: MigrationOptions): Promise<MigrationReport>;
   /** Never rejects (AC-27). With `{ client }`, inside the host's transaction. */
   recordFrame(frame: SubagentFrame, options?: RecordOptions<TClient>): Promise<RecordOutcome>;
   /** Many frames in one transaction (or savepoint of the host's); each frame's outcome is independent. Never rejects. */

@@ -1,7 +1,9 @@
 // The AC-24 backfill order, written once in src/migrations/backfill-step.ts, observed through
-// each real database in one run: backfill_through is read BEFORE the INSERT, capture_since is
-// sampled AFTER the INSERT completed, then backfill_through and capture_since are written, all
-// inside the one transaction that inserted the rows. (test/migrations-activation.test.ts proves
+// each real database in one run: backfill_through is read BEFORE the first INSERT (and kept in
+// kandev_meta, in a transaction of its own: the backfill runs in chunks, issues 32 and 34),
+// capture_since is sampled AFTER the last INSERT completed, then backfill_through and
+// capture_since are written, in the transaction of the last chunk: with one chunk, the one that
+// inserted the rows; with several, after every chunk's transaction committed. (test/migrations-activation.test.ts proves
 // each property on its own, and the all-or-nothing of the pair under injected failures.)
 //
 // How each fact is seen, without mocks:
@@ -25,6 +27,7 @@ import { byDialect } from './helpers/by-dialect.js';
 import { insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
 import { hostTimestamp } from './helpers/host-timestamp.js';
 import { createLateMessageTrigger } from './helpers/injected-triggers.js';
+import { BACKFILL_PROGRESS_KEYS } from '../src/migrations/backfill-step.js';
 
 const { captureSince, backfillThrough } = ACTIVATION_KEYS;
 
@@ -35,6 +38,10 @@ interface OrderEvent {
   inBackfillTransaction: boolean;
   /** For 'clock': the instant it returned. */
   ns?: bigint;
+  /** Which transaction (not for 'clock' on PostgreSQL): equal within one, different across. */
+  tx?: string;
+  /** Backfilled rows committed at that moment, as another connection sees them. */
+  committedRows?: number;
 }
 
 interface OrderLog {
@@ -52,7 +59,7 @@ describeBothDialects('runMigrations: the AC-24 backfill order', (dialect) => {
     await db?.close();
   });
 
-  it('backfill_through read → INSERT → capture_since sampled → backfill_through written → capture_since written, in one transaction', async () => {
+  it('one chunk: backfill_through read (and kept) → INSERT → capture_since sampled → backfill_through written → capture_since written, the last four in one transaction', async () => {
     db = await openTestDb(dialect, 'package');
     await insertSession(db, 's1');
     const sub = (toolCallId: string) => subagentMetadata({ toolCallId, toolStatus: 'completed', subagent: { status: 'completed' } });
@@ -90,6 +97,50 @@ describeBothDialects('runMigrations: the AC-24 backfill order', (dialect) => {
       expect(events[microtask].inBackfillTransaction).toBe(false);
     }
   });
+
+  it('in chunks: the mark kept before the first chunk, rows chunk by chunk, capture_since sampled after the last chunk committed, both keys in one transaction', async () => {
+    db = await openTestDb(dialect, 'package');
+    const sub = (toolCallId: string) => subagentMetadata({ toolCallId, toolStatus: 'completed', subagent: { status: 'completed' } });
+    for (const [i, s] of ['s1', 's2', 's3'].entries()) {
+      await insertSession(db, s);
+      await insertMessage(db, { id: `m${i}`, sessionId: s, createdAt: hostTimestamp(dialect, `2026-08-01 10:00:0${i}.25`), metadata: sub(`toolu_${i}`) });
+    }
+    await createLateMessageTrigger(db, hostTimestamp(dialect, '2026-08-02 00:00:00'));
+    log = await byDialect(dialect, { sqlite: () => sqliteOrderLog(db), postgres: () => postgresOrderLog(db) })();
+
+    // One session per chunk: three chunks of one row each, then the chunk that finds none left.
+    expect((await db.store({ clock: log.clock }).runMigrations({ backfillChunk: { maxSessions: 1, pauseMs: 0 } })).ok).toBe(true);
+
+    const events = (await log.events()).filter((e) => e.what !== 'host microtask');
+    const start = events.findIndex((e) => e.what === `key ${BACKFILL_PROGRESS_KEYS.through}`);
+    const backfill = events.slice(start);
+    expect(backfill.map((e) => e.what)).toEqual([
+      `key ${BACKFILL_PROGRESS_KEYS.through}`, // the mark, kept before any chunk
+      'insert',
+      `key ${BACKFILL_PROGRESS_KEYS.cursor}`, // chunk 1 (later chunks update the cursor)
+      'insert', // chunk 2
+      'insert', // chunk 3
+      'clock',
+      `key ${backfillThrough}`,
+      `key ${captureSince}`,
+    ]);
+    const [mark, insert1, cursor, insert2, insert3, clock, through, capture] = backfill;
+    // Each chunk its own transaction, the mark's before all of them.
+    expect(new Set([mark.tx, insert1.tx, insert2.tx, insert3.tx]).size).toBe(4);
+    expect(cursor.tx).toBe(insert1.tx);
+    // capture_since is sampled when every chunk has committed, and before either key is
+    // written; both keys are written in one transaction, after every chunk's.
+    expect(clock.committedRows).toBe(3);
+    expect(through.tx).toBe(capture.tx);
+    expect(new Set([insert1.tx, insert2.tx, insert3.tx, through.tx]).size).toBe(4);
+
+    const keys = await metaKeys(db);
+    expect(keys[captureSince]).toBe(formatKeyInstant(clock.ns!));
+    // Read before the first INSERT: the late message exists, yet the mark is the newest before it.
+    expect(await db.query(`SELECT id FROM task_session_messages WHERE id = 'late'`)).toHaveLength(1);
+    expect(keys[backfillThrough]).toBe('2026-08-01T10:00:02.250000000Z');
+    expect(Object.keys(keys).sort()).toEqual(Object.values(ACTIVATION_KEYS).sort()); // progress keys gone
+  });
 });
 
 /**
@@ -100,11 +151,15 @@ describeBothDialects('runMigrations: the AC-24 backfill order', (dialect) => {
 async function sqliteOrderLog(db: TestDb): Promise<OrderLog> {
   const reader = new Database(db.location, { readonly: true });
   const committed = () => Number((reader.prepare(`SELECT count(*) AS n FROM task_session_subagents WHERE source = 'backfill'`).get() as { n: number }).n);
+  const committedKeys = () => Number((reader.prepare(`SELECT count(*) AS n FROM kandev_meta`).get() as { n: number }).n);
   const events: OrderEvent[] = [];
   let inserted = 0;
   const note = (what: string, ns?: bigint) => {
     if (what === 'insert' && inserted++ === 0) queueMicrotask(() => note('host microtask'));
-    events.push({ what, ns, inBackfillTransaction: inserted > 0 && committed() === 0 });
+    const rows = committed();
+    // Every transaction of the backfill commits a row or a key, so what is committed names the
+    // transaction an event happens in.
+    events.push({ what, ns, inBackfillTransaction: inserted > 0 && rows === 0, tx: `${rows}/${committedKeys()}`, committedRows: rows });
   };
   db.sqlite!.function('note_order', (what: unknown) => {
     note(String(what));
@@ -160,10 +215,15 @@ async function postgresOrderLog(db: TestDb): Promise<OrderLog> {
       const readsAfter = (seq: number) =>
         reads
           .filter((r) => r.after === seq)
-          .map((r) => ({ what: 'clock', ns: r.ns, inBackfillTransaction: !!firstInsert && r.after >= Number(firstInsert.seq) && r.committed === 0 }));
+          .map((r) => ({
+            what: 'clock',
+            ns: r.ns,
+            inBackfillTransaction: !!firstInsert && r.after >= Number(firstInsert.seq) && r.committed === 0,
+            committedRows: r.committed,
+          }));
       events.push(...readsAfter(0));
       for (const r of rows) {
-        events.push({ what: r.what, inBackfillTransaction: r.tx === firstInsert?.tx });
+        events.push({ what: r.what, inBackfillTransaction: r.tx === firstInsert?.tx, tx: r.tx });
         events.push(...readsAfter(Number(r.seq)));
       }
       return events;

@@ -4,9 +4,11 @@
 import { spawn } from 'node:child_process';
 import { poolFor } from '../scripts/lib/postgres-database.js';
 import { afterEach, expect, it } from 'vitest';
-import { ACTIVATION_KEYS, createPostgresStore, type MigrationReport } from '../src/index.js';
+import { ACTIVATION_KEYS, createPostgresStore, type MigrationOptions, type MigrationReport } from '../src/index.js';
 import { endStateFacts, metaKeys, seedPreAmendmentRows, stepStatuses } from './helpers/migration-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { BACKFILL_PROGRESS_KEYS } from '../src/migrations/backfill-step.js';
+import { backfilledToolCalls, seedBusyHostStore, survivingQualifyingToolCalls } from './helpers/busy-host-store.js';
 import { byDialect } from './helpers/by-dialect.js';
 import { insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
 import { hostTimestamp } from './helpers/host-timestamp.js';
@@ -56,19 +58,56 @@ describeBothDialects('runMigrations: concurrent migrators', (dialect) => {
     expect(perKey).toEqual([]);
     const backfilled = await db.query<{ n: number | string }>(`SELECT count(*) AS n FROM task_session_subagents WHERE source = 'backfill'`);
     expect(Number(backfilled[0].n)).toBe(30 + 1); // 30 subagents + the pre-amendment row that was itself backfilled
+    // Each activation key written once, and the backfill's high-water mark read and kept once
+    // (the chunked backfill's progress key, removed when it finished), whoever ran which chunk.
     const writes = await db.query<{ key: string }>(`SELECT key FROM meta_writes ORDER BY key`);
-    expect(writes.map((w) => w.key)).toEqual(Object.values(ACTIVATION_KEYS).sort());
+    expect(writes.map((w) => w.key)).toEqual([...Object.values(ACTIVATION_KEYS), BACKFILL_PROGRESS_KEYS.through].sort());
     expect(Object.keys(await metaKeys(db)).sort()).toEqual(Object.values(ACTIVATION_KEYS).sort());
+  });
+
+  it(`${byDialect(dialect, { sqlite: 'two processes', postgres: 'four pools' })} sharing a backfill of many chunks: each session walked once, each key inserted once`, async () => {
+    db = await openTestDb(dialect, 'package');
+    const sessions = 60;
+    await seedBusyHostStore(db, { sessions, messages: 6_000, descriptionChars: 20 });
+    await db.exec(`CREATE TABLE meta_writes (key TEXT NOT NULL)`);
+    await db.exec(
+      byDialect(dialect, {
+        sqlite: `CREATE TRIGGER audit_meta AFTER INSERT ON kandev_meta BEGIN INSERT INTO meta_writes (key) VALUES (NEW.key); END`,
+        postgres: `CREATE FUNCTION audit_meta() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN INSERT INTO meta_writes (key) VALUES (NEW.key); RETURN NULL; END $f$;
+           CREATE TRIGGER audit_meta AFTER INSERT ON kandev_meta FOR EACH ROW EXECUTE FUNCTION audit_meta();`,
+      }),
+    );
+    // One session per chunk and a pause between chunks, so the migrators interleave.
+    const options: MigrationOptions = { backfillChunk: { maxSessions: 1, pauseMs: 5 } };
+    const reports = await byDialect(dialect, { sqlite: () => migrateFromProcesses(db, 2, options), postgres: () => migrateFromPools(db, 4, options) })();
+
+    for (const report of reports) expect(report.ok, JSON.stringify(report)).toBe(true);
+    expect(reports.filter((r) => stepStatuses(r).backfill_subagent_contexts === 'applied')).toHaveLength(1);
+    // Every session walked by exactly one migrator: the walks add up to the store's sessions,
+    // and more than one migrator took part.
+    expect(reports.reduce((sum, r) => sum + r.walked, 0)).toBe(sessions);
+    expect(reports.filter((r) => r.walked > 0).length).toBeGreaterThan(1);
+    expect(await backfilledToolCalls(db)).toEqual(await survivingQualifyingToolCalls(db));
+    const writes = (await db.query<{ key: string }>(`SELECT key FROM meta_writes`)).map((w) => w.key).sort();
+    expect(writes).toEqual([...Object.values(ACTIVATION_KEYS), BACKFILL_PROGRESS_KEYS.through, BACKFILL_PROGRESS_KEYS.cursor].sort());
   });
 });
 
+type Walked = MigrationReport & { walked: number };
+
 /** N independent pools (as N host processes would have), all migrating at once. */
-async function migrateFromPools(db: TestDb, n: number): Promise<MigrationReport[]> {
+async function migrateFromPools(db: TestDb, n: number, options: MigrationOptions = {}): Promise<Walked[]> {
   const pools = Array.from({ length: n }, () => poolFor({ connectionString: db.location, max: 3 }));
   try {
     const warnings: unknown[] = [];
     const stores = pools.map((pool) => createPostgresStore(pool, { logger: { warn: (fields) => void warnings.push(fields) } }));
-    const reports = await Promise.all(stores.map((s) => s.runMigrations()));
+    const reports = await Promise.all(
+      stores.map(async (s) => {
+        let walked = 0;
+        const report = await s.runMigrations({ ...options, onBackfillProgress: (p) => void (walked = p.sessions) });
+        return { ...report, walked };
+      }),
+    );
     expect(warnings).toEqual([]);
     return reports;
   } finally {
@@ -77,9 +116,12 @@ async function migrateFromPools(db: TestDb, n: number): Promise<MigrationReport[
 }
 
 /** N child processes, each with its own connection to the SQLite file, released together. */
-async function migrateFromProcesses(db: TestDb, n: number): Promise<MigrationReport[]> {
+async function migrateFromProcesses(db: TestDb, n: number, options: MigrationOptions = {}): Promise<Walked[]> {
   const children = Array.from({ length: n }, () =>
-    spawn('node_modules/.bin/tsx', ['test/helpers/migrations-child.ts', db.location], { cwd: process.cwd(), stdio: ['pipe', 'pipe', 'pipe'] }),
+    spawn('node_modules/.bin/tsx', ['test/helpers/migrations-child.ts', db.location, JSON.stringify(options)], {
+      cwd: process.cwd(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    }),
   );
   try {
     const outputs = children.map((child) => {
@@ -101,7 +143,7 @@ async function migrateFromProcesses(db: TestDb, n: number): Promise<MigrationRep
     for (const child of children) child.stdin.end('go\n');
     const texts = await Promise.all(outputs.map((o) => o.done));
     for (const o of outputs) expect(o.stderr()).toBe(''); // no WARN from either process
-    return texts.map((t) => JSON.parse(t.slice('ready\n'.length)) as MigrationReport);
+    return texts.map((t) => JSON.parse(t.slice('ready\n'.length)) as Walked);
   } finally {
     for (const child of children) if (child.exitCode === null) child.kill();
   }

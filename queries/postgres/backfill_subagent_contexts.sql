@@ -1,12 +1,25 @@
 /*
- * AC-21…AC-23b: the one-time backfill, ONE unbounded INSERT … SELECT with no LIMIT and no
- * batching (AC-23a); no row ever reaches JavaScript. Every derived value follows the live
- * path's column rules, so the same subagent reads alike whichever path wrote it.
+ * AC-21…AC-23b: the backfill of ONE CHUNK of the host's sessions, an INSERT … SELECT with no
+ * LIMIT over every message of the sessions in the sessionIds parameter (issues 32 and 34: the one-time
+ * backfill is a series of these, src/migrations/backfill-step.ts; docs/migrations.md says
+ * what changed from AC-23a's single statement and why). No row ever reaches JavaScript. Every
+ * derived value follows the live path's column rules, so the same subagent reads alike
+ * whichever path wrote it.
+ *
+ * The chunk: the sessions the runner locked FOR KEY SHARE in this transaction
+ * (lock_backfill_sessions.sql), all with keys in (after, upTo]. AC-21b's winner is chosen per
+ * (task_session_id, tool_call_id), so every message that competes for a row is in the same
+ * chunk, and the union of the chunks' rows is exactly what one statement over all sessions
+ * writes (test/migrations-backfill-chunked.test.ts compares the two on random stores). The
+ * locks are why a host deleting a session cannot fail this INSERT's foreign key (issue 34):
+ * a session deleted before the lock is not in the sessionIds parameter, and one not yet deleted waits for
+ * this transaction. The range restates the chunk for the planner (an index range on the
+ * host's (task_session_id, created_at) index); the sessionIds parameter is what binds.
  *
  * Robustness: nothing in a message may abort this statement, or the backfill would fail
  * on every boot and never activate (AC-24a retries forever). So: metadata that is NULL, '',
  * 'null', not valid JSON, or valid JSON of the wrong shape is read as '{}' through
- * subagent_context_is_json (AC-23b's normalizing helper, schema/postgres/004) and such a
+ * the valid_jsonb fragment (AC-23b: pg_input_is_valid, built in on 16+) and such a
  * message simply does not qualify; every field is read only when its JSON type is right
  * (jsonb's -> and #> return NULL, never an error, on a scalar or an array); a message whose
  * session row is gone is skipped rather than failing the insert's foreign key.
@@ -30,7 +43,9 @@ WITH candidate AS (
   SELECT m.id, m.task_session_id, m.task_id, m.turn_id, m.created_at, m.updated_at,
          {{prefiltered_metadata_or_empty(m.metadata)}} AS meta
     FROM task_session_messages AS m
-   WHERE {{subagent_prefilter(m.metadata)}}
+   WHERE m.task_session_id > :after! AND m.task_session_id <= :upTo!
+     AND m.task_session_id = ANY(:sessionIds!::text[])
+     AND {{subagent_prefilter(m.metadata)}}
      -- A message whose session row is gone (a host that ran with foreign keys off) is
      -- skipped. Checked here, inside the fence, where the planner sees the scan's real size
      -- and joins task_sessions by hash or index: checked outside it, against the fenced

@@ -1,7 +1,18 @@
 /*
- * AC-21…AC-23b: the one-time backfill, ONE unbounded INSERT … SELECT with no LIMIT and no
- * batching (AC-23a); no row ever reaches JavaScript. Every derived value follows the live
- * path's column rules, so the same subagent reads alike whichever path wrote it.
+ * AC-21…AC-23b: the backfill of ONE CHUNK of the host's sessions, an INSERT … SELECT with no
+ * LIMIT over every message whose session key is in (after, upTo] (issues 32 and 34: the
+ * one-time backfill is a series of these, each its own BEGIN IMMEDIATE, so a host writer waits
+ * for one chunk, never the whole backfill; src/migrations/backfill-step.ts; docs/migrations.md
+ * says what changed from AC-23a's single statement and why). No row ever reaches JavaScript.
+ * Every derived value follows the live path's column rules, so the same subagent reads alike
+ * whichever path wrote it.
+ *
+ * The chunk: AC-21b's winner is chosen per (task_session_id, tool_call_id), so every message
+ * that competes for a row is in the same chunk, and the union of the chunks' rows is exactly
+ * what one statement over the whole key range writes (test/migrations-backfill-chunked.test.ts
+ * compares the two on random stores). The runner reads the chunk's upper key
+ * (read_backfill_sessions.sql) in the same write transaction, so no session can appear in or
+ * vanish from the range between the two statements.
  *
  * Robustness: nothing in a message may abort this statement, or the backfill would fail
  * on every boot and never activate (AC-24a retries forever). So: metadata that is NULL, '',
@@ -11,9 +22,8 @@
  * is gone (possible only where the host ran with foreign keys off) is skipped rather than
  * failing the insert's foreign key.
  *
- * Plan: the messages table is read once in storage order (NOT INDEXED): otherwise SQLite
- * satisfies the window's PARTITION BY by walking the host's (task_session_id, created_at)
- * index over the whole table, a random row access per message. The cheap text prefilter
+ * Plan: the chunk's messages are read through the host's (task_session_id, created_at) index,
+ * a range per chunk (a full scan per chunk would make the backfill quadratic). The cheap text prefilter
  * metadata GLOB '*_task*' runs before any JSON parsing. It is a superset of the JSON
  * predicate for what hosts write: a qualifying document holds the JSON string
  * "subagent_task" (normalized.kind), whose characters appear verbatim in the text unless a
@@ -46,8 +56,9 @@ WITH candidate AS (
   -- SQLite repeats a CTE column's expression wherever it is used (no common
   -- subexpressions), which made json_valid run ~35 times per candidate.
   SELECT m.rowid AS rid, m.id, m.task_session_id, m.task_id, m.created_at, m.metadata AS meta
-    FROM task_session_messages AS m NOT INDEXED
-   WHERE {{subagent_prefilter(m.metadata)}}
+    FROM task_session_messages AS m
+   WHERE m.task_session_id > :after! AND m.task_session_id <= :upTo!
+     AND {{subagent_prefilter(m.metadata)}}
      AND {{prefiltered_valid_json(m.metadata)}}
 ), keyed AS MATERIALIZED (
   -- MATERIALIZED: each candidate's JSON read once. Flattened, SQLite re-ran the tool_call_id

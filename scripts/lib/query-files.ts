@@ -178,6 +178,8 @@ export const DIALECT_ONLY: Readonly<Record<string, Dialect>> = {
   // The migration lock and its bounded wait: SQLite's BEGIN IMMEDIATE takes the database's one
   // write lock, waiting up to the busy timeout (src/sqlite/migrations.ts); no advisory lock exists.
   acquire_migration_lock: 'postgres',
+  // The backfill's chunk size follows the role's statement_timeout; SQLite has none.
+  read_statement_timeout: 'postgres',
   set_local_lock_timeout: 'postgres',
   // The backfill's fixed sort and hash budget: SQLite has no per-operation budget; its sorter
   // spills to temporary files past the connection's page cache, which the backfill leaves as is.

@@ -1,34 +1,149 @@
-// backfill_subagent_contexts: AC-21…AC-24f in ONE transaction, in the order AC-24 fixes. This
-// is the only place that order is written; both dialects run it (SQLite synchronously inside
-// BEGIN IMMEDIATE, PostgreSQL under the advisory lock), and test/migrations-backfill-order
-// observes it through each real database.
+// backfill_subagent_contexts: AC-21…AC-24f as a CHUNKED, resumable backfill (issues 32 and 34;
+// docs/migrations.md, "The backfill in chunks", says what changed from AC-23a's one statement
+// and why). This is the only place the order is written; both dialects run it, each chunk one
+// transaction under the migration lock (SQLite: BEGIN IMMEDIATE; PostgreSQL: the advisory
+// lock), and test/migrations-backfill-order observes it through each real database.
+//
+//   start   (one transaction) the guard (BOTH keys, AC-24d); the high-water mark read ONCE,
+//           before any chunk's INSERT (AC-24d), and kept in kandev_meta with the cursor, so a
+//           crash or a second migrator resumes from the database, never from memory.
+//   chunk   (one transaction each) the next sessions in key order after the cursor, their
+//           messages' rows (AC-21b's winner is per session and tool call, so a chunk holds
+//           every message that competes for a row), the cursor moved past them.
+//   last    the chunk that finds the sessions exhausted samples capture_since AFTER its
+//           INSERT (AC-24 point 4), writes both keys (write-once) and removes the progress
+//           keys, in that one transaction: both keys or neither (AC-24d).
 import { ACTIVATION_KEYS } from '../activation-keys.js';
+import type { BackfillProgress, MigrationOptions } from '../types.js';
 import { awaited, type Flow } from './flow.js';
 import { jsonHelperRefusal, jsonHelperRunnable } from './json-helper.js';
-import type { AppliedOrSkipped, MigrationPrimitives } from './migration-database.js';
+import type { AppliedOrSkipped, BackfillPacing, MigrationDatabase, MigrationPrimitives } from './migration-database.js';
 
 const { captureSince, backfillThrough } = ACTIVATION_KEYS;
 
-export function* backfillAndWriteKeys(db: MigrationPrimitives, sampleCaptureSince: () => string): Flow<AppliedOrSkipped> {
-  // AC-24d: the guard is BOTH keys, re-read under the lock; a partial pair re-runs (the INSERT
-  // is then a no-op, the present key stays as it is, the missing one appears).
+/**
+ * The backfill's own kandev_meta keys while it runs (never an activation key): the mark read
+ * before the first chunk, and the last session key done. Both are removed in the transaction
+ * that writes the activation keys, so a finished store holds the three keys only.
+ */
+export const BACKFILL_PROGRESS_KEYS = {
+  through: 'subagent_context_backfill_pending_through',
+  cursor: 'subagent_context_backfill_cursor',
+} as const;
+
+/** Sessions in the first chunk; later chunks follow the time target. */
+export const FIRST_CHUNK_SESSIONS = 16;
+/** Never more sessions in one chunk than this, whatever the time target allows. */
+export const MAX_CHUNK_SESSIONS = 20_000;
+
+type ChunkOutcome = { readonly kind: 'skipped' } | { readonly kind: 'chunk' | 'finished'; readonly sessions: number; readonly rows: number };
+
+function* keysPresent(db: MigrationPrimitives): Flow<boolean> {
   const capturePresent = yield* awaited(db.keyPresent(captureSince));
   const throughPresent = yield* awaited(db.keyPresent(backfillThrough));
-  if (capturePresent && throughPresent) return 'skipped';
+  return capturePresent && throughPresent;
+}
 
-  // Issue #16 item 3: both statements below call PostgreSQL's pg_input_is_valid (valid_jsonb.sql); it is
-  // re-judged under the lock, right before them, and anything but the package's own is not run.
+/** Issue #16 item 3: the statements call PostgreSQL's pg_input_is_valid (valid_jsonb.sql); re-judged under each lock. */
+function* refuseUntrustedHelper(db: MigrationPrimitives): Flow<void> {
   const helper = (yield* awaited(db.observeShape())).jsonHelper;
   if (!jsonHelperRunnable(helper)) throw new Error(`not run: ${jsonHelperRefusal(helper)}`);
+}
 
-  // AC-24d: the high-water mark is read BEFORE the INSERT, so it can only under-claim: on
-  // PostgreSQL's READ COMMITTED a message committed meanwhile is newer than the mark.
-  const through = yield* awaited(db.readBackfillThrough());
-  yield* awaited(db.insertBackfillRows());
-  // AC-24 point 4: capture_since is sampled after the INSERT completed, never at the start.
+/** The first transaction: the guard, and the high-water mark read once, before any INSERT. */
+function* startBackfill(db: MigrationPrimitives): Flow<'skipped' | 'running'> {
+  // AC-24d: the guard is BOTH keys, re-read under the lock; a partial pair re-runs (every
+  // INSERT is then a no-op, the present key stays as it is, the missing one appears).
+  if (yield* keysPresent(db)) return 'skipped';
+  yield* refuseUntrustedHelper(db);
+  // AC-24d: read BEFORE the first chunk's INSERT, so it can only under-claim. Kept: a resumed
+  // run must publish this value, not one read after chunks already committed (which could name
+  // a message committed into a session the walk had passed).
+  if ((yield* awaited(db.readKey(BACKFILL_PROGRESS_KEYS.through))) === undefined) {
+    const through = yield* awaited(db.readBackfillThrough());
+    yield* awaited(db.writeKeyOnce(BACKFILL_PROGRESS_KEYS.through, through));
+  }
+  return 'running';
+}
+
+/** One chunk's transaction; the one that exhausts the sessions also activates. */
+function* backfillChunk(db: MigrationPrimitives, limit: number, sampleCaptureSince: () => string): Flow<ChunkOutcome> {
+  // A concurrent migrator may have finished between our transactions.
+  if (yield* keysPresent(db)) return { kind: 'skipped' };
+  yield* refuseUntrustedHelper(db);
+  const through = yield* awaited(db.readKey(BACKFILL_PROGRESS_KEYS.through));
+  if (through === undefined) throw new Error(`${BACKFILL_PROGRESS_KEYS.through} vanished mid-backfill; the next run starts over`);
+  const after = (yield* awaited(db.readKey(BACKFILL_PROGRESS_KEYS.cursor))) ?? '';
+  const sessions = yield* awaited(db.nextBackfillSessions(after, limit));
+  const rows = sessions.length ? yield* awaited(db.insertBackfillRows({ after, sessions })) : 0;
+  // Fewer than asked: none is left after them (a session deleted meanwhile is skipped and
+  // LIMIT takes the next, so a short answer means the key range is exhausted).
+  if (sessions.length === limit) {
+    yield* awaited(db.upsertKey(BACKFILL_PROGRESS_KEYS.cursor, sessions[sessions.length - 1]));
+    return { kind: 'chunk', sessions: sessions.length, rows };
+  }
+  // AC-24 point 4: capture_since is sampled after the last INSERT completed, never earlier.
   const since = sampleCaptureSince();
   // Both writes ON CONFLICT DO NOTHING, in this transaction: both keys or neither (AC-24d).
   yield* awaited(db.writeKeyOnce(backfillThrough, through));
   yield* awaited(db.writeKeyOnce(captureSince, since));
-  return 'applied';
+  yield* awaited(db.deleteKey(BACKFILL_PROGRESS_KEYS.cursor));
+  yield* awaited(db.deleteKey(BACKFILL_PROGRESS_KEYS.through));
+  return { kind: 'finished', sessions: sessions.length, rows };
+}
+
+/**
+ * The next chunk's size in sessions: doubled while chunks take under half the time target,
+ * scaled down to it when one overran, within [1, max].
+ */
+export function nextChunkSessions(current: number, elapsedMs: number, pacing: Pick<BackfillPacing, 'targetMs' | 'maxSessions'>): number {
+  let next = current;
+  if (elapsedMs > pacing.targetMs) next = Math.floor((current * pacing.targetMs) / elapsedMs);
+  else if (elapsedMs < pacing.targetMs / 2) next = current * 2;
+  return Math.max(1, Math.min(pacing.maxSessions, next));
+}
+
+/** PostgreSQL's query_canceled, which a statement_timeout raises. */
+function isStatementTimeout(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '57014';
+}
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureSince: () => string, options: MigrationOptions = {}): Promise<AppliedOrSkipped> {
+  if ((await db.locked(startBackfill)) === 'skipped') return 'skipped';
+  const pacing = await db.backfillPacing(options.backfillChunk);
+  const progress: BackfillProgress = { chunks: 0, sessions: 0, rowsWritten: 0, ms: 0, done: false };
+  const started = performance.now();
+  let limit = Math.min(FIRST_CHUNK_SESSIONS, pacing.maxSessions);
+  for (;;) {
+    const t0 = performance.now();
+    let outcome: ChunkOutcome;
+    try {
+      outcome = await db.locked((p) => backfillChunk(p, limit, sampleCaptureSince));
+    } catch (err) {
+      // A chunk the role's statement_timeout cancelled (57014) is rolled back: retried at a
+      // quarter of its size, down to one session, so a timeout cannot stop the walk on every
+      // boot at the same chunk. Any other error fails the step (the next run resumes).
+      if (!isStatementTimeout(err) || limit === 1) throw err;
+      limit = Math.max(1, Math.floor(limit / 4));
+      continue;
+    }
+    const elapsed = performance.now() - t0;
+    if (outcome.kind === 'skipped') return 'skipped';
+    progress.chunks++;
+    progress.sessions += outcome.sessions;
+    progress.rowsWritten += outcome.rows;
+    progress.ms = Math.round(performance.now() - started);
+    progress.done = outcome.kind === 'finished';
+    try {
+      options.onBackfillProgress?.({ ...progress });
+    } catch {
+      // a host's progress display must not fail its upgrade
+    }
+    if (outcome.kind === 'finished') return 'applied';
+    limit = nextChunkSessions(limit, elapsed, pacing);
+    // Between chunks the lock is free: a host writer (SQLite) or a second migrator gets it.
+    await pause(pacing.pauseMs);
+  }
 }

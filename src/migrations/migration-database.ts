@@ -2,11 +2,28 @@
 // primitives, a way to run a body of them in one transaction under the migration lock, and
 // the dialect's schema steps declared as data. Everything about ORDER — which step runs when,
 // what gates it, the AC-24 backfill sequence — is neutral code; a dialect says only how.
+import type { BackfillChunkOptions } from '../types.js';
 import type { MigrationStepName } from './step-names.js';
 import type { Flow, MaybePromise } from './flow.js';
 import type { TableShape } from './table-shape.js';
 
 export type AppliedOrSkipped = 'applied' | 'skipped';
+
+/** One chunk of the backfill: the sessions after `after`, in key order, as nextBackfillSessions returned them. */
+export interface BackfillChunk {
+  readonly after: string;
+  readonly sessions: readonly string[];
+}
+
+/** How the backfill paces its chunks on one database (src/migrations/backfill-step.ts). */
+export interface BackfillPacing {
+  /** Each chunk's transaction aims at this long. */
+  readonly targetMs: number;
+  /** Never more sessions in a chunk. */
+  readonly maxSessions: number;
+  /** Idle time between chunks, with the lock free. */
+  readonly pauseMs: number;
+}
 
 /** One DDL script from generated/<dialect>/schema.ts, applied whole. */
 export interface SchemaScript {
@@ -41,8 +58,19 @@ export interface MigrationPrimitives {
   writeKeyOnce(key: string, value: string): MaybePromise<void>;
   /** AC-24 point 1: the newest qualifying created_at as a key value, or '' (AC-24f). */
   readBackfillThrough(): MaybePromise<string>;
-  /** AC-21…AC-23b: the one INSERT … SELECT of queries/<dialect>/backfill_subagent_contexts.sql. */
-  insertBackfillRows(): MaybePromise<void>;
+  /** A kandev_meta key's value verbatim ('' included), or undefined when absent. */
+  readKey(key: string): MaybePromise<string | undefined>;
+  /** Writes a key whatever it held: the backfill's progress keys only, never an activation key. */
+  upsertKey(key: string, value: string): MaybePromise<void>;
+  /** Deletes a key: the backfill's progress keys only, never an activation key. */
+  deleteKey(key: string): MaybePromise<void>;
+  /**
+   * Up to `limit` session keys after `after`, in key order (queries/<dialect>/next_backfill_sessions.sql);
+   * on PostgreSQL each locked FOR KEY SHARE until the transaction ends.
+   */
+  nextBackfillSessions(after: string, limit: number): MaybePromise<readonly string[]>;
+  /** AC-21…AC-23b for one chunk (queries/<dialect>/backfill_subagent_contexts.sql): the rows inserted. */
+  insertBackfillRows(chunk: BackfillChunk): MaybePromise<number>;
   applySchema(script: SchemaScript): MaybePromise<void>;
   /** Columns, indexes and triggers a host added to task_session_subagents (queries/<dialect>/read_subagent_table_host_objects.sql). */
   readHostObjects(): MaybePromise<readonly HostObject[]>;
@@ -110,6 +138,8 @@ export interface MigrationDatabase {
    * COMMIT when it returns, ROLLBACK and reject when it throws.
    */
   locked<T>(body: (db: MigrationPrimitives) => Flow<T>): Promise<T>;
+  /** The backfill's pacing on this database, with the host's overrides applied. */
+  backfillPacing(overrides: BackfillChunkOptions | undefined): Promise<BackfillPacing>;
   /** Runs `body` on the connection without a transaction or the lock (lock-free reads). */
   unlocked<T>(body: (db: MigrationPrimitives) => Flow<T>): Promise<T>;
 }

@@ -13,15 +13,15 @@
 //   [dialect steps once the end state holds]  PostgreSQL's widen_metric_columns,
 //                                ensure_subagent_indexes — so a failed AC-33 upgrade leaves
 //                                the pre-amendment table wholly untouched (AC-33a)
-//   backfill_subagent_contexts   AC-21…AC-24f (./backfill-step.ts) — only when the end state
-//                                was observed to hold
+//   backfill_subagent_contexts   AC-21…AC-24f (./backfill-step.ts), in chunks, each its own
+//                                transaction — only when the end state was observed to hold
 // Before all of them, two checks reported only when they fail: the engine's version
 // (./database-version.ts), then the host's tables (./host-tables.ts); either stops the pass
 // before anything is written.
 import { ACTIVATION_KEYS } from '../activation-keys.js';
 import type { StoreContext } from '../dialect.js';
 import { formatKeyInstant } from '../instant.js';
-import type { MigrationReport, MigrationStep } from '../types.js';
+import type { MigrationOptions, MigrationReport, MigrationStep } from '../types.js';
 import { backfillAndWriteKeys } from './backfill-step.js';
 import { databaseTooOld } from './database-version.js';
 import { hostTablesMissing } from './host-tables.js';
@@ -38,6 +38,7 @@ const END_STATE_MISSING =
 const ALREADY_CURRENT = 'already current: complete shape and all three activation keys present';
 const VERSION_TOO_OLD = `not run: ${MIGRATION_STEP.checkDatabaseVersion} failed`;
 const HOST_TABLES_MISSING = `not run: ${MIGRATION_STEP.checkHostTables} failed`;
+const BACKFILL_DEFERRED = "deferred: runMigrations({ backfill: 'defer' }); the next runMigrations() runs it";
 
 /** What earlier steps of this pass established for later ones. */
 interface PassState {
@@ -90,20 +91,21 @@ const recordExecutionSince = (db: MigrationDatabase, ctx: StoreContext): Planned
   },
 });
 
-const backfill = (db: MigrationDatabase, ctx: StoreContext): PlannedStep => ({
+const backfill = (db: MigrationDatabase, ctx: StoreContext, options: MigrationOptions): PlannedStep => ({
   name: MIGRATION_STEP.backfillSubagentContexts,
   shapeIsCurrent: () => true, // gated on the end state, which record_execution_since's entry checks
   writesKeys: [ACTIVATION_KEYS.captureSince, ACTIVATION_KEYS.backfillThrough],
-  run: () => db.locked((p) => backfillAndWriteKeys(p, () => keyInstant(ctx))),
+  // Its own transactions, one per chunk, each under the lock (./backfill-step.ts).
+  run: () => (options.backfill === 'defer' ? Promise.resolve(notRun(BACKFILL_DEFERRED)) : backfillAndWriteKeys(db, () => keyInstant(ctx), options)),
 });
 
 /** Every step of a pass, in order: the one list both the fast path and the real pass walk. */
-function planSteps(db: MigrationDatabase, ctx: StoreContext): PlannedStep[] {
+function planSteps(db: MigrationDatabase, ctx: StoreContext, options: MigrationOptions): PlannedStep[] {
   return [
     ...db.steps.beforeEndState.map((s) => schemaStep(db, s)),
     recordExecutionSince(db, ctx),
     ...db.steps.onceEndStateHolds.map((s) => onceEndStateHolds(schemaStep(db, s))),
-    onceEndStateHolds(backfill(db, ctx)),
+    onceEndStateHolds(backfill(db, ctx, options)),
   ];
 }
 
@@ -131,8 +133,8 @@ const skippedAs =
   (reason: string) =>
   (step: PlannedStep): MigrationStep => ({ name: step.name, status: 'skipped', ms: 0, detail: reason });
 
-export async function runMigrationPass(db: MigrationDatabase, ctx: StoreContext): Promise<MigrationReport> {
-  const plan = planSteps(db, ctx);
+export async function runMigrationPass(db: MigrationDatabase, ctx: StoreContext, options: MigrationOptions = {}): Promise<MigrationReport> {
+  const plan = planSteps(db, ctx, options);
 
   const tooOld = await databaseTooOld(db);
   if (tooOld) {

@@ -9,27 +9,32 @@ import {
   acquireMigrationLock,
   addColumnSchema,
   backfillSubagentContexts,
+  deleteMetaKey,
+  nextBackfillSessions,
   observeSubagentTableShape,
   packageSchema,
   probeStoreTables,
   readBackfillThrough,
   readDatabaseVersion,
   readMetaKey,
+  readStatementTimeout,
   readSubagentTableHostObjects,
   setLocalLockTimeout,
   setLocalWorkMem,
   upgradeSchema,
+  upsertMetaKey,
   writeMetaKeyOnce,
 } from '../../generated/postgres/index.js';
 import type { StoreContext } from '../dialect.js';
 import { addSubagentColumnsStep } from '../migrations/column-step.js';
 import { runAsync } from '../migrations/flow.js';
 import { jsonHelperRefusal } from '../migrations/json-helper.js';
-import type { MigrationDatabase, MigrationPrimitives, SchemaScript } from '../migrations/migration-database.js';
+import type { BackfillPacing, MigrationDatabase, MigrationPrimitives, SchemaScript } from '../migrations/migration-database.js';
+import { MAX_CHUNK_SESSIONS } from '../migrations/backfill-step.js';
 import { runMigrationPass } from '../migrations/migration-pass.js';
 import { MIGRATION_STEP } from '../migrations/step-names.js';
 import { executionIdentityShapeHolds, toTableShape } from '../migrations/table-shape.js';
-import type { MigrationReport } from '../types.js';
+import type { BackfillChunkOptions, MigrationOptions, MigrationReport } from '../types.js';
 import { observePostgresJsonHelper } from './json-helper.js';
 import { withTransaction } from './transaction.js';
 
@@ -97,17 +102,22 @@ function postgresPrimitives(db: Queryable): MigrationPrimitives {
       return toTableShape(row, await observePostgresJsonHelper(db));
     },
     keyPresent: async (key) => (await readMetaKey.run({ key }, db)).length > 0,
+    readKey: async (key) => (await readMetaKey.run({ key }, db))[0]?.value,
+    upsertKey: async (key, value) => void (await upsertMetaKey.run({ key, value }, db)),
+    deleteKey: async (key) => void (await deleteMetaKey.run({ key }, db)),
+    nextBackfillSessions: async (after, limit) => (await nextBackfillSessions.run({ after, limit }, db)).map((r) => r.id),
     writeKeyOnce: async (key, value) => void (await writeMetaKeyOnce.run({ key, value }, db)),
     readBackfillThrough: async () => {
       const [high] = await readBackfillThrough.run(undefined, db);
       if (typeof high?.backfill_through !== 'string') throw new Error('readBackfillThrough returned no value');
       return high.backfill_through;
     },
-    insertBackfillRows: async () => {
-      // In the backfill step's transaction (always locked): its sort and hash stay within a
-      // fixed budget whatever the store's size or the server's work_mem (the query file says why).
+    insertBackfillRows: async ({ after, sessions }) => {
+      // In the chunk's transaction (always locked): its sort and hash stay within a fixed
+      // budget whatever the store's size or the server's work_mem (the query file says why).
       await setLocalWorkMem.run({ workMem: BACKFILL_WORK_MEM }, db);
-      await backfillSubagentContexts.run(undefined, db);
+      const upTo = sessions[sessions.length - 1];
+      return (await backfillSubagentContexts.runWithCounts({ after, upTo, sessionIds: [...sessions] }, db)).rowCount ?? 0;
     },
     applySchema: async (s) => void (await db.query(s.sql)),
     // No PostgreSQL step needs it (its upgrade is in place and keeps them); declared for the interface.
@@ -144,6 +154,25 @@ export function createPostgresMigrationDatabase(pool: pg.Pool, options: { minimu
         return runAsync(body(postgresPrimitives(client)));
       }),
     unlocked: (body) => runAsync(body(postgresPrimitives(pool))),
+    backfillPacing: async (overrides) => postgresBackfillPacing((await readStatementTimeout.run(undefined, pool))[0]?.ms ?? 0, overrides),
+  };
+}
+
+/**
+ * Each chunk aims at half a second: long enough that the per-chunk work (the lock, the guard,
+ * the cursor) stays a few percent, short enough that a host's delete of a chunk's session
+ * waits about that long. Under a role's statement_timeout the target is a fifth of it, so a
+ * chunk that runs several times its target still completes; the package never turns the
+ * timeout off. No pause: the host's writes never wait for the migration lock.
+ */
+export const POSTGRES_CHUNK_TARGET_MS = 500;
+
+export function postgresBackfillPacing(statementTimeoutMs: number, overrides: BackfillChunkOptions | undefined): BackfillPacing {
+  const fitted = statementTimeoutMs > 0 ? Math.min(POSTGRES_CHUNK_TARGET_MS, statementTimeoutMs / 5) : POSTGRES_CHUNK_TARGET_MS;
+  return {
+    targetMs: overrides?.targetMs ?? fitted,
+    maxSessions: overrides?.maxSessions ?? MAX_CHUNK_SESSIONS,
+    pauseMs: overrides?.pauseMs ?? 0,
   };
 }
 
@@ -152,6 +181,7 @@ export async function runPostgresMigrations(
   pool: pg.Pool,
   ctx: StoreContext,
   options?: Parameters<typeof createPostgresMigrationDatabase>[1],
+  migration?: MigrationOptions,
 ): Promise<MigrationReport> {
-  return runMigrationPass(createPostgresMigrationDatabase(pool, options), ctx);
+  return runMigrationPass(createPostgresMigrationDatabase(pool, options), ctx, migration);
 }

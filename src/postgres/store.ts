@@ -41,7 +41,7 @@ export function createPostgresStore(connection: PostgresPool, options?: StoreOpt
       // transaction control, which returns no rows), so the hot path skips the wrapper.
       writer: createPostgresWriter(hostPool, { statements }),
       reader: createPostgresReader(pool),
-      runMigrations: (ctx) => runPostgresMigrations(pool, ctx),
+      runMigrations: (ctx, options) => runPostgresMigrations(pool, ctx, {}, options),
       checkHealth: (ctx) => checkPostgresHealth(pool, statements, ctx),
       ensureHostIndex: () => ensurePostgresHostIndex(pool),
       createHostTables: () => createPostgresHostTables(pool),

@@ -7,6 +7,8 @@ import type { Database } from 'better-sqlite3';
 import {
   addColumnSchema,
   backfillSubagentContexts,
+  deleteMetaKey,
+  nextBackfillSessions,
   observeSubagentTableShape,
   packageSchema,
   probeStoreTables,
@@ -15,16 +17,18 @@ import {
   readMetaKey,
   readSubagentTableHostObjects,
   upgradeSchema,
+  upsertMetaKey,
   writeMetaKeyOnce,
 } from '../../generated/sqlite/index.js';
 import type { StoreContext } from '../dialect.js';
 import { addSubagentColumnsStep } from '../migrations/column-step.js';
 import { runSync } from '../migrations/flow.js';
-import type { MigrationDatabase, MigrationPrimitives, SchemaScript } from '../migrations/migration-database.js';
+import type { BackfillPacing, MigrationDatabase, MigrationPrimitives, SchemaScript } from '../migrations/migration-database.js';
+import { MAX_CHUNK_SESSIONS } from '../migrations/backfill-step.js';
 import { runMigrationPass } from '../migrations/migration-pass.js';
 import { MIGRATION_STEP } from '../migrations/step-names.js';
 import { executionIdentityShapeHolds, sqliteTableShape } from '../migrations/table-shape.js';
-import type { MigrationReport } from '../types.js';
+import type { BackfillChunkOptions, MigrationOptions, MigrationReport } from '../types.js';
 import { withImmediateTransaction } from './transaction.js';
 
 /**
@@ -80,13 +84,20 @@ function sqlitePrimitives(db: Database): MigrationPrimitives {
   return {
     observeShape: () => sqliteTableShape(observeSubagentTableShape.get({}, db)),
     keyPresent: (key) => readMetaKey.get({ key }, db) !== undefined,
+    readKey: (key) => {
+      const value = readMetaKey.get({ key }, db)?.value;
+      return value === undefined || value === null ? undefined : String(value);
+    },
+    upsertKey: (key, value) => void upsertMetaKey.run({ key, value }, db),
+    deleteKey: (key) => void deleteMetaKey.run({ key }, db),
+    nextBackfillSessions: (after, limit) => nextBackfillSessions.all({ after, limit }, db).map((r) => String(r.id)),
     writeKeyOnce: (key, value) => void writeMetaKeyOnce.run({ key, value }, db),
     readBackfillThrough: () => {
       const through = readBackfillThrough.get({}, db)?.backfill_through;
       if (typeof through !== 'string') throw new Error('readBackfillThrough returned no value');
       return through;
     },
-    insertBackfillRows: () => void backfillSubagentContexts.run({}, db),
+    insertBackfillRows: ({ after, sessions }) => backfillSubagentContexts.run({ after, upTo: sessions[sessions.length - 1] }, db).changes,
     applySchema: (s) => void db.exec(s.sql),
     readHostObjects: () => readSubagentTableHostObjects.all({}, db),
     readVersion: () => {
@@ -111,6 +122,27 @@ export function createSqliteMigrationDatabase(db: Database, options: { minimumVe
     // async only for the signature: the body runs to COMMIT before the promise is returned.
     locked: async (body) => withImmediateTransaction(db, () => runSync(body(primitives))),
     unlocked: async (body) => runSync(body(primitives)),
+    backfillPacing: async (overrides) => sqliteBackfillPacing(overrides),
+  };
+}
+
+/**
+ * SQLite has one writer: while a chunk runs, a host's write on another connection waits in
+ * its busy handler, which polls at growing intervals (SQLite's default: 1, 2, 5, 10, 15, 20,
+ * 25, 25, 25, 50, 50, then 100 ms). A chunk aims at 200 ms and the lock is then left free for
+ * 50 ms: a writer that began waiting during the chunk has polled at most 50 ms apart by then,
+ * so it gets the lock in that pause and waits about one chunk (measured in
+ * test/migrations-backfill-busy-host.test.ts). Without the pause the next chunk would take
+ * the lock back before the writer's next poll, chunk after chunk.
+ */
+export const SQLITE_CHUNK_TARGET_MS = 200;
+export const SQLITE_CHUNK_PAUSE_MS = 50;
+
+function sqliteBackfillPacing(overrides: BackfillChunkOptions | undefined): BackfillPacing {
+  return {
+    targetMs: overrides?.targetMs ?? SQLITE_CHUNK_TARGET_MS,
+    maxSessions: overrides?.maxSessions ?? MAX_CHUNK_SESSIONS,
+    pauseMs: overrides?.pauseMs ?? SQLITE_CHUNK_PAUSE_MS,
   };
 }
 
@@ -141,6 +173,7 @@ export async function runSqliteMigrations(
   db: Database,
   ctx: StoreContext,
   options?: Parameters<typeof createSqliteMigrationDatabase>[1],
+  migration?: MigrationOptions,
 ): Promise<MigrationReport> {
   let restoreBusyTimeout: number | null = null;
   try {
@@ -153,7 +186,7 @@ export async function runSqliteMigrations(
     // an unusable connection: every step fails below and reports why
   }
   try {
-    return await runMigrationPass(createSqliteMigrationDatabase(db, options), ctx);
+    return await runMigrationPass(createSqliteMigrationDatabase(db, options), ctx, migration);
   } finally {
     if (restoreBusyTimeout !== null) {
       try {

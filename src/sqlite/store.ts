@@ -20,7 +20,7 @@ export function createSqliteStore(connection: SqliteConnection, options?: StoreO
       dialect: 'sqlite',
       writer: createSqliteWriter(db),
       reader: createSqliteReader(db),
-      runMigrations: (ctx) => runSqliteMigrations(db, ctx),
+      runMigrations: (ctx, options) => runSqliteMigrations(db, ctx, {}, options),
       checkHealth: (ctx) => checkSqliteHealth(db, ctx),
       ensureHostIndex: () => ensureSqliteHostIndex(db),
       createHostTables: () => createSqliteHostTables(db),

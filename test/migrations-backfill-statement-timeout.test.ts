@@ -1,0 +1,95 @@
+// Issue 32 item 3 (PostgreSQL only: SQLite has no statement_timeout): a host role with a small
+// statement_timeout completes the backfill on a store where the single statement exceeds it.
+// The chunks are sized to a fifth of the role's timeout (src/postgres/migrations.ts), so each
+// statement fits; the package never turns the timeout off (the role's setting is what every
+// connection runs under, and it is unchanged afterwards).
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import * as postgresQueries from '../generated/postgres/index.js';
+import { poolFor } from '../scripts/lib/postgres-database.js';
+import { ACTIVATION_KEYS, createPostgresStore } from '../src/index.js';
+import { backfilledToolCalls, seedBusyHostStore, survivingQualifyingToolCalls } from './helpers/busy-host-store.js';
+import { metaKeys } from './helpers/migration-db.js';
+import { openTestDb, type TestDb } from './helpers/test-db.js';
+
+const TIMEOUT_MS = 250; // the single statement over 400k messages takes seconds; each chunk aims at 50 ms
+
+describe('runMigrations: the backfill under a role with a small statement_timeout (issue 32) [postgres]', () => {
+  let db: TestDb;
+  let admin: pg.Pool;
+  let pool: pg.Pool;
+  const role = `sc_timeout_${process.pid}_${Date.now().toString(36)}`;
+
+  beforeAll(async () => {
+    admin = poolFor({ connectionString: inject('pgUrl'), max: 1 });
+    await admin.query(`CREATE ROLE ${role} LOGIN SUPERUSER PASSWORD 'pw'`);
+    await admin.query(`ALTER ROLE ${role} SET statement_timeout = ${TIMEOUT_MS}`);
+    db = await openTestDb('postgres', 'package');
+    await seedBusyHostStore(db, { sessions: 4_000, messages: 400_000 });
+    const url = new URL(db.location);
+    url.username = role;
+    url.password = 'pw';
+    pool = poolFor({ connectionString: url.toString(), max: 3 });
+  }, 120_000);
+  afterAll(async () => {
+    await pool?.end();
+    await db?.close();
+    await admin?.query(`DROP ROLE IF EXISTS ${role}`);
+    await admin?.end();
+  });
+
+  it('the single statement is cancelled under the role; the chunked backfill completes with every row', async () => {
+    const [{ statement_timeout }] = (await pool.query<{ statement_timeout: string }>('SHOW statement_timeout')).rows;
+    expect(statement_timeout).toBe(`${TIMEOUT_MS}ms`);
+
+    // The single statement over every session, under the role: cancelled (57014).
+    const sessions = (await db.query<{ id: string }>('SELECT id FROM task_sessions ORDER BY id')).map((s) => s.id);
+    const single = postgresQueries.backfillSubagentContexts.run({ after: '', upTo: sessions[sessions.length - 1], sessionIds: sessions }, pool);
+    await expect(single).rejects.toMatchObject({ code: '57014' });
+    expect(await backfilledToolCalls(db)).toEqual([]);
+
+    const chunks: number[] = [];
+    const report = await createPostgresStore(pool).runMigrations({ onBackfillProgress: (p) => chunks.push(p.sessions) });
+    expect(report.ok, JSON.stringify(report.steps)).toBe(true);
+    expect(chunks.length).toBeGreaterThan(2); // chunked: no statement held the whole store
+    expect(await backfilledToolCalls(db)).toEqual(await survivingQualifyingToolCalls(db));
+    expect(Object.keys(await metaKeys(db)).sort()).toEqual(Object.values(ACTIVATION_KEYS).sort());
+    const [after] = (await pool.query<{ statement_timeout: string }>('SHOW statement_timeout')).rows;
+    expect(after.statement_timeout).toBe(`${TIMEOUT_MS}ms`);
+  }, 180_000);
+
+  it('a first chunk the timeout cancels is retried smaller, in the same run', async () => {
+    // Fat sessions (20 000 messages each) and a 400 ms timeout: the first chunk (16 sessions,
+    // 320 000 messages) exceeds it and is cancelled (57014); the run goes on with smaller ones
+    // (4 sessions, then 1 if need be: 20 000 messages, well inside it even under load).
+    const fat = await openTestDb('postgres', 'package');
+    const fatRole = `${role}_fat`;
+    try {
+      await seedBusyHostStore(fat, { sessions: 20, messages: 400_000, descriptionChars: 100, contiguous: true });
+      await admin.query(`CREATE ROLE ${fatRole} LOGIN SUPERUSER PASSWORD 'pw'`);
+      await admin.query(`ALTER ROLE ${fatRole} SET statement_timeout = 400`);
+      const url = new URL(fat.location);
+      url.username = fatRole;
+      url.password = 'pw';
+      const fatPool = poolFor({ connectionString: url.toString(), max: 3 });
+      try {
+        const sizes: number[] = [];
+        let walked = 0;
+        const report = await createPostgresStore(fatPool).runMigrations({
+          onBackfillProgress: (p) => {
+            sizes.push(p.sessions - walked);
+            walked = p.sessions;
+          },
+        });
+        expect(report.ok, JSON.stringify(report.steps.filter((step) => step.status === 'failed'))).toBe(true);
+        expect(sizes[0]).toBeLessThan(16); // the first committed chunk is a retried, smaller one
+        expect(await backfilledToolCalls(fat)).toEqual(await survivingQualifyingToolCalls(fat));
+      } finally {
+        await fatPool.end();
+      }
+    } finally {
+      await fat.close();
+      await admin.query(`DROP ROLE IF EXISTS ${fatRole}`);
+    }
+  }, 180_000);
+});
