@@ -3,7 +3,7 @@
 // (issue #18), end to end into a real store on both dialects.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createAcpRecorder } from '../src/acp/index.js';
-import { contextFor } from './helpers/acp-fixtures.js';
+import { contextFor, recordInOrder } from './helpers/acp-fixtures.js';
 import { steppingClock } from './helpers/clock.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { insertSession } from './helpers/seed-host-rows.js';
@@ -66,13 +66,7 @@ describeBothDialects('ACP intake: Cursor and Auggie (hand-built from measured sh
   });
   afterEach(async () => db.close());
 
-  async function record(updates: { sessionId: string; update: object }[]) {
-    const store = db.store({ clock: steppingClock() });
-    const recorder = createAcpRecorder(store, { context: contextFor(ACP) });
-    const outcomes = [];
-    for (const u of updates) outcomes.push(await recorder.sessionUpdate(u));
-    return { outcomes, rows: await store.listBySession('s1') };
-  }
+  const record = (updates: { sessionId: string; update: object }[]) => recordInOrder(db, ACP, updates);
 
   it('Cursor: rawInput._toolName "task" is a subagent; rawOutput.durationMs and isBackground reach the row; read_file does not', async () => {
     const { outcomes, rows } = await record(CURSOR);

@@ -8,7 +8,7 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createAcpRecorder } from '../src/acp/index.js';
 import type { SubagentContextRow } from '../src/types.js';
-import { contextFor } from './helpers/acp-fixtures.js';
+import { contextFor, recordInOrder } from './helpers/acp-fixtures.js';
 import { steppingClock } from './helpers/clock.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { insertSession } from './helpers/seed-host-rows.js';
@@ -27,12 +27,8 @@ describeBothDialects('ACP Subagent Sessions (completed RFD; v2 readiness)', (dia
   afterEach(async () => db.close());
 
   async function record(updates: { sessionId: string; update: object }[]) {
-    const store = db.store({ clock: steppingClock() });
-    const recorder = createAcpRecorder(store, { context: contextFor(ACP) });
-    const outcomes = [];
-    for (const u of updates) outcomes.push(await recorder.sessionUpdate(u));
-    const rows = new Map<string, SubagentContextRow>((await store.listBySession('s1')).map((r) => [r.tool_call_id, r]));
-    return { outcomes, rows, counters: recorder.counters() };
+    const { outcomes, rows } = await recordInOrder(db, ACP, updates);
+    return { outcomes, rows: new Map<string, SubagentContextRow>(rows.map((r) => [r.tool_call_id, r])) };
   }
 
   it('a tool call naming its child in a `session` content item and the child subagent_update are one row (tool call first)', async () => {

@@ -13,16 +13,11 @@
 // - every other request (a JSON-schema side query, a title) gets a short answer.
 // Gemini CLI 0.61.0 gives its subagents no `invoke_agent` (LocalAgentExecutor drops every tool of
 // kind Agent from a subagent's registry), so NESTED_MARKER launches nothing here.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readRequest, startFakeApi, type RunningFakeApi } from './fake-api-server.js';
 import { READ_MARKER, SCRIPT_MARKER, type ScriptedLaunch } from './fake-messages-api.js';
 
-export interface FakeGeminiApi {
-  url: string;
-  /** Every request received (path and body), for diagnosis. */
-  requests: { path: string; body: unknown }[];
-  close(): Promise<void>;
-}
+export type FakeGeminiApi = RunningFakeApi;
 
 interface Schema {
   type?: string | string[];
@@ -120,17 +115,7 @@ export async function startFakeGeminiApi(launches: ScriptedLaunch[], workFile: s
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const raw = Buffer.concat(chunks).toString('utf8');
-    let body: GenerateRequest;
-    try {
-      body = raw ? (JSON.parse(raw) as GenerateRequest) : {};
-    } catch {
-      body = {};
-    }
-    const path = (req.url ?? '').split('?')[0];
-    requests.push({ path, body });
+    const { path, body } = await readRequest<GenerateRequest>(req, requests);
     const match = /\/models\/([^/:]+):(\w+)$/.exec(path);
     const [model, method] = match ? [decodeURIComponent(match[1]), match[2]] : ['', ''];
     if (method === 'countTokens') return sendJson(res, 200, { totalTokens: 100 });
@@ -143,23 +128,7 @@ export async function startFakeGeminiApi(launches: ScriptedLaunch[], workFile: s
     return sendJson(res, 404, { error: { code: 404, message: `not scripted: ${req.method} ${path}`, status: 'NOT_FOUND' } });
   }
 
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch(() => {
-      res.writeHead(500);
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return startFakeApi(requests, handle);
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

@@ -18,8 +18,8 @@
 //   `safeguard_results` on a JSON message. Without it Claude Code refuses every call that needs
 //   the check ("Classifier unavailable"), Agent included. A launch whose prompt says
 //   REFUSE_MARKER is `flagged` instead: Claude Code refuses it (a refused launch on the wire).
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readRequest, startFakeApi, type RunningFakeApi } from './fake-api-server.js';
 
 export const SCRIPT_MARKER = 'SUBAGENT-CONTEXT-FANOUT';
 export const NESTED_MARKER = 'NESTED-LAUNCH';
@@ -34,12 +34,7 @@ export interface ScriptedLaunch {
   background?: boolean | 'agent-default';
 }
 
-export interface FakeMessagesApi {
-  url: string;
-  /** Every request body received, for diagnosis. */
-  requests: { path: string; body: unknown }[];
-  close(): Promise<void>;
-}
+export type FakeMessagesApi = RunningFakeApi;
 
 interface ToolSpec {
   name: string;
@@ -172,17 +167,7 @@ export async function startFakeMessagesApi(launches: ScriptedLaunch[], workFile:
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const raw = Buffer.concat(chunks).toString('utf8');
-    let body: MessagesRequest;
-    try {
-      body = raw ? (JSON.parse(raw) as MessagesRequest) : {};
-    } catch {
-      body = {};
-    }
-    const path = (req.url ?? '').split('?')[0];
-    requests.push({ path, body });
+    const { path, body } = await readRequest<MessagesRequest>(req, requests);
     if (path.endsWith('/count_tokens')) return sendJson(res, { input_tokens: 100 });
     if (!path.endsWith('/messages')) {
       res.writeHead(404, { 'content-type': 'application/json' });
@@ -196,21 +181,5 @@ export async function startFakeMessagesApi(launches: ScriptedLaunch[], workFile:
     return sendJson(res, safeguards ? { ...message, safeguard_results: safeguards } : message);
   }
 
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch(() => {
-      res.writeHead(500);
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return startFakeApi(requests, handle);
 }

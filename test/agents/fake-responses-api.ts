@@ -10,16 +10,11 @@
 //   reading the work file): a tool call on the ACP stream that is not a subagent;
 // - every other request (the subagents, any title or summary request) gets a short text answer.
 // Every response reports the same usage, so the figures a test expects are the script's.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readRequest, startFakeApi, type RunningFakeApi } from './fake-api-server.js';
 import { READ_MARKER, SCRIPT_MARKER, type ScriptedLaunch } from './fake-messages-api.js';
 
-export interface FakeResponsesApi {
-  url: string;
-  /** Every request received (path and body), for diagnosis. */
-  requests: { path: string; body: unknown }[];
-  close(): Promise<void>;
-}
+export type FakeResponsesApi = RunningFakeApi;
 
 interface ToolSpec {
   type?: string;
@@ -218,17 +213,7 @@ export async function startFakeResponsesApi(launches: ScriptedLaunch[], workFile
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const raw = Buffer.concat(chunks).toString('utf8');
-    let body: ResponsesRequest;
-    try {
-      body = raw ? (JSON.parse(raw) as ResponsesRequest) : {};
-    } catch {
-      body = {};
-    }
-    const path = (req.url ?? '').split('?')[0];
-    requests.push({ path, body });
+    const { path, body } = await readRequest<ResponsesRequest>(req, requests);
     if (req.method === 'GET' && path.endsWith('/models')) {
       res.writeHead(200, { 'content-type': 'application/json' });
       return res.end(JSON.stringify({ object: 'list', data: [], models: [] }));
@@ -240,21 +225,5 @@ export async function startFakeResponsesApi(launches: ScriptedLaunch[], workFile
     sendStream(res, body.model ?? 'gpt-scripted', answer(body));
   }
 
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch(() => {
-      res.writeHead(500);
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return startFakeApi(requests, handle);
 }

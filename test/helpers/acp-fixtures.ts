@@ -2,20 +2,14 @@
 // scripts/record-acp-fixtures.ts): one session/update params object per line, in arrival order.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AcpHostContext } from '../../src/acp/index.js';
+import { createAcpRecorder, type AcpHostContext, type AcpRecorderCounters } from '../../src/acp/index.js';
+import type { RecordOutcome, StoreOptions, SubagentContextRow, SubagentContextStore } from '../../src/types.js';
+import { steppingClock } from './clock.js';
+import type { ScenarioName } from '../agents/scenarios.js';
 import { EXEC_A } from './live-db.js';
 
-export type AcpFixtureName =
-  | 'claude-fanout'
-  | 'claude-subagents-capability'
-  | 'claude-refused'
-  | 'opencode-fanout'
-  | 'codex-fanout'
-  | 'codex-subagents-capability'
-  | 'codex-multi-agent-v2'
-  | 'gemini-fanout'
-  | 'gemini-refused'
-  | 'qwen-fanout';
+/** Each recording is one scenario of the real-agent suite, re-recorded by scripts/record-acp-fixtures.ts. */
+export type AcpFixtureName = ScenarioName;
 
 export interface AcpUpdate {
   sessionId: string;
@@ -43,4 +37,21 @@ export const HOST: AcpHostContext = { sessionId: 's1', taskId: 'task-1', executi
 export function contextFor(...acpSessionIds: string[]): (id: string) => AcpHostContext | undefined {
   const known = new Set(acpSessionIds);
   return (id) => (known.has(id) ? HOST : undefined);
+}
+
+/**
+ * Hand-built updates of one known ACP session through a recorder over a fresh store of `db`, in
+ * order, each awaited: the outcomes, the session s1's rows in the store's order, and the
+ * recorder's counters.
+ */
+export async function recordInOrder(
+  db: { store(options?: StoreOptions): SubagentContextStore },
+  acpSessionId: string,
+  updates: { sessionId: string; update: object }[],
+): Promise<{ outcomes: (RecordOutcome | undefined)[]; rows: SubagentContextRow[]; counters: AcpRecorderCounters }> {
+  const store = db.store({ clock: steppingClock() });
+  const recorder = createAcpRecorder(store, { context: contextFor(acpSessionId) });
+  const outcomes: (RecordOutcome | undefined)[] = [];
+  for (const u of updates) outcomes.push(await recorder.sessionUpdate(u));
+  return { outcomes, rows: await store.listBySession('s1'), counters: recorder.counters() };
 }

@@ -5,7 +5,7 @@
 // so a chunk's transaction is open most of the time and a kill lands inside one.
 // argv: dialect, location, JSON options { maxSessions, slowRowMs, pauseMs }.
 import Database from 'better-sqlite3';
-import pg from 'pg';
+import { poolFor } from '../../scripts/lib/postgres-database.js';
 import { createPostgresStore, createSqliteStore, type SubagentContextStore } from '../../src/index.js';
 
 const [dialect, location, optionsJson] = process.argv.slice(2);
@@ -28,7 +28,7 @@ if (dialect === 'sqlite') {
   store = createSqliteStore(db, { logger });
   close = async () => void db.close();
 } else {
-  const pool = new pg.Pool({ connectionString: location, max: 2 });
+  const pool = poolFor({ connectionString: location, max: 2 });
   store = createPostgresStore(pool, { logger });
   close = () => pool.end();
 }

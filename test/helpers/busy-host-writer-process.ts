@@ -8,7 +8,7 @@
 // The writes never create or change a qualifying message: the rows the backfill must write
 // are then known exactly (the seeded qualifying messages of the sessions that survive).
 import Database from 'better-sqlite3';
-import pg from 'pg';
+import { clientFor } from '../../scripts/lib/postgres-database.js';
 
 interface Job {
   dialect: 'sqlite' | 'postgres';
@@ -51,7 +51,7 @@ async function connect(job: Job): Promise<{ tx: (statements: [string, unknown[]]
       close: async () => void db.close(),
     };
   }
-  const client = new pg.Client({ connectionString: job.location });
+  const client = clientFor({ connectionString: job.location });
   await client.connect();
   const exec: Exec = async (sql, params) => void (await client.query(sql, params));
   return {
