@@ -50,27 +50,26 @@ function mentionsDelegation(value: string | undefined): boolean {
   return w.some((word, i) => WORDS.has(word) || (word === 'sub' && w[i + 1] === 'agent'));
 }
 
-/** The tool names an update carries where agents put them: `_meta.<agent>.toolName`, `_meta.toolName`, `rawInput._toolName`. */
-function toolNames(update: Json): string[] {
-  const names: string[] = [];
-  const meta = object(field(update, '_meta'));
+/** A delegation named where agents put a tool's name: `_meta.<agent>.toolName`, `_meta.toolName`, `rawInput._toolName`. */
+function toolNameMention(meta: Json | undefined, input: unknown, ordinary: ReadonlySet<string> | undefined): string | undefined {
+  const judge = (name: string | undefined) =>
+    name !== undefined && !ordinary?.has(name) && mentionsDelegation(name) ? `tool name ${JSON.stringify(name)}` : undefined;
   if (meta) {
-    const own = text(field(meta, 'toolName'));
-    if (own !== undefined) names.push(own);
-    for (const key of Object.keys(meta)) {
-      const name = text(field(field(meta, key), 'toolName'));
-      if (name !== undefined) names.push(name);
+    const found = judge(text(field(meta, 'toolName')));
+    if (found) return found;
+    for (const key in meta) {
+      const inner = field(meta, key);
+      if (inner !== null && typeof inner === 'object') {
+        const name = judge(text(field(inner, 'toolName')));
+        if (name) return name;
+      }
     }
   }
-  const inputName = text(field(field(update, 'rawInput'), '_toolName'));
-  if (inputName !== undefined) names.push(inputName);
-  return names;
+  return input === undefined ? undefined : judge(text(field(input, '_toolName')));
 }
 
 /** A key or a short string value of `_meta`, two levels deep, that mentions a delegation. */
-function metaMentions(update: Json): boolean {
-  const meta = object(field(update, '_meta'));
-  if (!meta) return false;
+function metaMentions(meta: Json): boolean {
   let budget = META_BUDGET;
   const visit = (obj: Json, depth: number): boolean => {
     for (const key of Object.keys(obj)) {
@@ -91,20 +90,24 @@ function metaMentions(update: Json): boolean {
 
 /** Why a tool call no shape claimed looks like a delegation, or undefined when it does not. */
 /**
- * `knownAgent`: a shape recognised the agent and said this call is not a subagent; its
+ * `first`: the call's `tool_call` (its first frame); `knownAgent`: a shape recognised the agent and said this call is not a subagent; its
  * `ordinary` names (Claude's `SubagentHandback`, say) are its tools that only mention an agent.
  */
-export function delegationLookalike(update: Json, knownAgent: boolean, ordinary?: ReadonlySet<string>): string | undefined {
+export function delegationLookalike(update: Json, first: boolean, knownAgent: boolean, ordinary?: ReadonlySet<string>): string | undefined {
   const kind = text(field(update, 'kind'));
   if (kind !== undefined && ORDINARY_KINDS.has(kind)) return undefined;
-  for (const name of toolNames(update)) if (!ordinary?.has(name) && mentionsDelegation(name)) return `tool name ${JSON.stringify(name)}`;
-  if (knownAgent) return undefined;
   const title = text(field(update, 'title'));
-  // A bare status update says nothing of what its call is (a shape may have judged its first frame).
-  if (kind === undefined && title === undefined && field(update, '_meta') === undefined && field(update, 'rawInput') === undefined) return undefined;
+  // A later update that names no kind and no title says nothing new of what its call is: the
+  // call was judged on its first frame (where an agent names its tool), or it is a status.
+  if (!first && kind === undefined && title === undefined) return undefined;
+  const meta = object(field(update, '_meta'));
+  const input = field(update, 'rawInput');
+  if (kind === undefined && title === undefined && meta === undefined && input === undefined) return undefined;
+  const named = toolNameMention(meta, input, ordinary);
+  if (named !== undefined || knownAgent) return named;
   if (mentionsDelegation(kind)) return `kind ${JSON.stringify(kind)}`;
   if (mentionsDelegation(title)) return 'title';
-  if (metaMentions(update)) return '_meta';
+  if (meta && metaMentions(meta)) return '_meta';
   // Last: an id that names the tool (Gemini's `invoke_agent__…`, on a refusal's untitled frame).
   const id = text(field(update, 'toolCallId'));
   if (id !== undefined && id.length <= META_STRING_MAX && mentionsDelegation(id)) return 'tool call id';

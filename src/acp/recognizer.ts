@@ -126,7 +126,7 @@ export function recognizerWithShapes(
     return {};
   }
 
-  function observeToolCall(sessionId: string, update: Json): RecognizedSubagentUpdate | undefined {
+  function observeToolCall(sessionId: string, update: Json, first: boolean): RecognizedSubagentUpdate | undefined {
     const callId = text(field(update, 'toolCallId'));
     if (callId === undefined) return undefined;
     const root = memory.rootOf(sessionId);
@@ -136,7 +136,7 @@ export function recognizerWithShapes(
       const { shape, known } = classify(update);
       if (!shape) {
         if (state || !lookalikes) return undefined; // state: a child's row whose tool call says nothing readable here
-        const reason = delegationLookalike(update, known !== undefined, known?.ordinaryToolNames);
+        const reason = delegationLookalike(update, first, known !== undefined, known?.ordinaryToolNames);
         if (reason !== undefined) unrecognized(root, callId, text(field(update, 'title')) ?? null, reason);
         return undefined;
       }
@@ -234,7 +234,7 @@ export function recognizerWithShapes(
         const notification = object(params.update);
         if (sessionId === undefined || !notification) return undefined;
         const kind = field(notification, 'sessionUpdate');
-        if (kind === 'tool_call' || kind === 'tool_call_update') return observeToolCall(sessionId, notification);
+        if (kind === 'tool_call' || kind === 'tool_call_update') return observeToolCall(sessionId, notification, kind === 'tool_call');
         if (kind === 'subagent_update') return observeSubagentUpdate(sessionId, notification);
         if ((kind === 'state_update' || kind === 'session_info_update') && memory.hasChildren()) return observeChildSession(sessionId, kind, notification);
         if (kind === 'agent_message_chunk' && qwenCompletions) return observeQwenCompletion(sessionId, notification);
