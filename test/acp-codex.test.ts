@@ -4,25 +4,13 @@
 // tool calls are subagents, every field the wire carries, and never a row for Codex's other
 // tool calls (commands, file edits, wait/sendInput/closeAgent, a subagent's completion notice).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAcpRecorder, createSubagentRecognizer } from '../src/acp/index.js';
-import type { SubagentContextRow } from '../src/types.js';
+import { createSubagentRecognizer } from '../src/acp/index.js';
 import { expectCodexCapability, expectCodexFanout, expectCodexMultiAgentV2 } from './helpers/acp-expectations.js';
-import { acpSessionOf, contextFor, loadAcpFixture, type AcpFixtureName } from './helpers/acp-fixtures.js';
-import { steppingClock } from './helpers/clock.js';
+import { acpSessionOf, loadAcpFixture, type AcpFixtureName, replayFixture } from './helpers/acp-fixtures.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { insertSession } from './helpers/seed-host-rows.js';
 
 const CODEX_FIXTURES = ['codex-fanout', 'codex-subagents-capability', 'codex-multi-agent-v2'] as const;
-
-/** Replays a fixture through a recorder over the store; the rows, by tool call. */
-async function replay(db: TestDb, name: AcpFixtureName): Promise<Map<string, SubagentContextRow>> {
-  const store = db.store({ clock: steppingClock() });
-  const recorder = createAcpRecorder(store, { context: contextFor(acpSessionOf(name)) });
-  const outcomes = await Promise.all(loadAcpFixture(name).map((u) => recorder.sessionUpdate(u)));
-  expect(outcomes.filter((o) => o !== undefined && o !== 'persisted')).toEqual([]);
-  expect(store.counters()).toMatchObject({ failed: 0, skipped_no_identity: 0 });
-  return new Map((await store.listBySession('s1')).map((r) => [r.tool_call_id, r]));
-}
 
 /** The tool calls of a recording, by id, with the title of their first frame. */
 function toolCallsOf(name: AcpFixtureName): Map<string, string> {
@@ -40,7 +28,7 @@ describeBothDialects('ACP intake from recorded Codex', (dialect) => {
   afterEach(async () => db.close());
 
   it('multi_agent_v1: the three parallel spawnAgent calls are the rows; the wait call and the main agent’s command are none', async () => {
-    const rows = await replay(db, 'codex-fanout');
+    const rows = await replayFixture(db, 'codex-fanout');
     const calls = toolCallsOf('codex-fanout');
     // The recording has the ordinary calls this must ignore: a command and at least one wait.
     expect([...calls.values()].some((t) => t.startsWith('Read file'))).toBe(true);
@@ -53,13 +41,13 @@ describeBothDialects('ACP intake from recorded Codex', (dialect) => {
   it('with the subagents capability: no spawnAgent call; each subagent_update child is a row, idle settles it', async () => {
     const name = 'codex-subagents-capability';
     expect([...toolCallsOf(name).values()]).not.toContain('spawnAgent');
-    const rows = await replay(db, name);
+    const rows = await replayFixture(db, name);
     expect(rows.size).toBe(3);
     expectCodexCapability(rows, acpSessionOf(name));
   });
 
   it('multi_agent_v2: each `Start subagent <task>` call is a row; `Complete subagent`, wait and the command are none', async () => {
-    const rows = await replay(db, 'codex-multi-agent-v2');
+    const rows = await replayFixture(db, 'codex-multi-agent-v2');
     const calls = toolCallsOf('codex-multi-agent-v2');
     expect([...calls.values()].filter((t) => t.startsWith('Complete subagent '))).toHaveLength(3);
     expect([...rows.keys()].sort()).toEqual([...calls].filter(([, t]) => t.startsWith('Start subagent ')).map(([id]) => id));

@@ -3,25 +3,13 @@
 // scripted Gemini API, test/agents/fake-gemini-api.ts), and its shape in the recognizer alone:
 // which frames are launches, what they carry, and that none of its ordinary tool calls is one.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAcpRecorder, createSubagentRecognizer } from '../src/acp/index.js';
-import type { SubagentContextRow } from '../src/types.js';
+import { createSubagentRecognizer } from '../src/acp/index.js';
 import { expectGeminiFanout, expectGeminiRefused } from './helpers/acp-expectations.js';
-import { acpSessionOf, contextFor, loadAcpFixture, type AcpFixtureName } from './helpers/acp-fixtures.js';
-import { steppingClock } from './helpers/clock.js';
+import { loadAcpFixture, replayFixture } from './helpers/acp-fixtures.js';
 import { insertSession } from './helpers/seed-host-rows.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 
 const GEMINI = ['gemini-fanout', 'gemini-refused'] as const;
-
-/** Replays a fixture through a recorder over the store; the rows, by tool call. */
-async function replay(db: TestDb, name: AcpFixtureName): Promise<Map<string, SubagentContextRow>> {
-  const store = db.store({ clock: steppingClock() });
-  const recorder = createAcpRecorder(store, { context: contextFor(acpSessionOf(name)) });
-  const outcomes = await Promise.all(loadAcpFixture(name).map((u) => recorder.sessionUpdate(u)));
-  expect(outcomes.filter((o) => o !== undefined && o !== 'persisted')).toEqual([]);
-  expect(store.counters()).toMatchObject({ failed: 0, skipped_no_identity: 0 });
-  return new Map((await store.listBySession('s1')).map((r) => [r.tool_call_id, r]));
-}
 
 describeBothDialects('ACP intake from recorded Gemini CLI', (dialect) => {
   let db: TestDb;
@@ -32,7 +20,7 @@ describeBothDialects('ACP intake from recorded Gemini CLI', (dialect) => {
   afterEach(async () => db.close());
 
   it('three parallel launches of two agents, each a settled row typed from its title; the main agent’s read_file is no row', async () => {
-    const rows = await replay(db, 'gemini-fanout');
+    const rows = await replayFixture(db, 'gemini-fanout');
     expectGeminiFanout(rows);
     // The recording holds the ordinary call the rows must not include.
     const ids = new Set(loadAcpFixture('gemini-fanout').map((u) => u.update.toolCallId));
@@ -40,7 +28,7 @@ describeBothDialects('ACP intake from recorded Gemini CLI', (dialect) => {
   });
 
   it('the default approval mode: the read-only investigator runs; Gemini refuses the generalist itself, one failed frame each, each a failed row', async () => {
-    expectGeminiRefused(await replay(db, 'gemini-refused'));
+    expectGeminiRefused(await replayFixture(db, 'gemini-refused'));
   });
 });
 

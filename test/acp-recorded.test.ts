@@ -2,24 +2,13 @@
 // (recordings/acp/, scripts/record-acp-fixtures.ts), end to end into a real store on both
 // dialects: which tool calls become rows, and every field each agent reports reaching them.
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createAcpRecorder, createSubagentRecognizer } from '../src/acp/index.js';
+import { createSubagentRecognizer } from '../src/acp/index.js';
 import { loadRecording } from '../src/demo/recordings.js';
-import type { SubagentContextRow } from '../src/types.js';
 import { expectClaudeCapability, expectClaudeFanout, expectClaudeRefused, expectOpencodeFanout } from './helpers/acp-expectations.js';
-import { acpSessionOf, contextFor, loadAcpFixture, type AcpFixtureName } from './helpers/acp-fixtures.js';
+import { acpSessionOf, contextFor, loadAcpFixture, replayFixture } from './helpers/acp-fixtures.js';
 import { steppingClock } from './helpers/clock.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { insertSession } from './helpers/seed-host-rows.js';
-
-/** Replays a fixture through a recorder over the store; the rows, by tool call. */
-async function replay(db: TestDb, name: AcpFixtureName): Promise<Map<string, SubagentContextRow>> {
-  const store = db.store({ clock: steppingClock() });
-  const recorder = createAcpRecorder(store, { context: contextFor(acpSessionOf(name)) });
-  const outcomes = await Promise.all(loadAcpFixture(name).map((u) => recorder.sessionUpdate(u))); // not awaited one by one: the recorder keeps order
-  expect(outcomes.filter((o) => o !== undefined && o !== 'persisted')).toEqual([]);
-  expect(store.counters()).toMatchObject({ failed: 0, skipped_no_identity: 0 });
-  return new Map((await store.listBySession('s1')).map((r) => [r.tool_call_id, r]));
-}
 
 describeBothDialects('ACP intake from recorded real agents', (dialect) => {
   let db: TestDb;
@@ -30,25 +19,25 @@ describeBothDialects('ACP intake from recorded real agents', (dialect) => {
   afterEach(async () => db.close());
 
   it('Claude Code: three parallel reviewers, one background, one nested; the subagent’s own Read is no row', async () => {
-    const rows = await replay(db, 'claude-fanout');
+    const rows = await replayFixture(db, 'claude-fanout');
     expect([...rows.keys()].sort()).toEqual(['toolu_fake0002', 'toolu_fake0003', 'toolu_fake0004', 'toolu_fake0005', 'toolu_fake0009']);
     expectClaudeFanout(rows);
   });
 
   it('Claude Code: a launch the auto-mode check refuses is a settled failed row, agent_status the refusal kind', async () => {
-    expectClaudeRefused(await replay(db, 'claude-refused'));
+    expectClaudeRefused(await replayFixture(db, 'claude-refused'));
   });
 
   it('Claude Code with the subagents capability: each subagent_update child is a row keyed by its child session, idle settles it', async () => {
-    expectClaudeCapability(await replay(db, 'claude-subagents-capability'));
+    expectClaudeCapability(await replayFixture(db, 'claude-subagents-capability'));
   });
 
   it('OpenCode: three parallel and one background; model providerID/modelID, the child session, no usage', async () => {
-    expectOpencodeFanout(await replay(db, 'opencode-fanout'));
+    expectOpencodeFanout(await replayFixture(db, 'opencode-fanout'));
   });
 
   it('the same traffic through the bare recognizer and store.recordFrame gives the same rows as the recorder', async () => {
-    const viaRecorder = await replay(db, 'opencode-fanout');
+    const viaRecorder = await replayFixture(db, 'opencode-fanout');
     const other = await openTestDb(dialect, 'package');
     try {
       await insertSession(other, 's1', 'task-1');

@@ -1,6 +1,7 @@
 // The ACP traffic recorded from real agents (recordings/acp/*.jsonl, re-recorded by
 // scripts/record-acp-fixtures.ts): one session/update params object per line, in arrival order.
 import { readFileSync } from 'node:fs';
+import { expect } from 'vitest';
 import { join } from 'node:path';
 import { createAcpRecorder, type AcpHostContext, type AcpRecorderCounters } from '../../src/acp/index.js';
 import type { RecordOutcome, StoreOptions, SubagentContextRow, SubagentContextStore } from '../../src/types.js';
@@ -54,4 +55,21 @@ export async function recordInOrder(
   const outcomes: (RecordOutcome | undefined)[] = [];
   for (const u of updates) outcomes.push(await recorder.sessionUpdate(u));
   return { outcomes, rows: await store.listBySession('s1'), counters: recorder.counters() };
+}
+
+/**
+ * A recording through a recorder over a fresh store of `db`, every update handed over without
+ * awaiting (as an SDK's handler does: the recorder keeps each session's order); every write
+ * persisted, nothing skipped or failed; the session s1's rows by tool call.
+ */
+export async function replayFixture(
+  db: { store(options?: StoreOptions): SubagentContextStore },
+  name: AcpFixtureName,
+): Promise<Map<string, SubagentContextRow>> {
+  const store = db.store({ clock: steppingClock() });
+  const recorder = createAcpRecorder(store, { context: contextFor(acpSessionOf(name)) });
+  const outcomes = await Promise.all(loadAcpFixture(name).map((u) => recorder.sessionUpdate(u)));
+  expect(outcomes.filter((o) => o !== undefined && o !== 'persisted')).toEqual([]);
+  expect(store.counters()).toMatchObject({ failed: 0, skipped_no_identity: 0 });
+  return new Map((await store.listBySession('s1')).map((r) => [r.tool_call_id, r]));
 }
