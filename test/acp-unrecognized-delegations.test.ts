@@ -88,6 +88,25 @@ describeBothDialects('unrecognized delegations through the recorder', (dialect) 
     expect(await store.listBySession('s1')).toEqual([]);
   });
 
+  it("the host's own onUnrecognizedDelegation is called once per call, after the count and the WARN; one that throws changes neither", async () => {
+    const logger = recordingLogger();
+    const seen: string[] = [];
+    const recorder = createAcpRecorder(db.store({ clock: steppingClock() }), {
+      context: contextFor(ACP),
+      logger,
+      recognizer: {
+        onUnrecognizedDelegation: (d) => {
+          seen.push(d.id);
+          throw new Error('host bug');
+        },
+      },
+    });
+    for (const u of UNKNOWN_AGENT) expect(await recorder.sessionUpdate(u)).toBeUndefined();
+    expect(seen).toEqual(['n1', 'n2', 'n3', 'n4', 'subagent_update']);
+    expect(recorder.counters().unrecognized_delegations).toBe(5);
+    expect(logger.lines).toHaveLength(4);
+  });
+
   const everyRecording: AcpFixtureName[] = [
     'claude-fanout',
     'claude-subagents-capability',

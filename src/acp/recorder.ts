@@ -37,14 +37,16 @@ export function createAcpRecorder(store: SubagentContextStore, options: AcpRecor
     ...options.recognizer,
     onUnrecognizedDelegation(delegation) {
       counters.unrecognized_delegations++;
-      options.recognizer?.onUnrecognizedDelegation?.(delegation);
       const title = delegation.title ?? `(${delegation.reason})`;
-      if (warnedTitles.has(title) || warnedTitles.size >= MAX_WARNED_TITLES) return;
-      warnedTitles.add(title);
-      logger.warn(
-        { acpSessionId: delegation.acpSessionId, toolCallId: delegation.id, title: delegation.title, reason: delegation.reason },
-        'acp recorder: a tool call looks like a subagent launch but matches no known agent; its subagents are not recorded (an agent or version this package does not recognise yet)',
-      );
+      if (!warnedTitles.has(title) && warnedTitles.size < MAX_WARNED_TITLES) {
+        warnedTitles.add(title);
+        logger.warn(
+          { acpSessionId: delegation.acpSessionId, toolCallId: delegation.id, title: delegation.title, reason: delegation.reason },
+          'acp recorder: a tool call looks like a subagent launch but matches no known agent; its subagents are not recorded (an agent or version this package does not recognise yet)',
+        );
+      }
+      // The host's own callback last: one that throws (the recognizer catches it) costs no count or WARN.
+      options.recognizer?.onUnrecognizedDelegation?.(delegation);
     },
   });
   /** The last pending write per ACP session; removed once it is the last and has settled. */
