@@ -56,6 +56,9 @@ async function prepare(dialect: Dialect): Promise<Prepared> {
   })();
   writeFileSync(join(project.dir, 'worked-example.ts'), worked);
   writeFileSync(join(project.dir, 'typed-queries.ts'), example(`${dialect}/typed-queries.ts`));
+  // README paths (b) and (d) as one program: (d)'s block reads "`store` as in (a) or (b)".
+  const standalone = byDialect(dialect, { sqlite: () => example('sqlite/standalone-backend.ts') + example('sqlite/report-render.ts'), postgres: () => null })();
+  if (standalone !== null) writeFileSync(join(project.dir, 'standalone-backend.ts'), standalone);
   writeFileSync(join(project.dir, 'exports-check.ts'), exportsCheck(dialect));
   writeFileSync(join(project.dir, 'require-check.cts'), REQUIRE_CHECK);
   return { project, compiled: await compile(project.dir) };
@@ -187,6 +190,30 @@ describe('packaging: the README runs as written', () => {
 });
 
 const CLI = join('node_modules', '.bin', 'subagent-context');
+
+describe('packaging: README paths (b) and (d), a backend without the host tables, then its report rendered', () => {
+  it('on sqlite: createHostTables, runMigrations, then formatReport and renderReportHtml, as printed', async () => {
+    const dir = prepared.sqlite.project.dir;
+    expect(existsSync(join(dir, 'app.db'))).toBe(false); // nothing prepared
+    const out = await runIn('sqlite', process.execPath, ['out/standalone-backend.js']);
+    expect(out.stderr).toBe('');
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(/ok: true/);
+    expect(out.stdout).not.toMatch(/missing_host_tables|status: 'failed'/);
+    expect(out.stdout).toMatch(/subagent/i); // the terminal text of an empty store still says what it read
+    expect(out.stdout).not.toMatch(/\[AC-\d/); // no spec codes in what a user reads
+    const page = readFileSync(join(dir, 'fan-out.html'), 'utf8');
+    expect(page).toMatch(/^<!doctype html>/i);
+    expect(page.trimEnd()).toMatch(/<\/html>$/);
+    const db = new Database(join(dir, 'app.db'), { readonly: true });
+    try {
+      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
+      expect(tables).toEqual(expect.arrayContaining(['kandev_meta', 'task_session_messages', 'task_session_subagents', 'task_sessions']));
+    } finally {
+      db.close();
+    }
+  });
+});
 
 describe('packaging: the CLI and CommonJS in a one-driver project', () => {
   it.each(DIALECTS)('on %s: --help and --version', async (dialect) => {

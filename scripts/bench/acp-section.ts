@@ -21,7 +21,17 @@ import type { LiveWorkload } from './live-workload.js';
 import { fmtInt, fmtRatio, median } from './stats.js';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'recordings', 'acp');
-const FIXTURE_NAMES = ['claude-fanout', 'claude-subagents-capability', 'opencode-fanout', 'gemini-fanout', 'gemini-refused', 'qwen-fanout'];
+const FIXTURE_NAMES = [
+  'claude-fanout',
+  'claude-subagents-capability',
+  'opencode-fanout',
+  'gemini-fanout',
+  'gemini-refused',
+  'qwen-fanout',
+  'codex-fanout',
+  'codex-subagents-capability',
+  'codex-multi-agent-v2',
+];
 const EXECUTION = '0b7e7d52-6f5e-4c2e-9d0a-2a3c7b1f0e11';
 
 type Update = { sessionId: string; update: object };
@@ -48,12 +58,12 @@ function acpWorkload(copies: number): AcpWorkload {
   for (let k = 0; k < copies; k++) {
     for (const [f, fixture] of fixtures.entries()) {
       const suffix = `-c${k}f${f}`;
-      // Session ids (root, and Claude's child sessions `a` + 16 hex) get the copy's suffix.
+      // Session ids (root, Claude's child sessions `a` + 16 hex, Codex's thread ids: UUIDs) get the copy's suffix.
       const rename = (line: string) =>
         line
           .split(fixture.root)
           .join(fixture.root + suffix)
-          .replace(/"(a[0-9a-f]{16})"/g, `"$1${suffix}"`);
+          .replace(/"(a[0-9a-f]{16}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"/g, `"$1${suffix}"`);
       for (const line of fixture.lines) updates.push(JSON.parse(rename(line)) as Update);
       hosts.set(fixture.root + suffix, { sessionId: `bench-ses${suffix}`, taskId: `bench-card${suffix}`, executionId: EXECUTION, turnId: 'turn-1' });
     }
@@ -66,8 +76,17 @@ function acpWorkload(copies: number): AcpWorkload {
     const host = r && context(r.acpSessionId);
     if (r && host) frames.push({ ...host, toolCallId: r.toolCallId, parentToolCallId: r.parentToolCallId, toolStatus: r.toolStatus, payload: r.payload });
   }
+  // Copies must not meet in the recognizer (a shared child id would join two copies' rows): each copy writes what one fixture alone writes.
+  const alone = fixtures.reduce((n, f) => n + framesOf(f.lines.map((line) => JSON.parse(line) as Update)), 0);
+  if (frames.length !== alone * copies) throw new Error(`${frames.length} frames from ${copies} copies, expected ${alone * copies}: copies share an id`);
   const sessions = [...hosts.values()].map((h) => ({ id: h.sessionId, taskId: h.taskId }));
   return { updates, frames, context, live: { sessions, frames: [], sessionOf: [] } };
+}
+
+/** The frames one fixture's updates give on a fresh recognizer. */
+function framesOf(updates: Update[]): number {
+  const recognizer = createSubagentRecognizer();
+  return updates.filter((u) => recognizer.observe(u) !== undefined).length;
 }
 
 async function timeIt(fn: () => Promise<void>): Promise<number> {

@@ -11,7 +11,8 @@
 //
 // Cost on ordinary traffic: a call is judged by one case-insensitive regex test per string
 // (title, tool names); only a hit is split into words. `_meta` is walked two levels deep and at
-// most META_BUDGET entries, keys and short strings only.
+// most META_BUDGET entries, keys and short strings only. No closure is made per call: under a
+// keep-names transpiler (tsx, esbuild) each one costs a defineProperty, more than the regexes.
 import { field, object, text, type Json } from './wire.js';
 
 const ORDINARY_KINDS = new Set(['read', 'edit', 'delete', 'move', 'search', 'execute', 'fetch', 'switch_mode']);
@@ -50,50 +51,56 @@ function mentionsDelegation(value: string | undefined): boolean {
   return w.some((word, i) => WORDS.has(word) || (word === 'sub' && w[i + 1] === 'agent'));
 }
 
+/** `tool name "…"` when a tool's name mentions a delegation and is not one of the agent's ordinary tools. */
+function judgeToolName(name: string | undefined, ordinary: ReadonlySet<string> | undefined): string | undefined {
+  return name !== undefined && !ordinary?.has(name) && mentionsDelegation(name) ? `tool name ${JSON.stringify(name)}` : undefined;
+}
+
 /** A delegation named where agents put a tool's name: `_meta.<agent>.toolName`, `_meta.toolName`, `rawInput._toolName`. */
 function toolNameMention(meta: Json | undefined, input: unknown, ordinary: ReadonlySet<string> | undefined): string | undefined {
-  const judge = (name: string | undefined) =>
-    name !== undefined && !ordinary?.has(name) && mentionsDelegation(name) ? `tool name ${JSON.stringify(name)}` : undefined;
   if (meta) {
-    const found = judge(text(field(meta, 'toolName')));
+    const found = judgeToolName(text(field(meta, 'toolName')), ordinary);
     if (found) return found;
     for (const key in meta) {
       const inner = field(meta, key);
       if (inner !== null && typeof inner === 'object') {
-        const name = judge(text(field(inner, 'toolName')));
+        const name = judgeToolName(text(field(inner, 'toolName')), ordinary);
         if (name) return name;
       }
     }
   }
-  return input === undefined ? undefined : judge(text(field(input, '_toolName')));
+  return input === undefined ? undefined : judgeToolName(text(field(input, '_toolName')), ordinary);
 }
 
 /** A key or a short string value of `_meta`, two levels deep, that mentions a delegation. */
 function metaMentions(meta: Json): boolean {
-  let budget = META_BUDGET;
-  const visit = (obj: Json, depth: number): boolean => {
-    for (const key of Object.keys(obj)) {
-      if (--budget < 0) return false;
-      if (mentionsDelegation(key)) return true;
-      const value = obj[key];
-      if (typeof value === 'string') {
-        if (value.length <= META_STRING_MAX && mentionsDelegation(value)) return true;
-      } else if (depth < 2) {
-        const inner = object(value);
-        if (inner && visit(inner, depth + 1)) return true;
-      }
-    }
-    return false;
-  };
-  return visit(meta, 1);
+  return visitMeta(meta, 1, { left: META_BUDGET });
 }
 
-/** Why a tool call no shape claimed looks like a delegation, or undefined when it does not. */
+function visitMeta(obj: Json, depth: number, budget: { left: number }): boolean {
+  for (const key of Object.keys(obj)) {
+    if (--budget.left < 0) return false;
+    if (mentionsDelegation(key)) return true;
+    const value = obj[key];
+    if (typeof value === 'string') {
+      if (value.length <= META_STRING_MAX && mentionsDelegation(value)) return true;
+    } else if (depth < 2) {
+      const inner = object(value);
+      if (inner && visitMeta(inner, depth + 1, budget)) return true;
+    }
+  }
+  return false;
+}
+
 /**
+ * Why a tool call no shape claimed looks like a delegation, or undefined when it does not.
  * `first`: the call's `tool_call` (its first frame); `knownAgent`: a shape recognised the agent and said this call is not a subagent; its
  * `ordinary` names (Claude's `SubagentHandback`, say) are its tools that only mention an agent.
  */
 export function delegationLookalike(update: Json, first: boolean, knownAgent: boolean, ordinary?: ReadonlySet<string>): string | undefined {
+  // Most updates are a later status of an ordinary call: out before any field is read (`in`
+  // also sees inherited keys, so it only lets more through to the own-property reads below).
+  if (!first && !('kind' in update) && !('title' in update)) return undefined;
   const kind = text(field(update, 'kind'));
   if (kind !== undefined && ORDINARY_KINDS.has(kind)) return undefined;
   const title = text(field(update, 'title'));
