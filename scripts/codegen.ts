@@ -13,7 +13,8 @@ import { generateSqlite } from './lib/codegen-sqlite.js';
 import { singleColonHints, typeHintedColumns } from './lib/column-hints.js';
 import { startEmbeddedPostgres } from './lib/embedded-postgres.js';
 import { createDatabase } from './lib/postgres-database.js';
-import { assertDialectParity, CodegenError, DIALECTS, parseDialect, QUERY_GROUPS, type ParsedQuery } from './lib/query-files.js';
+import { CodegenError } from './lib/codegen-error.js';
+import { assertDialectParity, DIALECTS, parseDialect, QUERY_GROUPS, type ParsedQuery } from './lib/query-files.js';
 import { renderSchemaModule } from './lib/schema-files.js';
 
 // The project whose schema/ and queries/ are compiled; SUBAGENT_CONTEXT_CODEGEN_ROOT lets the

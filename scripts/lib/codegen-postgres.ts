@@ -15,7 +15,8 @@ import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ParameterTransform, processSQLQueryIR } from '@pgtyped/runtime';
 import { clientFor } from './postgres-database.js';
-import { CodegenError, modulePath, type ParsedQuery } from './query-files.js';
+import { CodegenError } from './codegen-error.js';
+import { modulePath, type ParsedQuery } from './query-files.js';
 import { schemaScripts } from './schema-files.js';
 
 /** The statement as PostgreSQL receives it: `$n` text, and which parameter each `$n` binds. */

@@ -8,7 +8,8 @@ import Database from 'better-sqlite3';
 import { writeFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { ColumnHintError, stripColumnHints, type ColumnHint } from './column-hints.js';
-import { CodegenError, modulePath, pascal, type ParsedQuery } from './query-files.js';
+import { CodegenError } from './codegen-error.js';
+import { modulePath, pascal, type ParsedQuery } from './query-files.js';
 import { schemaScripts } from './schema-files.js';
 
 interface ColumnType {
