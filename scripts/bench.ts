@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startEmbeddedPostgres, type RunningPostgres } from './lib/embedded-postgres.js';
 import { startPgBouncer, type RunningPgBouncer } from './lib/pgbouncer.js';
-import { STORE_PROFILES, type StoreProfileName } from './lib/synthetic-history.js';
+import { STORE_PROFILES, type StoreProfileName } from './bench/lib/synthetic-history.js';
 import { postgresBatch, sqliteBatch } from './bench/batch-section.js';
 import { formatWithPrettier, mergeResultsBlock, renderFindings, renderResultsBlock, writeResultsBlock } from './bench/benchmarks-md.js';
 import type { Finding } from './bench/findings.js';

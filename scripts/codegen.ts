@@ -2,18 +2,20 @@
 // `npm run codegen:check`: the same into a temporary folder, then fail on any difference
 // from the committed generated/ (so a .sql edit without regeneration fails `npm test`).
 // Exits non-zero, naming the query, when a statement is invalid on either dialect.
+//
+// This driver is the same for every dialect: it reads queries/<dialect>/ and checks what holds
+// across dialects, then hands each dialect's statements to that dialect's generator
+// (scripts/lib/generators/<dialect>/, one DialectGenerator each, collected in GENERATORS).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { generatePostgres, applyPostgresSchema } from './lib/codegen-postgres.js';
-import { generateSqlite } from './lib/codegen-sqlite.js';
-import { singleColonHints, typeHintedColumns } from './lib/column-hints.js';
-import { startEmbeddedPostgres } from './lib/embedded-postgres.js';
-import { createDatabase } from './lib/postgres-database.js';
-import { assertDialectParity, CodegenError, DIALECTS, parseDialect, QUERY_GROUPS, type ParsedQuery } from './lib/query-files.js';
+import { CodegenError } from './lib/codegen-error.js';
+import { singleColonHints } from './lib/column-hints.js';
+import { GENERATORS } from './lib/generators/index.js';
+import { assertDialectParity, DIALECTS, parseDialect, QUERY_GROUPS, type Dialect, type ParsedQuery } from './lib/query-files.js';
 import { renderSchemaModule } from './lib/schema-files.js';
 
 // The project whose schema/ and queries/ are compiled; SUBAGENT_CONTEXT_CODEGEN_ROOT lets the
@@ -30,50 +32,29 @@ function renderIndex(queries: readonly ParsedQuery[], withSchema: boolean): stri
   ].join('\n');
 }
 
-/** Column type hints (scripts/lib/column-hints.ts) are written `::type` and are SQLite-only:
- * pgtyped would hand the caller a column named `col!::bigint`, so a hint in queries/postgres
- * fails codegen, as does a one-colon hint (pgtyped's parser would take it for a parameter). */
-function assertColumnHints(sqlite: readonly ParsedQuery[], postgres: readonly ParsedQuery[]): void {
-  const problems = [
-    ...[...sqlite, ...postgres].flatMap((q) =>
-      singleColonHints(q.statement).map((c) => `${q.file} (${q.name}): column "${c}": write a type hint as "${c}::type"`),
-    ),
-    ...postgres.flatMap((q) =>
-      typeHintedColumns(q.statement).map((c) => `${q.file} (${q.name}): column "${c}": type hints are SQLite-only; PostgreSQL types its columns itself`),
-    ),
-  ];
+/** Column type hints (scripts/lib/column-hints.ts) are written `::type`: a one-colon hint fails
+ * codegen on every dialect (pgtyped's parser would take it for a parameter), and each generator
+ * refuses what its own tools would misread (PostgreSQL: any type hint). */
+function assertColumnHints(parsed: Readonly<Record<Dialect, readonly ParsedQuery[]>>): void {
+  const problems = DIALECTS.flatMap((d) => [
+    ...parsed[d].flatMap((q) => singleColonHints(q.statement).map((c) => `${q.file} (${q.name}): column "${c}": write a type hint as "${c}::type"`)),
+    ...GENERATORS[d].checkStatements(parsed[d]),
+  ]);
   if (problems.length) throw new CodegenError(`column hints:\n  ${problems.join('\n  ')}`);
 }
 
-async function withCodegenDatabase<T>(fn: (url: string) => T | Promise<T>): Promise<T> {
-  const external = process.env.SUBAGENT_CONTEXT_CODEGEN_PG_URL;
-  if (external) return fn(external);
-  const server = await startEmbeddedPostgres({ fsync: false });
-  try {
-    return await fn((await createDatabase(server.url, 'codegen')).url);
-  } finally {
-    await server.stop();
-  }
-}
-
 async function generate(outRoot: string): Promise<void> {
-  const sqlite = parseDialect(root, 'sqlite');
-  const postgres = parseDialect(root, 'postgres');
-  assertColumnHints(sqlite, postgres);
-  assertDialectParity(sqlite, postgres);
+  const parsed = Object.fromEntries(DIALECTS.map((d) => [d, parseDialect(root, d)])) as Record<Dialect, ParsedQuery[]>;
+  assertColumnHints(parsed);
+  // Parity is checked pairwise between the two dialects there are (DIALECT_ONLY names one dialect per statement).
+  assertDialectParity(parsed.sqlite, parsed.postgres);
   for (const d of DIALECTS) {
     rmSync(join(outRoot, d), { recursive: true, force: true });
     for (const g of QUERY_GROUPS) mkdirSync(join(outRoot, d, g.folder), { recursive: true });
   }
-  generateSqlite(root, sqlite, join(outRoot, 'sqlite'));
-  await withCodegenDatabase(async (url) => {
-    await applyPostgresSchema(url, root);
-    generatePostgres(url, postgres, join(outRoot, 'postgres'));
-  });
-  for (const [d, qs] of [
-    ['sqlite', sqlite],
-    ['postgres', postgres],
-  ] as const) {
+  for (const d of DIALECTS) await GENERATORS[d].generate(root, parsed[d], join(outRoot, d));
+  for (const d of DIALECTS) {
+    const qs = parsed[d];
     writeFileSync(join(outRoot, d, 'schema.ts'), renderSchemaModule(root, d));
     for (const g of QUERY_GROUPS) {
       writeFileSync(
@@ -117,8 +98,8 @@ async function main(): Promise<void> {
       return;
     }
     syncTree(tmp, join(root, 'generated'));
-    const modules = readdirSync(join(tmp, 'sqlite'), { recursive: true }).filter((f) => String(f).endsWith('.ts')).length;
-    console.log(`codegen: wrote generated/sqlite and generated/postgres (${modules} files each)`);
+    const modules = (d: Dialect) => readdirSync(join(tmp, d), { recursive: true }).filter((f) => String(f).endsWith('.ts')).length;
+    console.log(`codegen: wrote ${DIALECTS.map((d) => `generated/${d} (${modules(d)} files)`).join(', ')}`);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

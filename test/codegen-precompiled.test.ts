@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import * as demo from '../generated/postgres/demo/index.js';
 import * as product from '../generated/postgres/index.js';
 import { loadFragments } from '../scripts/lib/codegen-fragments.js';
-import { precompile } from '../scripts/lib/codegen-postgres.js';
+import { precompile } from '../scripts/lib/generators/postgres/generator.js';
 import { expandedQueryText } from '../scripts/lib/query-files.js';
 import { PostgresPreparedQuery } from '../src/postgres/prepared-query.js';
 

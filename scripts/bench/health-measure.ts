@@ -6,7 +6,7 @@
 // against the peer again; then the index is dropped, so later sections see the store as installed.
 import { formatKeyInstant, parseInstant } from '../../src/instant.js';
 import type { SubagentContextStore } from '../../src/index.js';
-import type { StoreManifest } from '../lib/synthetic-store.js';
+import type { StoreManifest } from './lib/synthetic-store.js';
 import type { PeerTimes } from './peer-statements.js';
 import { FIXED_WINDOW_RUNS, fixedWindowFraction } from './report-measure.js';
 import { timeMs } from './stats.js';

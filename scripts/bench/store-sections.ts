@@ -2,8 +2,8 @@
 // store, measures it in its own child process (store-worker.ts) so peak RSS is per store, and
 // turns the measurements into findings.
 import type { RunningPostgres } from '../lib/embedded-postgres.js';
-import { STORE_PROFILES, type StoreProfileName } from '../lib/synthetic-history.js';
-import { ensurePostgresStore, ensureSqliteStore } from '../lib/synthetic-store.js';
+import { STORE_PROFILES, type StoreProfileName } from './lib/synthetic-history.js';
+import { ensurePostgresStore, ensureSqliteStore } from './lib/synthetic-store.js';
 import type { Finding } from './findings.js';
 import { fmtInt, fmtMs, fmtRatio, median, runsText } from './stats.js';
 import { healthFindings } from './health-findings.js';

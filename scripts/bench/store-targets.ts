@@ -14,7 +14,7 @@ import { clientFor, poolFor } from '../lib/postgres-database.js';
 import { ceilToMicros, formatMicros, formatUtc9 } from '../../src/instant.js';
 import { HOST_INDEX_NAME } from '../../src/host-index/host-index.js';
 import { createPostgresStore, createSqliteStore, type SubagentContextStore } from '../../src/index.js';
-import { resetPostgresStore, resetSqliteStore, type StoreManifest } from '../lib/synthetic-store.js';
+import { resetPostgresStore, resetSqliteStore, type StoreManifest } from './lib/synthetic-store.js';
 import { sampleBackendMemory, type BackendMemory } from './backend-memory.js';
 import { peerStatements } from './peer-statements.js';
 import type { ReportTarget } from './report-measure.js';

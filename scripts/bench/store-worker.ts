@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { MIGRATION_STEP, type SubagentContextStore } from '../../src/index.js';
-import { readPostgresManifest, type StoreManifest } from '../lib/synthetic-store.js';
+import { readPostgresManifest, type StoreManifest } from './lib/synthetic-store.js';
 import { measureHealth, type HealthMeasurement } from './health-measure.js';
 import { measureReport, type ReportMeasurement } from './report-measure.js';
 import { timeMs } from './stats.js';

@@ -22,7 +22,8 @@
 // codegen when a statement writes a fragment's text, or one of its anchors, out literally.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CodegenError, type Dialect } from './query-files.js';
+import type { DialectName as Dialect } from '../../src/dialect.js';
+import { CodegenError } from './codegen-error.js';
 import { subagentColumns, subagentRowList } from './schema-columns.js';
 import { schemaScripts } from './schema-files.js';
 import { blankComments, classify, closingParen, lineAt } from './sql-lex.js';

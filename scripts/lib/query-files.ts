@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { DialectName as Dialect } from '../../src/dialect.js';
 import { expandIncludes, FRAGMENT_FOLDER, literalCopyProblems, loadFragments, type Fragment } from './codegen-fragments.js';
+import { CodegenError } from './codegen-error.js';
 
 export { DIALECTS, type DialectName as Dialect } from '../../src/dialect.js';
 
@@ -43,8 +44,6 @@ export interface ParsedQuery {
   /** The whole file as the tools read it: header comment and statement, includes expanded. */
   readonly source: string;
 }
-
-export class CodegenError extends Error {}
 
 /** The group's .sql files, relative to the root. A subfolder that is no group fails: its
  * statements would be compiled by pgtyped (which globs recursively) yet exported nowhere. */

@@ -4,8 +4,9 @@
 // column, so a column added to the DDL reaches a store created before it through the
 // generic add_subagent_columns migration step (src/migrations/column-step.ts): no upgrade
 // script, step name or shape-probe column of its own (docs/recipes.md, "Add a column").
-import { CodegenError, type Dialect } from './query-files.js';
-import type { SchemaScript } from './schema-files.js';
+import type { DialectName as Dialect } from '../../src/dialect.js';
+import { CodegenError } from './codegen-error.js';
+import type { SchemaScript } from './schema-script.js';
 
 export interface SubagentColumn {
   readonly name: string;

@@ -2,17 +2,12 @@
 // generated/<dialect>/schema.ts so the published package reads no files at run time.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Dialect } from './query-files.js';
+import type { DialectName as Dialect } from '../../src/dialect.js';
 import { addColumnScript, subagentColumns } from './schema-columns.js';
+import type { SchemaScript } from './schema-script.js';
 
 /** package: fresh-database DDL; upgrade: idempotent shape changes; hostIndex: the optional host index; host/legacy: fixtures. */
 export type SchemaKind = 'package' | 'upgrade' | 'hostIndex' | 'host' | 'legacy';
-
-export interface SchemaScript {
-  readonly name: string;
-  readonly file: string;
-  readonly sql: string;
-}
 
 function dirOf(kind: SchemaKind, dialect: Dialect): string {
   switch (kind) {

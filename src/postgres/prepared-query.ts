@@ -1,9 +1,9 @@
 // Runtime for the typed PostgreSQL functions in generated/postgres/: the part of
 // @pgtyped/runtime's PreparedQuery the package used, without its parser. Codegen turned each
 // statement's `:name` parameters into `$1..$n` text and the order of their values
-// (scripts/lib/codegen-postgres.ts; test/codegen.test.ts proves both equal what pgtyped's
-// runtime builds), so running one only puts the values in that order. Hence no runtime
-// dependency: a host installs this package and its driver, nothing else.
+// (scripts/lib/generators/postgres/generator.ts; test/codegen-precompiled.test.ts proves both
+// equal what pgtyped's runtime builds), so running one only puts the values in that order.
+// Hence no runtime dependency: a host installs this package and its driver, nothing else.
 
 /** What a typed function calls on a connection: a node-postgres Pool, PoolClient or Client. */
 export interface PostgresQueryRunner {

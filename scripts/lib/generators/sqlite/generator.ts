@@ -1,15 +1,17 @@
-// The SQLite half of codegen (DESIGN §5). sqlc cannot be installed here, so this small
-// generator does the same job: it parses each query with pgtyped's parser, PREPARES it with
+// The SQLite generator (DESIGN §5; the DialectGenerator of ../dialect-generator.ts). sqlc
+// cannot be installed here, so this small generator does the same job: it parses each query with pgtyped's parser, PREPARES it with
 // better-sqlite3 against the package schema (a statement that does not prepare fails
 // codegen, naming the query), and types results from Statement#columns() plus
 // PRAGMA table_info, honouring pgtyped's "col!" / "col?" overrides and, for expression
-// columns SQLite cannot type, the SQLite-only type hint "col!::bigint" (./column-hints.ts).
+// columns SQLite cannot type, the SQLite-only type hint "col!::bigint" (../../column-hints.ts).
 import Database from 'better-sqlite3';
 import { writeFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
-import { ColumnHintError, stripColumnHints, type ColumnHint } from './column-hints.js';
-import { CodegenError, modulePath, pascal, type ParsedQuery } from './query-files.js';
-import { schemaScripts } from './schema-files.js';
+import { CodegenError } from '../../codegen-error.js';
+import { ColumnHintError, stripColumnHints, type ColumnHint } from '../../column-hints.js';
+import { modulePath, pascal, type ParsedQuery } from '../../query-files.js';
+import { schemaScripts } from '../../schema-files.js';
+import type { CompiledStatement, DialectGenerator } from '../dialect-generator.js';
 
 interface ColumnType {
   readonly name: string;
@@ -128,19 +130,29 @@ function render(q: ParsedQuery, sql: string, columns: ColumnType[] | null): stri
   ].join('\n');
 }
 
-export function generateSqlite(root: string, queries: readonly ParsedQuery[], outDir: string): void {
+/** Each statement is prepared in an in-memory database holding the host and package schema. */
+function generateSqlite(root: string, queries: readonly ParsedQuery[], outDir: string): CompiledStatement[] {
   const db = new Database(':memory:');
   for (const script of [...schemaScripts(root, 'host', 'sqlite'), ...schemaScripts(root, 'package', 'sqlite')]) db.exec(script.sql);
   const errors: string[] = [];
+  const compiled: CompiledStatement[] = [];
   for (const q of queries) {
     try {
       const { sql, hints } = toSqliteSql(q);
       const columns = columnTypes(db, q, sql, hints);
       writeFileSync(join(outDir, modulePath(q)), render(q, sql, columns));
+      compiled.push({ query: q, returnsRows: columns !== null });
     } catch (err) {
       errors.push((err as Error).message);
     }
   }
   db.close();
   if (errors.length) throw new CodegenError(errors.join('\n'));
+  return compiled;
 }
+
+export const sqliteGenerator: DialectGenerator = {
+  // Type hints are SQLite's own; toSqliteSql validates them while it strips them.
+  checkStatements: () => [],
+  generate: async (root, queries, outDir) => generateSqlite(root, queries, outDir),
+};

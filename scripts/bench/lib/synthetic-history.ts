@@ -2,8 +2,8 @@
 // it): the store profiles, and a deterministic (seeded) stream of host sessions and messages —
 // chat messages, tool calls with JSON metadata, a given number of subagent launches, a few
 // legacy rows with malformed metadata and a few that merely mention "subagent_task".
-import { type HostMessage, type HostSession } from '../../src/demo/host-rows.js';
-import { seededRandom, type SeededRandom } from '../../src/demo/seeded-random.js';
+import { type HostMessage, type HostSession } from '../../../src/demo/host-rows.js';
+import { seededRandom, type SeededRandom } from '../../../src/demo/seeded-random.js';
 
 /** Bump when the generated content changes: cached stores of another version are rebuilt. */
 export const GENERATOR_VERSION = 'synthetic-store-v2';

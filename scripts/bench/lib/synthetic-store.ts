@@ -13,11 +13,11 @@ import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
-import { hostSchema as postgresHostSchema } from '../../generated/postgres/index.js';
-import { hostSchema as sqliteHostSchema } from '../../generated/sqlite/index.js';
-import { goDriverTimestamp, type HostMessage, type HostSession } from '../../src/demo/host-rows.js';
-import { formatMicros } from '../../src/instant.js';
-import { clientFor, createDatabase, dropDatabase } from './postgres-database.js';
+import { hostSchema as postgresHostSchema } from '../../../generated/postgres/index.js';
+import { hostSchema as sqliteHostSchema } from '../../../generated/sqlite/index.js';
+import { goDriverTimestamp, type HostMessage, type HostSession } from '../../../src/demo/host-rows.js';
+import { formatMicros } from '../../../src/instant.js';
+import { clientFor, createDatabase, dropDatabase } from '../../lib/postgres-database.js';
 import { progressBar } from './progress-bar.js';
 import { GENERATOR_VERSION, syntheticHistory, type StoreProfile } from './synthetic-history.js';
 
