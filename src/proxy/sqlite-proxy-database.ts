@@ -19,7 +19,8 @@ export function openSqliteProxyDatabase(file: string, options: ProxyDatabaseOpti
   // commit survives a crash of the proxy or the agent; a power cut may take the last few.
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  // One instant per batch, for the subagent rows as for the message rows (repeated-frames.ts relies on it).
+  // One instant per batch, for the subagent rows as for the message rows: a batch writes what its
+  // jobs written one by one at that instant would (test/proxy-batch-write.test.ts).
   let batchAt: bigint | undefined;
   const store = createSqliteStore(db, { logger: options.logger, clock: () => batchAt ?? options.clock() });
   const sessions = new Map<string, string>();
