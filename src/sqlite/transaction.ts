@@ -7,8 +7,8 @@
 // ROLLBACK) stays the host's (DESIGN §8 "Host transactions"); if SQLite already ended the whole
 // transaction (RAISE(ROLLBACK), a full disk) it rolls back nothing more. A function that returns
 // a promise is refused (TypeError) and rolled back: every body here must run synchronously.
-// The one exception is withAsyncTransaction below, for a connection one caller owns alone (the
-// proxy's writer process), whose batch awaits the store's own writes.
+// The one exception is withAsyncTransaction (and its savepoint) below, for a connection one
+// caller owns alone (the proxy's writer process), whose batch awaits the store's own writes.
 import type { Database, Transaction } from 'better-sqlite3';
 import { SubagentContextError } from '../errors.js';
 
