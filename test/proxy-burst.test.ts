@@ -1,7 +1,7 @@
 // The writer under a burst, through the built binary in front of `cat` (it echoes every
 // byte, so every relayed line comes back): N subagent lines in, N rows out, nothing dropped
-// and nothing said on stderr — with calls updated several times in one batch (merged before
-// the store, coalesce-frames.ts) as well as one update per call. And the drain after exit: a
+// and nothing said on stderr — with calls updated several times in one batch (written
+// in order, in rounds) as well as one update per call. And the drain after exit: a
 // writer slowed by the database is handed everything the proxy held; the proxy exits
 // promptly with the agent's code, the writer finishes alone, detached, and appends what became
 // of the lines to its log file — or, past its time cap, says how many it did not write.

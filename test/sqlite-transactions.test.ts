@@ -7,11 +7,14 @@
 //   host's transaction and its rows are untouched, and the next run after the host commits works;
 // - a body that returns a promise is refused and rolled back, never committed half-done;
 // - the write lock is taken up front: a second writer waiting on it fails the batch, counted,
-//   and leaves no transaction open.
+//   and leaves no transaction open;
+// - withAsyncTransaction (the proxy writer's, test/async-transactions.test.ts on both dialects)
+//   is never a savepoint of a transaction already open, and rejects when SQLite ended its
+//   transaction under it rather than committing the rest.
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../src/index.js';
-import { inWriteScope, withImmediateTransaction } from '../src/sqlite/transaction.js';
+import { inWriteScope, withAsyncTransaction, withImmediateTransaction } from '../src/sqlite/transaction.js';
 import { steppingClock } from './helpers/clock.js';
 import { insertSession } from './helpers/seed-host-rows.js';
 import { frame } from './helpers/live-db.js';
@@ -75,5 +78,29 @@ describe('sqlite transactions through better-sqlite3', () => {
       holder.close();
     }
     expect(store.counters()).toMatchObject({ attempted: 3, failed: 2, persisted: 1 });
+  });
+
+  it('withAsyncTransaction (the proxy writer): refuses to open inside an open transaction; one SQLite ended itself rejects', async () => {
+    const conn = db.sqlite!;
+    conn.exec('CREATE TABLE scratch (v INTEGER)');
+    conn.exec('BEGIN');
+    await expect(withAsyncTransaction(conn, async () => 1)).rejects.toMatchObject({ code: 'transaction_open' });
+    expect(conn.inTransaction).toBe(true); // still the caller's
+    conn.exec('ROLLBACK');
+    conn.exec("CREATE TRIGGER ends_it BEFORE INSERT ON scratch WHEN NEW.v = 99 BEGIN SELECT RAISE(ROLLBACK, 'ended by a trigger'); END");
+    await expect(
+      withAsyncTransaction(conn, async () => {
+        conn.exec('INSERT INTO scratch VALUES (1)');
+        await new Promise((r) => setTimeout(r, 5));
+        try {
+          conn.exec('INSERT INTO scratch VALUES (99)');
+        } catch {
+          // the body goes on, as the store's batch does after a failed frame
+        }
+        conn.exec('INSERT INTO scratch VALUES (2)'); // autocommitted: the transaction is gone
+      }),
+    ).rejects.toThrow('the transaction was rolled back by SQLite');
+    expect(conn.inTransaction).toBe(false);
+    expect(conn.prepare('SELECT v FROM scratch').pluck().all()).toEqual([2]); // 1 rolled back with the transaction
   });
 });

@@ -1,12 +1,11 @@
 // A batch of write jobs in a few statements instead of two per job plus a savepoint each
 // (which kept PostgreSQL, one connection, fsync on, under a tenth of a 54,100-line burst):
-// the batch's new sessions, then every message row in ONE statement, then every subagent row
-// through the store's batch path (recordFrames: PostgreSQL's multi-row upsert rounds, SQLite's
-// prepared upsert per frame), the frames of one tool call merged first where that is provably
-// the same as applying them in order (coalesce-frames.ts). All of it inside the caller's
-// transaction. If the message statement fails (a trigger, a constraint), the batch goes the
-// slow way (writeJobs), where the failing job is isolated and the others are written.
-import { coalesceFrames } from './coalesce-frames.js';
+// the batch's new sessions, then the message rows in one statement per round, then every
+// subagent row through the store's batch path (recordFrames: PostgreSQL's multi-row upsert
+// rounds, SQLite's prepared upsert per frame). Every update is written, in order: the upserts
+// decide what a row keeps (queries/<dialect>/), nothing here merges updates. All of it inside
+// the caller's transaction. If a message statement fails (a trigger, a constraint), the batch
+// goes the slow way (writeJobs), where the failing job is isolated and the others are written.
 import type { WriteJob } from './acp-identity.js';
 import {
   subagentFrame,
@@ -22,22 +21,21 @@ import {
 const isSubagent = (job: WriteJob): job is SubagentJob => job.kind === 'subagent';
 
 /**
- * One row per message id: what upserting the jobs' rows one by one would leave — the last
- * job's metadata, the first non-null turn (COALESCE(stored, new)), the first job's task and
- * created_at (insert-only; every job of a session carries the session's one stored task, and
- * a batch shares one instant).
+ * The jobs' message rows in rounds in which each message id appears at most once (one
+ * INSERT … ON CONFLICT cannot update a row twice on PostgreSQL), the k-th update of every
+ * message in round k: applied round after round, each message's updates reach the upsert in
+ * the order they were observed, as one statement per job would apply them.
  */
-export function messageRows(jobs: readonly SubagentJob[]): MessageRow[] {
-  const rows = new Map<string, { row: MessageRow; last: SubagentJob }>();
+function messageRounds(jobs: readonly SubagentJob[]): MessageRow[][] {
+  const rounds: MessageRow[][] = [];
+  const seen = new Map<string, number>();
   for (const job of jobs) {
     const id = subagentMessageId(job.sessionId, job.toolCallId);
-    const seen = rows.get(id);
-    if (seen) {
-      seen.last = job;
-      seen.row.turn_id ??= job.turnId;
-    } else rows.set(id, { row: { id, session_id: job.sessionId, task_id: job.taskId, turn_id: job.turnId, metadata: '' }, last: job });
+    const k = seen.get(id) ?? 0;
+    seen.set(id, k + 1);
+    (rounds[k] ??= []).push({ id, session_id: job.sessionId, task_id: job.taskId, turn_id: job.turnId, metadata: subagentMessageMetadata(job) });
   }
-  return Array.from(rows.values(), ({ row, last }) => ({ ...row, metadata: subagentMessageMetadata(last) }));
+  return rounds;
 }
 
 export async function writeBatch(jobs: readonly WriteJob[], scope: JobScope, executionId: string, sessions: Map<string, string>): Promise<JobResult> {
@@ -53,8 +51,7 @@ export async function writeBatch(jobs: readonly WriteJob[], scope: JobScope, exe
         }
         resolved.push(taskId === job.taskId ? job : { ...job, taskId }); // a job takes its session's stored task
       }
-      const messages = resolved.filter(isSubagent);
-      if (messages.length > 0) await scope.upsertMessages(messageRows(messages));
+      for (const round of messageRounds(resolved.filter(isSubagent))) await scope.upsertMessages(round);
     });
   } catch {
     for (const id of ensured) sessions.delete(id); // rolled back with the savepoint
@@ -63,14 +60,12 @@ export async function writeBatch(jobs: readonly WriteJob[], scope: JobScope, exe
   const subagents = resolved.filter(isSubagent);
   const result: JobResult = { written: resolved.length - subagents.length, failed: 0, errors: [] };
   if (subagents.length === 0) return result;
-  const { frames, carrier } = coalesceFrames(subagents.map((job) => subagentFrame(job, executionId)));
-  const outcomes = await scope.recordFrames(frames);
+  const outcomes = await scope.recordFrames(subagents.map((job) => subagentFrame(job, executionId)));
   subagents.forEach((job, i) => {
-    const outcome = outcomes[carrier[i]];
-    if (outcome === 'persisted') result.written++;
+    if (outcomes[i] === 'persisted') result.written++;
     else {
       result.failed++;
-      result.errors.push(`the subagent row of tool call ${job.toolCallId} was not written (${outcome})`);
+      result.errors.push(`the subagent row of tool call ${job.toolCallId} was not written (${outcomes[i]})`);
     }
   });
   return result;

@@ -18,7 +18,8 @@ import { describeJobError, subagentMessageId, subagentMessageMetadata, type Prox
 export function openPostgresProxyDatabase(url: string, options: ProxyDatabaseOptions): ProxyDatabase {
   const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 10_000, application_name: 'subagent-context-proxy' });
   pool.on('error', () => {}); // an idle client's socket error surfaces on the next query instead
-  // One instant per batch, for the subagent rows as for the message rows (coalesce-frames.ts relies on it).
+  // One instant per batch, for the subagent rows as for the message rows: a batch writes what its
+  // jobs written one by one at that instant would (test/proxy-batch-write.test.ts).
   let batchAt: bigint | undefined;
   const store = createPostgresStore(pool, { logger: options.logger, clock: () => batchAt ?? options.clock() });
   const sessions = new Map<string, string>();

@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import { proxyEnsureSession, proxyReadSessionTask, proxyUpsertSubagentMessage, proxyUpsertSubagentMessagesBatch } from '../../generated/sqlite/proxy/index.js';
 import { formatSqliteColumn } from '../instant.js';
 import { createSqliteStore } from '../sqlite/store.js';
+import { withAsyncSavepoint, withAsyncTransaction } from '../sqlite/transaction.js';
 import { writeBatch } from './batch-jobs.js';
 import { describeJobError, subagentMessageId, subagentMessageMetadata, type ProxyDatabase, type ProxyDatabaseOptions } from './proxy-database.js';
 
@@ -18,7 +19,8 @@ export function openSqliteProxyDatabase(file: string, options: ProxyDatabaseOpti
   // commit survives a crash of the proxy or the agent; a power cut may take the last few.
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  // One instant per batch, for the subagent rows as for the message rows (coalesce-frames.ts relies on it).
+  // One instant per batch, for the subagent rows as for the message rows: a batch writes what its
+  // jobs written one by one at that instant would (test/proxy-batch-write.test.ts).
   let batchAt: bigint | undefined;
   const store = createSqliteStore(db, { logger: options.logger, clock: () => batchAt ?? options.clock() });
   const sessions = new Map<string, string>();
@@ -32,47 +34,34 @@ export function openSqliteProxyDatabase(file: string, options: ProxyDatabaseOpti
       const at = formatSqliteColumn(atNs);
       batchAt = atNs;
       try {
-        db.exec('BEGIN IMMEDIATE');
-        const result = await writeBatch(
-          jobs,
-          {
-            async savepoint(fn) {
-              db.exec('SAVEPOINT proxy_job');
-              try {
-                await fn();
-                db.exec('RELEASE proxy_job');
-              } catch (err) {
-                if (db.inTransaction) db.exec('ROLLBACK TO proxy_job; RELEASE proxy_job');
-                throw err;
-              }
+        return await withAsyncTransaction(db, () =>
+          writeBatch(
+            jobs,
+            {
+              savepoint: (fn) => withAsyncSavepoint(db, 'proxy_job', fn),
+              async ensureSession(job) {
+                proxyEnsureSession.run({ id: job.sessionId, taskId: job.taskId, at }, db);
+                return proxyReadSessionTask.get({ id: job.sessionId }, db)?.taskId ?? job.taskId;
+              },
+              async upsertMessage(job) {
+                const id = subagentMessageId(job.sessionId, job.toolCallId);
+                proxyUpsertSubagentMessage.run(
+                  { id, sessionId: job.sessionId, taskId: job.taskId, turnId: job.turnId, metadata: subagentMessageMetadata(job), at },
+                  db,
+                );
+              },
+              async upsertMessages(rows) {
+                proxyUpsertSubagentMessagesBatch.run({ rows: JSON.stringify(rows), at }, db);
+              },
+              // Inside our open transaction the store writes in a savepoint of its own.
+              recordFrame: (frame) => store.recordFrame(frame),
+              recordFrames: (frames) => store.recordFrames(frames),
             },
-            async ensureSession(job) {
-              proxyEnsureSession.run({ id: job.sessionId, taskId: job.taskId, at }, db);
-              return proxyReadSessionTask.get({ id: job.sessionId }, db)?.taskId ?? job.taskId;
-            },
-            async upsertMessage(job) {
-              const id = subagentMessageId(job.sessionId, job.toolCallId);
-              proxyUpsertSubagentMessage.run(
-                { id, sessionId: job.sessionId, taskId: job.taskId, turnId: job.turnId, metadata: subagentMessageMetadata(job), at },
-                db,
-              );
-            },
-            async upsertMessages(rows) {
-              proxyUpsertSubagentMessagesBatch.run({ rows: JSON.stringify(rows), at }, db);
-            },
-            // Inside our open transaction the store writes in a savepoint of its own.
-            recordFrame: (frame) => store.recordFrame(frame),
-            recordFrames: (frames) => store.recordFrames(frames),
-          },
-          options.executionId,
-          sessions,
+            options.executionId,
+            sessions,
+          ),
         );
-        // A full disk may have ended the transaction already; what it did not commit is lost.
-        if (!db.inTransaction) throw new Error('the transaction was rolled back by SQLite');
-        db.exec('COMMIT');
-        return result;
       } catch (err) {
-        if (db.inTransaction) db.exec('ROLLBACK');
         sessions.clear(); // what this transaction ensured is gone with it
         return { written: 0, failed: jobs.length, errors: [describeJobError(jobs[0], err)] };
       } finally {

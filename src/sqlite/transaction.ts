@@ -7,6 +7,8 @@
 // ROLLBACK) stays the host's (DESIGN §8 "Host transactions"); if SQLite already ended the whole
 // transaction (RAISE(ROLLBACK), a full disk) it rolls back nothing more. A function that returns
 // a promise is refused (TypeError) and rolled back: every body here must run synchronously.
+// The one exception is withAsyncTransaction (and its savepoint) below, for a connection one
+// caller owns alone (the proxy's writer process), whose batch awaits the store's own writes.
 import type { Database, Transaction } from 'better-sqlite3';
 import { SubagentContextError } from '../errors.js';
 
@@ -52,4 +54,46 @@ export function withImmediateTransaction<T>(db: Database, fn: () => T): T {
     );
   }
   return inWriteScope(db, fn);
+}
+
+/**
+ * A BEGIN IMMEDIATE transaction whose body awaits: the proxy's writer, whose batch joins the
+ * store's own writes (recordFrames) and so cannot run synchronously. Only for a connection its
+ * caller owns and uses one body at a time (the writer process's: one batch in flight): SQLite
+ * has no per-client transactions, so anything else run on the connection while the body
+ * awaits would join it. Refuses to run inside an open transaction, as BEGIN IMMEDIATE would.
+ * If SQLite ended the transaction itself meanwhile (RAISE(ROLLBACK), a full disk), nothing is
+ * committed and it rejects.
+ */
+export async function withAsyncTransaction<T>(db: Database, fn: () => Promise<T>): Promise<T> {
+  if (db.inTransaction) {
+    throw new SubagentContextError('transaction_open', 'a transaction is already open on this connection; this one must be its own');
+  }
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = await fn();
+    if (!db.inTransaction) throw new Error('the transaction was rolled back by SQLite');
+    db.exec('COMMIT');
+    return result;
+  } catch (err) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    throw err;
+  }
+}
+
+/**
+ * `fn` inside `SAVEPOINT name` of a withAsyncTransaction body (same precondition): released on
+ * success; on failure rolled back to and released, so the transaction goes on, unless SQLite
+ * has ended it (then there is nothing left to undo). Mirrors ../postgres/transaction.ts.
+ */
+export async function withAsyncSavepoint<T>(db: Database, name: string, fn: () => Promise<T>): Promise<T> {
+  db.exec(`SAVEPOINT ${name}`);
+  try {
+    const result = await fn();
+    db.exec(`RELEASE ${name}`);
+    return result;
+  } catch (err) {
+    if (db.inTransaction) db.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+    throw err;
+  }
 }

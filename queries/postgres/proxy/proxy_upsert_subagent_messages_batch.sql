@@ -1,10 +1,11 @@
 /*
  * PROXY ONLY — proxy_upsert_subagent_message.sql for a whole batch in ONE statement (one
  * round trip instead of one per message): each element of :rows is one message row {id,
- * session_id, task_id, turn_id, metadata}, every id at most once (src/proxy/batch-jobs.ts
- * merges a batch's updates of one message first: the last metadata, the first turn — what
- * applying them one by one would leave; one INSERT … ON CONFLICT cannot update a row twice).
- * The conflict clause is the single statement's, rule for rule. UTC text typed TIMESTAMP.
+ * session_id, task_id, turn_id, metadata}, every id at most once (one INSERT … ON CONFLICT
+ * cannot update a row twice): src/proxy/batch-jobs.ts sends a batch's updates of one message
+ * in rounds, the k-th of each message in round k, so they apply in order and this statement
+ * alone decides what the row keeps. The conflict clause is the single statement's, rule for
+ * rule. UTC text typed TIMESTAMP.
  */
 /* @name proxyUpsertSubagentMessagesBatch */
 INSERT INTO task_session_messages (

@@ -1,0 +1,94 @@
+// The proxy's end of the IPC channel to the writer process (writer-process.ts; the messages
+// are in writer-protocol.ts). Starts the writer below the relay in priority and in its own
+// process group, knows when it listens ('hello': nothing sent before it would be lost), counts
+// the lines put in its hands, and reports once that it is gone (exited, crashed, unreachable).
+import { fork, type ChildProcess } from 'node:child_process';
+import { setPriority } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import type { FromWriter, ToWriter, WriterConfig } from './writer-protocol.js';
+
+/** The writer's niceness, the lowest priority (POSIX; Windows maps it to a priority class). */
+const WRITER_NICENESS = 19;
+
+export interface WriterEvents {
+  /** Every message but 'hello', which the channel keeps for itself. */
+  message(m: Exclude<FromWriter, { type: 'hello' }>): void;
+  /** The writer cannot be reached any more; said each time it is found (the caller keeps the first). */
+  gone(reason: string): void;
+}
+
+export class WriterChannel {
+  private readonly child: ChildProcess;
+  /** Lines put in the writer's hands: on the channel, or in the hand-over file. */
+  sentLines = 0;
+  private listening = false;
+  private heard: (() => void) | null = null;
+
+  constructor(
+    config: WriterConfig,
+    private readonly events: WriterEvents,
+  ) {
+    // Its own process group (detached), so a Ctrl-C meant for the agent does not kill the
+    // writer mid-session; it exits by itself when the proxy's IPC channel closes.
+    this.child = fork(fileURLToPath(new URL('./writer-process.js', import.meta.url)), [JSON.stringify(config)], {
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+      detached: true,
+    });
+    // Below the relay in CPU priority: on a busy machine the writer waits, the relay does not.
+    try {
+      if (this.child.pid !== undefined) setPriority(this.child.pid, WRITER_NICENESS);
+    } catch {
+      // not permitted here: the writer runs at the proxy's priority
+    }
+    this.child.on('message', (m: FromWriter) => {
+      if (m.type !== 'hello') return events.message(m);
+      this.listening = true;
+      this.heard?.();
+    });
+    this.child.on('error', (err) => events.gone(`the writer stopped: ${err.message}`));
+    this.child.on('exit', (code, signal) => events.gone(`the writer exited (${signal ?? code})`));
+  }
+
+  get pid(): number {
+    return this.child.pid ?? 0;
+  }
+
+  /** Sends `message`; `sent` runs once it is on the channel. A failure is reported as gone. */
+  send(message: ToWriter, sent?: () => void): void {
+    if (message.type === 'lines') this.sentLines += message.ends.length;
+    try {
+      this.child.send(message, (err) => {
+        if (err) this.events.gone(`the writer is unreachable: ${err.message}`);
+        else sent?.();
+      });
+    } catch (err) {
+      this.events.gone(`the writer is unreachable: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** Sends `message` and resolves once it is on the channel, or after `ms` whatever happened. */
+  sendWithin(message: ToWriter, ms: number): Promise<void> {
+    return Promise.race([new Promise<void>((r) => this.send(message, r)), delay(ms)]);
+  }
+
+  /** Whether the writer listens, waiting at most `ms` for its 'hello'. */
+  async listens(ms: number): Promise<boolean> {
+    if (!this.listening) await Promise.race([new Promise<void>((r) => (this.heard = r)), delay(ms)]);
+    return this.listening;
+  }
+
+  /** Ends a writer that never listened: nothing was sent to it. */
+  kill(): void {
+    this.child.kill('SIGKILL');
+  }
+
+  /** Leaves the writer to finish alone: its exit is no longer reported, and the proxy may exit before it. */
+  leave(): void {
+    this.child.removeAllListeners('exit');
+    if (this.child.connected) this.child.disconnect();
+    this.child.unref();
+  }
+}
+
+export const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
