@@ -14,6 +14,7 @@ import { singleColonHints, typeHintedColumns } from './lib/column-hints.js';
 import { startEmbeddedPostgres } from './lib/embedded-postgres.js';
 import { createDatabase } from './lib/postgres-database.js';
 import { assertDialectParity, CodegenError, DIALECTS, parseDialect, QUERY_GROUPS, type ParsedQuery } from './lib/query-files.js';
+import { checkColumns } from './lib/column-codegen.js';
 import { renderSchemaModule } from './lib/schema-files.js';
 
 // The project whose schema/ and queries/ are compiled; SUBAGENT_CONTEXT_CODEGEN_ROOT lets the
@@ -61,11 +62,13 @@ async function generate(outRoot: string): Promise<void> {
   const postgres = parseDialect(root, 'postgres');
   assertColumnHints(sqlite, postgres);
   assertDialectParity(sqlite, postgres);
+  const columns = checkColumns(root, { sqlite, postgres }); // scripts/lib/column-codegen.ts
   for (const d of DIALECTS) {
     rmSync(join(outRoot, d), { recursive: true, force: true });
     for (const g of QUERY_GROUPS) mkdirSync(join(outRoot, d, g.folder), { recursive: true });
   }
   generateSqlite(root, sqlite, join(outRoot, 'sqlite'));
+  writeFileSync(join(outRoot, 'columns.ts'), columns.module);
   await withCodegenDatabase(async (url) => {
     await applyPostgresSchema(url, root);
     generatePostgres(url, postgres, join(outRoot, 'postgres'));
