@@ -13,6 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CodegenError } from './lib/codegen-error.js';
+import { checkColumns } from './lib/column-codegen.js';
 import { singleColonHints } from './lib/column-hints.js';
 import { GENERATORS } from './lib/generators/index.js';
 import { assertDialectParity, DIALECTS, parseDialect, QUERY_GROUPS, type Dialect, type ParsedQuery } from './lib/query-files.js';
@@ -48,11 +49,13 @@ async function generate(outRoot: string): Promise<void> {
   assertColumnHints(parsed);
   // Parity is checked pairwise between the two dialects there are (DIALECT_ONLY names one dialect per statement).
   assertDialectParity(parsed.sqlite, parsed.postgres);
+  const columns = checkColumns(root, parsed); // scripts/lib/column-codegen.ts
   for (const d of DIALECTS) {
     rmSync(join(outRoot, d), { recursive: true, force: true });
     for (const g of QUERY_GROUPS) mkdirSync(join(outRoot, d, g.folder), { recursive: true });
   }
   for (const d of DIALECTS) await GENERATORS[d].generate(root, parsed[d], join(outRoot, d));
+  writeFileSync(join(outRoot, 'columns.ts'), columns.module);
   for (const d of DIALECTS) {
     const qs = parsed[d];
     writeFileSync(join(outRoot, d, 'schema.ts'), renderSchemaModule(root, d));

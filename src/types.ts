@@ -1,4 +1,5 @@
 // The public types of the package (DESIGN §2). Names here are a contract: keep them.
+import type { TextColumnRow } from '../generated/columns.js';
 import type { ReportOptions, SubagentContextReport } from './report/types.js';
 
 /** Structured logger; only `warn` is required. Called as (fields, message). */
@@ -85,21 +86,18 @@ export interface WriterCounters {
   unknown_execution: number;
 }
 
-/** A task_session_subagents row. Timestamps are `YYYY-MM-DDTHH:MM:SS.ffffffZ`. */
-export interface SubagentContextRow {
+/**
+ * A task_session_subagents row. Timestamps are `YYYY-MM-DDTHH:MM:SS.ffffffZ`. The text columns
+ * (TextColumnRow: parent_tool_call_id, subagent_type, description, agent_id, child_session_id,
+ * model, agent_status, …) come from the DDL's column tags (generated/columns.ts).
+ */
+export interface SubagentContextRow extends TextColumnRow {
   id: string;
   task_session_id: string;
   task_id: string;
   turn_id: string | null;
   agent_execution_id: string;
   tool_call_id: string;
-  parent_tool_call_id: string | null;
-  subagent_type: string | null;
-  description: string | null;
-  agent_id: string | null;
-  child_session_id: string | null;
-  model: string | null;
-  agent_status: string | null;
   tool_status: string | null;
   is_async: boolean;
   /** number, or bigint beyond 2^53. */

@@ -21,24 +21,33 @@ const source = (file: string) => readFileSync(file, 'utf8');
 
 describe('the statements under queries/ and their fragments', () => {
   it('both dialects define the fragments the rules need', () => {
-    expect([...fragments.sqlite.keys()].sort()).toEqual([
-      'before_since_text',
-      'metadata_or_empty',
-      'prefiltered_metadata_or_empty',
-      'prefiltered_valid_json',
-      'recordable_id',
-      'subagent_prefilter',
-      'subagent_row',
-      'utc9',
-    ]);
-    expect([...fragments.postgres.keys()].sort()).toEqual([
-      'metadata_or_empty',
-      'prefiltered_metadata_or_empty',
-      'recordable_id',
-      'subagent_prefilter',
-      'subagent_row',
-      'valid_jsonb', // PostgreSQL's validity test (SQLite's json_valid is built in)
-    ]);
+    // The column lists derived from the DDL's tags (scripts/lib/column-fragments.ts) are fragments too.
+    const derived = ['column_literals', 'merge_rules', 'text_columns', 'text_from_metadata', 'text_parameters'];
+    expect([...fragments.sqlite.keys()].sort()).toEqual(
+      [
+        'before_since_text',
+        'metadata_or_empty',
+        'prefiltered_metadata_or_empty',
+        'prefiltered_valid_json',
+        'recordable_id',
+        'subagent_prefilter',
+        'subagent_row',
+        'utc9',
+        ...derived,
+      ].sort(),
+    );
+    expect([...fragments.postgres.keys()].sort()).toEqual(
+      [
+        'metadata_or_empty',
+        'prefiltered_metadata_or_empty',
+        'recordable_id',
+        'subagent_prefilter',
+        'subagent_row',
+        'text_record', // jsonb_to_recordset's column definitions (SQLite has no batch statement)
+        'valid_jsonb', // PostgreSQL's validity test (SQLite's json_valid is built in)
+        ...derived,
+      ].sort(),
+    );
   });
 
   it('every statement parses with its includes expanded and writes no fragment out literally (codegen would fail)', () => {

@@ -6,6 +6,7 @@
 // (src/migrations/column-step.ts). These tests hold each of those to the DDL, on both dialects.
 import { afterEach, expect, it } from 'vitest';
 import { byDialect } from './helpers/by-dialect.js';
+import { subagentColumnRules } from '../generated/columns.js';
 import * as postgresGenerated from '../generated/postgres/index.js';
 import * as sqliteGenerated from '../generated/sqlite/index.js';
 import { stepStatuses } from './helpers/migration-db.js';
@@ -45,6 +46,50 @@ describeBothDialects('the column list', (dialect) => {
     const [row] = await store.listBySession('s1');
     expect(Object.keys(row).sort()).toEqual([...subagentColumns].sort());
     expect(row.model).toBe('m');
+  });
+
+  // The upgrade from the footprint before a column: a store whose table lacks the text columns
+  // (every column the recipe adds, docs/recipes.md) and holds rows gets them on the next boot,
+  // every other value of every row unchanged, the host's rows untouched, and a later frame
+  // fills the new columns. (No index names a text column, so each can be dropped to rebuild the old footprint.)
+  it('add_subagent_columns upgrades a store from the footprint before the text columns, keeping every row', async () => {
+    const text = subagentColumnRules.filter((c) => c.text).map((c) => c.column);
+    const kept = subagentColumns.filter((c) => !text.includes(c));
+    expect(text).toEqual(expect.arrayContaining(['description', 'model', 'agent_status']));
+    db = await openTestDb(dialect, 'package');
+    await insertSession(db, 's1');
+    await insertSession(db, 's2');
+    const before = db.store();
+    for (const toolCallId of ['tc1', 'tc2']) {
+      const payload = Object.fromEntries(
+        subagentColumnRules.filter((c) => c.text && c.from!.object === 'payload').map((c) => [c.from!.field, `old ${c.column}`]),
+      );
+      expect(await before.recordFrame({ sessionId: 's1', taskId: 't1', toolCallId, toolStatus: 'in_progress', payload: { ...payload, total_tokens: 7 } })).toBe(
+        'persisted',
+      );
+    }
+    const asText = (c: string) => byDialect(dialect, { sqlite: `quote(${c}) AS ${c}`, postgres: `${c}::text AS ${c}` });
+    const snapshot = () => db!.query(`SELECT ${kept.map(asText).join(', ')} FROM task_session_subagents ORDER BY id`);
+    const sessions = () => db!.query(`SELECT id, task_id FROM task_sessions ORDER BY id`);
+    const [rowsBefore, sessionsBefore] = [await snapshot(), await sessions()];
+    for (const c of text) await db.exec(`ALTER TABLE task_session_subagents DROP COLUMN ${c}`);
+    expect(await liveColumns(db)).toEqual(kept);
+
+    const store = db.store();
+    const report = await store.runMigrations();
+    expect(report.ok).toBe(true);
+    expect(stepStatuses(report).add_subagent_columns).toBe('applied');
+    expect([...(await liveColumns(db))].sort()).toEqual([...subagentColumns].sort());
+    expect(await snapshot()).toEqual(rowsBefore);
+    expect(await sessions()).toEqual(sessionsBefore);
+    const [old] = await store.listBySession('s1');
+    for (const c of text) expect(old[c as keyof typeof old], c).toBeNull(); // nothing fabricated for the rows written before
+
+    const frame = Object.fromEntries(subagentColumnRules.filter((c) => c.text).map((c) => [c.from!.field, `new ${c.column}`]));
+    expect(await store.recordFrame({ sessionId: 's1', taskId: 't1', toolCallId: 'tc1', ...frame, payload: frame })).toBe('persisted');
+    const row = (await store.listBySession('s1')).find((r) => r.tool_call_id === 'tc1')!;
+    for (const c of text) expect(row[c as keyof typeof row], c).toBe(`new ${c}`);
+    expect(row.total_tokens).toBe(7);
   });
 
   it('add_subagent_columns gives a store that lacks a nullable column that column, then is skipped', async () => {

@@ -5,11 +5,13 @@
 // per AC-27" — and the state must not be silent: execution_since stays absent (AC-24b), the
 // legacy rows are untouched, and once a later boot's upgrade succeeds the same store writes.
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { addColumnSchema as postgresAddColumns } from '../generated/postgres/index.js';
+import { addColumnSchema as sqliteAddColumns } from '../generated/sqlite/index.js';
 import { ACTIVATION_KEYS, type SubagentContextStore } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
 import { expectCounterIdentity, watchUnhandled } from './helpers/faults.js';
 import { frame } from './helpers/live-db.js';
-import { endStateFacts, metaKeys, rawRows, seedPreAmendmentRows, tableExists } from './helpers/migration-db.js';
+import { endStateFacts, LEGACY_COLUMNS, metaKeys, rawRows, seedPreAmendmentRows, tableExists } from './helpers/migration-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { injectUpgradeFailure, removeUpgradeFailure } from './helpers/upgrade-failure.js';
 import { byDialect } from './helpers/by-dialect.js';
@@ -101,8 +103,12 @@ describeBothDialects('faults: AC-33a degraded state, the two-column key survives
   });
 
   it('an execution column added beside the surviving two-column key (no three-column key): every frame is failed + WARN', async () => {
-    // The spec's mechanism exactly: the column exists, so only the conflict target can fail.
+    // The spec's mechanism exactly: the column exists, so only the conflict target can fail. So
+    // do the columns added after the pre-amendment table (the add_subagent_columns step's), so a
+    // column added to the DDL by docs/recipes.md needs no edit here.
     await db.exec(`ALTER TABLE task_session_subagents ADD COLUMN agent_execution_id TEXT NOT NULL DEFAULT 'unknown'`);
+    for (const c of byDialect(dialect, { sqlite: sqliteAddColumns, postgres: postgresAddColumns }))
+      if (!LEGACY_COLUMNS.includes(c.column)) await db.exec(c.script.sql);
     const logger = recordingLogger();
     const store = db.store({ clock: steppingClock(), logger });
     await expectEveryWriteFails(store, logger);

@@ -9,9 +9,11 @@
 // apart from their generated ids. Each round's JSON carries exactly the single upsert's
 // parameters (one mapper, src/frame-normalization.ts upsertParameters), keyed by the columns the
 // statement reads.
-import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as postgresGenerated from '../generated/postgres/index.js';
+import { loadFragments } from '../scripts/lib/codegen-fragments.js';
+import { expandedQueryText } from '../scripts/lib/query-files.js';
+import { blankComments } from '../scripts/lib/sql-lex.js';
 import { batchRounds, roundParameter, type PendingFrame } from '../src/postgres/batch-rounds.js';
 import { createColumnTimeFormatter } from '../src/column-time.js';
 import { int64Text, normalizeFrame, upsertParameters } from '../src/frame-normalization.js';
@@ -84,7 +86,9 @@ describe('batch statement JSON [postgres]', () => {
   const dialect = 'postgres';
   /** The keys the dialect's batch statement reads from each element of :frames. */
   function keysTheStatementReads(): string[] {
-    const sql = readFileSync(`queries/${dialect}/upsert_subagent_contexts_batch.sql`, 'utf8');
+    // As the database runs it: the derived text columns ({{text_record()}}) expanded, comments blanked.
+    const file = `queries/${dialect}/upsert_subagent_contexts_batch.sql`;
+    const sql = blankComments(expandedQueryText('.', file, loadFragments('.', dialect)));
     const record = /jsonb_to_recordset\(:frames!::jsonb\) AS f\(([^)]*)\)/.exec(sql);
     return record ? record[1].split(',').map((c) => c.trim().split(/\s+/)[0]) : [];
   }

@@ -43,56 +43,66 @@ export interface IUpsertSubagentContextQuery {
  * ```
  * INSERT INTO task_session_subagents (
  *   id, task_session_id, task_id, turn_id, agent_execution_id, tool_call_id,
- *   parent_tool_call_id, subagent_type, description, agent_id, child_session_id, model,
- *   agent_status, tool_status, is_async, total_tokens, tool_use_count, duration_ms,
- *   source, observed_at, settled_at, updated_at
+ *   tool_status, is_async, total_tokens, tool_use_count, duration_ms,
+ *   source, observed_at, settled_at, updated_at,
+ *                        parent_tool_call_id,
+ *   subagent_type,
+ *   description,
+ *   agent_id,
+ *   child_session_id,
+ *   model,
+ *   agent_status
  * ) VALUES (
  *   :id!, :sessionId!, :taskId!, :turnId, :executionId!, :toolCallId!,
- *   :parentToolCallId, :subagentType, :description, :agentId, :childSessionId, :model,
  *   -- Metrics typed BIGINT here rather than inferred from the columns: a named statement keeps
  *   -- its parameter types, so one prepared before an INTEGER column was widened stays int64-safe.
- *   :agentStatus, :toolStatus, :isAsync!, :totalTokens::bigint, :toolUseCount::bigint, :durationMs::bigint,
+ *   :toolStatus, :isAsync!, :totalTokens::bigint, :toolUseCount::bigint, :durationMs::bigint,
  *   'live',                                                   -- AC-1: a frame that creates the row is live
  *   :observedAt!::timestamp,
  *   -- AC-11: settled at the first observation whose ACP tool status is terminal. The six
  *   -- values are TERMINAL_TOOL_STATUSES (src/terminal-tool-status.ts; a test pins the two).
  *   CASE WHEN :toolStatus IN ('complete', 'completed', 'success', 'error', 'failed', 'cancelled')
  *        THEN :observedAt!::timestamp END,
- *   :observedAt!::timestamp
+ *   :observedAt!::timestamp,
+ *                           :parentToolCallId,
+ *   :subagentType,
+ *   :description,
+ *   :agentId,
+ *   :childSessionId,
+ *   :model,
+ *   :agentStatus
  * )
  * ON CONFLICT (task_session_id, agent_execution_id, tool_call_id) DO UPDATE SET
- *   -- Write-once, so deliberately absent from this list: id, source and observed_at (AC-1,
+ *   -- @key and @write-once columns are deliberately absent: id, source and observed_at (AC-1,
  *   -- AC-1a), task_id (AC-5 table), agent_execution_id (AC-30..AC-32: part of the key).
- *   -- AC-2a: first non-empty turn wins; a stored NULL is filled forward.
- *   turn_id             = COALESCE(task_session_subagents.turn_id, excluded.turn_id),
- *   -- AC-5 replace rule, AC-4 never blank (also after settlement, AC-12 revision 3).
- *   parent_tool_call_id = COALESCE(excluded.parent_tool_call_id, task_session_subagents.parent_tool_call_id),
- *   subagent_type       = COALESCE(excluded.subagent_type, task_session_subagents.subagent_type),
- *   description         = COALESCE(excluded.description, task_session_subagents.description),
- *   agent_id            = COALESCE(excluded.agent_id, task_session_subagents.agent_id),
- *   child_session_id    = COALESCE(excluded.child_session_id, task_session_subagents.child_session_id),
- *   model               = COALESCE(excluded.model, task_session_subagents.model),
- *   agent_status        = COALESCE(excluded.agent_status, task_session_subagents.agent_status), -- AC-10a
- *   -- AC-12: tool_status freezes at the terminal value once the row has settled.
+ *   -- The standard rules, one line per column: @fill-forward COALESCE(old, new) (turn_id AC-2a,
+ *   -- settled_at AC-11); @replace COALESCE(new, old), NULL never blanks (AC-4, AC-5, AC-10a,
+ *   -- and the metrics' AC-7a/AC-8/AC-9: not reported, zero or negative is already NULL; also
+ *   -- after settlement, AC-12 revision 3); @sticky is_async never back to 0; @latest updated_at.
+ *                               turn_id = COALESCE(task_session_subagents.turn_id, excluded.turn_id)                   ,
+ *   parent_tool_call_id = COALESCE(excluded.parent_tool_call_id, task_session_subagents.parent_tool_call_id)              ,
+ *   subagent_type = COALESCE(excluded.subagent_type, task_session_subagents.subagent_type)              ,
+ *   description = COALESCE(excluded.description, task_session_subagents.description)              ,
+ *   agent_id = COALESCE(excluded.agent_id, task_session_subagents.agent_id)              ,
+ *   child_session_id = COALESCE(excluded.child_session_id, task_session_subagents.child_session_id)              ,
+ *   model = COALESCE(excluded.model, task_session_subagents.model)              ,
+ *   agent_status = COALESCE(excluded.agent_status, task_session_subagents.agent_status)              ,
+ *   is_async = GREATEST(task_session_subagents.is_async, excluded.is_async)             ,
+ *   total_tokens = COALESCE(excluded.total_tokens, task_session_subagents.total_tokens)              ,
+ *   tool_use_count = COALESCE(excluded.tool_use_count, task_session_subagents.tool_use_count)              ,
+ *   duration_ms = COALESCE(excluded.duration_ms, task_session_subagents.duration_ms)              ,
+ *   settled_at = COALESCE(task_session_subagents.settled_at, excluded.settled_at)                   ,
+ *   updated_at = excluded.updated_at             ,
+ *   -- AC-12 (@terminal-guarded): tool_status freezes at the terminal value once the row has settled.
  *   tool_status         = CASE WHEN task_session_subagents.settled_at IS NOT NULL
  *                              THEN task_session_subagents.tool_status
- *                              ELSE COALESCE(excluded.tool_status, task_session_subagents.tool_status) END,
- *   -- AC-11: settled_at is write-once at the first terminal observation.
- *   settled_at          = COALESCE(task_session_subagents.settled_at, excluded.settled_at),
- *   -- Column rules: is_async is sticky, set to 1 on a positive report and never back to 0.
- *   is_async            = GREATEST(task_session_subagents.is_async, excluded.is_async),
- *   -- AC-7a, AC-8, AC-9: NULL (not reported / zero / negative) never blanks a learned value.
- *   total_tokens        = COALESCE(excluded.total_tokens, task_session_subagents.total_tokens),
- *   tool_use_count      = COALESCE(excluded.tool_use_count, task_session_subagents.tool_use_count),
- *   duration_ms         = COALESCE(excluded.duration_ms, task_session_subagents.duration_ms),
- *   -- last write to this row
- *   updated_at          = excluded.updated_at
+ *                              ELSE COALESCE(excluded.tool_status, task_session_subagents.tool_status) END
  * ```
  */
 export const upsertSubagentContext = new PostgresPreparedQuery<IUpsertSubagentContextParams, IUpsertSubagentContextResult>(
   "upsertSubagentContext",
-  "INSERT INTO task_session_subagents (\n  id, task_session_id, task_id, turn_id, agent_execution_id, tool_call_id,\n  parent_tool_call_id, subagent_type, description, agent_id, child_session_id, model,\n  agent_status, tool_status, is_async, total_tokens, tool_use_count, duration_ms,\n  source, observed_at, settled_at, updated_at\n) VALUES (\n  $1, $2, $3, $4, $5, $6,\n  $7, $8, $9, $10, $11, $12,\n  -- Metrics typed BIGINT here rather than inferred from the columns: a named statement keeps\n  -- its parameter types, so one prepared before an INTEGER column was widened stays int64-safe.\n  $13, $14, $15, $16::bigint, $17::bigint, $18::bigint,\n  'live',                                                   -- AC-1: a frame that creates the row is live\n  $19::timestamp,\n  -- AC-11: settled at the first observation whose ACP tool status is terminal. The six\n  -- values are TERMINAL_TOOL_STATUSES (src/terminal-tool-status.ts; a test pins the two).\n  CASE WHEN $14 IN ('complete', 'completed', 'success', 'error', 'failed', 'cancelled')\n       THEN $19::timestamp END,\n  $19::timestamp\n)\nON CONFLICT (task_session_id, agent_execution_id, tool_call_id) DO UPDATE SET\n  -- Write-once, so deliberately absent from this list: id, source and observed_at (AC-1,\n  -- AC-1a), task_id (AC-5 table), agent_execution_id (AC-30..AC-32: part of the key).\n  -- AC-2a: first non-empty turn wins; a stored NULL is filled forward.\n  turn_id             = COALESCE(task_session_subagents.turn_id, excluded.turn_id),\n  -- AC-5 replace rule, AC-4 never blank (also after settlement, AC-12 revision 3).\n  parent_tool_call_id = COALESCE(excluded.parent_tool_call_id, task_session_subagents.parent_tool_call_id),\n  subagent_type       = COALESCE(excluded.subagent_type, task_session_subagents.subagent_type),\n  description         = COALESCE(excluded.description, task_session_subagents.description),\n  agent_id            = COALESCE(excluded.agent_id, task_session_subagents.agent_id),\n  child_session_id    = COALESCE(excluded.child_session_id, task_session_subagents.child_session_id),\n  model               = COALESCE(excluded.model, task_session_subagents.model),\n  agent_status        = COALESCE(excluded.agent_status, task_session_subagents.agent_status), -- AC-10a\n  -- AC-12: tool_status freezes at the terminal value once the row has settled.\n  tool_status         = CASE WHEN task_session_subagents.settled_at IS NOT NULL\n                             THEN task_session_subagents.tool_status\n                             ELSE COALESCE(excluded.tool_status, task_session_subagents.tool_status) END,\n  -- AC-11: settled_at is write-once at the first terminal observation.\n  settled_at          = COALESCE(task_session_subagents.settled_at, excluded.settled_at),\n  -- Column rules: is_async is sticky, set to 1 on a positive report and never back to 0.\n  is_async            = GREATEST(task_session_subagents.is_async, excluded.is_async),\n  -- AC-7a, AC-8, AC-9: NULL (not reported / zero / negative) never blanks a learned value.\n  total_tokens        = COALESCE(excluded.total_tokens, task_session_subagents.total_tokens),\n  tool_use_count      = COALESCE(excluded.tool_use_count, task_session_subagents.tool_use_count),\n  duration_ms         = COALESCE(excluded.duration_ms, task_session_subagents.duration_ms),\n  -- last write to this row\n  updated_at          = excluded.updated_at",
-  ["id","sessionId","taskId","turnId","executionId","toolCallId","parentToolCallId","subagentType","description","agentId","childSessionId","model","agentStatus","toolStatus","isAsync","totalTokens","toolUseCount","durationMs","observedAt"],
+  "INSERT INTO task_session_subagents (\n  id, task_session_id, task_id, turn_id, agent_execution_id, tool_call_id,\n  tool_status, is_async, total_tokens, tool_use_count, duration_ms,\n  source, observed_at, settled_at, updated_at,\n                       parent_tool_call_id,\n  subagent_type,\n  description,\n  agent_id,\n  child_session_id,\n  model,\n  agent_status\n) VALUES (\n  $1, $2, $3, $4, $5, $6,\n  -- Metrics typed BIGINT here rather than inferred from the columns: a named statement keeps\n  -- its parameter types, so one prepared before an INTEGER column was widened stays int64-safe.\n  $7, $8, $9::bigint, $10::bigint, $11::bigint,\n  'live',                                                   -- AC-1: a frame that creates the row is live\n  $12::timestamp,\n  -- AC-11: settled at the first observation whose ACP tool status is terminal. The six\n  -- values are TERMINAL_TOOL_STATUSES (src/terminal-tool-status.ts; a test pins the two).\n  CASE WHEN $7 IN ('complete', 'completed', 'success', 'error', 'failed', 'cancelled')\n       THEN $12::timestamp END,\n  $12::timestamp,\n                          $13,\n  $14,\n  $15,\n  $16,\n  $17,\n  $18,\n  $19\n)\nON CONFLICT (task_session_id, agent_execution_id, tool_call_id) DO UPDATE SET\n  -- @key and @write-once columns are deliberately absent: id, source and observed_at (AC-1,\n  -- AC-1a), task_id (AC-5 table), agent_execution_id (AC-30..AC-32: part of the key).\n  -- The standard rules, one line per column: @fill-forward COALESCE(old, new) (turn_id AC-2a,\n  -- settled_at AC-11); @replace COALESCE(new, old), NULL never blanks (AC-4, AC-5, AC-10a,\n  -- and the metrics' AC-7a/AC-8/AC-9: not reported, zero or negative is already NULL; also\n  -- after settlement, AC-12 revision 3); @sticky is_async never back to 0; @latest updated_at.\n                              turn_id = COALESCE(task_session_subagents.turn_id, excluded.turn_id)                   ,\n  parent_tool_call_id = COALESCE(excluded.parent_tool_call_id, task_session_subagents.parent_tool_call_id)              ,\n  subagent_type = COALESCE(excluded.subagent_type, task_session_subagents.subagent_type)              ,\n  description = COALESCE(excluded.description, task_session_subagents.description)              ,\n  agent_id = COALESCE(excluded.agent_id, task_session_subagents.agent_id)              ,\n  child_session_id = COALESCE(excluded.child_session_id, task_session_subagents.child_session_id)              ,\n  model = COALESCE(excluded.model, task_session_subagents.model)              ,\n  agent_status = COALESCE(excluded.agent_status, task_session_subagents.agent_status)              ,\n  is_async = GREATEST(task_session_subagents.is_async, excluded.is_async)             ,\n  total_tokens = COALESCE(excluded.total_tokens, task_session_subagents.total_tokens)              ,\n  tool_use_count = COALESCE(excluded.tool_use_count, task_session_subagents.tool_use_count)              ,\n  duration_ms = COALESCE(excluded.duration_ms, task_session_subagents.duration_ms)              ,\n  settled_at = COALESCE(task_session_subagents.settled_at, excluded.settled_at)                   ,\n  updated_at = excluded.updated_at             ,\n  -- AC-12 (@terminal-guarded): tool_status freezes at the terminal value once the row has settled.\n  tool_status         = CASE WHEN task_session_subagents.settled_at IS NOT NULL\n                             THEN task_session_subagents.tool_status\n                             ELSE COALESCE(excluded.tool_status, task_session_subagents.tool_status) END",
+  ["id","sessionId","taskId","turnId","executionId","toolCallId","toolStatus","isAsync","totalTokens","toolUseCount","durationMs","observedAt","parentToolCallId","subagentType","description","agentId","childSessionId","model","agentStatus"],
 );
 
 

@@ -23,53 +23,61 @@ export interface IUpsertSubagentContextsBatchQuery {
  * ```
  * INSERT INTO task_session_subagents (
  *   id, task_session_id, task_id, turn_id, agent_execution_id, tool_call_id,
- *   parent_tool_call_id, subagent_type, description, agent_id, child_session_id, model,
- *   agent_status, tool_status, is_async, total_tokens, tool_use_count, duration_ms,
- *   source, observed_at, settled_at, updated_at
+ *   tool_status, is_async, total_tokens, tool_use_count, duration_ms,
+ *   source, observed_at, settled_at, updated_at,
+ *                        parent_tool_call_id,
+ *   subagent_type,
+ *   description,
+ *   agent_id,
+ *   child_session_id,
+ *   model,
+ *   agent_status
  * )
  * SELECT f.id, f.task_session_id, f.task_id, f.turn_id, f.agent_execution_id, f.tool_call_id,
- *        f.parent_tool_call_id, f.subagent_type, f.description, f.agent_id, f.child_session_id, f.model,
- *        f.agent_status, f.tool_status, f.is_async, f.total_tokens, f.tool_use_count, f.duration_ms,
+ *        f.tool_status, f.is_async, f.total_tokens, f.tool_use_count, f.duration_ms,
  *        'live',                                              -- AC-1: a frame that creates the row is live
  *        f.observed_at,
  *        -- AC-11: the six TERMINAL_TOOL_STATUSES, as in the single upsert.
  *        CASE WHEN f.tool_status IN ('complete', 'completed', 'success', 'error', 'failed', 'cancelled')
  *             THEN f.observed_at END,
- *        f.observed_at
+ *        f.observed_at,
+ *                              f.parent_tool_call_id,
+ *   f.subagent_type,
+ *   f.description,
+ *   f.agent_id,
+ *   f.child_session_id,
+ *   f.model,
+ *   f.agent_status
  *   -- Metrics arrive as decimal strings (int64-safe) and are typed BIGINT by the record.
- *   FROM jsonb_to_recordset(:frames!::jsonb) AS f(id text, task_session_id text, task_id text, turn_id text, agent_execution_id text, tool_call_id text, parent_tool_call_id text, subagent_type text, description text, agent_id text, child_session_id text, model text, agent_status text, tool_status text, is_async integer, total_tokens bigint, tool_use_count bigint, duration_ms bigint, observed_at timestamp)
+ *   FROM jsonb_to_recordset(:frames!::jsonb) AS f(id text, task_session_id text, task_id text, turn_id text, agent_execution_id text, tool_call_id text,
+ *                                                 tool_status text, is_async integer, total_tokens bigint, tool_use_count bigint, duration_ms bigint,
+ *                                                 observed_at timestamp,                     parent_tool_call_id text, subagent_type text, description text, agent_id text, child_session_id text, model text, agent_status text)
  * ON CONFLICT (task_session_id, agent_execution_id, tool_call_id) DO UPDATE SET
- *   -- Write-once, so deliberately absent from this list: id, source and observed_at (AC-1,
- *   -- AC-1a), task_id (AC-5 table), agent_execution_id (AC-30..AC-32: part of the key).
- *   -- AC-2a: first non-empty turn wins; a stored NULL is filled forward.
- *   turn_id             = COALESCE(task_session_subagents.turn_id, excluded.turn_id),
- *   -- AC-5 replace rule, AC-4 never blank (also after settlement, AC-12 revision 3).
- *   parent_tool_call_id = COALESCE(excluded.parent_tool_call_id, task_session_subagents.parent_tool_call_id),
- *   subagent_type       = COALESCE(excluded.subagent_type, task_session_subagents.subagent_type),
- *   description         = COALESCE(excluded.description, task_session_subagents.description),
- *   agent_id            = COALESCE(excluded.agent_id, task_session_subagents.agent_id),
- *   child_session_id    = COALESCE(excluded.child_session_id, task_session_subagents.child_session_id),
- *   model               = COALESCE(excluded.model, task_session_subagents.model),
- *   agent_status        = COALESCE(excluded.agent_status, task_session_subagents.agent_status), -- AC-10a
- *   -- AC-12: tool_status freezes at the terminal value once the row has settled.
+ *   -- @key and @write-once columns are deliberately absent (AC-1, AC-1a, AC-5 table, AC-30..AC-32);
+ *   -- the standard rules as in the single upsert, one line per column, marked with its rule.
+ *                               turn_id = COALESCE(task_session_subagents.turn_id, excluded.turn_id)                   ,
+ *   parent_tool_call_id = COALESCE(excluded.parent_tool_call_id, task_session_subagents.parent_tool_call_id)              ,
+ *   subagent_type = COALESCE(excluded.subagent_type, task_session_subagents.subagent_type)              ,
+ *   description = COALESCE(excluded.description, task_session_subagents.description)              ,
+ *   agent_id = COALESCE(excluded.agent_id, task_session_subagents.agent_id)              ,
+ *   child_session_id = COALESCE(excluded.child_session_id, task_session_subagents.child_session_id)              ,
+ *   model = COALESCE(excluded.model, task_session_subagents.model)              ,
+ *   agent_status = COALESCE(excluded.agent_status, task_session_subagents.agent_status)              ,
+ *   is_async = GREATEST(task_session_subagents.is_async, excluded.is_async)             ,
+ *   total_tokens = COALESCE(excluded.total_tokens, task_session_subagents.total_tokens)              ,
+ *   tool_use_count = COALESCE(excluded.tool_use_count, task_session_subagents.tool_use_count)              ,
+ *   duration_ms = COALESCE(excluded.duration_ms, task_session_subagents.duration_ms)              ,
+ *   settled_at = COALESCE(task_session_subagents.settled_at, excluded.settled_at)                   ,
+ *   updated_at = excluded.updated_at             ,
+ *   -- AC-12 (@terminal-guarded): tool_status freezes at the terminal value once the row has settled.
  *   tool_status         = CASE WHEN task_session_subagents.settled_at IS NOT NULL
  *                              THEN task_session_subagents.tool_status
- *                              ELSE COALESCE(excluded.tool_status, task_session_subagents.tool_status) END,
- *   -- AC-11: settled_at is write-once at the first terminal observation.
- *   settled_at          = COALESCE(task_session_subagents.settled_at, excluded.settled_at),
- *   -- Column rules: is_async is sticky, set to 1 on a positive report and never back to 0.
- *   is_async            = GREATEST(task_session_subagents.is_async, excluded.is_async),
- *   -- AC-7a, AC-8, AC-9: NULL (not reported / zero / negative) never blanks a learned value.
- *   total_tokens        = COALESCE(excluded.total_tokens, task_session_subagents.total_tokens),
- *   tool_use_count      = COALESCE(excluded.tool_use_count, task_session_subagents.tool_use_count),
- *   duration_ms         = COALESCE(excluded.duration_ms, task_session_subagents.duration_ms),
- *   -- last write to this row
- *   updated_at          = excluded.updated_at
+ *                              ELSE COALESCE(excluded.tool_status, task_session_subagents.tool_status) END
  * ```
  */
 export const upsertSubagentContextsBatch = new PostgresPreparedQuery<IUpsertSubagentContextsBatchParams, IUpsertSubagentContextsBatchResult>(
   "upsertSubagentContextsBatch",
-  "INSERT INTO task_session_subagents (\n  id, task_session_id, task_id, turn_id, agent_execution_id, tool_call_id,\n  parent_tool_call_id, subagent_type, description, agent_id, child_session_id, model,\n  agent_status, tool_status, is_async, total_tokens, tool_use_count, duration_ms,\n  source, observed_at, settled_at, updated_at\n)\nSELECT f.id, f.task_session_id, f.task_id, f.turn_id, f.agent_execution_id, f.tool_call_id,\n       f.parent_tool_call_id, f.subagent_type, f.description, f.agent_id, f.child_session_id, f.model,\n       f.agent_status, f.tool_status, f.is_async, f.total_tokens, f.tool_use_count, f.duration_ms,\n       'live',                                              -- AC-1: a frame that creates the row is live\n       f.observed_at,\n       -- AC-11: the six TERMINAL_TOOL_STATUSES, as in the single upsert.\n       CASE WHEN f.tool_status IN ('complete', 'completed', 'success', 'error', 'failed', 'cancelled')\n            THEN f.observed_at END,\n       f.observed_at\n  -- Metrics arrive as decimal strings (int64-safe) and are typed BIGINT by the record.\n  FROM jsonb_to_recordset($1::jsonb) AS f(id text, task_session_id text, task_id text, turn_id text, agent_execution_id text, tool_call_id text, parent_tool_call_id text, subagent_type text, description text, agent_id text, child_session_id text, model text, agent_status text, tool_status text, is_async integer, total_tokens bigint, tool_use_count bigint, duration_ms bigint, observed_at timestamp)\nON CONFLICT (task_session_id, agent_execution_id, tool_call_id) DO UPDATE SET\n  -- Write-once, so deliberately absent from this list: id, source and observed_at (AC-1,\n  -- AC-1a), task_id (AC-5 table), agent_execution_id (AC-30..AC-32: part of the key).\n  -- AC-2a: first non-empty turn wins; a stored NULL is filled forward.\n  turn_id             = COALESCE(task_session_subagents.turn_id, excluded.turn_id),\n  -- AC-5 replace rule, AC-4 never blank (also after settlement, AC-12 revision 3).\n  parent_tool_call_id = COALESCE(excluded.parent_tool_call_id, task_session_subagents.parent_tool_call_id),\n  subagent_type       = COALESCE(excluded.subagent_type, task_session_subagents.subagent_type),\n  description         = COALESCE(excluded.description, task_session_subagents.description),\n  agent_id            = COALESCE(excluded.agent_id, task_session_subagents.agent_id),\n  child_session_id    = COALESCE(excluded.child_session_id, task_session_subagents.child_session_id),\n  model               = COALESCE(excluded.model, task_session_subagents.model),\n  agent_status        = COALESCE(excluded.agent_status, task_session_subagents.agent_status), -- AC-10a\n  -- AC-12: tool_status freezes at the terminal value once the row has settled.\n  tool_status         = CASE WHEN task_session_subagents.settled_at IS NOT NULL\n                             THEN task_session_subagents.tool_status\n                             ELSE COALESCE(excluded.tool_status, task_session_subagents.tool_status) END,\n  -- AC-11: settled_at is write-once at the first terminal observation.\n  settled_at          = COALESCE(task_session_subagents.settled_at, excluded.settled_at),\n  -- Column rules: is_async is sticky, set to 1 on a positive report and never back to 0.\n  is_async            = GREATEST(task_session_subagents.is_async, excluded.is_async),\n  -- AC-7a, AC-8, AC-9: NULL (not reported / zero / negative) never blanks a learned value.\n  total_tokens        = COALESCE(excluded.total_tokens, task_session_subagents.total_tokens),\n  tool_use_count      = COALESCE(excluded.tool_use_count, task_session_subagents.tool_use_count),\n  duration_ms         = COALESCE(excluded.duration_ms, task_session_subagents.duration_ms),\n  -- last write to this row\n  updated_at          = excluded.updated_at",
+  "INSERT INTO task_session_subagents (\n  id, task_session_id, task_id, turn_id, agent_execution_id, tool_call_id,\n  tool_status, is_async, total_tokens, tool_use_count, duration_ms,\n  source, observed_at, settled_at, updated_at,\n                       parent_tool_call_id,\n  subagent_type,\n  description,\n  agent_id,\n  child_session_id,\n  model,\n  agent_status\n)\nSELECT f.id, f.task_session_id, f.task_id, f.turn_id, f.agent_execution_id, f.tool_call_id,\n       f.tool_status, f.is_async, f.total_tokens, f.tool_use_count, f.duration_ms,\n       'live',                                              -- AC-1: a frame that creates the row is live\n       f.observed_at,\n       -- AC-11: the six TERMINAL_TOOL_STATUSES, as in the single upsert.\n       CASE WHEN f.tool_status IN ('complete', 'completed', 'success', 'error', 'failed', 'cancelled')\n            THEN f.observed_at END,\n       f.observed_at,\n                             f.parent_tool_call_id,\n  f.subagent_type,\n  f.description,\n  f.agent_id,\n  f.child_session_id,\n  f.model,\n  f.agent_status\n  -- Metrics arrive as decimal strings (int64-safe) and are typed BIGINT by the record.\n  FROM jsonb_to_recordset($1::jsonb) AS f(id text, task_session_id text, task_id text, turn_id text, agent_execution_id text, tool_call_id text,\n                                                tool_status text, is_async integer, total_tokens bigint, tool_use_count bigint, duration_ms bigint,\n                                                observed_at timestamp,                     parent_tool_call_id text, subagent_type text, description text, agent_id text, child_session_id text, model text, agent_status text)\nON CONFLICT (task_session_id, agent_execution_id, tool_call_id) DO UPDATE SET\n  -- @key and @write-once columns are deliberately absent (AC-1, AC-1a, AC-5 table, AC-30..AC-32);\n  -- the standard rules as in the single upsert, one line per column, marked with its rule.\n                              turn_id = COALESCE(task_session_subagents.turn_id, excluded.turn_id)                   ,\n  parent_tool_call_id = COALESCE(excluded.parent_tool_call_id, task_session_subagents.parent_tool_call_id)              ,\n  subagent_type = COALESCE(excluded.subagent_type, task_session_subagents.subagent_type)              ,\n  description = COALESCE(excluded.description, task_session_subagents.description)              ,\n  agent_id = COALESCE(excluded.agent_id, task_session_subagents.agent_id)              ,\n  child_session_id = COALESCE(excluded.child_session_id, task_session_subagents.child_session_id)              ,\n  model = COALESCE(excluded.model, task_session_subagents.model)              ,\n  agent_status = COALESCE(excluded.agent_status, task_session_subagents.agent_status)              ,\n  is_async = GREATEST(task_session_subagents.is_async, excluded.is_async)             ,\n  total_tokens = COALESCE(excluded.total_tokens, task_session_subagents.total_tokens)              ,\n  tool_use_count = COALESCE(excluded.tool_use_count, task_session_subagents.tool_use_count)              ,\n  duration_ms = COALESCE(excluded.duration_ms, task_session_subagents.duration_ms)              ,\n  settled_at = COALESCE(task_session_subagents.settled_at, excluded.settled_at)                   ,\n  updated_at = excluded.updated_at             ,\n  -- AC-12 (@terminal-guarded): tool_status freezes at the terminal value once the row has settled.\n  tool_status         = CASE WHEN task_session_subagents.settled_at IS NOT NULL\n                             THEN task_session_subagents.tool_status\n                             ELSE COALESCE(excluded.tool_status, task_session_subagents.tool_status) END",
   ["frames"],
 );
 

@@ -36,7 +36,9 @@
  * the ranking's sort (which otherwise spilled to disk there).
  *
  * Fragments, each included as {{name(argument)}} from queries/postgres/fragments/ and expanded by
- * codegen (the generated module shows the whole statement): prefiltered_metadata_or_empty, recordable_id, subagent_prefilter.
+ * codegen (the generated module shows the whole statement): prefiltered_metadata_or_empty, recordable_id, subagent_prefilter;
+ * and, derived from the column tags of schema/postgres/002_task_session_subagents.sql, the text
+ * columns' extraction (text_from_metadata) and lists (text_columns).
  */
 /* @name backfillSubagentContexts */
 WITH candidate AS (
@@ -61,22 +63,10 @@ WITH candidate AS (
          c.meta #> '{normalized,kind}' AS kind,
          CASE WHEN jsonb_typeof(c.meta -> 'tool_call_id') = 'string'
               THEN c.meta ->> 'tool_call_id' END AS tool_call_id,                -- a JSON string only (AC-21a)
-         -- Text columns: only a JSON string counts, and '' is stored as NULL (column rules).
-         CASE WHEN jsonb_typeof(c.meta -> 'parent_tool_call_id') = 'string'
-              THEN NULLIF(c.meta ->> 'parent_tool_call_id', '') END AS parent_tool_call_id,
-         CASE WHEN jsonb_typeof(c.meta #> '{normalized,subagent_task,subagent_type}') = 'string'
-              THEN NULLIF(c.meta #>> '{normalized,subagent_task,subagent_type}', '') END AS subagent_type,
-         CASE WHEN jsonb_typeof(c.meta #> '{normalized,subagent_task,description}') = 'string'
-              THEN NULLIF(c.meta #>> '{normalized,subagent_task,description}', '') END AS description,
-         CASE WHEN jsonb_typeof(c.meta #> '{normalized,subagent_task,agent_id}') = 'string'
-              THEN NULLIF(c.meta #>> '{normalized,subagent_task,agent_id}', '') END AS agent_id,
-         CASE WHEN jsonb_typeof(c.meta #> '{normalized,subagent_task,child_session_id}') = 'string'
-              THEN NULLIF(c.meta #>> '{normalized,subagent_task,child_session_id}', '') END AS child_session_id,
-         CASE WHEN jsonb_typeof(c.meta #> '{normalized,subagent_task,model}') = 'string'
-              THEN NULLIF(c.meta #>> '{normalized,subagent_task,model}', '') END AS model,
-         -- AC-21: agent_status is the CHILD's report under normalized.subagent_task …
-         CASE WHEN jsonb_typeof(c.meta #> '{normalized,subagent_task,status}') = 'string'
-              THEN NULLIF(c.meta #>> '{normalized,subagent_task,status}', '') END AS agent_status,
+         -- The text columns (their tags in the DDL): only a JSON string counts, and '' is stored
+         -- as NULL (column rules). agent_status is the CHILD's report under
+         -- normalized.subagent_task (AC-21) …
+         {{text_from_metadata(c.meta)}},
          -- … and tool_status the ACP tool-call status at the TOP level; never conflated.
          CASE WHEN jsonb_typeof(c.meta -> 'status') = 'string'
               THEN NULLIF(c.meta ->> 'status', '') END AS tool_status,
@@ -125,16 +115,15 @@ WITH candidate AS (
 )
 INSERT INTO task_session_subagents (
   id, task_session_id, task_id, turn_id, agent_execution_id, tool_call_id,
-  parent_tool_call_id, subagent_type, description, agent_id, child_session_id, model,
-  agent_status, tool_status, is_async, total_tokens, tool_use_count, duration_ms,
-  source, observed_at, settled_at, updated_at
+  tool_status, is_async, total_tokens, tool_use_count, duration_ms,
+  source, observed_at, settled_at, updated_at,
+  {{text_columns()}}
 )
 SELECT
   gen_random_uuid()::text,                        -- a random (version 4) UUID, like the live path's ids
   r.task_session_id, r.task_id, r.turn_id,
   'unknown',                                      -- AC-31: messages carry no execution identity
-  r.tool_call_id, r.parent_tool_call_id, r.subagent_type, r.description, r.agent_id,
-  r.child_session_id, r.model, r.agent_status, r.tool_status, r.is_async,
+  r.tool_call_id, r.tool_status, r.is_async,
   r.total_tokens, r.tool_use_count, r.duration_ms,
   'backfill',                                     -- AC-21, AC-25: provenance
   r.created_at,                                   -- AC-21: observed_at is the message's created_at
@@ -142,7 +131,8 @@ SELECT
   -- TOP-LEVEL status is one of AC-11's six terminal values; never from agent_status.
   CASE WHEN r.tool_status IN ('complete', 'completed', 'success', 'error', 'failed', 'cancelled')
        THEN COALESCE(r.updated_at, r.created_at) END,
-  COALESCE(r.updated_at, r.created_at)
+  COALESCE(r.updated_at, r.created_at),
+  {{text_columns(r)}}
   FROM ranked AS r
  WHERE r.rn = 1
 -- AC-22: a row already on the key (a live row, a pre-amendment row, an earlier backfill)

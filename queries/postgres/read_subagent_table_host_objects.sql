@@ -16,10 +16,7 @@ SELECT o.kind AS "kind!", o.name AS "name!", o.definition
   FROM (SELECT 'column' AS kind, a.attname::text AS name, format_type(a.atttypid, a.atttypmod) AS definition, a.attnum::bigint AS position
           FROM pg_attribute AS a JOIN rel ON a.attrelid = rel.oid
          WHERE a.attnum > 0 AND NOT a.attisdropped
-           AND a.attname NOT IN ('id', 'task_session_id', 'task_id', 'turn_id', 'agent_execution_id', 'tool_call_id',
-                                 'parent_tool_call_id', 'subagent_type', 'description', 'agent_id', 'child_session_id', 'model',
-                                 'agent_status', 'tool_status', 'is_async', 'total_tokens', 'tool_use_count', 'duration_ms',
-                                 'source', 'observed_at', 'settled_at', 'updated_at')
+           AND a.attname NOT IN ({{column_literals()}})
         UNION ALL
         SELECT 'index', c.relname::text, pg_get_indexdef(i.indexrelid), c.oid::bigint
           FROM pg_index AS i JOIN rel ON i.indrelid = rel.oid JOIN pg_class AS c ON c.oid = i.indexrelid

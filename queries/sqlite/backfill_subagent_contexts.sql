@@ -45,7 +45,9 @@
  * rowid: the host's table is an ordinary rowid table (schema/host/sqlite).
  *
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
- * codegen (the generated module shows the whole statement): prefiltered_valid_json, recordable_id, subagent_prefilter, utc9.
+ * codegen (the generated module shows the whole statement): prefiltered_valid_json, recordable_id, subagent_prefilter, utc9;
+ * and, derived from the column tags of schema/sqlite/002_task_session_subagents.sql, the text
+ * columns' extraction (text_from_metadata) and lists (text_columns).
  */
 /* @name backfillSubagentContexts */
 WITH candidate AS (
@@ -105,22 +107,10 @@ WITH candidate AS (
               THEN m.turn_id END AS turn_id,
          CASE WHEN json_type(m.metadata, '$.tool_call_id') = 'text'
               THEN json_extract(m.metadata, '$.tool_call_id') END AS tool_call_id,    -- a JSON string only (AC-21a)
-         -- Text columns: only a JSON string counts, and '' is stored as NULL (column rules).
-         CASE WHEN json_type(m.metadata, '$.parent_tool_call_id') = 'text'
-              THEN NULLIF(json_extract(m.metadata, '$.parent_tool_call_id'), '') END AS parent_tool_call_id,
-         CASE WHEN json_type(m.metadata, '$.normalized.subagent_task.subagent_type') = 'text'
-              THEN NULLIF(json_extract(m.metadata, '$.normalized.subagent_task.subagent_type'), '') END AS subagent_type,
-         CASE WHEN json_type(m.metadata, '$.normalized.subagent_task.description') = 'text'
-              THEN NULLIF(json_extract(m.metadata, '$.normalized.subagent_task.description'), '') END AS description,
-         CASE WHEN json_type(m.metadata, '$.normalized.subagent_task.agent_id') = 'text'
-              THEN NULLIF(json_extract(m.metadata, '$.normalized.subagent_task.agent_id'), '') END AS agent_id,
-         CASE WHEN json_type(m.metadata, '$.normalized.subagent_task.child_session_id') = 'text'
-              THEN NULLIF(json_extract(m.metadata, '$.normalized.subagent_task.child_session_id'), '') END AS child_session_id,
-         CASE WHEN json_type(m.metadata, '$.normalized.subagent_task.model') = 'text'
-              THEN NULLIF(json_extract(m.metadata, '$.normalized.subagent_task.model'), '') END AS model,
-         -- AC-21: agent_status is the CHILD's report under normalized.subagent_task …
-         CASE WHEN json_type(m.metadata, '$.normalized.subagent_task.status') = 'text'
-              THEN NULLIF(json_extract(m.metadata, '$.normalized.subagent_task.status'), '') END AS agent_status,
+         -- The text columns (their tags in the DDL): only a JSON string counts, and '' is stored
+         -- as NULL (column rules). agent_status is the CHILD's report under
+         -- normalized.subagent_task (AC-21) …
+         {{text_from_metadata(m.metadata)}},
          -- … and tool_status the ACP tool-call status at the TOP level; never conflated.
          CASE WHEN json_type(m.metadata, '$.status') = 'text'
               THEN NULLIF(json_extract(m.metadata, '$.status'), '') END AS tool_status,
@@ -189,9 +179,9 @@ WITH candidate AS (
 )
 INSERT INTO task_session_subagents (
   id, task_session_id, task_id, turn_id, agent_execution_id, tool_call_id,
-  parent_tool_call_id, subagent_type, description, agent_id, child_session_id, model,
-  agent_status, tool_status, is_async, total_tokens, tool_use_count, duration_ms,
-  source, observed_at, settled_at, updated_at
+  tool_status, is_async, total_tokens, tool_use_count, duration_ms,
+  source, observed_at, settled_at, updated_at,
+  {{text_columns()}}
 )
 SELECT
   -- A random (version 4) UUID, like the live path's ids; random() & 3 picks the variant
@@ -201,8 +191,7 @@ SELECT
     || '-' || lower(hex(randomblob(6))),
   r.task_session_id, r.task_id, r.turn_id,
   'unknown',                                      -- AC-31: messages carry no execution identity
-  r.tool_call_id, r.parent_tool_call_id, r.subagent_type, r.description, r.agent_id,
-  r.child_session_id, r.model, r.agent_status, r.tool_status, r.is_async,
+  r.tool_call_id, r.tool_status, r.is_async,
   -- AC-7a (0 is "not reported" for these two) and AC-8 apply to a literal's value as above.
   CASE WHEN typeof(r.total_tokens) <> 'text' THEN r.total_tokens
        ELSE (SELECT nullif(v.value, 0) FROM literal_value AS v WHERE v.id = r.id AND v.metric = 'total_tokens') END,
@@ -217,7 +206,8 @@ SELECT
   -- TOP-LEVEL status is one of AC-11's six terminal values; never from agent_status.
   CASE WHEN r.tool_status IN ('complete', 'completed', 'success', 'error', 'failed', 'cancelled')
        THEN substr(COALESCE(r.updated_utc9, r.created_utc9), 1, 26) || '+00:00' END,
-  substr(COALESCE(r.updated_utc9, r.created_utc9), 1, 26) || '+00:00'
+  substr(COALESCE(r.updated_utc9, r.created_utc9), 1, 26) || '+00:00',
+  {{text_columns(r)}}
   FROM parsed AS r
  WHERE true -- SQLite's parser would read the ON of ON CONFLICT after a bare FROM as a join's
 -- AC-22: a row already on the key (a live row, a pre-amendment row, an earlier backfill)

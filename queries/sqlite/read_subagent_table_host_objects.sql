@@ -12,10 +12,7 @@
 SELECT o.kind AS "kind!::string", o.name AS "name!::string", o.definition AS "definition?::string"
   FROM (SELECT 'column' AS kind, c.name AS name, NULL AS definition, c.cid AS position
           FROM pragma_table_xinfo('task_session_subagents') AS c
-         WHERE c.name NOT IN ('id', 'task_session_id', 'task_id', 'turn_id', 'agent_execution_id', 'tool_call_id',
-                              'parent_tool_call_id', 'subagent_type', 'description', 'agent_id', 'child_session_id', 'model',
-                              'agent_status', 'tool_status', 'is_async', 'total_tokens', 'tool_use_count', 'duration_ms',
-                              'source', 'observed_at', 'settled_at', 'updated_at')
+         WHERE c.name NOT IN ({{column_literals()}})
         UNION ALL
         SELECT s.type, s.name, s.sql, s.rowid
           FROM sqlite_schema AS s

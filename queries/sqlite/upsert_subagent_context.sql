@@ -6,49 +6,40 @@
  * negative (AC-9) is already NULL, executionId is already 'unknown' when absent (AC-31).
  * A NULL parameter therefore means "absent", and COALESCE(new, old) is AC-4: an absent
  * value never blanks a stored one.
+ *
+ * Derived from the column tags of schema/sqlite/002_task_session_subagents.sql
+ * (scripts/lib/column-fragments.ts): the text columns ({{text_columns()}}, each a
+ * parameter in camel case, {{text_parameters()}}) and the SET line of every column with a
+ * standard rule ({{merge_rules(excluded)}}, each line marked with its rule). Written here:
+ * every other column's value, and tool_status's rule, the one that is not standard.
  */
 /* @name upsertSubagentContext */
 INSERT INTO task_session_subagents (
   id, task_session_id, task_id, turn_id, agent_execution_id, tool_call_id,
-  parent_tool_call_id, subagent_type, description, agent_id, child_session_id, model,
-  agent_status, tool_status, is_async, total_tokens, tool_use_count, duration_ms,
-  source, observed_at, settled_at, updated_at
+  tool_status, is_async, total_tokens, tool_use_count, duration_ms,
+  source, observed_at, settled_at, updated_at,
+  {{text_columns()}}
 ) VALUES (
   :id!, :sessionId!, :taskId!, :turnId, :executionId!, :toolCallId!,
-  :parentToolCallId, :subagentType, :description, :agentId, :childSessionId, :model,
-  :agentStatus, :toolStatus, :isAsync!, :totalTokens, :toolUseCount, :durationMs,
+  :toolStatus, :isAsync!, :totalTokens, :toolUseCount, :durationMs,
   'live',                                                   -- AC-1: a frame that creates the row is live
   :observedAt!,
   -- AC-11: settled at the first observation whose ACP tool status is terminal. The six
   -- values are TERMINAL_TOOL_STATUSES (src/terminal-tool-status.ts; a test pins the two).
   CASE WHEN :toolStatus IN ('complete', 'completed', 'success', 'error', 'failed', 'cancelled')
        THEN :observedAt! END,
-  :observedAt!
+  :observedAt!,
+  {{text_parameters()}}
 )
 ON CONFLICT (task_session_id, agent_execution_id, tool_call_id) DO UPDATE SET
-  -- Write-once, so deliberately absent from this list: id, source and observed_at (AC-1,
+  -- @key and @write-once columns are deliberately absent: id, source and observed_at (AC-1,
   -- AC-1a), task_id (AC-5 table), agent_execution_id (AC-30..AC-32: part of the key).
-  -- AC-2a: first non-empty turn wins; a stored NULL is filled forward.
-  turn_id             = COALESCE(task_session_subagents.turn_id, excluded.turn_id),
-  -- AC-5 replace rule, AC-4 never blank (also after settlement, AC-12 revision 3).
-  parent_tool_call_id = COALESCE(excluded.parent_tool_call_id, task_session_subagents.parent_tool_call_id),
-  subagent_type       = COALESCE(excluded.subagent_type, task_session_subagents.subagent_type),
-  description         = COALESCE(excluded.description, task_session_subagents.description),
-  agent_id            = COALESCE(excluded.agent_id, task_session_subagents.agent_id),
-  child_session_id    = COALESCE(excluded.child_session_id, task_session_subagents.child_session_id),
-  model               = COALESCE(excluded.model, task_session_subagents.model),
-  agent_status        = COALESCE(excluded.agent_status, task_session_subagents.agent_status), -- AC-10a
-  -- AC-12: tool_status freezes at the terminal value once the row has settled.
+  -- The standard rules, one line per column: @fill-forward COALESCE(old, new) (turn_id AC-2a,
+  -- settled_at AC-11); @replace COALESCE(new, old), NULL never blanks (AC-4, AC-5, AC-10a,
+  -- and the metrics' AC-7a/AC-8/AC-9: not reported, zero or negative is already NULL; also
+  -- after settlement, AC-12 revision 3); @sticky is_async never back to 0; @latest updated_at.
+  {{merge_rules(excluded)}},
+  -- AC-12 (@terminal-guarded): tool_status freezes at the terminal value once the row has settled.
   tool_status         = CASE WHEN task_session_subagents.settled_at IS NOT NULL
                              THEN task_session_subagents.tool_status
-                             ELSE COALESCE(excluded.tool_status, task_session_subagents.tool_status) END,
-  -- AC-11: settled_at is write-once at the first terminal observation.
-  settled_at          = COALESCE(task_session_subagents.settled_at, excluded.settled_at),
-  -- Column rules: is_async is sticky, set to 1 on a positive report and never back to 0.
-  is_async            = MAX(task_session_subagents.is_async, excluded.is_async),
-  -- AC-7a, AC-8, AC-9: NULL (not reported / zero / negative) never blanks a learned value.
-  total_tokens        = COALESCE(excluded.total_tokens, task_session_subagents.total_tokens),
-  tool_use_count      = COALESCE(excluded.tool_use_count, task_session_subagents.tool_use_count),
-  duration_ms         = COALESCE(excluded.duration_ms, task_session_subagents.duration_ms),
-  -- last write to this row
-  updated_at          = excluded.updated_at;
+                             ELSE COALESCE(excluded.tool_status, task_session_subagents.tool_status) END;

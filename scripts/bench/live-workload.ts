@@ -4,6 +4,7 @@
 // well-formed (no empty strings, zeros or negatives), so the package's normalization maps
 // each one to exactly the parameters built here: the two paths write identical rows.
 import { randomUUID } from 'node:crypto';
+import { readTextColumns } from '../../generated/columns.js';
 import type { IUpsertSubagentContextParams as SqliteUpsertParams } from '../../generated/sqlite/index.js';
 import { upsertSubagentContext as postgresUpsert } from '../../generated/postgres/index.js';
 import { seededRandom } from '../../src/demo/seeded-random.js';
@@ -68,6 +69,9 @@ export function liveWorkload(frameCount: number, seed = 42): LiveWorkload {
   return { sessions, frames: frames.slice(0, frameCount), sessionOf: sessionOf.slice(0, frameCount) };
 }
 
+/** A well-formed frame's text field as the store binds it: the text, or NULL when absent. */
+const reportedText = (object: unknown, field: string): string | null => ((object as Record<string, unknown>)[field] as string | undefined) ?? null;
+
 /** The upsert's parameters for one well-formed frame, exactly as the store would bind them. */
 function upsertParams(frame: SubagentFrame, observedAtNs: bigint, formatTime: (ns: bigint) => string) {
   const p = frame.payload;
@@ -79,13 +83,7 @@ function upsertParams(frame: SubagentFrame, observedAtNs: bigint, formatTime: (n
     turnId: frame.turnId ?? null,
     executionId: frame.executionId!,
     toolCallId: frame.toolCallId!,
-    parentToolCallId: null,
-    subagentType: p.subagent_type ?? null,
-    description: p.description ?? null,
-    agentId: p.agent_id ?? null,
-    childSessionId: null,
-    model: p.model ?? null,
-    agentStatus: p.status ?? null,
+    ...readTextColumns(frame, p, reportedText), // the text columns, from the DDL's tags
     toolStatus: frame.toolStatus ?? null,
     isAsync: p.is_async ? 1 : 0,
     totalTokens: int(p.total_tokens),

@@ -24,6 +24,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DialectName as Dialect } from '../../src/dialect.js';
 import { CodegenError } from './codegen-error.js';
+import { columnFragments } from './column-fragments.js';
+import { annotatedColumns } from './column-rules.js';
 import { subagentColumns, subagentRowList } from './schema-columns.js';
 import { schemaScripts } from './schema-files.js';
 import { blankComments, classify, closingParen, lineAt } from './sql-lex.js';
@@ -41,6 +43,8 @@ export interface Fragment {
   readonly anchors: readonly string[];
   /** `@list`: the body is a comma-separated list (a statement's select list), not one expression. */
   readonly list: boolean;
+  /** A derived list computed from its argument (scripts/lib/column-fragments.ts); `body` is its expansion on `x`. */
+  readonly expand?: (arg: string) => string;
 }
 
 export interface Include {
@@ -92,12 +96,16 @@ function argOffsets(body: string): number[] {
   return [...body.matchAll(new RegExp(String.raw`(?<![\w.])${ARG}(?![\w(])`, 'g'))].map((m) => m.index).filter((k) => classes[k] === 'c');
 }
 
-/** The one fragment codegen derives instead of reading: subagent_row(x), the table's columns
- * as the store reads a row back, from the fresh DDL (scripts/lib/schema-columns.ts). */
+/** The fragments codegen derives instead of reading, from the fresh DDL: subagent_row(x), the
+ * table's columns as the store reads a row back (scripts/lib/schema-columns.ts), and the lists
+ * derived from the columns' tags (scripts/lib/column-fragments.ts). */
 function derivedFragments(root: string, dialect: Dialect): Fragment[] {
   const table = schemaScripts(root, 'package', dialect).find((s) => s.name === 'task_session_subagents');
   if (!table) return [];
-  return [{ name: 'subagent_row', file: table.file, body: subagentRowList(dialect, subagentColumns(table)), requires: [], anchors: [], list: true }];
+  return [
+    { name: 'subagent_row', file: table.file, body: subagentRowList(dialect, subagentColumns(table)), requires: [], anchors: [], list: true },
+    ...columnFragments(dialect, table.file, annotatedColumns(table)).map((f) => ({ ...f, requires: [], anchors: [], list: true })),
+  ];
 }
 
 /** queries/<dialect>/fragments/*.sql and the derived fragments, by name. */
@@ -115,6 +123,7 @@ export function loadFragments(root: string, dialect: Dialect): Map<string, Fragm
 
 /** The body with its argument substituted; an argument that is not a plain name is parenthesized. */
 export function applyFragment(f: Fragment, arg: string): string {
+  if (f.expand) return f.expand(arg);
   const value = /^[\w.:!"]+$/.test(arg) ? arg : `(${arg})`;
   let out = f.body;
   for (const k of argOffsets(f.body).reverse()) out = `${out.slice(0, k)}${value}${out.slice(k + ARG.length)}`;

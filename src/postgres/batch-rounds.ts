@@ -8,6 +8,7 @@
 // Each frame travels as one JSON object keyed by column name, holding exactly the single
 // upsert's parameters (upsertParameters: one mapper, one id generation); metrics as decimal
 // strings, exact for all of int64 on both dialects.
+import { textColumnsByName } from '../../generated/columns.js';
 import { int64Text, upsertParameters, type UpsertInput, type UpsertParameters } from '../frame-normalization.js';
 
 export interface PendingFrame {
@@ -41,13 +42,7 @@ function byColumn(p: UpsertParameters<string | null>) {
     turn_id: p.turnId,
     agent_execution_id: p.executionId,
     tool_call_id: p.toolCallId,
-    parent_tool_call_id: p.parentToolCallId,
-    subagent_type: p.subagentType,
-    description: p.description,
-    agent_id: p.agentId,
-    child_session_id: p.childSessionId,
-    model: p.model,
-    agent_status: p.agentStatus,
+    ...textColumnsByName(p), // the text columns, from the DDL's tags (generated/columns.ts)
     tool_status: p.toolStatus,
     is_async: p.isAsync,
     total_tokens: p.totalTokens,

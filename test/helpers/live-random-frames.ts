@@ -2,6 +2,7 @@
 // out-of-order terminal frames, zeros, negatives, empties, wrong types, reused executions,
 // missing identities, frames for a session that does not exist, and a clock that repeats,
 // steps below a microsecond and goes backwards. Same seed, same sequence.
+import { EXTENSION_TEXT_COLUMNS } from './merge-model.js';
 import { prng } from './prng.js';
 
 const ABSENT = Symbol('absent');
@@ -111,6 +112,8 @@ export function randomSequence(seed: number, sessionId: string, missingSessionId
       for (const key of ['total_tokens', 'tool_use_count', 'duration_ms']) maybe(payload, key, rng.pick(METRICS));
       maybe(payload, 'is_async', rng.pick(ASYNC));
       maybe(payload, 'prompt', rng.pick([ABSENT, 'a prompt that is never stored']));
+      // A text column beyond the spec's (docs/recipes.md) is drawn like the others, from its tag.
+      for (const [, object, key] of EXTENSION_TEXT_COLUMNS) maybe(object === 'payload' ? payload : frame, key, rng.pick(TEXTS));
       frame.payload = payload;
     }
     frames.push(frame);

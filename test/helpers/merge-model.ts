@@ -7,8 +7,31 @@
 // Time: the model reads its clock exactly when the store does — once per frame that passes
 // the identity gate (a skipped frame has no observation time) — so a copy of the store's
 // deterministic clock reproduces every instant.
+//
+// Columns: the model reads the spec's columns by hand, below. A text column the spec does not
+// name (a documented extension, docs/spec-map.md) is modelled from its DDL tag (generated/columns.ts):
+// the replace rule of AC-4/AC-5 on the field its @from names, so a column added by the recipe
+// (docs/recipes.md) is compared without an edit here, and a spec column's tag is still checked
+// against this independent reading.
 import { createHash } from 'node:crypto';
+import { subagentColumnRules, type TextColumnRow } from '../../generated/columns.js';
 import type { SubagentContextRow, WriterCounters } from '../../src/types.js';
+
+/** The spec's text columns (Column-level normalization rules): where a frame reports each. */
+const SPEC_TEXT_COLUMNS: Readonly<Record<string, readonly ['frame' | 'payload', string]>> = {
+  parent_tool_call_id: ['frame', 'parentToolCallId'], // AC-6
+  subagent_type: ['payload', 'subagent_type'],
+  description: ['payload', 'description'],
+  agent_id: ['payload', 'agent_id'],
+  child_session_id: ['payload', 'child_session_id'],
+  model: ['payload', 'model'],
+  agent_status: ['payload', 'status'], // AC-10a: the child's report, verbatim
+};
+
+/** Text columns beyond the spec's, from their tags: always @replace (the text class). */
+export const EXTENSION_TEXT_COLUMNS: readonly (readonly [string, 'frame' | 'payload', string])[] = subagentColumnRules
+  .filter((c) => c.text && !Object.hasOwn(SPEC_TEXT_COLUMNS, c.column))
+  .map((c) => [c.column, c.from!.object, c.from!.field] as const);
 
 export type ModelRow = Omit<SubagentContextRow, 'id'>;
 export type ModelOutcome = 'persisted' | 'skipped_no_identity' | 'failed';
@@ -117,15 +140,12 @@ export class MergeModel {
 
     // The frame's reported values; null = absent (AC-4). AC-7a: zero tokens/duration = absent.
     const toolStatus = storable(field(frame, 'toolStatus'));
+    const text: Record<string, string | null> = {};
+    for (const [column, [object, key]] of Object.entries(SPEC_TEXT_COLUMNS)) text[column] = storable(field(object === 'frame' ? frame : payload, key));
+    for (const [column, object, key] of EXTENSION_TEXT_COLUMNS) text[column] = storable(field(object === 'frame' ? frame : payload, key));
     const reported = {
       turn_id: storableId(field(frame, 'turnId')),
-      parent_tool_call_id: storable(field(frame, 'parentToolCallId')),
-      subagent_type: storable(field(payload, 'subagent_type')),
-      description: storable(field(payload, 'description')),
-      agent_id: storable(field(payload, 'agent_id')),
-      child_session_id: storable(field(payload, 'child_session_id')),
-      model: storable(field(payload, 'model')),
-      agent_status: storable(field(payload, 'status')),
+      ...text,
       total_tokens: tokens.value === 0n ? null : asRowNumber(tokens.value),
       tool_use_count: asRowNumber(toolUses.value), // AC-8: a reported 0 is 0
       duration_ms: duration.value === 0n ? null : asRowNumber(duration.value),
@@ -137,11 +157,11 @@ export class MergeModel {
     const row = this.rows.get(key);
     if (!row) {
       this.rows.set(key, {
+        ...(reported as Pick<ModelRow, 'turn_id' | 'total_tokens' | 'tool_use_count' | 'duration_ms'> & TextColumnRow), // every text column, by the loops above
         task_session_id: session,
         task_id: task,
         agent_execution_id: execution,
         tool_call_id: toolCall,
-        ...reported,
         tool_status: toolStatus,
         is_async: isAsync,
         source: 'live', // AC-1
@@ -152,19 +172,8 @@ export class MergeModel {
     } else {
       // Write-once: task_id, agent_execution_id, source, observed_at (AC-1, AC-5 table).
       if (row.turn_id === null) row.turn_id = reported.turn_id; // AC-2a: first non-empty wins, NULL fills forward
-      for (const column of [
-        'parent_tool_call_id',
-        'subagent_type',
-        'description',
-        'agent_id',
-        'child_session_id',
-        'model',
-        'agent_status',
-        'total_tokens',
-        'tool_use_count',
-        'duration_ms',
-      ] as const) {
-        const value = reported[column];
+      for (const column of [...Object.keys(text), 'total_tokens', 'tool_use_count', 'duration_ms'] as const) {
+        const value = (reported as Record<string, unknown>)[column];
         if (value !== null) (row as Record<string, unknown>)[column] = value; // AC-5, never blank (AC-4)
       }
       if (row.settled_at === null) {
