@@ -38,6 +38,7 @@
  * Fragments, each included as {{name(argument)}} from queries/postgres/fragments/ and expanded by
  * codegen (the generated module shows the whole statement): prefiltered_metadata_or_empty, recordable_id, subagent_prefilter.
  */
+/* @returns exec */
 /* @name backfillSubagentContexts */
 WITH candidate AS (
   SELECT m.id, m.task_session_id, m.task_id, m.turn_id, m.created_at, m.updated_at,

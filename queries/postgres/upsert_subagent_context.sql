@@ -7,6 +7,7 @@
  * A NULL parameter therefore means "absent", and COALESCE(new, old) is AC-4: an absent
  * value never blanks a stored one.
  */
+/* @returns exec */
 /* @name upsertSubagentContext */
 INSERT INTO task_session_subagents (
   id, task_session_id, task_id, turn_id, agent_execution_id, tool_call_id,

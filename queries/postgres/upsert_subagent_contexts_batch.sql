@@ -8,6 +8,7 @@
  * in which each key appears at most once (the k-th frame of every key in round k): each
  * key's frames still apply in the order they were observed.
  */
+/* @returns exec */
 /* @name upsertSubagentContextsBatch */
 INSERT INTO task_session_subagents (
   id, task_session_id, task_id, turn_id, agent_execution_id, tool_call_id,

@@ -47,6 +47,7 @@
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
  * codegen (the generated module shows the whole statement): prefiltered_valid_json, recordable_id, subagent_prefilter, utc9.
  */
+/* @returns exec */
 /* @name backfillSubagentContexts */
 WITH candidate AS (
   -- Pass 1: a few short columns per candidate; the wide fields (a description may be

@@ -6,6 +6,7 @@
  * applying them one by one would leave; one INSERT … ON CONFLICT cannot update a row twice).
  * The conflict clause is the single statement's, rule for rule. UTC text typed TIMESTAMP.
  */
+/* @returns exec */
 /* @name proxyUpsertSubagentMessagesBatch */
 INSERT INTO task_session_messages (
   id, task_session_id, task_id, turn_id, author_type, content, type, metadata, created_at, updated_at

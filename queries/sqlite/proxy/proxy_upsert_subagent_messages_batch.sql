@@ -5,6 +5,7 @@
  * the last metadata, the first turn — what applying them one by one would leave). The
  * conflict clause is the single statement's, rule for rule.
  */
+/* @returns exec */
 /* @name proxyUpsertSubagentMessagesBatch */
 INSERT INTO task_session_messages (
   id, task_session_id, task_id, turn_id, author_type, content, type, metadata, created_at, updated_at
