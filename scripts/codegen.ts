@@ -64,11 +64,11 @@ async function generate(outRoot: string): Promise<void> {
   assertColumnHints(parsed);
   // Parity is checked pairwise between the two dialects there are (DIALECT_ONLY names one dialect per statement).
   assertDialectParity(parsed.sqlite, parsed.postgres);
+  assertSameReturns(parsed);
   for (const d of DIALECTS) {
     rmSync(join(outRoot, d), { recursive: true, force: true });
     for (const g of QUERY_GROUPS) mkdirSync(join(outRoot, d, g.folder), { recursive: true });
   }
-  assertSameReturns(parsed);
   const problems: string[] = [];
   for (const d of DIALECTS) problems.push(...returnsProblems(await GENERATORS[d].generate(root, parsed[d], join(outRoot, d))));
   if (problems.length) throw new CodegenError(`@returns:\n  ${problems.join('\n  ')}`);
