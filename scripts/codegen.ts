@@ -17,6 +17,7 @@ import { checkColumns } from './lib/column-codegen.js';
 import { singleColonHints } from './lib/column-hints.js';
 import { GENERATORS } from './lib/generators/index.js';
 import { assertDialectParity, DIALECTS, parseDialect, QUERY_GROUPS, type Dialect, type ParsedQuery } from './lib/query-files.js';
+import { returnsProblems } from './lib/query-returns.js';
 import { renderSchemaModule } from './lib/schema-files.js';
 
 // The project whose schema/ and queries/ are compiled; SUBAGENT_CONTEXT_CODEGEN_ROOT lets the
@@ -44,17 +45,35 @@ function assertColumnHints(parsed: Readonly<Record<Dialect, readonly ParsedQuery
   if (problems.length) throw new CodegenError(`column hints:\n  ${problems.join('\n  ')}`);
 }
 
+/** A statement both dialects have declares the same `@returns` on both: the store's code calls
+ * one method of it whichever dialect runs. */
+function assertSameReturns(parsed: Readonly<Record<Dialect, readonly ParsedQuery[]>>): void {
+  const declared = new Map<string, { returns: string; file: string }>();
+  const problems: string[] = [];
+  for (const d of DIALECTS)
+    for (const q of parsed[d]) {
+      const key = join(q.group.folder, q.fileBase);
+      const other = declared.get(key);
+      if (other && other.returns !== q.returns) problems.push(`${key}.sql: @returns ${other.returns} (${other.file}) vs ${q.returns} (${q.file})`);
+      else if (!other) declared.set(key, { returns: q.returns, file: q.file });
+    }
+  if (problems.length) throw new CodegenError(`dialects disagree on @returns:\n  ${problems.join('\n  ')}`);
+}
+
 async function generate(outRoot: string): Promise<void> {
   const parsed = Object.fromEntries(DIALECTS.map((d) => [d, parseDialect(root, d)])) as Record<Dialect, ParsedQuery[]>;
   assertColumnHints(parsed);
   // Parity is checked pairwise between the two dialects there are (DIALECT_ONLY names one dialect per statement).
   assertDialectParity(parsed.sqlite, parsed.postgres);
+  assertSameReturns(parsed);
   const columns = checkColumns(root, parsed); // scripts/lib/column-codegen.ts
   for (const d of DIALECTS) {
     rmSync(join(outRoot, d), { recursive: true, force: true });
     for (const g of QUERY_GROUPS) mkdirSync(join(outRoot, d, g.folder), { recursive: true });
   }
-  for (const d of DIALECTS) await GENERATORS[d].generate(root, parsed[d], join(outRoot, d));
+  const problems: string[] = [];
+  for (const d of DIALECTS) problems.push(...returnsProblems(await GENERATORS[d].generate(root, parsed[d], join(outRoot, d))));
+  if (problems.length) throw new CodegenError(`@returns:\n  ${problems.join('\n  ')}`);
   writeFileSync(join(outRoot, 'columns.ts'), columns.module);
   for (const d of DIALECTS) {
     const qs = parsed[d];

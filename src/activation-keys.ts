@@ -25,7 +25,7 @@ export interface ActivationKeyValues {
   execution_since: string | null;
 }
 
-/** read_activation_keys.sql's row (either dialect; none when the statement returned no row) as the keys. */
-export function toActivationKeys(row: Partial<ActivationKeyValues> | undefined): ActivationKeyValues {
-  return { capture_since: row?.capture_since ?? null, backfill_through: row?.backfill_through ?? null, execution_since: row?.execution_since ?? null };
+/** read_activation_keys.sql's row (either dialect; `@returns one`, a NULL per absent key) as the keys. */
+export function toActivationKeys(row: Partial<ActivationKeyValues>): ActivationKeyValues {
+  return { capture_since: row.capture_since ?? null, backfill_through: row.backfill_through ?? null, execution_since: row.execution_since ?? null };
 }

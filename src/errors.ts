@@ -35,3 +35,19 @@ export function errorMessage(value: unknown): string {
   const inner = (value as { errors?: unknown[] }).errors?.find((e): e is Error => e instanceof Error && e.message !== '');
   return inner?.message ?? value.name;
 }
+
+/**
+ * A statement declared `@returns one` in its .sql file returned no row (`.one()` of a generated
+ * query, src/query-returns.ts). Every such statement returns a row by construction (an aggregate,
+ * a row of scalar subqueries, a catalog probe), so this is a defect or a database that is not
+ * what the statement assumes, never an empty result to read as "nothing". Hence no
+ * SubagentContextError and no `code` of the contract: checkHealth() and report() report it as
+ * any unexpected failure of a read (`database_error`, this error on `cause`).
+ */
+export class NoRowError extends Error {
+  override name = 'NoRowError';
+
+  constructor(readonly query: string) {
+    super(`${query} returned no row (its .sql declares \`@returns one\`)`);
+  }
+}

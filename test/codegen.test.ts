@@ -4,19 +4,17 @@
 // is typed from the schema: no `any`, nullability as declared, expression columns by their
 // alias type hints (`AS "col!::bigint"`, SQLite only). The product's index exports only
 // product statements; the demo's statements have an index of their own.
-import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDatabase, type CreatedDatabase } from '../scripts/lib/postgres-database.js';
 import { DIALECTS } from '../src/dialect.js';
+import { runCodegen, type CodegenRun } from './helpers/codegen-run.js';
 
 /** Each test runs the whole codegen (tsx, pgtyped, a PostgreSQL database): up to 31 s in a
  * loaded full run, so a 60 s limit was half used; the limit guards a hang, not speed. */
 const CODEGEN_RUN_MS = 180_000;
 
-let work: string;
 let database: CreatedDatabase;
 
 beforeAll(async () => {
@@ -26,21 +24,7 @@ afterAll(() => database.drop());
 
 /** Runs codegen on a copy of schema/ and queries/ after `edit` changed it; `generated` reads
  * one module it wrote (relative to the copy's generated/), before the copy is removed. */
-function codegenWith(edit: (root: string) => void, generated?: string): { status: number | null; output: string; module?: string } {
-  work = mkdtempSync(join(tmpdir(), 'subagent-context-codegen-test-'));
-  try {
-    for (const dir of ['schema', 'queries']) cpSync(dir, join(work, dir), { recursive: true });
-    edit(work);
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/codegen.ts'], {
-      encoding: 'utf8',
-      env: { ...process.env, SUBAGENT_CONTEXT_CODEGEN_ROOT: work, SUBAGENT_CONTEXT_CODEGEN_PG_URL: database.url },
-    });
-    const module = generated && run.status === 0 ? readFileSync(join(work, 'generated', generated), 'utf8') : undefined;
-    return { status: run.status, output: `${run.stdout}${run.stderr}`, module };
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
-}
+const codegenWith = (edit: (root: string) => void, generated?: string): CodegenRun => runCodegen(database.url, edit, generated);
 
 const breakQuery = (root: string, dialect: string) =>
   writeFileSync(

@@ -11,5 +11,6 @@
  * The function returns void, which pgtyped cannot type (it declared `undefined | null`;
  * node-postgres returns ''), so it is called in FROM and the row reports `locked = true`.
  */
+/* @returns one */
 /* @name acquireMigrationLock */
 SELECT true AS "locked!" FROM pg_advisory_xact_lock(2673864975278095574) AS lock;

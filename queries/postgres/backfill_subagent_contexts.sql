@@ -40,6 +40,7 @@
  * and, derived from the column tags of schema/postgres/002_task_session_subagents.sql, the text
  * columns' extraction (text_from_metadata) and lists (text_columns).
  */
+/* @returns exec */
 /* @name backfillSubagentContexts */
 WITH candidate AS (
   SELECT m.id, m.task_session_id, m.task_id, m.turn_id, m.created_at, m.updated_at,

@@ -5,6 +5,7 @@
  * The window is the shortfall's: :since is the key rounded up to whole microseconds and
  * bound as a TIMESTAMP, independent of the session TimeZone (AC-24e, docs/timestamps.md).
  */
+/* @returns one */
 /* @name countCollisionsSinceCapture */
 SELECT COUNT(*) - COUNT(DISTINCT s.task_session_id || ':' || s.tool_call_id) AS "collisions!"
   FROM task_session_subagents AS s

@@ -16,6 +16,7 @@
  * Fragments, each included as {{name(argument)}} from queries/postgres/fragments/ and expanded by
  * codegen (the generated module shows the whole statement): metadata_or_empty, subagent_prefilter.
  */
+/* @returns one */
 /* @name countExcessSinceCapture */
 WITH win AS MATERIALIZED (
   SELECT w.task_session_id, w.meta #>> '{tool_call_id}' AS tool_call_id

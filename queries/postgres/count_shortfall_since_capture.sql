@@ -41,6 +41,7 @@
  * Fragments, each included as {{name(argument)}} from queries/postgres/fragments/ and expanded by
  * codegen (the generated module shows the whole statement): metadata_or_empty, recordable_id, subagent_prefilter.
  */
+/* @returns one */
 /* @name countShortfallSinceCapture */
 WITH expected AS MATERIALIZED (
   SELECT e.task_session_id, e.task_id,

@@ -3,5 +3,6 @@
  * interrupted: dropped CONCURRENTLY (no lock on the host's writers) so the build can run again.
  * Sent only after observe_host_index.sql showed the package's own definition, invalid.
  */
+/* @returns exec */
 /* @name dropUnfinishedHostIndex */
 DROP INDEX CONCURRENTLY IF EXISTS idx_messages_subagent_candidates;

@@ -7,6 +7,7 @@
  * codegen (the generated module shows the whole statement): subagent_row (derived from
  * schema/postgres/002_task_session_subagents.sql: every column, in DDL order).
  */
+/* @returns many */
 /* @name listSubagentContextsByTurn */
 SELECT {{subagent_row(s)}}
   FROM task_session_subagents AS s

@@ -6,6 +6,7 @@
  * Formatted here as 'YYYY-MM-DDTHH:MM:SS.ffffffZ' (docs/timestamps.md), not by the driver,
  * which would build a JavaScript Date (milliseconds, process time zone).
  */
+/* @returns one */
 /* @name maxObservedAtSinceCapture */
 SELECT to_char(MAX(s.observed_at), 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "last_observed_at?"
   FROM task_session_subagents AS s

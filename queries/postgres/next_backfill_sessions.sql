@@ -11,6 +11,7 @@
  * Key order is the id column's own (its collation), as its primary key index keeps it, and
  * the cursor comparison uses the same, so the walk is an index range scan per chunk.
  */
+/* @returns many */
 /* @name nextBackfillSessions */
 SELECT s.id AS "id!"
   FROM task_sessions AS s

@@ -5,6 +5,7 @@
  * whether it is valid (an interrupted CREATE INDEX CONCURRENTLY leaves an INVALID index, which
  * the planner never uses). src/postgres/host-index.ts decides from these.
  */
+/* @returns maybe-one */
 /* @name observeHostIndex */
 SELECT i.indisvalid AS "valid!",
        (i.indrelid = to_regclass('task_session_messages')

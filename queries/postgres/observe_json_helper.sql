@@ -19,6 +19,7 @@
  *   'outdated'  trusted but another definition: replaced.
  * The comment is not evidence: any role can write the same one. Owner and schema are.
  */
+/* @returns one */
 /* @name observeJsonHelper */
 WITH home AS (
   -- Where the package's objects live (the table's schema, or before the table exists the

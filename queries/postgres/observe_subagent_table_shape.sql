@@ -18,6 +18,7 @@
  * answer alone, and it costs a fraction of this statement's planning.
  * Names resolve through search_path, exactly as the host's unqualified statements do.
  */
+/* @returns one */
 /* @name observeSubagentTableShape */
 WITH rel AS (
   SELECT to_regclass('task_session_subagents') AS oid

@@ -4,6 +4,7 @@
  * the middle of a health check or a migration. to_regclass resolves through search_path,
  * exactly as the package's unqualified statements do.
  */
+/* @returns one */
 /* @name probeStoreTables */
 SELECT to_regclass('task_sessions') IS NOT NULL AS "task_sessions!",
        to_regclass('task_session_messages') IS NOT NULL AS "task_session_messages!",

@@ -24,6 +24,7 @@
  * codegen (the generated module shows the whole statement): prefiltered_metadata_or_empty, recordable_id, subagent_prefilter.
  */
 
+/* @returns one */
 /* @name readBackfillThrough */
 SELECT COALESCE((
   SELECT to_char(m.created_at, 'YYYY-MM-DD"T"HH24:MI:SS.US') || '000Z'

@@ -8,6 +8,7 @@
  * runner does not need this list, and test/migrations-host-additions.test.ts reads it to show
  * the upgrade kept what the host added. Definitions are PostgreSQL's own.
  */
+/* @returns many */
 /* @name readSubagentTableHostObjects */
 WITH rel AS (
   SELECT to_regclass('task_session_subagents') AS oid

@@ -19,6 +19,7 @@
  * per-session activity is MATERIALIZED (one small row per session) so each probe runs once,
  * not once per use.
  */
+/* @returns one */
 /* @name reportCards */
 WITH candidates AS (
   SELECT t.id, t.task_id FROM task_sessions AS t WHERE :since!::timestamp = '-infinity'

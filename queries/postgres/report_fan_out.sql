@@ -22,6 +22,7 @@
  * window's rows come through idx_subagents_observed_at, each touched turn's rows through
  * idx_subagents_turn_id, and every comparison is timestamp against timestamp.
  */
+/* @returns many */
 /* @name reportFanOut */
 WITH touched AS (
   SELECT DISTINCT s.task_session_id, s.turn_id

@@ -25,6 +25,7 @@
  * Scope (spec § Permissions): :taskIds, a JSON array, admits only rows of sessions whose
  * task (task_sessions.task_id, the session's own task) is listed; NULL admits every task.
  */
+/* @returns one */
 /* @name reportRowCounts */
 SELECT COUNT(*)::text AS "rows!",
        COUNT(CASE WHEN s.source = 'live' THEN 1 END)::text AS "live!",

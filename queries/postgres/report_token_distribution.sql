@@ -8,6 +8,7 @@
  *
  * Window and scope exactly as report_row_counts.sql (AC-24e, spec § Permissions).
  */
+/* @returns many */
 /* @name reportTokenDistribution */
 SELECT length(s.total_tokens::text)::text AS "digits!",
        (CASE substr(s.total_tokens::text, 1, 1) WHEN '1' THEN 1 WHEN '2' THEN 2 WHEN '3' THEN 2 WHEN '4' THEN 2 ELSE 5 END)::text AS "lead!",

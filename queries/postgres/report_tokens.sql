@@ -12,6 +12,7 @@
  * NOT MATERIALIZED: each branch rescans the window through idx_subagents_observed_at rather
  * than holding the window's rows in a work table, so memory stays flat as it grows.
  */
+/* @returns many */
 /* @name reportTokens */
 WITH w AS NOT MATERIALIZED (
   SELECT s.source, s.subagent_type, s.model, s.settled_at, s.total_tokens

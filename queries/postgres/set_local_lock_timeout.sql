@@ -6,5 +6,6 @@
  * tightly, so a busy host table delays boot by seconds at most and the step is retried on the
  * next run. Local: COMMIT or ROLLBACK restores the connection's own setting.
  */
+/* @returns one */
 /* @name setLocalLockTimeout */
 SELECT set_config('lock_timeout', :lockTimeout!, true) AS "lock_timeout!";

@@ -9,5 +9,6 @@
  * on the benchmark stores it costs no time (BENCHMARKS.md, "Issue 20, fifth round").
  * Local: COMMIT or ROLLBACK restores the connection's own setting.
  */
+/* @returns one */
 /* @name setLocalWorkMem */
 SELECT set_config('work_mem', :workMem!, true) AS "work_mem!";

@@ -12,6 +12,7 @@
  * single upsert: the text columns ({{text_columns()}}, {{text_columns(f)}}, {{text_record()}})
  * and the SET line of every column with a standard rule ({{merge_rules(excluded)}}).
  */
+/* @returns exec */
 /* @name upsertSubagentContextsBatch */
 INSERT INTO task_session_subagents (
   id, task_session_id, task_id, turn_id, agent_execution_id, tool_call_id,

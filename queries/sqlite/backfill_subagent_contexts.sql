@@ -49,6 +49,7 @@
  * and, derived from the column tags of schema/sqlite/002_task_session_subagents.sql, the text
  * columns' extraction (text_from_metadata) and lists (text_columns).
  */
+/* @returns exec */
 /* @name backfillSubagentContexts */
 WITH candidate AS (
   -- Pass 1: a few short columns per candidate; the wide fields (a description may be

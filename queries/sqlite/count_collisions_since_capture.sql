@@ -9,6 +9,7 @@
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
  * codegen (the generated module shows the whole statement): before_since_text, utc9.
  */
+/* @returns one */
 /* @name countCollisionsSinceCapture */
 SELECT COUNT(*) - COUNT(DISTINCT s.task_session_id || ':' || s.tool_call_id) AS "collisions!::bigint"
   FROM task_session_subagents AS s

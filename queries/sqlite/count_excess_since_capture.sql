@@ -20,6 +20,7 @@
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
  * codegen (the generated module shows the whole statement): before_since_text, metadata_or_empty, subagent_prefilter, utc9.
  */
+/* @returns one */
 /* @name countExcessSinceCapture */
 WITH msg AS (
   SELECT m.task_session_id, m.created_at, m.metadata,

@@ -37,6 +37,7 @@
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
  * codegen (the generated module shows the whole statement): before_since_text, prefiltered_metadata_or_empty, recordable_id, subagent_prefilter, utc9.
  */
+/* @returns one */
 /* @name countShortfallSinceCapture */
 WITH expected AS MATERIALIZED (
   -- The window's subagent candidates, on the index: the bare column bounded below by the

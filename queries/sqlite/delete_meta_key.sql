@@ -3,5 +3,6 @@
  * writes the activation keys (src/migrations/backfill-step.ts). An activation key is never
  * deleted.
  */
+/* @returns exec */
 /* @name deleteMetaKey */
 DELETE FROM kandev_meta WHERE key = :key!;

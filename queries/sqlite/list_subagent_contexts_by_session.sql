@@ -11,6 +11,7 @@
  * codegen (the generated module shows the whole statement): subagent_row (derived from
  * schema/sqlite/002_task_session_subagents.sql: every column, in DDL order), utc9.
  */
+/* @returns many */
 /* @name listSubagentContextsBySession */
 SELECT {{subagent_row(s)}}
   FROM task_session_subagents AS s

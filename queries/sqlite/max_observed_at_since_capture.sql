@@ -9,6 +9,7 @@
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
  * codegen (the generated module shows the whole statement): before_since_text, utc9.
  */
+/* @returns one */
 /* @name maxObservedAtSinceCapture */
 SELECT replace(substr(MAX({{utc9(s.observed_at)}}), 1, 26), ' ', 'T') || 'Z' AS "last_observed_at?::string"
   FROM task_session_subagents AS s

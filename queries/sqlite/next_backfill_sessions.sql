@@ -4,6 +4,7 @@
  * inside the chunk's BEGIN IMMEDIATE, so no host write can change the range before the chunk's
  * INSERT (backfill_subagent_contexts.sql) commits; the host's writer waits for that one chunk.
  */
+/* @returns many */
 /* @name nextBackfillSessions */
 SELECT s.id AS "id!"
   FROM task_sessions AS s

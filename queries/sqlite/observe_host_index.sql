@@ -5,6 +5,7 @@
  * reported, never replaced. The literal is the script's statement as stored: change one,
  * change both (test/host-index.test.ts finds the package's index 'present' only when they agree).
  */
+/* @returns maybe-one */
 /* @name observeHostIndex */
 SELECT m.sql AS "definition!",
        m.sql = 'CREATE INDEX idx_messages_subagent_candidates ON task_session_messages (created_at)' || char(10)

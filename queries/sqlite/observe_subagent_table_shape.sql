@@ -22,6 +22,7 @@
  * helper's trust) that mean nothing here; src/migrations/table-shape.ts's sqliteTableShape
  * gives them their SQLite meaning.
  */
+/* @returns one */
 /* @name observeSubagentTableShape */
 SELECT
   EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'kandev_meta') AS "kandev_meta_present!::bigint",

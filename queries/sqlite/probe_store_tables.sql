@@ -3,6 +3,7 @@
  * ("run migrate first", "not a host database") instead of surfacing as a driver error in
  * the middle of a health check or a migration.
  */
+/* @returns one */
 /* @name probeStoreTables */
 SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_sessions') AS "task_sessions!::bigint",
        EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_messages') AS "task_session_messages!::bigint",

@@ -24,6 +24,7 @@
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
  * codegen (the generated module shows the whole statement): prefiltered_metadata_or_empty, recordable_id, subagent_prefilter, utc9.
  */
+/* @returns one */
 /* @name readBackfillThrough */
 WITH candidate AS (
   -- The text prefilter before any JSON parsing, the same as backfill_subagent_contexts.sql's

@@ -5,6 +5,7 @@
  * own SQLITE_VERSION_NUMBER encoding of "X.Y.Z", X*1000000 + Y*1000 + Z, so versions compare
  * as integers. CAST of text to INTEGER takes the longest integer prefix ('53.0' -> 53).
  */
+/* @returns one */
 /* @name readDatabaseVersion */
 WITH v AS (
   SELECT sqlite_version() AS full_text,

@@ -8,6 +8,7 @@
  * fixed column list of schema/sqlite/upgrade/002, so it refuses the rebuild. Triggers come in
  * creation order (sqlite_schema rowid), so re-created ones fire in the order they did.
  */
+/* @returns many */
 /* @name readSubagentTableHostObjects */
 SELECT o.kind AS "kind!::string", o.name AS "name!::string", o.definition AS "definition?::string"
   FROM (SELECT 'column' AS kind, c.name AS name, NULL AS definition, c.cid AS position

@@ -24,6 +24,7 @@
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
  * codegen (the generated module shows the whole statement): before_since_text, utc9.
  */
+/* @returns one */
 /* @name reportCards */
 WITH candidates AS (
   SELECT t.id, t.task_id FROM task_sessions AS t WHERE :since! = ''

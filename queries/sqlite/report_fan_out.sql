@@ -25,6 +25,7 @@
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
  * codegen (the generated module shows the whole statement): utc9.
  */
+/* @returns many */
 /* @name reportFanOut */
 WITH touched AS (
   SELECT DISTINCT s.task_session_id, s.turn_id

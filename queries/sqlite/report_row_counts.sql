@@ -29,6 +29,7 @@
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
  * codegen (the generated module shows the whole statement): utc9.
  */
+/* @returns one */
 /* @name reportRowCounts */
 SELECT COUNT(*) AS "rows!",
        COUNT(CASE WHEN w.source = 'live' THEN 1 END) AS "live!",

@@ -11,6 +11,7 @@
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
  * codegen (the generated module shows the whole statement): utc9.
  */
+/* @returns many */
 /* @name reportTokenDistribution */
 SELECT length(CAST(s.total_tokens AS TEXT)) AS "digits!",
        CASE substr(CAST(s.total_tokens AS TEXT), 1, 1) WHEN '1' THEN 1 WHEN '2' THEN 2 WHEN '3' THEN 2 WHEN '4' THEN 2 ELSE 5 END AS "lead!",

@@ -15,6 +15,7 @@
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
  * codegen (the generated module shows the whole statement): utc9.
  */
+/* @returns many */
 /* @name reportTokens */
 WITH w AS NOT MATERIALIZED (
   SELECT s.source, s.subagent_type, s.model, s.settled_at, s.total_tokens

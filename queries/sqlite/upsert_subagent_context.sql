@@ -13,6 +13,7 @@
  * standard rule ({{merge_rules(excluded)}}, each line marked with its rule). Written here:
  * every other column's value, and tool_status's rule, the one that is not standard.
  */
+/* @returns exec */
 /* @name upsertSubagentContext */
 INSERT INTO task_session_subagents (
   id, task_session_id, task_id, turn_id, agent_execution_id, tool_call_id,

@@ -6,6 +6,8 @@ import { basename, join } from 'node:path';
 import type { DialectName as Dialect } from '../../src/dialect.js';
 import { expandIncludes, FRAGMENT_FOLDER, literalCopyProblems, loadFragments, type Fragment } from './codegen-fragments.js';
 import { CodegenError } from './codegen-error.js';
+import { declaredReturns } from './query-returns.js';
+import type { QueryReturns } from '../../src/query-returns.js';
 
 export { DIALECTS, type DialectName as Dialect } from '../../src/dialect.js';
 
@@ -38,6 +40,8 @@ export interface ParsedQuery {
   readonly fileBase: string; // e.g. upsert_subagent_context
   readonly name: string; // e.g. upsertSubagentContext
   readonly params: readonly ParsedParam[];
+  /** What the caller gets: the `@returns` line above `@name` (scripts/lib/query-returns.ts). */
+  readonly returns: QueryReturns;
   /** Statement text exactly as written, comments included, without the trailing ';'. */
   readonly statement: string;
   readonly statementStart: number;
@@ -100,7 +104,8 @@ export function parseQueryFile(root: string, file: string, group: QueryGroup, fr
     }),
   }));
   statement = statement.trimEnd();
-  return { file, group, fileBase: basename(file, '.sql'), name: q.name, params, statement, statementStart, source: text };
+  const returns = declaredReturns(file, text.slice(0, statementStart));
+  return { file, group, fileBase: basename(file, '.sql'), name: q.name, params, returns, statement, statementStart, source: text };
 }
 
 /** Every group's statements for a dialect. Query names are unique across groups: the SQLite

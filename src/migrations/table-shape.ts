@@ -55,8 +55,8 @@ function columnNames(v: unknown): string[] {
   return parsed;
 }
 
-export function toTableShape(row: RawTableShape | undefined, jsonHelper: JsonHelper): TableShape {
-  if (!row) throw new Error('the table-shape probe returned no row');
+/** The probe's row (`@returns one`: its `.one()` threw NoRowError had there been none). */
+export function toTableShape(row: RawTableShape, jsonHelper: JsonHelper): TableShape {
   return {
     kandevMetaPresent: flag(row.kandev_meta_present),
     tablePresent: flag(row.table_present),
@@ -75,6 +75,6 @@ export function toTableShape(row: RawTableShape | undefined, jsonHelper: JsonHel
  * SQLite's probe row, its missing PostgreSQL-only column given its SQLite meaning (no narrow
  * metric column: SQLite INTEGER is already 64-bit), and SQLite's JSON helper answer.
  */
-export function sqliteTableShape(row: Omit<RawTableShape, PostgresOnlyColumn> | undefined): TableShape {
-  return toTableShape(row && { ...row, narrow_metric_columns: 0 }, SQLITE_JSON_HELPER);
+export function sqliteTableShape(row: Omit<RawTableShape, PostgresOnlyColumn>): TableShape {
+  return toTableShape({ ...row, narrow_metric_columns: 0 }, SQLITE_JSON_HELPER);
 }

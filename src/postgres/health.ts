@@ -31,7 +31,7 @@ export function postgresWindow(sinceNs: bigint): { since: string } {
 
 /** The three activation keys verbatim, on `client` (the report's snapshot) or the pool. */
 export const readPostgresKeys = async (client: pg.Pool | pg.PoolClient): Promise<ActivationKeyValues> =>
-  toActivationKeys((await readActivationKeys.run(ACTIVATION_KEY_PARAMS, client))[0]);
+  toActivationKeys(await readActivationKeys.one(ACTIVATION_KEY_PARAMS, client));
 
 // The health check's statements as the store's runner sends them (./named-statement.ts): named,
 // parsed once per pooled connection, so a host checking health every few seconds does not pay
@@ -55,27 +55,27 @@ const UNNAMED = createStatementRunner({ named: false });
 export function postgresHealthQueries(pool: Queryable, statements: StatementRunner = UNNAMED): HealthQueries {
   return {
     async probeTables() {
-      const [row] = await statements.rows(HEALTH.probe, undefined, pool);
-      return Object.fromEntries(STORE_TABLES.map((t) => [t, row?.[t] === true])) as TablePresence;
+      const row = await statements.one(HEALTH.probe, undefined, pool);
+      return Object.fromEntries(STORE_TABLES.map((t) => [t, row[t] === true])) as TablePresence;
     },
     async jsonHelper() {
-      const [row] = await statements.rows(HEALTH.helper, undefined, pool);
-      return toJsonHelper(row?.json_helper_state, row?.json_helper_found);
+      const row = await statements.one(HEALTH.helper, undefined, pool);
+      return toJsonHelper(row.json_helper_state, row.json_helper_found);
     },
     async readKeys() {
-      return toActivationKeys((await statements.rows(HEALTH.keys, ACTIVATION_KEY_PARAMS, pool))[0]);
+      return toActivationKeys(await statements.one(HEALTH.keys, ACTIVATION_KEY_PARAMS, pool));
     },
     async countShortfall(sinceNs) {
-      return toCount((await statements.rows(HEALTH.shortfall, postgresWindow(sinceNs), pool))[0]?.shortfall, 'shortfall');
+      return toCount((await statements.one(HEALTH.shortfall, postgresWindow(sinceNs), pool)).shortfall, 'shortfall');
     },
     async countExcess(sinceNs) {
-      return toCount((await statements.rows(HEALTH.excess, postgresWindow(sinceNs), pool))[0]?.excess, 'excess');
+      return toCount((await statements.one(HEALTH.excess, postgresWindow(sinceNs), pool)).excess, 'excess');
     },
     async countCollisions(sinceNs) {
-      return toCount((await statements.rows(HEALTH.collisions, postgresWindow(sinceNs), pool))[0]?.collisions, 'collisions');
+      return toCount((await statements.one(HEALTH.collisions, postgresWindow(sinceNs), pool)).collisions, 'collisions');
     },
     async maxObservedAt(sinceNs) {
-      return (await statements.rows(HEALTH.max, postgresWindow(sinceNs), pool))[0]?.last_observed_at ?? null;
+      return (await statements.one(HEALTH.max, postgresWindow(sinceNs), pool)).last_observed_at ?? null;
     },
   };
 }

@@ -10,14 +10,14 @@ import { foreignIndex, HOST_INDEX_NAME, HostIndexError, missingMessages, timedHo
 
 export function ensurePostgresHostIndex(pool: pg.Pool): Promise<HostIndexReport> {
   return timedHostIndex(async () => {
-    const [found] = await observeHostIndex.run(undefined, pool);
+    const found = await observeHostIndex.maybeOne(undefined, pool);
     if (found && !found.ours) throw foreignIndex(found.definition);
     if (found?.valid) return 'present';
-    if (found) await dropUnfinishedHostIndex.run(undefined, pool);
-    const [tables] = await probeStoreTables.run(undefined, pool);
-    if (tables?.task_session_messages !== true) throw missingMessages();
+    if (found) await dropUnfinishedHostIndex.exec(undefined, pool);
+    const tables = await probeStoreTables.one(undefined, pool);
+    if (tables.task_session_messages !== true) throw missingMessages();
     for (const script of hostIndexSchema) await pool.query(script.sql);
-    const [built] = await observeHostIndex.run(undefined, pool);
+    const built = await observeHostIndex.maybeOne(undefined, pool);
     if (!built?.valid)
       throw new HostIndexError(
         'database_error',

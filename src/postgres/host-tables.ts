@@ -8,8 +8,8 @@ import { hostSchema, probeStoreTables } from '../../generated/postgres/index.js'
 import { withTransaction } from './transaction.js';
 
 export async function createPostgresHostTables(pool: pg.Pool): Promise<void> {
-  const [present] = await probeStoreTables.run(undefined, pool);
-  if (present?.task_sessions === true && present.task_session_messages === true) return;
+  const present = await probeStoreTables.one(undefined, pool);
+  if (present.task_sessions === true && present.task_session_messages === true) return;
   await withTransaction(pool, async (client) => {
     for (const script of hostSchema) await client.query(script.sql);
   });

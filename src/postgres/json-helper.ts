@@ -6,6 +6,6 @@ import { observeJsonHelper } from '../../generated/postgres/index.js';
 import { toJsonHelper, type JsonHelper } from '../migrations/json-helper.js';
 
 export async function observePostgresJsonHelper(db: pg.Pool | pg.PoolClient): Promise<JsonHelper> {
-  const [row] = await observeJsonHelper.run(undefined, db);
-  return toJsonHelper(row?.json_helper_state, row?.json_helper_found);
+  const row = await observeJsonHelper.one(undefined, db);
+  return toJsonHelper(row.json_helper_state, row.json_helper_found);
 }

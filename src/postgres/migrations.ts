@@ -98,38 +98,37 @@ export const BACKFILL_WORK_MEM = '64kB';
 function postgresPrimitives(db: Queryable): MigrationPrimitives {
   return {
     observeShape: async () => {
-      const [row] = await observeSubagentTableShape.run(undefined, db);
+      const row = await observeSubagentTableShape.one(undefined, db);
       return toTableShape(row, await observePostgresJsonHelper(db));
     },
-    keyPresent: async (key) => (await readMetaKey.run({ key }, db)).length > 0,
-    readKey: async (key) => (await readMetaKey.run({ key }, db))[0]?.value,
-    upsertKey: async (key, value) => void (await upsertMetaKey.run({ key, value }, db)),
-    deleteKey: async (key) => void (await deleteMetaKey.run({ key }, db)),
-    nextBackfillSessions: async (after, limit) => (await nextBackfillSessions.run({ after, limit }, db)).map((r) => r.id),
-    writeKeyOnce: async (key, value) => void (await writeMetaKeyOnce.run({ key, value }, db)),
+    keyPresent: async (key) => (await readMetaKey.maybeOne({ key }, db)) !== undefined,
+    readKey: async (key) => (await readMetaKey.maybeOne({ key }, db))?.value,
+    upsertKey: async (key, value) => void (await upsertMetaKey.exec({ key, value }, db)),
+    deleteKey: async (key) => void (await deleteMetaKey.exec({ key }, db)),
+    nextBackfillSessions: async (after, limit) => (await nextBackfillSessions.many({ after, limit }, db)).map((r) => r.id),
+    writeKeyOnce: async (key, value) => void (await writeMetaKeyOnce.exec({ key, value }, db)),
     readBackfillThrough: async () => {
-      const [high] = await readBackfillThrough.run(undefined, db);
-      if (typeof high?.backfill_through !== 'string') throw new Error('readBackfillThrough returned no value');
+      const high = await readBackfillThrough.one(undefined, db);
+      if (typeof high.backfill_through !== 'string') throw new Error('readBackfillThrough returned no value');
       return high.backfill_through;
     },
     insertBackfillRows: async ({ after, sessions }) => {
       // In the chunk's transaction (always locked): its sort and hash stay within a fixed
       // budget whatever the store's size or the server's work_mem (the query file says why).
-      await setLocalWorkMem.run({ workMem: BACKFILL_WORK_MEM }, db);
+      await setLocalWorkMem.one({ workMem: BACKFILL_WORK_MEM }, db);
       const upTo = sessions[sessions.length - 1];
-      return (await backfillSubagentContexts.runWithCounts({ after, upTo, sessionIds: [...sessions] }, db)).rowCount ?? 0;
+      return backfillSubagentContexts.exec({ after, upTo, sessionIds: [...sessions] }, db);
     },
     applySchema: async (s) => void (await db.query(s.sql)),
     // No PostgreSQL step needs it (its upgrade is in place and keeps them); declared for the interface.
-    readHostObjects: () => readSubagentTableHostObjects.run(undefined, db),
+    readHostObjects: () => readSubagentTableHostObjects.many(undefined, db),
     readVersion: async () => {
-      const [row] = await readDatabaseVersion.run(undefined, db);
-      if (!row) throw new Error('readDatabaseVersion returned no row');
+      const row = await readDatabaseVersion.one(undefined, db);
       return { number: row.version_number, text: row.version };
     },
     probeHostTables: async () => {
-      const [row] = await probeStoreTables.run(undefined, db);
-      return { task_sessions: row?.task_sessions === true, task_session_messages: row?.task_session_messages === true };
+      const row = await probeStoreTables.one(undefined, db);
+      return { task_sessions: row.task_sessions === true, task_session_messages: row.task_session_messages === true };
     },
   };
 }
@@ -148,13 +147,13 @@ export function createPostgresMigrationDatabase(pool: pg.Pool, options: { minimu
      */
     locked: (body) =>
       withTransaction(pool, async (client) => {
-        await setLocalLockTimeout.run({ lockTimeout: '60s' }, client);
-        await acquireMigrationLock.run(undefined, client);
-        await setLocalLockTimeout.run({ lockTimeout: '10s' }, client);
+        await setLocalLockTimeout.one({ lockTimeout: '60s' }, client);
+        await acquireMigrationLock.one(undefined, client);
+        await setLocalLockTimeout.one({ lockTimeout: '10s' }, client);
         return runAsync(body(postgresPrimitives(client)));
       }),
     unlocked: (body) => runAsync(body(postgresPrimitives(pool))),
-    backfillPacing: async (overrides) => postgresBackfillPacing((await readStatementTimeout.run(undefined, pool))[0]?.ms ?? 0, overrides),
+    backfillPacing: async (overrides) => postgresBackfillPacing((await readStatementTimeout.one(undefined, pool)).ms, overrides),
   };
 }
 

@@ -23,6 +23,7 @@
 // from pgtyped's interpolation), so nothing here duplicates them.
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
+import { theRow, type QueryReturns } from '../query-returns.js';
 import { withoutHintSuffixes, type PostgresPreparedQuery } from './prepared-query.js';
 import { PACKAGE_TYPES } from './type-parsers.js';
 
@@ -39,8 +40,10 @@ export interface BoundStatement {
 }
 
 /** One generated statement, ready to run named or unnamed. */
-export interface PackageStatement<TParams, TResult = unknown> {
+export interface PackageStatement<TParams, TResult = unknown, TReturns extends QueryReturns = QueryReturns> {
   readonly queryName: string;
+  /** Its `@returns` (src/query-returns.ts): which runner method fits it. */
+  readonly returns: TReturns;
   /** Result rows' type only (never set): what rows() resolves to. */
   readonly resultType?: TResult;
   bind(params: Required<TParams>): BoundStatement;
@@ -53,10 +56,14 @@ export function statementName(queryName: string, text: string): string {
   return name;
 }
 
-export function packageStatement<TParams, TResult>(queryName: string, generated: PostgresPreparedQuery<TParams, TResult>): PackageStatement<TParams, TResult> {
+export function packageStatement<TParams, TResult, TReturns extends QueryReturns>(
+  queryName: string,
+  generated: PostgresPreparedQuery<TParams, TResult> & { readonly returns: TReturns },
+): PackageStatement<TParams, TResult, TReturns> {
   const name = statementName(queryName, generated.text);
   return {
     queryName,
+    returns: generated.returns,
     bind: (params) => ({ name, text: generated.text, values: generated.values(params) }),
   };
 }
@@ -89,6 +96,8 @@ export interface StatementRunner {
    * read nothing).
    */
   rows<TParams, TResult>(statement: PackageStatement<TParams, TResult>, params: Required<TParams>, target: Queryable): Promise<TResult[]>;
+  /** rows() of a statement declared `@returns one`: its row; NoRowError when none came back. */
+  one<TParams, TResult>(statement: PackageStatement<TParams, TResult, 'one'>, params: Required<TParams>, target: Queryable): Promise<TResult>;
 }
 
 /**
@@ -98,7 +107,7 @@ export interface StatementRunner {
 export function createStatementRunner(options: { named: boolean; onSwitch?(err: Error): void }): StatementRunner {
   let named = options.named;
   async function execute<TParams>(
-    statement: PackageStatement<TParams, unknown>,
+    statement: PackageStatement<TParams, unknown, QueryReturns>,
     params: Required<TParams>,
     target: Queryable,
     recovery: ConflictRecovery,
@@ -119,9 +128,11 @@ export function createStatementRunner(options: { named: boolean; onSwitch?(err: 
     }
     return target.query({ text: bound.text, values: bound.values, types: PACKAGE_TYPES } as pg.QueryConfig);
   }
+  const rows = async <TParams, TResult>(statement: PackageStatement<TParams, TResult>, params: Required<TParams>, target: Queryable) =>
+    withoutHintSuffixes((await execute(statement, params, target, 'retry')).rows as TResult[]);
   return {
     run: async (statement, params, target, recovery) => rowCount(await execute(statement, params, target, recovery)),
-    rows: async <TParams, TResult>(statement: PackageStatement<TParams, TResult>, params: Required<TParams>, target: Queryable) =>
-      withoutHintSuffixes((await execute(statement, params, target, 'retry')).rows as TResult[]),
+    rows,
+    one: async (statement, params, target) => theRow(statement.queryName, (await rows(statement, params, target))[0]),
   };
 }

@@ -4,6 +4,7 @@
 // (scripts/lib/generators/postgres/generator.ts; test/codegen-precompiled.test.ts proves both
 // equal what pgtyped's runtime builds), so running one only puts the values in that order.
 // Hence no runtime dependency: a host installs this package and its driver, nothing else.
+import { theRow } from '../query-returns.js';
 
 /** What a typed function calls on a connection: a node-postgres Pool, PoolClient or Client. */
 export interface PostgresQueryRunner {
@@ -48,5 +49,44 @@ export class PostgresPreparedQuery<TParams, TResult> {
   async runWithCounts(params: TParams, connection: PostgresQueryRunner): Promise<{ result: TResult[]; rowCount: number | null }> {
     const { rows, rowCount } = await connection.query(this.text, this.values(params));
     return { result: withoutHintSuffixes(rows) as TResult[], rowCount };
+  }
+}
+
+// One class per `@returns` (src/query-returns.ts): codegen constructs each statement as the
+// class its .sql declares, so only the method that fits the statement type-checks.
+
+/** `@returns one`: the statement always returns a row. */
+export class PostgresOneQuery<TParams, TResult> extends PostgresPreparedQuery<TParams, TResult> {
+  readonly returns = 'one' as const;
+  /** The row; NoRowError when the statement returned none. */
+  async one(params: TParams, connection: PostgresQueryRunner): Promise<TResult> {
+    return theRow(this.name, (await this.run(params, connection))[0]);
+  }
+}
+
+/** `@returns maybe-one`: a row or none. */
+export class PostgresMaybeOneQuery<TParams, TResult> extends PostgresPreparedQuery<TParams, TResult> {
+  readonly returns = 'maybe-one' as const;
+  /** The row, or undefined when there is none. */
+  async maybeOne(params: TParams, connection: PostgresQueryRunner): Promise<TResult | undefined> {
+    return (await this.run(params, connection))[0];
+  }
+}
+
+/** `@returns many`: any number of rows. */
+export class PostgresManyQuery<TParams, TResult> extends PostgresPreparedQuery<TParams, TResult> {
+  readonly returns = 'many' as const;
+  /** Every row, in the statement's order. */
+  many(params: TParams, connection: PostgresQueryRunner): Promise<TResult[]> {
+    return this.run(params, connection);
+  }
+}
+
+/** `@returns exec`: a write that returns no rows. */
+export class PostgresExecQuery<TParams, TResult> extends PostgresPreparedQuery<TParams, TResult> {
+  readonly returns = 'exec' as const;
+  /** Runs it; the number of rows it wrote (node-postgres's rowCount). */
+  async exec(params: TParams, connection: PostgresQueryRunner): Promise<number> {
+    return (await this.runWithCounts(params, connection)).rowCount ?? 0;
   }
 }

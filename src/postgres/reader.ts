@@ -8,10 +8,10 @@ import { toRow } from '../rows.js';
 export function createPostgresReader(pool: pg.Pool): ReaderAdapter {
   return {
     async listBySession(sessionId) {
-      return (await listSubagentContextsBySession.run({ sessionId }, pool)).map(toRow);
+      return (await listSubagentContextsBySession.many({ sessionId }, pool)).map(toRow);
     },
     async listByTurn(sessionId, turnId) {
-      return (await listSubagentContextsByTurn.run({ sessionId, turnId }, pool)).map(toRow);
+      return (await listSubagentContextsByTurn.many({ sessionId, turnId }, pool)).map(toRow);
     },
   };
 }

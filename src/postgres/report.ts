@@ -46,11 +46,11 @@ export function postgresReportReader(pool: pg.Pool): ReportReader {
         const bounds = plan(keys);
         const p = postgresReportParams(bounds);
         // Sequential on purpose: one client runs one statement at a time.
-        const [counts] = await reportRowCounts.run(p, client);
-        const tokens = await reportTokens.run(p, client);
-        const distribution = await reportTokenDistribution.run(p, client);
-        const fanOut = await reportFanOut.run(p, client);
-        const [cards] = await reportCards.run(p, client);
+        const counts = await reportRowCounts.one(p, client);
+        const tokens = await reportTokens.many(p, client);
+        const distribution = await reportTokenDistribution.many(p, client);
+        const fanOut = await reportFanOut.many(p, client);
+        const cards = await reportCards.one(p, client);
         return {
           keys,
           bounds,

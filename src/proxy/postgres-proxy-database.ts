@@ -40,7 +40,7 @@ export function openPostgresProxyDatabase(url: string, options: ProxyDatabaseOpt
               savepoint: (fn) => withSavepoint(client, 'proxy_job', fn),
               async ensureSession(job) {
                 await proxyEnsureSession.run({ id: job.sessionId, taskId: job.taskId, at }, client);
-                return (await proxyReadSessionTask.run({ id: job.sessionId }, client))[0]?.taskId ?? job.taskId;
+                return (await proxyReadSessionTask.maybeOne({ id: job.sessionId }, client))?.taskId ?? job.taskId;
               },
               async upsertMessage(job) {
                 const id = subagentMessageId(job.sessionId, job.toolCallId);

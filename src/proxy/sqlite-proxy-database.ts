@@ -41,7 +41,7 @@ export function openSqliteProxyDatabase(file: string, options: ProxyDatabaseOpti
               savepoint: (fn) => withAsyncSavepoint(db, 'proxy_job', fn),
               async ensureSession(job) {
                 proxyEnsureSession.run({ id: job.sessionId, taskId: job.taskId, at }, db);
-                return proxyReadSessionTask.get({ id: job.sessionId }, db)?.taskId ?? job.taskId;
+                return proxyReadSessionTask.maybeOne({ id: job.sessionId }, db)?.taskId ?? job.taskId;
               },
               async upsertMessage(job) {
                 const id = subagentMessageId(job.sessionId, job.toolCallId);

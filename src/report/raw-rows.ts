@@ -6,14 +6,11 @@ import { toDimension, toEra, toLead, type CardCounts, type FanOutRow, type RowCo
 
 type Row = Record<string, unknown>;
 
-/** Generated result interfaces carry no index signature, so rows are taken as plain objects. */
-function single(row: object | undefined, statement: string): Row {
-  if (!row) throw new Error(`report: ${statement} returned no row`);
-  return row as Row;
-}
+// Generated result interfaces carry no index signature, so rows are taken as plain objects.
+// report_row_counts and report_cards are `@returns one`: their `.one()` threw NoRowError already.
 
-export function toRowCounts(row: object | undefined): RowCounts {
-  const c = single(row, 'reportRowCounts');
+export function toRowCounts(row: object): RowCounts {
+  const c = row as Row;
   const n = (column: string) => toCount(c[column], `report: ${column}`);
   return {
     rows: n('rows'),
@@ -29,8 +26,8 @@ export function toRowCounts(row: object | undefined): RowCounts {
   };
 }
 
-export function toCardCounts(row: object | undefined): CardCounts {
-  const c = single(row, 'reportCards');
+export function toCardCounts(row: object): CardCounts {
+  const c = row as Row;
   const n = (column: string) => toCount(c[column], `report: ${column}`);
   return { tasks: n('tasks'), sessions: n('sessions'), tasksWithSubagents: n('tasks_with_subagents'), sessionsWithSubagents: n('sessions_with_subagents') };
 }

@@ -28,13 +28,13 @@ export function sqliteWindow(sinceNs: bigint): { since: string; sinceFloor: stri
 }
 
 /** The three activation keys verbatim (synchronous, so the report can read them inside its snapshot). */
-export const readSqliteKeys = (db: Database): ActivationKeyValues => toActivationKeys(readActivationKeys.get(ACTIVATION_KEY_PARAMS, db));
+export const readSqliteKeys = (db: Database): ActivationKeyValues => toActivationKeys(readActivationKeys.one(ACTIVATION_KEY_PARAMS, db));
 
 export function sqliteHealthQueries(db: Database): HealthQueries {
   return {
     async probeTables() {
-      const row = probeStoreTables.get({}, db);
-      return Object.fromEntries(STORE_TABLES.map((t) => [t, Number(row?.[t] ?? 0) === 1])) as TablePresence;
+      const row = probeStoreTables.one({}, db);
+      return Object.fromEntries(STORE_TABLES.map((t) => [t, Number(row[t]) === 1])) as TablePresence;
     },
     // SQLite has no helper to plant or to lose (src/migrations/json-helper.ts).
     jsonHelper: async () => SQLITE_JSON_HELPER,
@@ -42,16 +42,16 @@ export function sqliteHealthQueries(db: Database): HealthQueries {
       return readSqliteKeys(db);
     },
     async countShortfall(sinceNs) {
-      return toCount(countShortfallSinceCapture.get(sqliteWindow(sinceNs), db)?.shortfall, 'shortfall');
+      return toCount(countShortfallSinceCapture.one(sqliteWindow(sinceNs), db).shortfall, 'shortfall');
     },
     async countExcess(sinceNs) {
-      return toCount(countExcessSinceCapture.get(sqliteWindow(sinceNs), db)?.excess, 'excess');
+      return toCount(countExcessSinceCapture.one(sqliteWindow(sinceNs), db).excess, 'excess');
     },
     async countCollisions(sinceNs) {
-      return toCount(countCollisionsSinceCapture.get(sqliteWindow(sinceNs), db)?.collisions, 'collisions');
+      return toCount(countCollisionsSinceCapture.one(sqliteWindow(sinceNs), db).collisions, 'collisions');
     },
     async maxObservedAt(sinceNs) {
-      const value = maxObservedAtSinceCapture.get(sqliteWindow(sinceNs), db)?.last_observed_at ?? null;
+      const value = maxObservedAtSinceCapture.one(sqliteWindow(sinceNs), db).last_observed_at;
       return value === null ? null : String(value);
     },
   };

@@ -10,12 +10,12 @@ export function ensureSqliteHostIndex(db: Database): Promise<HostIndexReport> {
   return timedHostIndex(() => {
     // Inside the host's transaction the build would commit (or roll back) with the host's work.
     if (db.inTransaction) throw new HostIndexError('in_transaction', 'ensureHostIndex() runs outside a transaction: the build is its own');
-    const found = observeHostIndex.get({}, db);
+    const found = observeHostIndex.maybeOne({}, db);
     if (found) {
       if (Number(found.ours) === 1) return 'present';
       throw foreignIndex(found.definition);
     }
-    if (Number(probeStoreTables.get({}, db)?.task_session_messages ?? 0) !== 1) throw missingMessages();
+    if (Number(probeStoreTables.one({}, db).task_session_messages) !== 1) throw missingMessages();
     for (const script of hostIndexSchema) db.exec(script.sql);
     return 'created';
   });

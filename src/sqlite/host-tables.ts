@@ -9,8 +9,8 @@ import { hostSchema, probeStoreTables } from '../../generated/sqlite/index.js';
 import { inWriteScope } from './transaction.js';
 
 export async function createSqliteHostTables(db: Database): Promise<void> {
-  const present = probeStoreTables.get({}, db);
-  if (Number(present?.task_sessions) === 1 && Number(present?.task_session_messages) === 1) return;
+  const present = probeStoreTables.one({}, db);
+  if (Number(present.task_sessions) === 1 && Number(present.task_session_messages) === 1) return;
   inWriteScope(db, () => {
     for (const script of hostSchema) db.exec(script.sql);
   });

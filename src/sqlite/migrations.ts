@@ -82,32 +82,31 @@ function sqliteSteps(db: Database): MigrationDatabase['steps'] {
 
 function sqlitePrimitives(db: Database): MigrationPrimitives {
   return {
-    observeShape: () => sqliteTableShape(observeSubagentTableShape.get({}, db)),
-    keyPresent: (key) => readMetaKey.get({ key }, db) !== undefined,
+    observeShape: () => sqliteTableShape(observeSubagentTableShape.one({}, db)),
+    keyPresent: (key) => readMetaKey.maybeOne({ key }, db) !== undefined,
     readKey: (key) => {
-      const value = readMetaKey.get({ key }, db)?.value;
+      const value = readMetaKey.maybeOne({ key }, db)?.value;
       return value === undefined || value === null ? undefined : String(value);
     },
-    upsertKey: (key, value) => void upsertMetaKey.run({ key, value }, db),
-    deleteKey: (key) => void deleteMetaKey.run({ key }, db),
-    nextBackfillSessions: (after, limit) => nextBackfillSessions.all({ after, limit }, db).map((r) => String(r.id)),
-    writeKeyOnce: (key, value) => void writeMetaKeyOnce.run({ key, value }, db),
+    upsertKey: (key, value) => void upsertMetaKey.exec({ key, value }, db),
+    deleteKey: (key) => void deleteMetaKey.exec({ key }, db),
+    nextBackfillSessions: (after, limit) => nextBackfillSessions.many({ after, limit }, db).map((r) => String(r.id)),
+    writeKeyOnce: (key, value) => void writeMetaKeyOnce.exec({ key, value }, db),
     readBackfillThrough: () => {
-      const through = readBackfillThrough.get({}, db)?.backfill_through;
+      const through = readBackfillThrough.one({}, db).backfill_through;
       if (typeof through !== 'string') throw new Error('readBackfillThrough returned no value');
       return through;
     },
-    insertBackfillRows: ({ after, sessions }) => backfillSubagentContexts.run({ after, upTo: sessions[sessions.length - 1] }, db).changes,
+    insertBackfillRows: ({ after, sessions }) => backfillSubagentContexts.exec({ after, upTo: sessions[sessions.length - 1] }, db),
     applySchema: (s) => void db.exec(s.sql),
-    readHostObjects: () => readSubagentTableHostObjects.all({}, db),
+    readHostObjects: () => readSubagentTableHostObjects.many({}, db),
     readVersion: () => {
-      const row = readDatabaseVersion.get({}, db);
-      if (!row) throw new Error('readDatabaseVersion returned no row');
+      const row = readDatabaseVersion.one({}, db);
       return { number: Number(row.version_number), text: String(row.version) };
     },
     probeHostTables: () => {
-      const row = probeStoreTables.get({}, db);
-      return { task_sessions: Number(row?.task_sessions) === 1, task_session_messages: Number(row?.task_session_messages) === 1 };
+      const row = probeStoreTables.one({}, db);
+      return { task_sessions: Number(row.task_sessions) === 1, task_session_messages: Number(row.task_session_messages) === 1 };
     },
   };
 }

@@ -3,6 +3,7 @@
 // integers come back as bigint (safeIntegers) so int64 metrics survive beyond 2^53.
 // Connections and statements are typed structurally (./connection.ts), so the declarations
 // of every generated SQLite function stay free of better-sqlite3's types.
+import { theRow } from '../query-returns.js';
 import type { SqliteConnection, SqliteStatement } from './connection.js';
 
 /** What better-sqlite3 can bind: numbers, strings, bigints, buffers and null. */
@@ -56,5 +57,44 @@ export class SqlitePreparedQuery<TParams, TResult> {
   run(params: TParams, db: SqliteConnection): { changes: number } {
     const info = this.statement(db).run(this.bind(params));
     return { changes: info.changes };
+  }
+}
+
+// One class per `@returns` (src/query-returns.ts): codegen constructs each statement as the
+// class its .sql declares, so only the method that fits the statement type-checks.
+
+/** `@returns one`: the statement always returns a row. */
+export class SqliteOneQuery<TParams, TResult> extends SqlitePreparedQuery<TParams, TResult> {
+  readonly returns = 'one' as const;
+  /** The row; NoRowError when the statement returned none. */
+  one(params: TParams, db: SqliteConnection): TResult {
+    return theRow(this.name, this.get(params, db));
+  }
+}
+
+/** `@returns maybe-one`: a row or none. */
+export class SqliteMaybeOneQuery<TParams, TResult> extends SqlitePreparedQuery<TParams, TResult> {
+  readonly returns = 'maybe-one' as const;
+  /** The row, or undefined when there is none. */
+  maybeOne(params: TParams, db: SqliteConnection): TResult | undefined {
+    return this.get(params, db);
+  }
+}
+
+/** `@returns many`: any number of rows. */
+export class SqliteManyQuery<TParams, TResult> extends SqlitePreparedQuery<TParams, TResult> {
+  readonly returns = 'many' as const;
+  /** Every row, in the statement's order. */
+  many(params: TParams, db: SqliteConnection): TResult[] {
+    return this.all(params, db);
+  }
+}
+
+/** `@returns exec`: a write that returns no rows. */
+export class SqliteExecQuery<TParams, TResult> extends SqlitePreparedQuery<TParams, TResult> {
+  readonly returns = 'exec' as const;
+  /** Runs it; the number of rows it wrote. */
+  exec(params: TParams, db: SqliteConnection): number {
+    return this.run(params, db).changes;
   }
 }

@@ -8,10 +8,10 @@ import { toRow, type RawSubagentRow } from '../rows.js';
 export function createSqliteReader(db: Database): ReaderAdapter {
   return {
     async listBySession(sessionId) {
-      return listSubagentContextsBySession.all({ sessionId }, db).map((r) => toRow(r as RawSubagentRow));
+      return listSubagentContextsBySession.many({ sessionId }, db).map((r) => toRow(r as RawSubagentRow));
     },
     async listByTurn(sessionId, turnId) {
-      return listSubagentContextsByTurn.all({ sessionId, turnId }, db).map((r) => toRow(r as RawSubagentRow));
+      return listSubagentContextsByTurn.many({ sessionId, turnId }, db).map((r) => toRow(r as RawSubagentRow));
     },
   };
 }

@@ -51,11 +51,11 @@ export function sqliteReportReader(db: Database): ReportReader {
         return {
           keys,
           bounds,
-          rowCounts: toRowCounts(reportRowCounts.get(p, db)),
-          tokens: reportTokens.all(p, db).map(toTokenGroupRow),
-          distribution: reportTokenDistribution.all(p, db).map(toTokenBucketRow),
-          fanOut: reportFanOut.all(p, db).map(toFanOutRow),
-          cards: toCardCounts(reportCards.get(p, db)),
+          rowCounts: toRowCounts(reportRowCounts.one(p, db)),
+          tokens: reportTokens.many(p, db).map(toTokenGroupRow),
+          distribution: reportTokenDistribution.many(p, db).map(toTokenBucketRow),
+          fanOut: reportFanOut.many(p, db).map(toFanOutRow),
+          cards: toCardCounts(reportCards.one(p, db)),
         };
       });
     },

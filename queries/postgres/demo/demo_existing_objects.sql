@@ -5,6 +5,7 @@
  * user's data). The demo needs an EMPTY database: it refuses any with one of these, so it can
  * never write demo rows beside a real host's, or anyone's.
  */
+/* @returns many */
 /* @name demoExistingObjects */
 SELECT o.kind AS "kind!", o.name AS "name!"
   FROM (SELECT CASE c.relkind WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'S' THEN 'sequence' WHEN 'f' THEN 'foreign table' ELSE 'table' END AS kind,

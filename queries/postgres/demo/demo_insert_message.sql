@@ -5,6 +5,7 @@
  * 'subagent_task'). The demo's seeded history and its live stream both go through here;
  * timestamps are UTC text typed TIMESTAMP.
  */
+/* @returns exec */
 /* @name demoInsertMessage */
 INSERT INTO task_session_messages (
   id, task_session_id, task_id, turn_id, author_type, content, type, metadata, created_at, updated_at

@@ -4,6 +4,7 @@
  * inserts them so its history has cards and sessions to hang subagents on. Timestamps are
  * bound as UTC text and typed TIMESTAMP here, so no value depends on the session TimeZone.
  */
+/* @returns exec */
 /* @name demoInsertSession */
 INSERT INTO task_sessions (id, task_id, state, created_at, updated_at)
 VALUES (:id!, :taskId!, :state!, :createdAt!::timestamp, :updatedAt!::timestamp);

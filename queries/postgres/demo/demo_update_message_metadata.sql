@@ -4,6 +4,7 @@
  * tool_call_id reused by a newer execution lands on the SAME message row while this package
  * keeps one subagent row per execution (spec AC-28, AC-32).
  */
+/* @returns exec */
 /* @name demoUpdateMessageMetadata */
 UPDATE task_session_messages
    SET metadata = :metadata, updated_at = :updatedAt!::timestamp

@@ -7,6 +7,7 @@
  * AC-28). turn_id and created_at are the first observation's; content is empty: prompts are
  * never stored. UTC text typed TIMESTAMP.
  */
+/* @returns exec */
 /* @name proxyUpsertSubagentMessage */
 INSERT INTO task_session_messages (
   id, task_session_id, task_id, turn_id, author_type, content, type, metadata, created_at, updated_at

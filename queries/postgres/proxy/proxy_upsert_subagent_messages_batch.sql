@@ -7,6 +7,7 @@
  * alone decides what the row keeps. The conflict clause is the single statement's, rule for
  * rule. UTC text typed TIMESTAMP.
  */
+/* @returns exec */
 /* @name proxyUpsertSubagentMessagesBatch */
 INSERT INTO task_session_messages (
   id, task_session_id, task_id, turn_id, author_type, content, type, metadata, created_at, updated_at

@@ -4,6 +4,7 @@
  * or one that holds none: a single table or view of the user's means the file is someone's
  * database, and the demo refuses it. Run on an in-memory copy, never on the file itself.
  */
+/* @returns many */
 /* @name demoExistingObjects */
 SELECT m.type AS "kind!", m.name AS "name!"
   FROM sqlite_master AS m

@@ -5,6 +5,7 @@
  * ACP session id, the task is the session's cwd or --task. An existing row is left as it is:
  * a session loaded again keeps the task it was created with.
  */
+/* @returns exec */
 /* @name proxyEnsureSession */
 INSERT INTO task_sessions (id, task_id, state, created_at, updated_at)
 VALUES (:id!, :taskId!, 'RUNNING', :at!, :at!)

@@ -5,6 +5,7 @@
  * the k-th of each message in round k, so they apply in order and this statement alone
  * decides what the row keeps. The conflict clause is the single statement's, rule for rule.
  */
+/* @returns exec */
 /* @name proxyUpsertSubagentMessagesBatch */
 INSERT INTO task_session_messages (
   id, task_session_id, task_id, turn_id, author_type, content, type, metadata, created_at, updated_at

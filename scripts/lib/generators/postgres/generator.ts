@@ -20,6 +20,7 @@ import { typeHintedColumns } from '../../column-hints.js';
 import { startEmbeddedPostgres } from '../../embedded-postgres.js';
 import { clientFor, createDatabase } from '../../postgres-database.js';
 import { modulePath, type ParsedQuery } from '../../query-files.js';
+import { returnsClass, returnsNote } from '../../query-returns.js';
 import { schemaScripts } from '../../schema-files.js';
 import type { CompiledStatement, DialectGenerator } from '../dialect-generator.js';
 
@@ -47,7 +48,8 @@ function rawRowsNote(moduleText: string): string[] {
   ];
 }
 
-/** pgtyped's module with its runtime PreparedQuery replaced by a precompiled PostgresPreparedQuery. */
+/** pgtyped's module with its runtime PreparedQuery replaced by a precompiled PostgresPreparedQuery
+ * of the class the statement's `@returns` names (PostgresOneQuery, …). */
 function precompiled(q: ParsedQuery, text: string, problems: string[]): string {
   const runtime = posix.relative(posix.join('generated/postgres', q.group.folder), 'src/postgres/prepared-query.js');
   const irLine = new RegExp(`^const ${q.name}IR: any = (.*);\n\n`, 'm');
@@ -64,14 +66,17 @@ function precompiled(q: ParsedQuery, text: string, problems: string[]): string {
     problems.push(`${q.file} (${q.name}): ${err instanceof Error ? err.message : String(err)}`);
     return text;
   }
+  const query = returnsClass('Postgres', q.returns);
   return text
-    .replace("import { PreparedQuery } from '@pgtyped/runtime';", `import { PostgresPreparedQuery } from '${runtime}';`)
+    .replace("import { PreparedQuery } from '@pgtyped/runtime';", `import { ${query} } from '${runtime}';`)
     .replace(irLine, '')
-    .replace(' * Query generated from SQL:\n', () => [...rawRowsNote(text), ' * Query generated from SQL:', ''].join('\n'))
+    .replace(' * Query generated from SQL:\n', () =>
+      [returnsNote(q, 'poolOrClient'), ' *', ...rawRowsNote(text), ' * Query generated from SQL:', ''].join('\n'),
+    )
     .replace(
       construct,
       (_m, params: string, result: string) =>
-        `new PostgresPreparedQuery<${params}, ${result}>(\n  ${JSON.stringify(q.name)},\n  ${JSON.stringify(compiled.text)},\n  ${JSON.stringify(compiled.paramNames)},\n);`,
+        `new ${query}<${params}, ${result}>(\n  ${JSON.stringify(q.name)},\n  ${JSON.stringify(compiled.text)},\n  ${JSON.stringify(compiled.paramNames)},\n);`,
     );
 }
 

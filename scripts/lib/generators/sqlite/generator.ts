@@ -10,6 +10,7 @@ import { join, posix } from 'node:path';
 import { CodegenError } from '../../codegen-error.js';
 import { ColumnHintError, stripColumnHints, type ColumnHint } from '../../column-hints.js';
 import { modulePath, pascal, type ParsedQuery } from '../../query-files.js';
+import { returnsClass, returnsNote } from '../../query-returns.js';
 import { schemaScripts } from '../../schema-files.js';
 import type { CompiledStatement, DialectGenerator } from '../dialect-generator.js';
 
@@ -82,12 +83,12 @@ function rawRowsNote(columns: ColumnType[] | null): string[] {
   ];
 }
 
-function docComment(sql: string, columns: ColumnType[] | null): string {
-  const body = sql
+function docComment(q: ParsedQuery, columns: ColumnType[] | null): string {
+  const body = q.statement
     .replace(/\*\//g, '* /')
     .split('\n')
     .map((l) => ` * ${l}`.trimEnd());
-  return ['/**', ...rawRowsNote(columns), ' * Query generated from SQL:', ' * ```', ...body, ' * ```', ' */'].join('\n');
+  return ['/**', returnsNote(q, 'db'), ' *', ...rawRowsNote(columns), ' * Query generated from SQL:', ' * ```', ...body, ' * ```', ' */'].join('\n');
 }
 
 function render(q: ParsedQuery, sql: string, columns: ColumnType[] | null): string {
@@ -103,7 +104,8 @@ function render(q: ParsedQuery, sql: string, columns: ColumnType[] | null): stri
         .join('\n')}\n}`
     : `export type I${base}Result = void;`;
   const usesValue = result.includes('SqliteValue') || params.includes('SqliteValue ');
-  const imports = ['SqlitePreparedQuery', 'type SqliteBindValue', ...(usesValue ? ['type SqliteValue'] : [])];
+  const query = returnsClass('Sqlite', q.returns);
+  const imports = [query, 'type SqliteBindValue', ...(usesValue ? ['type SqliteValue'] : [])];
   // The module sits in generated/sqlite/<group folder>/; the runtime in src/sqlite/.
   const runtime = posix.relative(posix.join('generated/sqlite', q.group.folder), 'src/sqlite/prepared-query.js');
   return [
@@ -120,8 +122,8 @@ function render(q: ParsedQuery, sql: string, columns: ColumnType[] | null): stri
     `/** '${base}' query type */`,
     `export interface I${base}Query {\n  params: I${base}Params;\n  result: I${base}Result;\n}`,
     '',
-    docComment(q.statement, columns),
-    `export const ${q.name} = new SqlitePreparedQuery<I${base}Params, I${base}Result>(`,
+    docComment(q, columns),
+    `export const ${q.name} = new ${query}<I${base}Params, I${base}Result>(`,
     `  ${JSON.stringify(q.name)},`,
     `  ${JSON.stringify(sql)},`,
     `  ${JSON.stringify(q.params.map((p) => p.name))},`,
