@@ -15,6 +15,33 @@ import type { HealthReport, HostIndexReport, Logger, MigrationOptions, Migration
 export const DIALECTS = ['sqlite', 'postgres'] as const;
 export type DialectName = (typeof DIALECTS)[number];
 
+// Dialects as records (the Kysely habit, STYLE.md): code that differs by dialect writes a record
+// with one entry per dialect, never `dialect === 'sqlite' ? a : b`, which would send a new
+// dialect silently down the other branch. A record that lacks the new dialect's entry is a type
+// error. eslint.config.js forbids comparing to a dialect's name anywhere in src/ and scripts/
+// but here (and codegen's own folder, see there).
+
+/** One value per dialect. */
+export type ByDialect<T> = { readonly [D in DialectName]: T };
+
+/** The entry of `values` for `dialect`; `values` must name every dialect (a third is a compile error until it has its entry). */
+export function byDialect<R extends ByDialect<unknown>>(dialect: DialectName, values: R): R[DialectName] {
+  return values[dialect];
+}
+
+/** The case for `value`'s dialect, called with `value` narrowed to that dialect's member of its union; `cases` names every dialect. */
+export function matchDialect<T extends { readonly dialect: DialectName }, R>(
+  value: T,
+  cases: { readonly [D in DialectName]: (value: Extract<T, { readonly dialect: D }>) => R },
+): R {
+  return (cases[value.dialect] as (value: T) => R)(value);
+}
+
+/** The dialect `name` names (a command-line argument), or undefined when it names none. */
+export function dialectNamed(name: string | undefined): DialectName | undefined {
+  return DIALECTS.find((d) => d === name);
+}
+
 /**
  * The live write path: nothing here reads rows back. `client` is RecordOptions.client as the
  * host passed it (null/undefined: none); each dialect checks it and, when it joins a host's
