@@ -1,5 +1,7 @@
-// Which folders of src/ may import which (issue 31 items 4 and 5): the CLI and the demo stand
-// apart, the CLI's demo command alone loading the demo's entry, and anything both need lives on
+// Which folders of src/ may import which (issue 31 items 4 and 5): the report computes and the
+// views render, so src/report imports nothing from src/render (the views import the report's
+// types and derived figures, src/report/derived-figures.ts); the CLI and the demo stand apart,
+// the CLI's demo command alone loading the demo's entry, and anything both need lives on
 // neutral ground (src/database-target.ts, src/connection-secrets.ts). This is the grep that
 // says so, over static and dynamic imports alike.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -24,6 +26,10 @@ const under = (dir: string) => (path: string) => path.startsWith(`${dir}/`);
 const crossing = (a: string, b: string) => edges.filter((e) => under(a)(e.from) && under(b)(e.to)).map((e) => `${e.from} -> ${e.to}`);
 
 describe('layout: import boundaries in src/', () => {
+  it('src/report imports nothing from src/render', () => {
+    expect(crossing('src/report', 'src/render')).toEqual([]);
+  });
+
   it('src/demo imports nothing from src/cli', () => {
     expect(crossing('src/demo', 'src/cli')).toEqual([]);
   });
