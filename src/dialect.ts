@@ -7,10 +7,13 @@ import type { ReportOptions, SubagentContextReport } from './report/types.js';
 import type { HealthReport, HostIndexReport, Logger, MigrationOptions, MigrationReport, SubagentContextRow } from './types.js';
 
 /**
- * The dialects, the one list every other place derives from: the type below, the test matrix
- * (test/helpers/test-db.ts describeBothDialects), codegen's loop over queries/<dialect>/, the
- * benchmark and soak scripts. A new dialect is added here and the compiler then names every
- * dialect-keyed record (test/helpers/by-dialect.ts) that lacks its entry.
+ * The dialects. Derived from this list: the type below, the dialect records (ByDialect,
+ * byDialect, matchDialect; src/database-target.ts), the test matrix (test/helpers/test-db.ts
+ * describeBothDialects) and the dialects the benchmark and soak scripts run by default. A new
+ * dialect added here makes the compiler name every record that lacks its entry. Codegen is not
+ * derived from it: scripts/codegen.ts parses, checks and generates the two dialects by name
+ * (scripts/lib/codegen-sqlite.ts, codegen-postgres.ts), so a new dialect needs its generator
+ * written there too.
  */
 export const DIALECTS = ['sqlite', 'postgres'] as const;
 export type DialectName = (typeof DIALECTS)[number];
