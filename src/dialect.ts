@@ -1,5 +1,7 @@
-// What the dialect-neutral store (src/store.ts) needs from a database, split by concern so
-// each concern has one file per dialect: src/<dialect>/writer.ts (the live write path),
+// The dialect module: the list of dialects, the one place that may name a dialect to compare
+// against it (byDialect, matchDialect and dialectNamed below; eslint.config.js), and what the
+// dialect-neutral store (src/store.ts) needs from a database, split by concern so each concern
+// has one file per dialect: src/<dialect>/writer.ts (the live write path),
 // reader.ts (the lists a host calls), migrations.ts, health.ts and report.ts. Each
 // implementation calls only generated functions (generated/<dialect>/).
 import type { UpsertInput } from './frame-normalization.js';
