@@ -15,7 +15,7 @@ import * as postgresGenerated from '../generated/postgres/index.js';
 import { createPostgresStore, createSqliteStore, type SubagentContextStore, type SubagentFrame } from '../src/index.js';
 import { formatMicros } from '../src/instant.js';
 import { startEmbeddedPostgres } from './lib/embedded-postgres.js';
-import { DIALECTS, type DialectName } from '../src/dialect.js';
+import { DIALECTS, dialectNamed, type ByDialect, type DialectName } from '../src/dialect.js';
 
 const { values } = parseArgs({
   options: {
@@ -26,7 +26,14 @@ const { values } = parseArgs({
 });
 const FRAMES = Number(values.frames);
 const EVERY = Number(values.every);
-const dialects = (values.dialect?.length ? values.dialect : [...DIALECTS]) as DialectName[];
+const dialects = (values.dialect?.length ? values.dialect : [...DIALECTS]).map(
+  (d) => dialectNamed(d) ?? usage(`--dialect ${d}: not one of ${DIALECTS.join(', ')}`),
+);
+
+function usage(message: string): never {
+  console.error(message);
+  process.exit(2);
+}
 
 interface Host {
   store: SubagentContextStore;
@@ -140,26 +147,35 @@ async function soak(dialect: DialectName, host: Host): Promise<boolean> {
   return ok && Math.abs(heapGrowth) < 32;
 }
 
-let allOk = true;
-for (const dialect of dialects) {
-  if (dialect === 'sqlite') {
+/** A host on a fresh database of each dialect, and how to be rid of both. */
+const FRESH_HOST: ByDialect<() => Promise<{ host: Host; dispose(): Promise<void> }>> = {
+  async sqlite() {
     const dir = mkdtempSync(join(tmpdir(), 'subagent-context-soak-'));
     const host = await sqliteHost(dir);
-    try {
-      allOk = (await soak('sqlite', host)) && allOk;
-    } finally {
+    const dispose = async () => {
       await host.close();
       rmSync(dir, { recursive: true, force: true });
-    }
-  } else {
+    };
+    return { host, dispose };
+  },
+  async postgres() {
     const server = await startEmbeddedPostgres({ fsync: false });
     const host = await postgresHost(server.url);
-    try {
-      allOk = (await soak('postgres', host)) && allOk;
-    } finally {
+    const dispose = async () => {
       await host.close();
       await server.stop();
-    }
+    };
+    return { host, dispose };
+  },
+};
+
+let allOk = true;
+for (const dialect of dialects) {
+  const { host, dispose } = await FRESH_HOST[dialect]();
+  try {
+    allOk = (await soak(dialect, host)) && allOk;
+  } finally {
+    await dispose();
   }
 }
 process.exit(allOk ? 0 : 1);

@@ -11,6 +11,16 @@ export const ACTIVATION_KEYS = {
 
 export type ActivationKeyName = (typeof ACTIVATION_KEYS)[keyof typeof ACTIVATION_KEYS];
 
+/** The three keys' values as read (the key names without their subagent_context_ prefix): verbatim, null when absent. */
+export interface ActivationKeyValues {
+  capture_since: string | null;
+  backfill_through: string | null;
+  execution_since: string | null;
+}
+
+/** AC-24c's four states, decided by which keys are present (src/health/activation-state.ts). */
+export type ActivationState = 'activated' | 'capture_only' | 'execution_only' | 'not_activated';
+
 /** read_activation_keys.sql's parameters: the three key names it looks up. */
 export const ACTIVATION_KEY_PARAMS = {
   captureSinceKey: ACTIVATION_KEYS.captureSince,

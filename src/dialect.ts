@@ -1,5 +1,7 @@
-// What the dialect-neutral store (src/store.ts) needs from a database, split by concern so
-// each concern has one file per dialect: src/<dialect>/writer.ts (the live write path),
+// The dialect module: the list of dialects, the one place that may name a dialect to compare
+// against it (byDialect, matchDialect and dialectNamed below; eslint.config.js), and what the
+// dialect-neutral store (src/store.ts) needs from a database, split by concern so each concern
+// has one file per dialect: src/<dialect>/writer.ts (the live write path),
 // reader.ts (the lists a host calls), migrations.ts, health.ts and report.ts. Each
 // implementation calls only generated functions (generated/<dialect>/).
 import type { UpsertInput } from './frame-normalization.js';
@@ -7,13 +9,43 @@ import type { ReportOptions, SubagentContextReport } from './report/types.js';
 import type { HealthReport, HostIndexReport, Logger, MigrationOptions, MigrationReport, SubagentContextRow } from './types.js';
 
 /**
- * The dialects, the one list every other place derives from: the type below, the test matrix
- * (test/helpers/test-db.ts describeBothDialects), codegen's loop over queries/<dialect>/, the
- * benchmark and soak scripts. A new dialect is added here and the compiler then names every
- * dialect-keyed record (test/helpers/by-dialect.ts) that lacks its entry.
+ * The dialects. Derived from this list: the type below, the dialect records (ByDialect,
+ * byDialect, matchDialect; src/database-target.ts), the test matrix (test/helpers/test-db.ts
+ * describeBothDialects) and the dialects the benchmark and soak scripts run by default. A new
+ * dialect added here makes the compiler name every record that lacks its entry. Codegen is not
+ * derived from it: scripts/codegen.ts parses, checks and generates the two dialects by name
+ * (scripts/lib/codegen-sqlite.ts, codegen-postgres.ts), so a new dialect needs its generator
+ * written there too.
  */
 export const DIALECTS = ['sqlite', 'postgres'] as const;
 export type DialectName = (typeof DIALECTS)[number];
+
+// Dialects as records (the Kysely habit, STYLE.md): code that differs by dialect writes a record
+// with one entry per dialect, never `dialect === 'sqlite' ? a : b`, which would send a new
+// dialect silently down the other branch. A record that lacks the new dialect's entry is a type
+// error. eslint.config.js forbids comparing to a dialect's name anywhere in src/ and scripts/
+// but here (and codegen's own folder, see there).
+
+/** One value per dialect. */
+export type ByDialect<T> = { readonly [D in DialectName]: T };
+
+/** The entry of `values` for `dialect`; `values` must name every dialect (a third is a compile error until it has its entry). */
+export function byDialect<R extends ByDialect<unknown>>(dialect: DialectName, values: R): R[DialectName] {
+  return values[dialect];
+}
+
+/** The case for `value`'s dialect, called with `value` narrowed to that dialect's member of its union; `cases` names every dialect. */
+export function matchDialect<T extends { readonly dialect: DialectName }, R>(
+  value: T,
+  cases: { readonly [D in DialectName]: (value: Extract<T, { readonly dialect: D }>) => R },
+): R {
+  return (cases[value.dialect] as (value: T) => R)(value);
+}
+
+/** The dialect `name` names (a command-line argument), or undefined when it names none. */
+export function dialectNamed(name: string | undefined): DialectName | undefined {
+  return DIALECTS.find((d) => d === name);
+}
 
 /**
  * The live write path: nothing here reads rows back. `client` is RecordOptions.client as the

@@ -1,6 +1,9 @@
 // The public types of the package (DESIGN §2). Names here are a contract: keep them.
 import type { TextColumnRow } from '../generated/columns.js';
+import type { ActivationKeyValues, ActivationState } from './activation-keys.js';
 import type { ReportOptions, SubagentContextReport } from './report/types.js';
+
+export type { ActivationState } from './activation-keys.js';
 
 /** Structured logger; only `warn` is required. Called as (fields, message). */
 export interface Logger {
@@ -170,11 +173,10 @@ export interface HostIndexReport {
   ms: number;
 }
 
-export type ActivationState = 'activated' | 'capture_only' | 'execution_only' | 'not_activated';
 export type HealthVerdict = 'not_activated' | 'shortfall' | 'nothing_since_activation' | 'healthy';
 
 export interface HealthReport {
-  keys: { capture_since: string | null; backfill_through: string | null; execution_since: string | null };
+  keys: ActivationKeyValues;
   /** AC-24c's four rows. */
   state: ActivationState;
   /** null when capture_since is absent: the comparison is not run (AC-28a). */

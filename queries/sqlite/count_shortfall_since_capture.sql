@@ -23,7 +23,7 @@
  * the bare column drops the floor's rows on the index entry alone, before the row is read:
  * only a negative offset can put a row's text before its instant, so any other row whose
  * text sorts before the key's whole second is out (docs/timestamps.md, "Index-friendliness",
- * proves both; test/sqlite-text-floor.test.ts seeds every form at the edge). The exact
+ * proves both; test/health-window-edge.test.ts seeds every form at the edge). The exact
  * comparison is written last so it runs only on rows the cheaper terms kept. tool_call_id counts only as a JSON string, as
  * on PostgreSQL, in the backfill and on the live path (a number is not an id).
  * Cost: a message whose text does not contain '_task' cannot qualify (see

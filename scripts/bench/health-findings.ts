@@ -2,10 +2,10 @@
 // window, the two anti-joins against the spec's EXCEPT forms, and the same with the optional
 // host index — its build (info) and the rows again, marked "with the host index". The rows
 // without it are the package as it installs; the index is a host's opt-in (docs/host-index.md).
-import type { DialectName } from '../../src/dialect.js';
+import { byDialect, type DialectName } from '../../src/dialect.js';
 import type { Finding } from './findings.js';
 import type { HealthMeasurement } from './health-measure.js';
-import type { PeerTimes } from './peer-statements.js';
+import { PEER_JSON_GUARD, type PeerTimes } from './peer-statements.js';
 import { fmtMs, fmtRatio, median, runsText } from './stats.js';
 
 const WITH_INDEX = 'with the optional host index (store.ensureHostIndex())';
@@ -55,7 +55,7 @@ function antiJoinFindings(dialect: DialectName, config: string, a: PeerTimes): F
       section: 'health',
       dialect,
       config,
-      measured: `${which} anti-join, since in the last 1%, peer (the spec's EXCEPT over expressions, JSON parsed on every message; + the minimal ${dialect === 'sqlite' ? 'json_valid' : 'pg_input_is_valid'}/'' guard) ${fmtMs(peer)} = ${t.peer}`,
+      measured: `${which} anti-join, since in the last 1%, peer (the spec's EXCEPT over expressions, JSON parsed on every message; + the minimal ${PEER_JSON_GUARD[dialect]}/'' guard) ${fmtMs(peer)} = ${t.peer}`,
       ceiling: `ours: count_${which}_since_capture ${fmtMs(ours)} = ${t.ours}`,
       figure: t.peer === t.ours ? peer / ours : Number.NaN,
       figureText: `${fmtRatio(peer / ours)} peer/ours`,
@@ -79,7 +79,7 @@ export function healthFindings(dialect: DialectName, storeText: string, h: Healt
       figure: h.hostIndex.buildMs,
       figureText: fmtMs(h.hostIndex.buildMs),
       target: null,
-      detail: `once, on the store as generated; ${dialect === 'sqlite' ? "under SQLite's write lock" : 'CONCURRENTLY: writers go on'}`,
+      detail: `once, on the store as generated; ${byDialect(dialect, { sqlite: "under SQLite's write lock", postgres: 'CONCURRENTLY: writers go on' })}`,
     },
     indexedWindowFinding(dialect, indexed, h),
     ...antiJoinFindings(dialect, indexed, h.hostIndex.antiJoins),

@@ -7,7 +7,7 @@ import type { Finding } from './findings.js';
 import type { HugeDocumentMeasurement } from './huge-document-worker.js';
 import { runWorker } from './run-worker.js';
 import { fmtInt, fmtMs } from './stats.js';
-import type { DialectName } from '../../src/dialect.js';
+import { byDialect, type DialectName } from '../../src/dialect.js';
 
 const mb = (kb: number) => `${fmtInt(kb / 1024)} MB`;
 /** The bound: peak growth over the baseline within this multiple of the document's size. */
@@ -16,7 +16,7 @@ const BOUND = 12;
 export async function hugeDocumentSection(cacheDir: string, dialect: DialectName, serverUrl?: string): Promise<Finding[]> {
   const findings: Finding[] = [];
   for (const field of ['description', 'result_text']) {
-    const location = dialect === 'sqlite' ? join(cacheDir, 'huge-document.db') : serverUrl!;
+    const location = byDialect(dialect, { sqlite: join(cacheDir, 'huge-document.db'), postgres: serverUrl! });
     const args = ['--dialect', dialect, '--location', location, '--field', field];
     await runWorker('huge-document-worker.ts', [...args, '--phase', 'prepare'], { returnsNothing: true });
     const m = (await runWorker<HugeDocumentMeasurement>('huge-document-worker.ts', [...args, '--phase', 'measure']))!;

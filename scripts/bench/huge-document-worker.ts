@@ -14,7 +14,7 @@ import { hostSchema as postgresHostSchema } from '../../generated/postgres/index
 import { hostSchema as sqliteHostSchema } from '../../generated/sqlite/index.js';
 import { createPostgresStore, createSqliteStore, type MigrationReport } from '../../src/index.js';
 import { createDatabase, databaseUrl, dropDatabase, poolFor } from '../lib/postgres-database.js';
-import type { DialectName } from '../../src/dialect.js';
+import { DIALECTS, dialectNamed, type ByDialect, type DialectName } from '../../src/dialect.js';
 
 export interface HugeDocumentMeasurement {
   dialect: DialectName;
@@ -46,32 +46,92 @@ const rows = (field: string) =>
     createdAt: `2026-08-12 10:00:${String(i).padStart(2, '0')}`,
   }));
 
-async function prepareStore(dialect: DialectName, location: string, field: string): Promise<void> {
-  const session = `INSERT INTO task_sessions (id, task_id, created_at, updated_at) VALUES ('ses_1', 'task_1', '2026-08-12 10:00:00', '2026-08-12 10:00:00')`;
-  if (dialect === 'sqlite') {
+const SESSION = `INSERT INTO task_sessions (id, task_id, created_at, updated_at) VALUES ('ses_1', 'task_1', '2026-08-12 10:00:00', '2026-08-12 10:00:00')`;
+
+/** Writes the store: the host tables, one session and its messages (`field` carrying the document). */
+const PREPARE: ByDialect<(location: string, field: string) => Promise<void>> = {
+  async sqlite(location, field) {
     for (const f of [location, `${location}-wal`, `${location}-shm`]) rmSync(f, { force: true });
     const db = new Database(location);
     db.pragma('journal_mode = WAL');
     for (const s of sqliteHostSchema) db.exec(s.sql);
-    db.prepare(session).run();
+    db.prepare(SESSION).run();
     const insert = db.prepare(`INSERT INTO task_session_messages (id, task_session_id, task_id, metadata, created_at) VALUES (?, 'ses_1', 'task_1', ?, ?)`);
     for (const r of rows(field)) insert.run(r.id, r.metadata, r.createdAt);
     db.close();
-    return;
-  }
-  const database = await createDatabase(location, DATABASE, { replaceExisting: true });
-  const pool = database.pool({ max: 1 });
-  for (const s of postgresHostSchema) await pool.query(s.sql);
-  await pool.query(session);
-  for (const r of rows(field)) {
-    await pool.query(`INSERT INTO task_session_messages (id, task_session_id, task_id, metadata, created_at) VALUES ($1, 'ses_1', 'task_1', $2, $3)`, [
-      r.id,
-      r.metadata,
-      r.createdAt,
-    ]);
-  }
-  await pool.end();
+  },
+  async postgres(location, field) {
+    const database = await createDatabase(location, DATABASE, { replaceExisting: true });
+    const pool = database.pool({ max: 1 });
+    for (const s of postgresHostSchema) await pool.query(s.sql);
+    await pool.query(SESSION);
+    for (const r of rows(field)) {
+      await pool.query(`INSERT INTO task_session_messages (id, task_session_id, task_id, metadata, created_at) VALUES ($1, 'ses_1', 'task_1', $2, $3)`, [
+        r.id,
+        r.metadata,
+        r.createdAt,
+      ]);
+    }
+    await pool.end();
+  },
+};
+
+/** The prepared store, opened for the measurement. */
+interface MeasuredStore {
+  documentBytes: number;
+  run(): Promise<MigrationReport>;
+  count(): Promise<number>;
+  /** The server backends' peak RSS, where there is a server. */
+  serverPeak(): Promise<number | undefined>;
+  close(): Promise<void>;
 }
+
+const noop = { warn: () => {} };
+
+const OPEN: ByDialect<(location: string) => Promise<MeasuredStore>> = {
+  async sqlite(location) {
+    const db = new Database(location);
+    return {
+      documentBytes: (db.prepare('SELECT max(length(CAST(metadata AS BLOB))) AS n FROM task_session_messages').get() as { n: number }).n,
+      run: () => createSqliteStore(db, { logger: noop }).runMigrations(),
+      count: async () => (db.prepare('SELECT COUNT(*) AS n FROM task_session_subagents').get() as { n: number }).n,
+      serverPeak: async () => undefined,
+      async close() {
+        db.close();
+        for (const f of [location, `${location}-wal`, `${location}-shm`]) rmSync(f, { force: true });
+      },
+    };
+  },
+  async postgres(location) {
+    // A fresh process and pool: the backends measured are the store's alone (writing the
+    // document cost the server memory too, in the prepare process).
+    const pool = poolFor({ connectionString: databaseUrl(location, DATABASE), max: 2 });
+    const store = createPostgresStore(pool, { logger: noop });
+    return {
+      documentBytes: Number((await pool.query('SELECT max(octet_length(metadata)) AS n FROM task_session_messages')).rows[0].n),
+      run: () => store.runMigrations(),
+      count: async () => Number((await pool.query('SELECT COUNT(*) AS n FROM task_session_subagents')).rows[0].n),
+      async serverPeak() {
+        // Client backends only, as in ./backend-memory.ts (an autovacuum worker is not the package's).
+        const pids = (await pool.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'")).rows.map(
+          (r: { pid: number }) => r.pid,
+        );
+        const peaks = pids.flatMap((pid) => {
+          try {
+            return [Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0)];
+          } catch {
+            return [];
+          }
+        });
+        return peaks.length ? Math.max(...peaks) : undefined;
+      },
+      async close() {
+        await pool.end();
+        await dropDatabase(location, DATABASE);
+      },
+    };
+  },
+};
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -82,52 +142,14 @@ async function main(): Promise<void> {
       phase: { type: 'string', default: 'measure' },
     },
   });
-  const dialect = values.dialect === 'postgres' ? 'postgres' : 'sqlite';
+  const dialect = dialectNamed(values.dialect);
+  if (!dialect) throw new Error(`--dialect ${values.dialect}: not one of ${DIALECTS.join(', ')}`);
   const location = values.location!;
   const field = values.field!;
-  if (values.phase === 'prepare') return prepareStore(dialect, location, field);
+  if (values.phase === 'prepare') return PREPARE[dialect](location, field);
   const out: HugeDocumentMeasurement = { dialect, field, documentBytes: 0, ok: false, rows: 0, ms: 0, baselineRssKb: 0, peakRssKb: 0 };
-  const noop = { warn: () => {} };
-  let run: () => Promise<MigrationReport>;
-  let count: () => Promise<number>;
-  let serverPeak: () => Promise<number | undefined> = async () => undefined;
-  let close: () => Promise<void>;
-  if (dialect === 'sqlite') {
-    const db = new Database(location);
-    out.documentBytes = (db.prepare('SELECT max(length(CAST(metadata AS BLOB))) AS n FROM task_session_messages').get() as { n: number }).n;
-    run = () => createSqliteStore(db, { logger: noop }).runMigrations();
-    count = async () => (db.prepare('SELECT COUNT(*) AS n FROM task_session_subagents').get() as { n: number }).n;
-    close = async () => {
-      db.close();
-      for (const f of [location, `${location}-wal`, `${location}-shm`]) rmSync(f, { force: true });
-    };
-  } else {
-    // A fresh process and pool: the backends measured are the store's alone (writing the
-    // document cost the server memory too, in the prepare process).
-    const pool = poolFor({ connectionString: databaseUrl(location, DATABASE), max: 2 });
-    out.documentBytes = Number((await pool.query('SELECT max(octet_length(metadata)) AS n FROM task_session_messages')).rows[0].n);
-    const store = createPostgresStore(pool, { logger: noop });
-    run = () => store.runMigrations();
-    count = async () => Number((await pool.query('SELECT COUNT(*) AS n FROM task_session_subagents')).rows[0].n);
-    serverPeak = async () => {
-      // Client backends only, as in ./backend-memory.ts (an autovacuum worker is not the package's).
-      const pids = (await pool.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'")).rows.map(
-        (r: { pid: number }) => r.pid,
-      );
-      const peaks = pids.flatMap((pid) => {
-        try {
-          return [Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0)];
-        } catch {
-          return [];
-        }
-      });
-      return peaks.length ? Math.max(...peaks) : undefined;
-    };
-    close = async () => {
-      await pool.end();
-      await dropDatabase(location, DATABASE);
-    };
-  }
+  const { documentBytes, run, count, serverPeak, close } = await OPEN[dialect](location);
+  out.documentBytes = documentBytes;
   try {
     out.baselineRssKb = status('VmRSS');
     writeFileSync('/proc/self/clear_refs', '5');

@@ -15,7 +15,7 @@ import { createDatabase } from '../lib/postgres-database.js';
 import type { Finding } from './findings.js';
 import { added, measureLatency, StampedPath, STAMP_AGENT, type LatencyRun } from './proxy-latency.js';
 import { fmtInt, fmtRatio, median } from './stats.js';
-import type { DialectName } from '../../src/dialect.js';
+import { byDialect, type DialectName } from '../../src/dialect.js';
 
 const CLI = resolve(import.meta.dirname, '..', '..', 'dist', 'src', 'cli.js');
 
@@ -100,8 +100,13 @@ export interface ProxyBenchOptions {
 
 /** The store the proxy records into: a fresh SQLite file, or a fresh PostgreSQL database. */
 async function openStore(o: ProxyBenchOptions, tmp: string, name: string) {
-  const db = o.dialect === 'postgres' ? await createDatabase(o.server!.url, `bench_proxy_${name}_${Date.now().toString(36)}`) : null;
-  return { db, args: db ? ['--postgres', db.url] : ['--sqlite', join(tmp, `${name}.db`)] };
+  return byDialect(o.dialect, {
+    sqlite: async () => ({ db: null, args: ['--sqlite', join(tmp, `${name}.db`)] }),
+    postgres: async () => {
+      const db = await createDatabase(o.server!.url, `bench_proxy_${name}_${Date.now().toString(36)}`);
+      return { db, args: ['--postgres', db.url] };
+    },
+  })();
 }
 
 // The proxy waits for its writer at exit (instead of leaving it to finish in the background),
@@ -183,7 +188,7 @@ export async function proxyBench(o: ProxyBenchOptions): Promise<Finding[]> {
     const lats: LatencyRun[] = [];
     for (let r = 0; r < o.runs; r++) lats.push(await latencyRun(o, tmp));
     const b = await burstRun(o, tmp);
-    const store = o.dialect === 'sqlite' ? 'SQLite WAL store' : 'PostgreSQL store';
+    const store = byDialect(o.dialect, { sqlite: 'SQLite WAL store', postgres: 'PostgreSQL store' });
     const bytes = message(1).length;
     const steals = lats.map((l) => l.stealShare).filter((x) => x !== null);
     const steal = steals.length ? `; the hypervisor took at most ${(Math.max(...steals) * 100).toFixed(1)}% of the CPU time meanwhile (steal)` : '';

@@ -10,7 +10,8 @@ import { healthFindings } from './health-findings.js';
 import { runWorker } from './run-worker.js';
 import { isScaling, scalingFindings, type Scale } from './scaling-findings.js';
 import type { StoreMeasurement } from './store-worker.js';
-import type { DialectName } from '../../src/dialect.js';
+import { byDialect, type DialectName } from '../../src/dialect.js';
+import { PEER_JSON_GUARD } from './peer-statements.js';
 
 /** Backfill targets per store shape (issue 6): wall time over the floor's. */
 // Backfill time against the sum(length(metadata)) floor, per store shape. Issue 20 item 2 sets
@@ -59,7 +60,10 @@ export async function prepareStores(o: StoreSectionOptions): Promise<Map<string,
   for (const dialect of o.dialects) {
     for (const name of o.profiles) {
       const p = STORE_PROFILES[name];
-      const location = dialect === 'sqlite' ? await ensureSqliteStore(o.cacheDir, p) : await ensurePostgresStore(o.server!.url, o.server!.urlFor, p);
+      const location = await byDialect(dialect, {
+        sqlite: () => ensureSqliteStore(o.cacheDir, p),
+        postgres: () => ensurePostgresStore(o.server!.url, o.server!.urlFor, p),
+      })();
       locations.set(`${dialect}:${name}`, location);
     }
   }
@@ -117,7 +121,7 @@ export async function storeSections(o: StoreSectionOptions): Promise<Finding[]> 
           section: 'backfill',
           dialect,
           config: storeText,
-          measured: `peer (Kandev-shaped: the spec's INSERT … SELECT, JSON parsed on every row, no prefilter, window-ranked; + the minimal ${dialect === 'sqlite' ? 'json_valid' : 'pg_input_is_valid'}/'' guard without which it aborts on these stores) ${fmtMs(peer)}, ${fmtInt(m.backfill.peerRows)} rows`,
+          measured: `peer (Kandev-shaped: the spec's INSERT … SELECT, JSON parsed on every row, no prefilter, window-ranked; + the minimal ${PEER_JSON_GUARD[dialect]}/'' guard without which it aborts on these stores) ${fmtMs(peer)}, ${fmtInt(m.backfill.peerRows)} rows`,
           ceiling: `ours: runMigrations() ${fmtMs(run)} (the whole pass, schema and keys included)`,
           figure: m.backfill.peerRows === m.backfill.rows ? peer / run : Number.NaN,
           figureText: `${fmtRatio(peer / run)} peer/ours`,
@@ -184,7 +188,10 @@ export async function storeSections(o: StoreSectionOptions): Promise<Finding[]> 
         ceiling: 'smallest store',
         figure: growth,
         figureText: fmtRatio(growth),
-        target: dialect === 'sqlite' ? { kind: 'at-most', value: 1.5, text: 'flat (≤ 1.5×)' } : { kind: 'at-most', value: 1.2, text: 'flat (≤ 1.2×)' },
+        target: byDialect(dialect, {
+          sqlite: { kind: 'at-most', value: 1.5, text: 'flat (≤ 1.5×)' },
+          postgres: { kind: 'at-most', value: 1.2, text: 'flat (≤ 1.2×)' },
+        } as const),
         detail: 'the measuring process over the backfill runs alone (Linux VmHWM reset before them, read right after them)',
       });
       const inRow = (r: (typeof rss)[number]) => !isScaling(r.profile) || r.profile === 'sparse-1m';

@@ -18,7 +18,7 @@ import { readPostgresManifest, type StoreManifest } from './lib/synthetic-store.
 import { measureHealth, type HealthMeasurement } from './health-measure.js';
 import { measureReport, type ReportMeasurement } from './report-measure.js';
 import { timeMs } from './stats.js';
-import type { DialectName } from '../../src/dialect.js';
+import { byDialect, DIALECTS, dialectNamed, type DialectName } from '../../src/dialect.js';
 import { postgresTarget, sqliteTarget } from './store-targets.js';
 
 export interface StoreMeasurement {
@@ -85,15 +85,16 @@ async function main(): Promise<void> {
       'peer-runs': { type: 'string' },
     },
   });
-  const dialect = values.dialect === 'postgres' ? 'postgres' : 'sqlite';
+  const dialect = dialectNamed(values.dialect);
+  if (!dialect) throw new Error(`--dialect ${values.dialect}: not one of ${DIALECTS.join(', ')}`);
   const location = values.location!;
   const runs = Number(values.runs);
   // The peers are slow by design (a full JSON parse of every message): fewer runs of them.
   const peerRuns = Number(values['peer-runs'] ?? Math.min(runs, 3));
   const sections = new Set(values.sections!.split(','));
-  const manifest = dialect === 'sqlite' ? readSqliteManifestRw(location) : await readPostgresManifest(location);
+  const manifest = await byDialect(dialect, { sqlite: readSqliteManifestRw, postgres: readPostgresManifest })(location);
   if (!manifest) throw new Error(`${location} is not a generated benchmark store`);
-  const target = dialect === 'sqlite' ? sqliteTarget(location, manifest) : await postgresTarget(location, manifest);
+  const target = await byDialect(dialect, { sqlite: sqliteTarget, postgres: postgresTarget })(location, manifest);
   const out: StoreMeasurement = {
     profile: manifest.profile.name,
     dialect,

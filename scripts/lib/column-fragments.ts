@@ -13,7 +13,7 @@
 //                                 path reads it from a frame: a JSON string only, '' is NULL
 //   {{merge_rules(excluded)}}     the SET line of every column with a standard rule
 //   {{column_literals()}}         every column's name as a string literal (NOT IN lists)
-import type { DialectName as Dialect } from '../../src/dialect.js';
+import { byDialect, type DialectName as Dialect } from '../../src/dialect.js';
 import { camel, metadataPath, STANDARD_RULES, type AnnotatedColumn } from './column-rules.js';
 
 /** A derived fragment: its expansion is computed from the argument (`x` in `body`, for the
@@ -63,7 +63,8 @@ export function columnFragments(dialect: Dialect, file: string, columns: readonl
   return [
     fragment('text_columns', (q) => text.map((c) => (q ? `${q}.${c.name}` : c.name)).join(LIST)),
     fragment('text_parameters', () => text.map((c) => `:${camel(c.name)}`).join(LIST)),
-    ...(dialect === 'postgres' ? [fragment('text_record', () => text.map((c) => `${c.name} text`).join(', '))] : []),
+    // The batch statement's jsonb_to_recordset record: only PostgreSQL has one.
+    ...byDialect(dialect, { sqlite: [], postgres: [fragment('text_record', () => text.map((c) => `${c.name} text`).join(', '))] }),
     fragment('text_from_metadata', (m) => text.map((c) => FROM_METADATA[dialect](m, metadataPath(c), c.name)).join(LIST)),
     fragment('merge_rules', (n) => standard.map((c) => `${c.name} = ${MERGE[dialect][c.rule](c.name, n || 'excluded')} /* ${c.rule} */`).join(LIST)),
     fragment('column_literals', () => columns.map((c) => `'${c.name}'`).join(', ')),

@@ -8,8 +8,10 @@
 // idle client as an 'error' event, which without a listener crashes the whole process. A
 // client that is in use still sees the failure as its query's rejection. poolFor and
 // clientFor are the only places in test/ and scripts/ that construct a pg.Pool or pg.Client
-// (test/layout.test.ts holds every file to that).
+// (test/layout-postgres-connections.test.ts holds every file to that); poolFor through the
+// package's own pool set-up (src/postgres/own-pool.ts), so there is one.
 import pg from 'pg';
+import { listenedPool } from '../../src/postgres/own-pool.js';
 
 /** Database names are interpolated into DDL (identifiers cannot be bound): only plain ones. */
 const PLAIN_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -35,9 +37,7 @@ const ignoreIdleError = () => {};
 
 /** A pool whose idle clients may be killed (a forced drop, a restart) without crashing the process. */
 export function poolFor(config: pg.PoolConfig): pg.Pool {
-  const pool = new pg.Pool(config);
-  pool.on('error', ignoreIdleError);
-  return pool;
+  return listenedPool(config);
 }
 
 /** A client (not yet connected) whose connection may be killed without crashing the process. */

@@ -155,8 +155,9 @@ export function assertDialectParity(sqlite: readonly ParsedQuery[], postgres: re
     const qa = a.get(f);
     const qb = b.get(f);
     if (!qa || !qb) {
-      const only = qa ? 'sqlite' : 'postgres';
-      if (DIALECT_ONLY[f] !== only) errors.push(`${f}.sql exists only in queries/${only}`);
+      const only: Dialect = qa ? 'sqlite' : 'postgres';
+      const declared = DIALECT_ONLY[f] ?? [];
+      if (declared.length !== 1 || !declared.includes(only)) errors.push(`${f}.sql exists only in queries/${only}`);
       continue;
     }
     if (qa.name !== qb.name) errors.push(`${f}.sql: query name ${qa.name} (sqlite) vs ${qb.name} (postgres)`);
@@ -174,27 +175,30 @@ export function assertDialectParity(sqlite: readonly ParsedQuery[], postgres: re
   if (errors.length) throw new CodegenError(`dialects disagree:\n  ${errors.join('\n  ')}`);
 }
 
-/** Statements one dialect alone has, each with why (a statement nothing runs is deleted, not kept for symmetry). */
-export const DIALECT_ONLY: Readonly<Record<string, Dialect>> = {
+/**
+ * Statements only some dialects have, each with the set of dialects that do and why (a
+ * statement nothing runs is deleted, not kept for symmetry).
+ */
+export const DIALECT_ONLY: Readonly<Record<string, readonly Dialect[]>> = {
   // recordFrames' multi-row upsert: one round trip per burst over the network. SQLite's
   // recordFrames runs the single upsert per frame inside one transaction, in process.
-  upsert_subagent_contexts_batch: 'postgres',
+  upsert_subagent_contexts_batch: ['postgres'],
   // The migration lock and its bounded wait: SQLite's BEGIN IMMEDIATE takes the database's one
   // write lock, waiting up to the busy timeout (src/sqlite/migrations.ts); no advisory lock exists.
-  acquire_migration_lock: 'postgres',
+  acquire_migration_lock: ['postgres'],
   // The backfill's chunk size follows the role's statement_timeout; SQLite has none.
-  read_statement_timeout: 'postgres',
-  set_local_lock_timeout: 'postgres',
+  read_statement_timeout: ['postgres'],
+  set_local_lock_timeout: ['postgres'],
   // The backfill's fixed sort and hash budget: SQLite has no per-operation budget; its sorter
   // spills to temporary files past the connection's page cache, which the backfill leaves as is.
-  set_local_work_mem: 'postgres',
+  set_local_work_mem: ['postgres'],
   // The JSON helper's trust (issue #16 item 3): SQLite has no such object (json_valid is
   // built in, and a file cannot carry a function), so SQLITE_JSON_HELPER
   // (src/migrations/json-helper.ts) answers 'current' for it without a statement.
-  observe_json_helper: 'postgres',
+  observe_json_helper: ['postgres'],
   // The optional host index's interrupted build: only CREATE INDEX CONCURRENTLY leaves an
   // INVALID index behind; SQLite builds an index in one transaction, whole or not at all.
-  drop_unfinished_host_index: 'postgres',
+  drop_unfinished_host_index: ['postgres'],
 };
 
 export function pascal(name: string): string {

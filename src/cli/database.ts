@@ -7,10 +7,12 @@
 // Each dialect's driver is imported only when that dialect is asked for, so a usage error or
 // --help answers without loading either driver.
 import { existsSync, statSync } from 'node:fs';
+import { maskConnectionString } from '../connection-secrets.js';
+import type { DatabaseTarget } from '../database-target.js';
+import { matchDialect } from '../dialect.js';
 import type { TablePresence } from '../health/queries.js';
 import type { StoreOptions, SubagentContextStore } from '../types.js';
 import { databaseError, toCliError, usageError } from './cli-error.js';
-import { maskConnectionString } from './connection-secrets.js';
 import { loadDriver } from './driver.js';
 import { needsSnapshot, snapshotOf, type Snapshot } from './sqlite-snapshot.js';
 
@@ -24,8 +26,6 @@ export const DATABASE_OPTIONS = {
 export const DATABASE_SYNOPSIS = '(--sqlite FILE | --postgres URL) [--json]';
 /** report, health and migrate: without an option, SUBAGENT_CONTEXT_DB or the proxy's default store (./default-target.ts). */
 export const DEFAULTED_DATABASE_SYNOPSIS = '[--sqlite FILE | --postgres URL] [--json]';
-
-export type DatabaseTarget = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string };
 
 export function databaseTarget(values: { sqlite?: string; postgres?: string }): DatabaseTarget {
   if (values.sqlite !== undefined && values.postgres !== undefined) throw usageError('give either --sqlite or --postgres, not both');
@@ -42,7 +42,10 @@ export function databaseTarget(values: { sqlite?: string; postgres?: string }): 
 
 /** Where the database is, for output: the file, or the URL with every secret masked (connection-secrets.ts). */
 export function describeTarget(target: DatabaseTarget): string {
-  return target.dialect === 'sqlite' ? `sqlite ${target.file}` : `postgres ${maskConnectionString(target.url)}`;
+  return matchDialect(target, {
+    sqlite: ({ file }) => `sqlite ${file}`,
+    postgres: ({ url }) => `postgres ${maskConnectionString(url)}`,
+  });
 }
 
 export interface OpenDatabase {
@@ -96,13 +99,12 @@ async function openSqlite(file: string, readonly: boolean, options: StoreOptions
 }
 
 async function openPostgres(url: string, options: StoreOptions): Promise<OpenDatabase> {
-  const [{ default: pg }, { createPostgresStore }, { postgresHealthQueries }] = await Promise.all([
-    loadDriver('pg', () => import('pg')),
+  const [{ ownPool }, { createPostgresStore }, { postgresHealthQueries }] = await Promise.all([
+    loadDriver('pg', () => import('../postgres/own-pool.js')),
     import('../postgres/store.js'),
     import('../postgres/health.js'),
   ]);
-  const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 10_000, application_name: 'subagent-context-cli' });
-  pool.on('error', () => {}); // an idle client's socket error surfaces on the next query instead
+  const pool = ownPool(url, 'subagent-context-cli', 2);
   const probe = postgresHealthQueries(pool);
   try {
     await probe.probeTables();
@@ -127,9 +129,10 @@ export interface OpenOptions {
 
 export async function openDatabase(target: DatabaseTarget, opts: OpenOptions): Promise<OpenDatabase> {
   try {
-    return target.dialect === 'sqlite'
-      ? await openSqlite(target.file, opts.readonly, opts.store ?? {}, opts.create === true && !opts.readonly)
-      : await openPostgres(target.url, opts.store ?? {});
+    return await matchDialect(target, {
+      sqlite: ({ file }) => openSqlite(file, opts.readonly, opts.store ?? {}, opts.create === true && !opts.readonly),
+      postgres: ({ url }) => openPostgres(url, opts.store ?? {}),
+    });
   } catch (err) {
     throw toCliError(err, true);
   }

@@ -4,9 +4,11 @@
 // `migrate` read what `proxy` records without options. The proxy honours the same variable, so
 // both always agree. The command says which it chose on stderr (stdout stays the report).
 import { resolve } from 'node:path';
+import type { DatabaseTarget } from '../database-target.js';
+import { matchDialect } from '../dialect.js';
 import { defaultStoreFile } from '../proxy/data-dir.js';
 import { databaseError } from './cli-error.js';
-import { databaseTarget, describeTarget, type DatabaseTarget } from './database.js';
+import { databaseTarget, describeTarget } from './database.js';
 
 export const DATABASE_ENV = 'SUBAGENT_CONTEXT_DB';
 
@@ -38,8 +40,8 @@ export function chosenTargetNote(chosen: ChosenTarget, verb: string): string | n
 
 /** The default store does not exist yet: said in those words, not as a missing file someone mistyped. */
 export function requireDefaultStore(chosen: ChosenTarget, exists: (file: string) => boolean): void {
-  if (chosen.source !== 'default' || chosen.target.dialect !== 'sqlite' || exists(chosen.target.file)) return;
-  throw databaseError(
-    `no store at ${chosen.target.file}, the proxy's default (nothing recorded there yet): pass --sqlite FILE or --postgres URL, or set ${DATABASE_ENV}`,
-  );
+  if (chosen.source !== 'default') return;
+  const missing = matchDialect(chosen.target, { sqlite: ({ file }) => (exists(file) ? null : file), postgres: () => null });
+  if (missing === null) return;
+  throw databaseError(`no store at ${missing}, the proxy's default (nothing recorded there yet): pass --sqlite FILE or --postgres URL, or set ${DATABASE_ENV}`);
 }

@@ -3,9 +3,11 @@
 // the other commands it takes its database through databaseTarget() (the same argument
 // checks), prints through the CLI's output stream, and fails through the CLI's error path
 // (one line on stderr, an exit code from exit-codes.ts).
+import type { DatabaseTarget } from '../database-target.js';
+import { matchDialect } from '../dialect.js';
 import type { CliCommand } from './command.js';
 import { databaseError, toCliError, usageError } from './cli-error.js';
-import { databaseTarget, type DatabaseTarget } from './database.js';
+import { databaseTarget } from './database.js';
 import { loadDriver } from './driver.js';
 import { EXIT } from './exit-codes.js';
 
@@ -31,10 +33,11 @@ export const demoCommand: CliCommand = {
     const { DemoRefusal, openDemoDatabase, runDemo, shellWord } = await import('../demo/index.js');
     let database: Awaited<ReturnType<typeof openDemoDatabase>>;
     try {
-      database =
-        target.dialect === 'postgres'
-          ? await loadDriver('pg', () => openDemoDatabase(target))
-          : await loadDriver('better-sqlite3', () => openDemoDatabase(target), given ? '' : ' (or run it on PostgreSQL: subagent-context demo --postgres URL)');
+      const open = () => openDemoDatabase(target);
+      database = await matchDialect(target, {
+        sqlite: () => loadDriver('better-sqlite3', open, given ? '' : ' (or run it on PostgreSQL: subagent-context demo --postgres URL)'),
+        postgres: () => loadDriver('pg', open),
+      });
     } catch (err) {
       // A database the demo did not make is the wrong argument, not a broken database.
       throw err instanceof DemoRefusal ? usageError(`refusing to run: ${err.message}`) : toCliError(err, true);
@@ -42,7 +45,9 @@ export const demoCommand: CliCommand = {
     // The hint for the full walk-through keeps the user's database option: without it, `demo
     // --verbose` would run on the default file instead. A PostgreSQL database is never reused
     // (the demo only writes into an empty one), so there the hint names the option, not the URL.
-    const rerunOption = !given ? '' : target.dialect === 'sqlite' ? `--sqlite ${shellWord(String(values.sqlite))}` : '--postgres EMPTY_DATABASE_URL';
+    const rerunOption = !given
+      ? ''
+      : matchDialect(target, { sqlite: ({ file }) => `--sqlite ${shellWord(file)}`, postgres: () => '--postgres EMPTY_DATABASE_URL' });
     const outcome = await runDemo(database, io.out, { verbose: values.verbose === true, rerunOption });
     if (!outcome.migrationOk) throw databaseError('the demo did not end healthy: the upgrade failed (see the migration report above)');
     if ('error' in outcome.health) throw databaseError(`the demo did not end healthy: the health check failed: ${outcome.health.error}`);

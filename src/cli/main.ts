@@ -4,8 +4,8 @@
 import { parseArgs } from 'node:util';
 import type { CliCommand, CliIO, OptionValues } from './command.js';
 import { COMMANDS } from './commands.js';
+import { secretMasker } from '../connection-secrets.js';
 import { CliError, toCliError, usageError } from './cli-error.js';
-import { secretMasker } from './connection-secrets.js';
 import { DATABASE_ENV } from './default-target.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { packageVersion } from '../package-version.js';

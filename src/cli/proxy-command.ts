@@ -3,6 +3,7 @@
 // (src/proxy/run-proxy.ts). Without a database option the store is a SQLite file in the
 // user's data directory (src/proxy/data-dir.ts). The exit status is the agent's own.
 import { resolve } from 'node:path';
+import { matchDialect } from '../dialect.js';
 import type { ProxyTarget } from '../proxy/writer-protocol.js';
 import { usageError } from './cli-error.js';
 import type { CliCommand } from './command.js';
@@ -29,7 +30,10 @@ export const proxyCommand: CliCommand = {
     if (values.task === '') throw usageError('--task needs a value');
     // The same choice as report's, health's and migrate's, so they read what it records.
     const { target: chosen } = chooseTarget(values as { sqlite?: string; postgres?: string });
-    const target: ProxyTarget = chosen.dialect === 'sqlite' ? { dialect: 'sqlite', file: resolve(chosen.file) } : chosen;
+    const target = matchDialect<typeof chosen, ProxyTarget>(chosen, {
+      sqlite: ({ file }) => ({ dialect: 'sqlite', file: resolve(file) }),
+      postgres: (postgres) => postgres,
+    });
     // Loaded here so `--help` and usage errors never start a worker.
     const { runProxy, endLikeTheAgent } = await import('../proxy/run-proxy.js');
     const end = await runProxy({ command, args, target, where: describeTarget(target), task: values.task as string | undefined });

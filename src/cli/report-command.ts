@@ -1,6 +1,7 @@
 // `subagent-context report`: store.report() on a database opened read-only, printed for a
 // person (Unicode bar charts), as JSON (--json), and/or written as one self-contained HTML
 // page (--html FILE). docs/report.md says what each figure counts.
+import { matchDialect } from '../dialect.js';
 import { SubagentContextError } from '../errors.js';
 import { renderReportHtml } from '../render/html-page.js';
 import { REPORT_USAGE_CODES, type ReportErrorCode } from '../report/errors.js';
@@ -61,7 +62,7 @@ export const reportCommand: CliCommand = {
     if (values.force && typeof values.html !== 'string') throw usageError('--force only applies to --html FILE');
     const html: HtmlTarget | null =
       typeof values.html === 'string'
-        ? { path: values.html, force: values.force === true, databaseFile: target.dialect === 'sqlite' ? target.file : undefined }
+        ? { path: values.html, force: values.force === true, databaseFile: matchDialect(target, { sqlite: ({ file }) => file, postgres: () => undefined }) }
         : null;
     if (html) checkHtmlTarget(html); // refused before the report runs, and checked again as the page lands
     const options: ReportOptions = {};

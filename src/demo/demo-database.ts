@@ -8,10 +8,10 @@ import { SubagentContextError } from '../errors.js';
 import type { StoreOptions, SubagentContextStore } from '../index.js';
 import type { HostMessage, HostSession } from './host-rows.js';
 import type { DemoHost } from './live-stream.js';
-import type { DialectName } from '../dialect.js';
 
 export interface DemoDatabase extends DemoHost {
-  readonly dialect: DialectName;
+  /** A line under the report's examples about this database (PostgreSQL: the URL shown is masked), if any. */
+  readonly examplesNote?: string;
   /** Where the demo wrote, for the report (credentials removed). */
   readonly where: string;
   /** The CLI's database option for this database, shell-quoted (credentials removed). */

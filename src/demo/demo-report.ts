@@ -6,12 +6,13 @@
 // restate the report's figures (and one ratio of them) as the story the feature exists for.
 // test/demo-report.test.ts re-derives every printed figure from the tables independently.
 import { chart, formatReport } from '../render/format-report.js';
-import type { FanOutBucket, HealthReport, MigrationReport, SubagentContextReport, SubagentContextRow, WriterCounters } from '../index.js';
+import { subagentsIn, turnsIn, zeroFilledMean } from '../report/derived-figures.js';
+import type { HealthReport, MigrationReport, SubagentContextReport, SubagentContextRow, WriterCounters } from '../index.js';
 import { fanOutBars } from '../render/chart-data.js';
 import { visibleLines } from '../render/display-text.js';
 import { findingLines } from '../render/finding.js';
 import { plainWords } from '../render/notes.js';
-import { formatFixed, formatInt, formatRatio, plural } from '../render/numbers.js';
+import { formatFixed, formatInt, formatRatio, plural } from '../human-numbers.js';
 import type { DemoHistory } from './demo-history.js';
 import type { LiveStreamResult } from './live-stream.js';
 
@@ -83,9 +84,6 @@ function healthLines(health: DemoReportInput['health']): string[] {
   ];
 }
 
-const sumTurns = (buckets: readonly FanOutBucket[]) => buckets.reduce((n, b) => n + b.turns, 0);
-const sumSubagents = (buckets: readonly FanOutBucket[]) => buckets.reduce((n, b) => n + b.turns * b.subagents, 0);
-
 /** The report's figures as the story the feature exists for (spec § Why). */
 function storyLines(r: SubagentContextReport): string[] {
   const { cards: c, fan_out: f, tokens: t, provenance: p } = r;
@@ -97,19 +95,19 @@ function storyLines(r: SubagentContextReport): string[] {
   }
   if (f.known_from !== null) {
     lines.push(
-      `- known fan-out: ${plural(sumTurns(f.known), 'turn')} (${plural(sumSubagents(f.known), 'subagent')}) whose first subagent came at or after ${f.known_from_key} (${f.known_from}).`,
+      `- known fan-out: ${plural(turnsIn(f.known), 'turn')} (${plural(subagentsIn(f.known), 'subagent')}) whose first subagent came at or after ${f.known_from_key} (${f.known_from}).`,
     );
   }
-  const unknownTurns = sumTurns(f.unknown);
+  const unknownTurns = turnsIn(f.unknown);
   if (unknownTurns > 0) {
     // The history's most frequent fan-out above one subagent (the spec's sample: 3, in 42 turns).
     const wide = f.unknown.filter((b) => b.subagents > 1).sort((a, b) => b.turns - a.turns || a.subagents - b.subagents)[0];
     lines.push(
-      `- unknown fan-out: ${plural(unknownTurns, 'turn')} (${plural(sumSubagents(f.unknown), 'subagent')}) began ${f.known_from === null ? 'on a store without a fan-out boundary' : 'before it'}, lower bounds recovered from message history${wide ? `; beyond one subagent, most often ${formatInt(wide.subagents)} per turn (${plural(wide.turns, 'turn')})` : ''}.`,
+      `- unknown fan-out: ${plural(unknownTurns, 'turn')} (${plural(subagentsIn(f.unknown), 'subagent')}) began ${f.known_from === null ? 'on a store without a fan-out boundary' : 'before it'}, lower bounds recovered from message history${wide ? `; beyond one subagent, most often ${formatInt(wide.subagents)} per turn (${plural(wide.turns, 'turn')})` : ''}.`,
     );
   }
-  if (t.measured > 0 && t.unmeasured > 0 && t.mean_tokens !== null) {
-    const zeroFilled = t.total_tokens / t.settled;
+  const zeroFilled = zeroFilledMean(t);
+  if (t.measured > 0 && t.unmeasured > 0 && t.mean_tokens !== null && zeroFilled !== null) {
     lines.push(
       `- read as 0, the ${plural(t.unmeasured, 'unmeasured subagent')} would pull the mean from ${formatInt(t.mean_tokens)} to ${formatInt(zeroFilled)} tokens per settled subagent: ${formatFixed(t.mean_tokens / zeroFilled, 1)}× too low.`,
     );

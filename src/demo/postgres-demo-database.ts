@@ -1,18 +1,17 @@
 // The demo on PostgreSQL (`--postgres URL`): the same history, stream and report as on
 // SQLite. It needs an EMPTY database (no table, view, sequence or function anyone made) — it
 // never writes demo rows next to a real host's, or anyone's — and leaves its tables behind.
-import pg from 'pg';
 import { demoExistingObjects, demoInsertMessage, demoInsertSession, demoUpdateMessageMetadata } from '../../generated/postgres/demo/index.js';
-import { maskConnectionString } from '../cli/connection-secrets.js';
+import { maskConnectionString } from '../connection-secrets.js';
 import { createPostgresStore } from '../index.js';
 import { formatMicros } from '../instant.js';
+import { ownPool } from '../postgres/own-pool.js';
 import { withTransaction } from '../postgres/transaction.js';
 import { DemoRefusal, shellQuoted, type DemoDatabase, demoMessageParams } from './demo-database.js';
 import type { HostMessage } from './host-rows.js';
 
 export async function openPostgresDemoDatabase(url: string): Promise<DemoDatabase> {
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
-  pool.on('error', () => {}); // an idle client's socket error surfaces on the next query instead (as in src/cli/database.ts)
+  const pool = ownPool(url, 'subagent-context-demo', 4);
   try {
     const objects = await demoExistingObjects.run(undefined, pool);
     if (objects.length > 0) {
@@ -28,7 +27,7 @@ export async function openPostgresDemoDatabase(url: string): Promise<DemoDatabas
   }
   const messageParams = (m: HostMessage) => demoMessageParams(m, formatMicros);
   return {
-    dialect: 'postgres',
+    examplesNote: '(the password is hidden above: substitute your own URL)',
     where: `PostgreSQL ${maskConnectionString(url)}`,
     cliOption: `--postgres ${shellQuoted(maskConnectionString(url))}`,
     clientCommand: `psql ${shellQuoted(maskConnectionString(url))}`,

@@ -5,7 +5,8 @@
 // health report and the measurements the feature exists for, read through store.report()
 // like any consumer would. Deterministic (seeded data, simulated clock); only the step
 // timings vary between runs.
-import type { DatabaseTarget } from '../cli/database.js';
+import type { DatabaseTarget } from '../database-target.js';
+import { matchDialect } from '../dialect.js';
 import { toError } from '../errors.js';
 import { formatKeyInstant } from '../instant.js';
 import type { HealthReport, Logger } from '../index.js';
@@ -23,8 +24,10 @@ import { DEMO_UPGRADE_AT_NS, simulatedClock } from './simulated-clock.js';
  * driver) is imported only when that dialect is chosen: a SQLite-only host has no `pg`.
  */
 export async function openDemoDatabase(target: DatabaseTarget): Promise<DemoDatabase> {
-  if (target.dialect === 'postgres') return (await import('./postgres-demo-database.js')).openPostgresDemoDatabase(target.url);
-  return (await import('./sqlite-demo-database.js')).openSqliteDemoDatabase(target.file);
+  return matchDialect(target, {
+    sqlite: async ({ file }) => (await import('./sqlite-demo-database.js')).openSqliteDemoDatabase(file),
+    postgres: async ({ url }) => (await import('./postgres-demo-database.js')).openPostgresDemoDatabase(url),
+  });
 }
 
 /** How the demo ended: the CLI turns anything but a clean upgrade and a healthy verdict into its exit code. */
@@ -82,7 +85,7 @@ export async function runDemo(
         cliOption: database.cliOption,
         clientCommand: database.clientCommand,
         rerunOption: options.rerunOption ?? '',
-        examplesNote: database.dialect === 'postgres' ? '(the password is hidden above: substitute your own URL)' : undefined,
+        examplesNote: database.examplesNote,
       }),
     );
     if (warnings.length) write(visibleLines(`WARN lines the store logged:\n${warnings.map((w) => `   ${w}`).join('\n')}\n`));

@@ -30,7 +30,6 @@ export function openSqliteDemoDatabase(path: string): DemoDatabase {
   const db = openDemoFile(file);
   const messageParams = (m: HostMessage) => demoMessageParams(m, goDriverTimestamp);
   return {
-    dialect: 'sqlite',
     where: `SQLite file ${file}`,
     cliOption: `--sqlite ${shellQuoted(file)}`,
     clientCommand: `sqlite3 ${shellQuoted(file)}`,

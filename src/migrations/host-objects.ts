@@ -6,9 +6,8 @@
 // - a host column (and its values) cannot be carried by the fixed column list of the copy, so
 //   the rebuild is refused: the step fails with a WARN naming every column, index and trigger
 //   it would have dropped, and the table is left exactly as it is until the host moves them.
+import { plural } from '../human-numbers.js';
 import type { HostObject, SchemaScript } from './migration-database.js';
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export function hostObjectScripts(objects: readonly HostObject[]): SchemaScript[] {
   const columns = objects.filter((o) => o.kind === 'column');

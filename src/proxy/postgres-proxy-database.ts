@@ -2,7 +2,6 @@
 // one client (batch-jobs.ts: the message rows in one statement, the subagent rows through
 // recordFrames joining the same transaction, { client }), so a message and its subagent row
 // commit together.
-import pg from 'pg';
 import {
   proxyEnsureSession,
   proxyReadSessionTask,
@@ -10,14 +9,14 @@ import {
   proxyUpsertSubagentMessagesBatch,
 } from '../../generated/postgres/proxy/index.js';
 import { formatMicros } from '../instant.js';
+import { ownPool } from '../postgres/own-pool.js';
 import { createPostgresStore } from '../postgres/store.js';
 import { withSavepoint, withTransaction } from '../postgres/transaction.js';
 import { writeBatch } from './batch-jobs.js';
 import { describeJobError, subagentMessageId, subagentMessageMetadata, type ProxyDatabase, type ProxyDatabaseOptions } from './proxy-database.js';
 
 export function openPostgresProxyDatabase(url: string, options: ProxyDatabaseOptions): ProxyDatabase {
-  const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 10_000, application_name: 'subagent-context-proxy' });
-  pool.on('error', () => {}); // an idle client's socket error surfaces on the next query instead
+  const pool = ownPool(url, 'subagent-context-proxy', 2);
   // One instant per batch, for the subagent rows as for the message rows: a batch writes what its
   // jobs written one by one at that instant would (test/proxy-batch-write.test.ts).
   let batchAt: bigint | undefined;

@@ -2,6 +2,7 @@
 // channel): open the store, create the host tables, run the migrations, then turn each batch
 // of tee lines into identity, recognized updates and rows. Never throws out: every failure is
 // a warning and a counter.
+import { matchDialect } from '../dialect.js';
 import { createWallClock } from '../instant.js';
 import type { Logger } from '../types.js';
 import { AcpIdentity, type WriteJob } from './acp-identity.js';
@@ -38,12 +39,10 @@ export function createBatchWriter(config: WriterConfig, warn: (text: string) => 
 
   async function open(): Promise<ProxyDatabase> {
     const options = { executionId: config.executionId, logger, clock };
-    if (config.target.dialect === 'sqlite') {
-      const { openSqliteProxyDatabase } = await import('./sqlite-proxy-database.js');
-      return openSqliteProxyDatabase(config.target.file, options);
-    }
-    const { openPostgresProxyDatabase } = await import('./postgres-proxy-database.js');
-    return openPostgresProxyDatabase(config.target.url, options);
+    return matchDialect(config.target, {
+      sqlite: async ({ file }) => (await import('./sqlite-proxy-database.js')).openSqliteProxyDatabase(file, options),
+      postgres: async ({ url }) => (await import('./postgres-proxy-database.js')).openPostgresProxyDatabase(url, options),
+    });
   }
 
   let db: ProxyDatabase | null = null;

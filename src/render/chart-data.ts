@@ -3,7 +3,7 @@
 // here computes a figure: it only orders, labels and (for a histogram axis) fills the gaps
 // between non-empty buckets with zeros.
 import type { FanOutBucket, SubagentContextReport, TokenGroup } from '../report/types.js';
-import { formatInt, plural } from './numbers.js';
+import { formatInt, plural } from '../human-numbers.js';
 
 export interface Bar {
   label: string;
@@ -102,11 +102,3 @@ export function describeScope(taskIds: string[] | null): string {
   const shown = taskIds.slice(0, 5).join(', ');
   return `${plural(taskIds.length, 'task')}: ${shown}${taskIds.length > 5 ? ', …' : ''}`;
 }
-
-// In plain words: the numbered notes cite the criteria.
-export const STATE_MEANING: Record<SubagentContextReport['state'], string> = {
-  activated: 'fully activated',
-  capture_only: 'capture works, but execution ids are not identities yet (the execution-id upgrade has not applied)',
-  execution_only: 'the backfill has not succeeded yet: no coverage boundary',
-  not_activated: 'not activated: no boundary, so no absence of a row is evidence',
-};

@@ -1,10 +1,10 @@
 // What a report found, in plain words: the lines every view leads with (the terminal report,
 // the demo, the HTML page), before any chart or caveat. Only restates the report's figures
 // (and one ratio of them); the numbered notes after the charts say how far each may be read.
-import { formatInt, formatRatio, plural } from './numbers.js';
+import { formatInt, formatRatio, plural } from '../human-numbers.js';
+import { turnsIn, zeroFilledMean } from '../report/derived-figures.js';
 import type { FanOutBucket, SubagentContextReport } from '../report/types.js';
 
-const sumTurns = (buckets: readonly FanOutBucket[]) => buckets.reduce((n, b) => n + b.turns, 0);
 const widest = (buckets: readonly FanOutBucket[]) => buckets.reduce((n, b) => (b.subagents > n ? b.subagents : n), 0);
 
 function cardsFinding(r: SubagentContextReport): string | null {
@@ -15,11 +15,11 @@ function cardsFinding(r: SubagentContextReport): string | null {
 
 function fanOutFinding(r: SubagentContextReport): string | null {
   const f = r.fan_out;
-  const known = sumTurns(f.known);
-  const unknown = sumTurns(f.unknown);
+  const known = turnsIn(f.known);
+  const unknown = turnsIn(f.unknown);
   if (known + unknown === 0) return null;
   const all = [...f.known, ...f.unknown];
-  const wide = all.filter((b) => b.subagents >= 2).reduce((n, b) => n + b.turns, 0);
+  const wide = turnsIn(all, 2);
   const split =
     f.known_from === null
       ? 'no count is known to be complete on this store (each is a lower bound)'
@@ -33,7 +33,7 @@ function tokensFinding(r: SubagentContextReport): string | null {
   if (t.measured === 0) return `None of the ${plural(t.settled, 'finished subagent')} reported its tokens: their usage is unmeasured, not 0.`;
   const head = `${formatInt(t.total_tokens)} tokens over ${plural(t.measured, 'subagent')} that reported usage, ${formatInt(Math.round(t.mean_tokens ?? 0))} each on average`;
   if (t.unmeasured === 0) return `${head}.`;
-  const zeroFilled = t.total_tokens / t.settled;
+  const zeroFilled = zeroFilledMean(t)!;
   return `${head}; ${formatInt(t.unmeasured)} more reported nothing and count as unmeasured, not 0 (read as 0, the mean would look ${(t.mean_tokens! / zeroFilled).toFixed(1)}× lower).`;
 }
 

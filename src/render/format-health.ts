@@ -2,20 +2,15 @@
 // the host's data: made visible and clipped (src/render/display-text.ts). `--json` prints the
 // HealthReport itself instead, verbatim.
 import { clipVisible, visibleLines } from './display-text.js';
+import { plural } from '../human-numbers.js';
 import { parseInstant } from '../instant.js';
 import type { HealthReport } from '../types.js';
+import { STATE_MEANING } from './state-meaning.js';
 
 function keyLine(name: string, value: string | null, emptyMeaning: string): string {
   const shown = value === null ? 'absent' : value === '' ? `''  ${emptyMeaning}` : clipVisible(value, 64);
   return `  ${name.padEnd(18)}${shown}`;
 }
-
-const STATE_MEANING: Record<HealthReport['state'], string> = {
-  activated: 'fully activated',
-  capture_only: 'capture works; the execution-id upgrade (record_execution_since) has not applied, so no agent_execution_id is an execution identity',
-  execution_only: 'the backfill has not succeeded: no coverage boundary, all history is unknown fan-out',
-  not_activated: 'the feature has not activated here: no absence of a row is evidence of anything',
-};
 
 function verdictLine(report: HealthReport): string {
   switch (report.verdict) {
@@ -38,10 +33,9 @@ function figure(name: string, value: number | string | null, meaning: string): s
 function elapsed(fromNs: bigint, now: Date): string {
   const seconds = Math.floor((now.getTime() - Number(fromNs / 1_000_000n)) / 1000);
   if (seconds < 60) return 'less than a minute';
-  const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-  if (seconds < 3600) return unit(Math.floor(seconds / 60), 'minute');
-  if (seconds < 2 * 86_400) return unit(Math.floor(seconds / 3600), 'hour');
-  return unit(Math.floor(seconds / 86_400), 'day');
+  if (seconds < 3600) return plural(Math.floor(seconds / 60), 'minute');
+  if (seconds < 2 * 86_400) return plural(Math.floor(seconds / 3600), 'hour');
+  return plural(Math.floor(seconds / 86_400), 'day');
 }
 
 /**

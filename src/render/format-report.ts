@@ -3,10 +3,11 @@
 // notes in plain words (src/render/notes.ts). Every string from the database is made visible
 // (escapes for control characters) and clipped by grapheme: see src/render/display-text.ts.
 // `--json` prints the report itself instead, verbatim.
-import { describeScope, describeWindow, fanOutBars, maxOf, STATE_MEANING, tokenDistributionBars, tokenGroupBars, type Bar } from './chart-data.js';
+import { describeScope, describeWindow, fanOutBars, maxOf, tokenDistributionBars, tokenGroupBars, type Bar } from './chart-data.js';
+import { STATE_MEANING } from './state-meaning.js';
 import { clipVisible, displayWidth, padStartVisible, visibleLines } from './display-text.js';
 import { findingLines } from './finding.js';
-import { formatInt, formatRatio, plural } from './numbers.js';
+import { formatInt, formatRatio, plural } from '../human-numbers.js';
 import { NOTES_EXPLAINED, noteLines } from './notes.js';
 import type { SubagentContextReport } from '../report/types.js';
 

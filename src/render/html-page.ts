@@ -3,13 +3,16 @@
 // every fetch, so the page can be mailed, archived or opened offline and shows the same.
 // What it found comes first in plain words, then the charts, then the caveats as numbered
 // notes in plain words. Light and dark (prefers-color-scheme), print CSS,
-// usable at 400 px. Every string from the database is made visible, clipped and isolated.
+// usable at 400 px. Every string from the database is made visible, clipped and isolated, and
+// the page is written with markup`` (./html.ts), which escapes every value it interpolates.
 import { packageVersion } from '../package-version.js';
-import { describeScope, describeWindow, STATE_MEANING } from './chart-data.js';
+import { describeScope, describeWindow } from './chart-data.js';
+import { STATE_MEANING } from './state-meaning.js';
 import { clipVisible, visible } from './display-text.js';
 import { findingLines } from './finding.js';
-import { formatInt, formatRatio, plural } from './numbers.js';
-import { escapeHtml as e } from './svg-chart.js';
+import { formatInt, formatRatio, plural } from '../human-numbers.js';
+import { markup, joinHtml, trustedHtml } from './html.js';
+import { turnsIn } from '../report/derived-figures.js';
 import type { SubagentContextReport } from '../report/types.js';
 import type { ReportViewOptions } from './format-report.js';
 import { PAGE_CSS } from './html-style.js';
@@ -28,10 +31,10 @@ export interface ReportPageOptions extends ReportViewOptions {
 export function renderReportHtml(r: SubagentContextReport, options: ReportPageOptions = {}): string {
   const generatedAt = (options.generatedAt ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const version = packageVersion() ?? 'unknown';
-  const knownTurns = r.fan_out.known.reduce((n, b) => n + b.turns, 0);
-  const fannedOut = r.fan_out.known.filter((b) => b.subagents >= 2).reduce((n, b) => n + b.turns, 0);
-  const generated = `Generated <time class="instant" datetime="${generatedAt}">${generatedAt}</time> by subagent-context <span class="version">${e(version)}</span>`;
-  return `<!DOCTYPE html>
+  const knownTurns = turnsIn(r.fan_out.known);
+  const fannedOut = turnsIn(r.fan_out.known, 2);
+  const generated = markup`Generated <time class="instant" datetime="${generatedAt}">${generatedAt}</time> by subagent-context <span class="version">${version}</span>`;
+  return markup`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -39,23 +42,24 @@ export function renderReportHtml(r: SubagentContextReport, options: ReportPageOp
 <meta name="color-scheme" content="light dark">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <title>Subagent fan-out report</title>
-<style>${PAGE_CSS}</style>
+<style>${trustedHtml(PAGE_CSS)}</style>
 </head>
 <body><main>
 <header>
 <h1>Subagent fan-out report</h1>
-${options.where === undefined ? '' : `<p class="where">${e(visible(options.where))}</p>\n`}<p class="generated" id="generated">${generated}</p>
+${options.where !== undefined && markup`<p class="where">${visible(options.where)}</p>\n`}<p class="generated" id="generated">${generated}</p>
 <dl class="meta">
 <dt>window</dt><dd>${t(describeWindow(r.window))}</dd>
 <dt>scope</dt><dd>${t(clipVisible(describeScope(r.task_ids), 200))}</dd>
-<dt>state</dt><dd><span class="state${r.state === 'activated' ? '' : ' warn'}">${e(r.state)}</span> ${e(STATE_MEANING[r.state])}</dd>
+<dt>state</dt><dd><span class="state${r.state === 'activated' ? '' : ' warn'}">${r.state}</span> ${STATE_MEANING[r.state]}</dd>
 <dt>keys</dt><dd>capture_since ${t(keyText(r.keys.capture_since))} · backfill_through ${t(keyText(r.keys.backfill_through))} · execution_since ${t(keyText(r.keys.execution_since))}</dd>
 </dl>
 </header>
 <section class="finding" id="finding"><h2>What it found</h2>
-${findingLines(r)
-  .map((l) => `<p>${t(l)}</p>`)
-  .join('\n')}
+${joinHtml(
+  findingLines(r).map((l) => markup`<p>${t(l)}</p>`),
+  '\n',
+)}
 </section>
 <div class="tiles">
 ${tile(formatRatio(r.cards.sessions_per_card), 'sessions per card (task_sessions alone)')}
@@ -72,5 +76,5 @@ ${notesSection(r)}
 <footer>${generated}. Figures follow the package's reading rules (the notes above); docs/report.md in the package says what each one counts.</footer>
 </main></body>
 </html>
-`;
+`.text;
 }

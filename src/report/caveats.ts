@@ -3,15 +3,16 @@
 // window, and cites the criterion it applies, so the list changes with the AC-24c state,
 // the keys' values and what the window holds.
 import { formatKeyInstant } from '../instant.js';
-import { formatInt, plural } from '../render/numbers.js';
-import type { ActivationState, HealthReport } from '../types.js';
+import { formatInt, plural } from '../human-numbers.js';
+import type { ActivationKeyValues, ActivationState } from '../activation-keys.js';
 import type { KeyName } from './boundaries.js';
+import { turnsIn } from './derived-figures.js';
 import type { ReportBounds } from './queries.js';
 import type { SubagentContextReport } from './types.js';
 
 export interface CaveatInput {
   state: ActivationState;
-  keys: HealthReport['keys'];
+  keys: ActivationKeyValues;
   bounds: ReportBounds;
   provenance: SubagentContextReport['provenance'];
   fanOut: SubagentContextReport['fan_out'];
@@ -21,7 +22,6 @@ export interface CaveatInput {
 
 const KEY = (name: KeyName) => `subagent_context_${name}`;
 const at = (ns: bigint) => formatKeyInstant(ns);
-const sumTurns = (buckets: { turns: number }[]) => buckets.reduce((t, b) => t + b.turns, 0);
 
 function stateCaveats(state: ActivationState): string[] {
   switch (state) {
@@ -62,7 +62,7 @@ function keyCaveats(input: CaveatInput): string[] {
 function fanOutCaveats(input: CaveatInput): string[] {
   const { bounds, keys, fanOut } = input;
   const out: string[] = [];
-  const unknownTurns = sumTurns(fanOut.unknown);
+  const unknownTurns = turnsIn(fanOut.unknown);
   if (bounds.knownFromNs !== null) {
     const from = at(bounds.knownFromNs);
     if (bounds.knownFromKey === 'backfill_through') {

@@ -1,7 +1,7 @@
 // The report's public shape (DESIGN §9): what store.report() returns and `subagent-context
 // report --json` prints. Field names are snake_case like the rest of the package's JSON.
 // docs/report.md says what each figure counts and which window it applies to.
-import type { ActivationState, HealthReport } from '../types.js';
+import type { ActivationKeyValues, ActivationState } from '../activation-keys.js';
 
 export interface ReportOptions {
   /** RFC3339 instant: only rows observed at or after it count. Absent: no lower bound. */
@@ -54,7 +54,7 @@ export interface SubagentContextReport {
   /** AC-24c, read from the keys alone (never from rows). */
   state: ActivationState;
   /** The three activation keys verbatim, null when absent (as HealthReport.keys). */
-  keys: HealthReport['keys'];
+  keys: ActivationKeyValues;
   /** The AC-25 rules that apply to this store and window, as sentences. */
   caveats: string[];
   provenance: {

@@ -1,5 +1,5 @@
 // The bare-column lower bound that lets a SQLite index on a host timestamp column serve a time
-// window (docs/timestamps.md, "Index-friendliness", has the proof; test/sqlite-floor.test.ts
+// window (docs/timestamps.md, "Index-friendliness", has the proof; test/health-window-edge.test.ts
 // seeds every form at the edge). The column holds text in any accepted form —
 // `YYYY-MM-DD[ T]HH:MM:SS[.f{1,9}][Z|±HH:MM]` — whose leading date and time are LOCAL: a row
 // at instant I with offset o starts with the civil time I + o. Offsets are at most ±23:59

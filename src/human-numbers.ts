@@ -1,6 +1,7 @@
-// Numbers in the human views (terminal report, health, the HTML page, the demo): en-US digit
-// grouping whatever the host's locale, so the same report reads the same everywhere and the
-// tests can compare text. JSON output never goes through here; it keeps the exact values.
+// Numbers in text a person reads: the human views (terminal report, health, the HTML page, the
+// demo) and the sentences of the report's caveats (src/report/caveats.ts). en-US digit grouping
+// whatever the host's locale, so the same report reads the same everywhere and the tests can
+// compare text. The figures of the report's JSON never go through here; they keep exact values.
 
 /** 1234567 -> "1,234,567" (a fraction is rounded away). */
 export const formatInt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
