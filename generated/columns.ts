@@ -30,6 +30,7 @@ export const subagentColumnRules: readonly SubagentColumnRule[] = [
   { column: "child_session_id", rule: "replace", from: { object: "payload", field: "child_session_id" }, input: "childSessionId", text: true },
   { column: "model", rule: "replace", from: { object: "payload", field: "model" }, input: "model", text: true },
   { column: "agent_status", rule: "replace", from: { object: "payload", field: "status" }, input: "agentStatus", text: true },
+  { column: "output_file", rule: "replace", from: { object: "payload", field: "output_file" }, input: "outputFile", text: true },
   { column: "tool_status", rule: "terminal-guarded", from: { object: "frame", field: "toolStatus" }, input: "toolStatus", text: false },
   { column: "is_async", rule: "sticky", from: { object: "payload", field: "is_async" }, input: "isAsync", text: false },
   { column: "total_tokens", rule: "replace", from: { object: "payload", field: "total_tokens" }, input: "totalTokens", text: false },
@@ -46,7 +47,7 @@ export const inputsByRule: Readonly<Record<MergeRule, readonly string[]>> = {
   "key": ["sessionId","executionId","toolCallId"],
   "write-once": ["taskId"],
   "fill-forward": ["turnId"],
-  "replace": ["parentToolCallId","subagentType","description","agentId","childSessionId","model","agentStatus","totalTokens","toolUseCount","durationMs"],
+  "replace": ["parentToolCallId","subagentType","description","agentId","childSessionId","model","agentStatus","outputFile","totalTokens","toolUseCount","durationMs"],
   "sticky": ["isAsync"],
   "latest": [],
   "terminal-guarded": ["toolStatus"],
@@ -61,6 +62,7 @@ export interface TextColumnInput {
   childSessionId: string | null;
   model: string | null;
   agentStatus: string | null;
+  outputFile: string | null;
 }
 
 /** The text columns as a row holds them. */
@@ -72,6 +74,7 @@ export interface TextColumnRow {
   child_session_id: string | null;
   model: string | null;
   agent_status: string | null;
+  output_file: string | null;
 }
 
 /** Each text column read from its source in the frame by `read` (the storable-text rule). */
@@ -84,6 +87,7 @@ export function readTextColumns(frame: unknown, payload: unknown, read: (object:
     childSessionId: read(payload, "child_session_id"),
     model: read(payload, "model"),
     agentStatus: read(payload, "status"),
+    outputFile: read(payload, "output_file"),
   };
 }
 
@@ -97,6 +101,7 @@ export function pickTextColumns(input: TextColumnInput): TextColumnInput {
     childSessionId: input.childSessionId,
     model: input.model,
     agentStatus: input.agentStatus,
+    outputFile: input.outputFile,
   };
 }
 
@@ -110,5 +115,6 @@ export function textColumnsByName(input: TextColumnInput): TextColumnRow {
     child_session_id: input.childSessionId,
     model: input.model,
     agent_status: input.agentStatus,
+    output_file: input.outputFile,
   };
 }

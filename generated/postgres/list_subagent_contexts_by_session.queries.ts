@@ -19,6 +19,7 @@ export interface IListSubagentContextsBySessionResult {
   is_async: number;
   model: string | null;
   observed_at: string;
+  output_file: string | null;
   parent_tool_call_id: string | null;
   settled_at: string | null;
   source: string;
@@ -61,6 +62,7 @@ export interface IListSubagentContextsBySessionQuery {
  *        s.child_session_id,
  *        s.model,
  *        s.agent_status,
+ *        s.output_file,
  *        s.tool_status,
  *        s.is_async,
  *        s.total_tokens,
@@ -77,7 +79,7 @@ export interface IListSubagentContextsBySessionQuery {
  */
 export const listSubagentContextsBySession = new PostgresManyQuery<IListSubagentContextsBySessionParams, IListSubagentContextsBySessionResult>(
   "listSubagentContextsBySession",
-  "SELECT                       s.id,\n       s.task_session_id,\n       s.task_id,\n       s.turn_id,\n       s.agent_execution_id,\n       s.tool_call_id,\n       s.parent_tool_call_id,\n       s.subagent_type,\n       s.description,\n       s.agent_id,\n       s.child_session_id,\n       s.model,\n       s.agent_status,\n       s.tool_status,\n       s.is_async,\n       s.total_tokens,\n       s.tool_use_count,\n       s.duration_ms,\n       s.source,\n       to_char(s.observed_at, 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') AS \"observed_at!\",\n       to_char(s.settled_at, 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') AS \"settled_at?\",\n       to_char(s.updated_at, 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') AS \"updated_at!\"\n  FROM task_session_subagents AS s\n WHERE s.task_session_id = $1\n ORDER BY s.observed_at, s.tool_call_id COLLATE \"C\", s.agent_execution_id COLLATE \"C\"",
+  "SELECT                       s.id,\n       s.task_session_id,\n       s.task_id,\n       s.turn_id,\n       s.agent_execution_id,\n       s.tool_call_id,\n       s.parent_tool_call_id,\n       s.subagent_type,\n       s.description,\n       s.agent_id,\n       s.child_session_id,\n       s.model,\n       s.agent_status,\n       s.output_file,\n       s.tool_status,\n       s.is_async,\n       s.total_tokens,\n       s.tool_use_count,\n       s.duration_ms,\n       s.source,\n       to_char(s.observed_at, 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') AS \"observed_at!\",\n       to_char(s.settled_at, 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') AS \"settled_at?\",\n       to_char(s.updated_at, 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') AS \"updated_at!\"\n  FROM task_session_subagents AS s\n WHERE s.task_session_id = $1\n ORDER BY s.observed_at, s.tool_call_id COLLATE \"C\", s.agent_execution_id COLLATE \"C\"",
   ["sessionId"],
 );
 

@@ -21,6 +21,7 @@ export interface IListSubagentContextsBySessionResult {
   child_session_id: string | null;
   model: string | null;
   agent_status: string | null;
+  output_file: string | null;
   tool_status: string | null;
   is_async: bigint;
   total_tokens: bigint | null;
@@ -60,6 +61,7 @@ export interface IListSubagentContextsBySessionQuery {
  *        s.child_session_id,
  *        s.model,
  *        s.agent_status,
+ *        s.output_file,
  *        s.tool_status,
  *        s.is_async,
  *        s.total_tokens,
@@ -76,6 +78,6 @@ export interface IListSubagentContextsBySessionQuery {
  */
 export const listSubagentContextsBySession = new SqliteManyQuery<IListSubagentContextsBySessionParams, IListSubagentContextsBySessionResult>(
   "listSubagentContextsBySession",
-  "SELECT /* subagent_row(s) */ s.id,\n       s.task_session_id,\n       s.task_id,\n       s.turn_id,\n       s.agent_execution_id,\n       s.tool_call_id,\n       s.parent_tool_call_id,\n       s.subagent_type,\n       s.description,\n       s.agent_id,\n       s.child_session_id,\n       s.model,\n       s.agent_status,\n       s.tool_status,\n       s.is_async,\n       s.total_tokens,\n       s.tool_use_count,\n       s.duration_ms,\n       s.source,\n       replace(substr(/* utc9(s.observed_at) */ (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)), 1, 26), ' ', 'T') || 'Z' AS \"observed_at\",\n       replace(substr(/* utc9(s.settled_at) */ (strftime('%Y-%m-%d %H:%M:%S', substr(s.settled_at, 1, 19) || ltrim(substr(s.settled_at, 20), '.0123456789')) || '.' || substr(substr(s.settled_at, 21, max(length(s.settled_at) - 20 - length(ltrim(substr(s.settled_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)), 1, 26), ' ', 'T') || 'Z' AS \"settled_at\",\n       replace(substr(/* utc9(s.updated_at) */ (strftime('%Y-%m-%d %H:%M:%S', substr(s.updated_at, 1, 19) || ltrim(substr(s.updated_at, 20), '.0123456789')) || '.' || substr(substr(s.updated_at, 21, max(length(s.updated_at) - 20 - length(ltrim(substr(s.updated_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)), 1, 26), ' ', 'T') || 'Z' AS \"updated_at\"\n  FROM task_session_subagents AS s\n WHERE s.task_session_id = @sessionId\n ORDER BY /* utc9(s.observed_at) */ (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)), s.tool_call_id, s.agent_execution_id",
+  "SELECT /* subagent_row(s) */ s.id,\n       s.task_session_id,\n       s.task_id,\n       s.turn_id,\n       s.agent_execution_id,\n       s.tool_call_id,\n       s.parent_tool_call_id,\n       s.subagent_type,\n       s.description,\n       s.agent_id,\n       s.child_session_id,\n       s.model,\n       s.agent_status,\n       s.output_file,\n       s.tool_status,\n       s.is_async,\n       s.total_tokens,\n       s.tool_use_count,\n       s.duration_ms,\n       s.source,\n       replace(substr(/* utc9(s.observed_at) */ (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)), 1, 26), ' ', 'T') || 'Z' AS \"observed_at\",\n       replace(substr(/* utc9(s.settled_at) */ (strftime('%Y-%m-%d %H:%M:%S', substr(s.settled_at, 1, 19) || ltrim(substr(s.settled_at, 20), '.0123456789')) || '.' || substr(substr(s.settled_at, 21, max(length(s.settled_at) - 20 - length(ltrim(substr(s.settled_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)), 1, 26), ' ', 'T') || 'Z' AS \"settled_at\",\n       replace(substr(/* utc9(s.updated_at) */ (strftime('%Y-%m-%d %H:%M:%S', substr(s.updated_at, 1, 19) || ltrim(substr(s.updated_at, 20), '.0123456789')) || '.' || substr(substr(s.updated_at, 21, max(length(s.updated_at) - 20 - length(ltrim(substr(s.updated_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)), 1, 26), ' ', 'T') || 'Z' AS \"updated_at\"\n  FROM task_session_subagents AS s\n WHERE s.task_session_id = @sessionId\n ORDER BY /* utc9(s.observed_at) */ (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)), s.tool_call_id, s.agent_execution_id",
   ["sessionId"],
 );

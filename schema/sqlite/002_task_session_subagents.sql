@@ -18,6 +18,7 @@ CREATE TABLE IF NOT EXISTS task_session_subagents (
   child_session_id    TEXT,                       -- @replace @from payload.child_session_id
   model               TEXT,                       -- @replace @from payload.model
   agent_status        TEXT,                       -- @replace @from payload.status; AC-10a: the child's own report, verbatim
+  output_file         TEXT,                       -- @replace @from payload.output_file; where a background subagent writes its output (an extension: docs/spec-map.md)
   tool_status         TEXT,                       -- @terminal-guarded @from frame.toolStatus; AC-12: frozen once settled; hand-written in the upserts
   is_async            INTEGER NOT NULL DEFAULT 0, -- @sticky @from payload.is_async; only a positive report sets it
   total_tokens        INTEGER,                    -- @replace @from payload.total_tokens; AC-7: NULL when not reported, never 0-filled

@@ -33,6 +33,7 @@ export function expectQwenFanout(rows: Map<string, SubagentContextRow>): void {
     total_tokens,
     tool_use_count,
     duration_ms: DURATION,
+    output_file: null,
   });
   expect(rows.get(security)).toMatchObject(foreground('Review security', 300, 1)); // its read_file: counted, not a row
   expect(rows.get(performance)).toMatchObject(foreground('Review performance', 300, 1)); // its nested agent call
@@ -54,6 +55,7 @@ export function expectQwenFanout(rows: Map<string, SubagentContextRow>): void {
       total_tokens: null,
       tool_use_count: null,
       duration_ms: null,
+      output_file: expect.stringMatching(new RegExp(`/agent-general-purpose-${id}\\.jsonl$`)), // the launch text's output_file line
     });
   }
   for (const row of rows.values()) expect(row.duration_ms === null || (row.duration_ms as number) > 0).toBe(true);

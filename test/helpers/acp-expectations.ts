@@ -30,6 +30,7 @@ function claudeForeground(tool_call_id: string, description: string, tool_use_co
     total_tokens: 150,
     tool_use_count,
     duration_ms: DURATION,
+    output_file: null, // a foreground subagent answers in the tool result
   };
 }
 
@@ -61,6 +62,7 @@ export function expectClaudeFanout(rows: Map<string, SubagentContextRow>): void 
     total_tokens: null,
     tool_use_count: null,
     duration_ms: null,
+    output_file: expect.stringMatching(/\/tasks\/a[0-9a-f]{16}\.output$/), // toolResponse.outputFile: where the child writes
   });
   for (const row of rows.values()) expect(row.duration_ms === null || (row.duration_ms as number) > 0).toBe(true);
 }
