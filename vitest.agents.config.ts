@@ -7,7 +7,7 @@ export default defineConfig({
   test: {
     include: ['test/agents/**/*.test.ts'],
     reporters: ['default', './test/setup/summary-reporter.ts'],
-    globalSetup: ['test/setup/postgres-server.ts'],
+    globalSetup: ['test/setup/postgres-server.ts', 'test/setup/template-databases.ts'],
     pool: 'forks',
     maxWorkers: 1,
     testTimeout: 300_000,

@@ -1,7 +1,16 @@
 // Creating and dropping whole PostgreSQL databases on a server: the one place the tests, the
 // codegen, the benchmarks and the demo's tests do it. Each caller gets its own database, so
 // nothing leaks between runs, and the drop is WITH (FORCE) so a connection someone forgot
-// cannot block it.
+// cannot block it. A database is copied from template1, or from a template the caller built
+// (the test suite's starting states, test/helpers/template-databases.ts): a copy of a few
+// tables costs what an empty database costs, so building the tables once and copying them per
+// test saves applying their DDL per test.
+//
+// The CREATE and DROP statements of one process go over one maintenance connection per server,
+// opened on first use and kept (a test suite creates and drops a database per test, and a
+// connection costs about as much as the statement). Its socket is unref'd, so it never keeps
+// a process alive; when the server ends it (a restart, a shutdown) the next statement opens a
+// new one.
 //
 // Every connection made here (and every pool handed out) has an 'error' listener: DROP
 // DATABASE … WITH (FORCE) terminates the backends of idle clients, and pg raises that on the
@@ -47,14 +56,65 @@ export function clientFor(config: string | pg.ClientConfig): pg.Client {
   return client;
 }
 
-/** Runs one admin statement on the server's maintenance database, on a connection of its own. */
+/** A kept maintenance connection and how many statements are running on it. */
+interface Maintenance {
+  readonly client: pg.Client;
+  running: number;
+}
+
+/** The open maintenance connection per server URL (see the top of this file). */
+const maintenance = new Map<string, Promise<Maintenance>>();
+
+/** pg keeps a client's socket as connection.stream: ref'd while a statement runs, unref'd while idle. */
+function socketOf(client: pg.Client): { ref(): void; unref(): void } {
+  return (client as unknown as { connection: { stream: { ref(): void; unref(): void } } }).connection.stream;
+}
+
+function maintenanceFor(serverUrl: string): Promise<Maintenance> {
+  let opened = maintenance.get(serverUrl);
+  if (opened === undefined) {
+    const client = clientFor(serverUrl);
+    const forget = () => {
+      if (maintenance.get(serverUrl) === opened) maintenance.delete(serverUrl);
+    };
+    client.once('end', forget);
+    opened = client.connect().then(
+      () => {
+        socketOf(client).unref();
+        return { client, running: 0 };
+      },
+      (err: unknown) => {
+        forget();
+        throw err;
+      },
+    );
+    maintenance.set(serverUrl, opened);
+  }
+  return opened;
+}
+
+/**
+ * Runs one admin statement on the server's maintenance database. A connection the server
+ * closed while it sat idle fails before the statement is sent (no SQLSTATE): the statement
+ * is then sent once more, on a new connection.
+ */
 async function admin(serverUrl: string, sql: string): Promise<void> {
-  const client = clientFor(serverUrl);
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
+  for (let attempt = 1; ; attempt++) {
+    const opened = maintenanceFor(serverUrl);
+    const kept = await opened;
+    if (kept.running++ === 0) socketOf(kept.client).ref();
+    try {
+      await kept.client.query(sql);
+      return;
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      const fromServer = typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
+      if (fromServer || attempt > 1) throw err;
+      if (maintenance.get(serverUrl) === opened) maintenance.delete(serverUrl);
+      await kept.client.end().catch(() => {});
+    } finally {
+      if (--kept.running === 0) socketOf(kept.client).unref();
+    }
   }
 }
 

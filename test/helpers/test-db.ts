@@ -1,23 +1,24 @@
 // A real database per openTestDb() call: a temp SQLite file, or a fresh PostgreSQL database on
 // the run's server (scripts/lib/postgres-database.ts). Suites call it per test (beforeEach),
-// so each test starts from an empty database; a few seed one once per describe (beforeAll)
-// and share it across their tests. Never a mock. Tests seed and inspect with plain SQL
+// so each test starts from a database of its own; a few seed one once per describe (beforeAll)
+// and share it across their tests. Never a mock. The database is a copy of the starting state
+// its layers name, built once per run (test/helpers/template-databases.ts): a template
+// database on PostgreSQL, a template file on SQLite. Tests seed and inspect with plain SQL
 // through exec/query; `$1`-style placeholders work on both (rewritten to SQLite's `@p1`).
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { describe, inject } from 'vitest';
-import * as sqliteGenerated from '../../generated/sqlite/index.js';
-import * as postgresGenerated from '../../generated/postgres/index.js';
 import { createDatabase } from '../../scripts/lib/postgres-database.js';
 import { createPostgresStore, createSqliteStore, type StoreOptions, type SubagentContextStore } from '../../src/index.js';
 import { DIALECTS, type DialectName as Dialect } from '../../src/dialect.js';
 import { byDialect } from './by-dialect.js';
+import { layerScripts, startingStateFor, type SchemaLayer, type StartingState } from './template-databases.js';
 
 export { DIALECTS, type DialectName as Dialect } from '../../src/dialect.js';
-export type SchemaLayer = 'host' | 'package' | 'legacy';
+export type { SchemaLayer } from './template-databases.js';
 
 export interface TestDb {
   readonly dialect: Dialect;
@@ -35,14 +36,17 @@ export interface TestDb {
 
 let dbCounter = 0;
 
-function schemaFor(dialect: Dialect, layer: SchemaLayer) {
-  const g = byDialect(dialect, { sqlite: sqliteGenerated, postgres: postgresGenerated });
-  return layer === 'host' ? g.hostSchema : layer === 'package' ? g.packageSchema : g.legacySchema;
+/** The run's template of `state` on `dialect` (test/setup/template-databases.ts builds them). */
+function template(dialect: Dialect, state: StartingState): string {
+  const templates = inject('templates');
+  if (!templates) throw new Error('no template databases: add test/setup/template-databases.ts to the globalSetup of this vitest config');
+  return templates[dialect][state];
 }
 
-async function openSqlite(): Promise<TestDb> {
+async function openSqlite(state: StartingState): Promise<TestDb> {
   const dir = mkdtempSync(join(tmpdir(), 'subagent-context-test-'));
   const file = join(dir, 'store.db');
+  copyFileSync(template('sqlite', state), file);
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
@@ -59,7 +63,7 @@ async function openSqlite(): Promise<TestDb> {
       return (stmt.reader ? stmt.all(...args) : (stmt.run(...args), [])) as T[];
     },
     apply: async (layer) => {
-      for (const s of schemaFor('sqlite', layer)) db.exec(s.sql);
+      for (const s of layerScripts('sqlite', layer)) db.exec(s.sql);
     },
     close: async () => {
       db.close();
@@ -69,8 +73,10 @@ async function openSqlite(): Promise<TestDb> {
   return self;
 }
 
-async function openPostgres(): Promise<TestDb> {
-  const database = await createDatabase(inject('pgUrl'), `t_${process.pid}_${Date.now().toString(36)}_${dbCounter++}`);
+async function openPostgres(state: StartingState): Promise<TestDb> {
+  const database = await createDatabase(inject('pgUrl'), `t_${process.pid}_${Date.now().toString(36)}_${dbCounter++}`, {
+    template: template('postgres', state),
+  });
   const pool = database.pool({ max: 10 });
   const self: TestDb = {
     dialect: 'postgres',
@@ -80,18 +86,21 @@ async function openPostgres(): Promise<TestDb> {
     exec: async (sql) => void (await pool.query(sql)),
     query: async <T>(sql: string, params: unknown[] = []) => (await pool.query(sql, params)).rows as T[],
     apply: async (layer) => {
-      for (const s of schemaFor('postgres', layer)) await pool.query(s.sql);
+      for (const s of layerScripts('postgres', layer)) await pool.query(s.sql);
     },
     close: () => database.drop(),
   };
   return self;
 }
 
-/** A fresh database with the host tables, plus `layers` applied in order. */
+/**
+ * A fresh database with the host tables, plus `layers` applied in order: a copy of the
+ * longest starting state those layers begin with, and the layers past it applied to the copy.
+ */
 export async function openTestDb(dialect: Dialect, ...layers: SchemaLayer[]): Promise<TestDb> {
-  const db = await byDialect(dialect, { sqlite: openSqlite, postgres: openPostgres })();
-  await db.apply('host');
-  for (const layer of layers) await db.apply(layer);
+  const { state, rest } = startingStateFor(['host', ...layers]);
+  const db = await byDialect(dialect, { sqlite: openSqlite, postgres: openPostgres })(state);
+  for (const layer of rest) await db.apply(layer);
   return db;
 }
 
