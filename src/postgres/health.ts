@@ -13,6 +13,7 @@ import {
   observeJsonHelper,
   probeStoreTables,
   readActivationKeys,
+  setLocalSearchPath,
 } from '../../generated/postgres/index.js';
 import { ACTIVATION_KEY_PARAMS, toActivationKeys, type ActivationKeyValues } from '../activation-keys.js';
 import type { StoreContext } from '../dialect.js';
@@ -22,7 +23,8 @@ import { STORE_TABLES, type HealthQueries, type TablePresence } from '../health/
 import { ceilToMicros, formatMicros } from '../instant.js';
 import type { HealthReport } from '../types.js';
 import { toJsonHelper } from '../migrations/json-helper.js';
-import { createStatementRunner, packageStatement, type Queryable, type StatementRunner } from './named-statement.js';
+import { createStatementRunner, isNamedStatementConflict, packageStatement, type StatementRunner } from './named-statement.js';
+import { withTransaction } from './transaction.js';
 
 /** :since for a window starting at sinceNs. */
 export function postgresWindow(sinceNs: bigint): { since: string } {
@@ -42,6 +44,7 @@ const HEALTH = {
   probe: packageStatement('probe_store_tables', probeStoreTables),
   keys: packageStatement('read_activation_keys', readActivationKeys),
   helper: packageStatement('observe_json_helper', observeJsonHelper),
+  pin: packageStatement('set_local_search_path', setLocalSearchPath),
   shortfall: packageStatement('count_shortfall_since_capture', countShortfallSinceCapture),
   excess: packageStatement('count_excess_since_capture', countExcessSinceCapture),
   collisions: packageStatement('count_collisions_since_capture', countCollisionsSinceCapture),
@@ -51,8 +54,29 @@ const HEALTH = {
 /** Unnamed: for the callers without a store (the CLI's first probe) or with their own client. */
 const UNNAMED = createStatementRunner({ named: false });
 
+/**
+ * A statement that tests JSON (the two anti-joins: queries/postgres/fragments/valid_jsonb.sql)
+ * in a transaction of its own whose search_path is pinned first
+ * (queries/postgres/set_local_search_path.sql), so pg_catalog's built-in, or on PostgreSQL 15
+ * the package's own helper, answers before anything on the session's search_path. A
+ * named-statement conflict aborts the transaction: it is redone once, unnamed by then.
+ */
+async function pinnedRead<T>(pool: pg.Pool, statements: StatementRunner, read: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const attempt = () =>
+    withTransaction(pool, async (client) => {
+      await statements.rows(HEALTH.pin, undefined, client, 'rethrow');
+      return read(client);
+    });
+  try {
+    return await attempt();
+  } catch (err) {
+    if (!isNamedStatementConflict(err)) throw err;
+    return attempt();
+  }
+}
+
 /** The health statements on `pool`, through `statements` (the store's runner; unnamed without one). */
-export function postgresHealthQueries(pool: Queryable, statements: StatementRunner = UNNAMED): HealthQueries {
+export function postgresHealthQueries(pool: pg.Pool, statements: StatementRunner = UNNAMED): HealthQueries {
   return {
     async probeTables() {
       const [row] = await statements.rows(HEALTH.probe, undefined, pool);
@@ -66,10 +90,12 @@ export function postgresHealthQueries(pool: Queryable, statements: StatementRunn
       return toActivationKeys((await statements.rows(HEALTH.keys, ACTIVATION_KEY_PARAMS, pool))[0]);
     },
     async countShortfall(sinceNs) {
-      return toCount((await statements.rows(HEALTH.shortfall, postgresWindow(sinceNs), pool))[0]?.shortfall, 'shortfall');
+      const rows = await pinnedRead(pool, statements, (client) => statements.rows(HEALTH.shortfall, postgresWindow(sinceNs), client, 'rethrow'));
+      return toCount(rows[0]?.shortfall, 'shortfall');
     },
     async countExcess(sinceNs) {
-      return toCount((await statements.rows(HEALTH.excess, postgresWindow(sinceNs), pool))[0]?.excess, 'excess');
+      const rows = await pinnedRead(pool, statements, (client) => statements.rows(HEALTH.excess, postgresWindow(sinceNs), client, 'rethrow'));
+      return toCount(rows[0]?.excess, 'excess');
     },
     async countCollisions(sinceNs) {
       return toCount((await statements.rows(HEALTH.collisions, postgresWindow(sinceNs), pool))[0]?.collisions, 'collisions');
@@ -80,6 +106,6 @@ export function postgresHealthQueries(pool: Queryable, statements: StatementRunn
   };
 }
 
-export function checkPostgresHealth(pool: Queryable, statements: StatementRunner, ctx: StoreContext): Promise<HealthReport> {
+export function checkPostgresHealth(pool: pg.Pool, statements: StatementRunner, ctx: StoreContext): Promise<HealthReport> {
   return checkHealth(postgresHealthQueries(pool, statements), ctx);
 }
