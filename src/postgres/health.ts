@@ -19,11 +19,18 @@ import { ACTIVATION_KEY_PARAMS, toActivationKeys, type ActivationKeyValues } fro
 import type { StoreContext } from '../dialect.js';
 import { toCount } from '../count.js';
 import { checkHealth } from '../health/check-health.js';
-import { STORE_TABLES, type HealthQueries, type TablePresence } from '../health/queries.js';
+import { STORE_TABLES, type HealthQueries, type TablePresence, type WindowCounts } from '../health/queries.js';
 import { ceilToMicros, formatMicros } from '../instant.js';
 import type { HealthReport } from '../types.js';
 import { toJsonHelper } from '../migrations/json-helper.js';
-import { createStatementRunner, isNamedStatementConflict, packageStatement, type StatementRunner } from './named-statement.js';
+import {
+  createStatementRunner,
+  isNamedStatementConflict,
+  packageStatement,
+  type ConflictRecovery,
+  type Queryable,
+  type StatementRunner,
+} from './named-statement.js';
 import { withTransaction } from './transaction.js';
 
 /** :since for a window starting at sinceNs. */
@@ -55,17 +62,18 @@ const HEALTH = {
 const UNNAMED = createStatementRunner({ named: false });
 
 /**
- * A statement that tests JSON (the two anti-joins: queries/postgres/fragments/valid_jsonb.sql)
- * in a transaction of its own whose search_path is pinned first
- * (queries/postgres/set_local_search_path.sql), so pg_catalog's built-in, or on PostgreSQL 15
- * the package's own helper, answers before anything on the session's search_path. A
- * named-statement conflict aborts the transaction: it is redone once, unnamed by then.
+ * The statements that test JSON (the two anti-joins: queries/postgres/fragments/valid_jsonb.sql)
+ * run in a transaction whose search_path is pinned first (queries/postgres/set_local_search_path.sql),
+ * so pg_catalog's built-in, or on PostgreSQL 15 the package's own helper, answers before
+ * anything on the session's search_path: checkHealth() runs each of its two chains so (one
+ * transaction each, the counts that need no pin inside it too), a lone anti-join gets one of
+ * its own. A named-statement conflict aborts the transaction: it is redone once, unnamed by then.
  */
-async function pinnedRead<T>(pool: pg.Pool, statements: StatementRunner, read: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+async function pinnedRead<T>(pool: pg.Pool, statements: StatementRunner, read: (counts: WindowCounts) => Promise<T>): Promise<T> {
   const attempt = () =>
     withTransaction(pool, async (client) => {
       await statements.rows(HEALTH.pin, undefined, client, 'rethrow');
-      return read(client);
+      return read(windowCounts(client, statements, 'rethrow'));
     });
   try {
     return await attempt();
@@ -75,8 +83,19 @@ async function pinnedRead<T>(pool: pg.Pool, statements: StatementRunner, read: (
   }
 }
 
+/** The four counts on `target`: the pool in autocommit ('retry'), or a pinned transaction's client ('rethrow'). */
+function windowCounts(target: Queryable, statements: StatementRunner, recovery: ConflictRecovery): WindowCounts {
+  return {
+    countShortfall: async (since) => toCount((await statements.rows(HEALTH.shortfall, postgresWindow(since), target, recovery))[0]?.shortfall, 'shortfall'),
+    countExcess: async (since) => toCount((await statements.rows(HEALTH.excess, postgresWindow(since), target, recovery))[0]?.excess, 'excess'),
+    countCollisions: async (since) => toCount((await statements.rows(HEALTH.collisions, postgresWindow(since), target, recovery))[0]?.collisions, 'collisions'),
+    maxObservedAt: async (since) => (await statements.rows(HEALTH.max, postgresWindow(since), target, recovery))[0]?.last_observed_at ?? null,
+  };
+}
+
 /** The health statements on `pool`, through `statements` (the store's runner; unnamed without one). */
 export function postgresHealthQueries(pool: pg.Pool, statements: StatementRunner = UNNAMED): HealthQueries {
+  const onPool = windowCounts(pool, statements, 'retry');
   return {
     async probeTables() {
       const [row] = await statements.rows(HEALTH.probe, undefined, pool);
@@ -89,20 +108,11 @@ export function postgresHealthQueries(pool: pg.Pool, statements: StatementRunner
     async readKeys() {
       return toActivationKeys((await statements.rows(HEALTH.keys, ACTIVATION_KEY_PARAMS, pool))[0]);
     },
-    async countShortfall(sinceNs) {
-      const rows = await pinnedRead(pool, statements, (client) => statements.rows(HEALTH.shortfall, postgresWindow(sinceNs), client, 'rethrow'));
-      return toCount(rows[0]?.shortfall, 'shortfall');
-    },
-    async countExcess(sinceNs) {
-      const rows = await pinnedRead(pool, statements, (client) => statements.rows(HEALTH.excess, postgresWindow(sinceNs), client, 'rethrow'));
-      return toCount(rows[0]?.excess, 'excess');
-    },
-    async countCollisions(sinceNs) {
-      return toCount((await statements.rows(HEALTH.collisions, postgresWindow(sinceNs), pool))[0]?.collisions, 'collisions');
-    },
-    async maxObservedAt(sinceNs) {
-      return (await statements.rows(HEALTH.max, postgresWindow(sinceNs), pool))[0]?.last_observed_at ?? null;
-    },
+    countShortfall: (sinceNs) => pinnedRead(pool, statements, (counts) => counts.countShortfall(sinceNs)),
+    countExcess: (sinceNs) => pinnedRead(pool, statements, (counts) => counts.countExcess(sinceNs)),
+    countCollisions: onPool.countCollisions,
+    maxObservedAt: onPool.maxObservedAt,
+    pinnedChain: (chain) => pinnedRead(pool, statements, chain),
   };
 }
 
