@@ -8,8 +8,11 @@
 // nested far deeper than PostgreSQL's stack never fails the backfill; a shallow document with
 // more than 1,000 brackets is still read.
 import { readFileSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type pg from 'pg';
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { packageSchema } from '../generated/postgres/index.js';
+import { clientFor, databaseName, poolFor } from '../scripts/lib/postgres-database.js';
+import { createPostgresStore } from '../src/index.js';
 import { formatKeyInstant } from '../src/instant.js';
 import { KEY, setKeys } from './helpers/activation-keys.js';
 import { steppingClock } from './helpers/clock.js';
@@ -134,6 +137,44 @@ describe('the helper PostgreSQL 15 needs, and 16 does not [postgres]', () => {
     expect(report.steps.find((s) => s.name === 'backfill_subagent_contexts')?.status).toBe('skipped'); // activated before
     expect(await helpers()).toEqual([{ schema: 'subagent_context', comment: CURRENT }]);
     expect(await db.store().checkHealth()).toMatchObject({ shortfall: 1, verdict: 'shortfall' });
+  });
+
+  it('an operator without CREATE on the database: on 15 the step says so until a DBA creates the schema for it; on 16+ nothing is needed', async () => {
+    const role = `sc_noschema_${process.pid}_${Date.now().toString(36)}`;
+    const admin = clientFor(inject('pgUrl'));
+    await admin.connect();
+    let pool: pg.Pool | undefined;
+    try {
+      await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD 'pw'`);
+      await db.exec(`REVOKE CREATE ON DATABASE ${databaseName(db.location)} FROM PUBLIC;
+                     GRANT CREATE, USAGE ON SCHEMA public TO ${role};
+                     GRANT ALL ON task_sessions, task_session_messages TO ${role}`);
+      const url = new URL(db.location);
+      url.username = role;
+      url.password = 'pw';
+      pool = poolFor({ connectionString: url.toString(), max: 2 });
+      const report = await createPostgresStore(pool, { clock: steppingClock() }).runMigrations();
+      if (version >= 160000) {
+        expect(report.ok, JSON.stringify(report.steps.filter((x) => x.status === 'failed'))).toBe(true);
+        expect(ensureStep(report)).toBe('skipped');
+        return;
+      }
+      expect(report.ok).toBe(false);
+      expect(report.steps.find((s) => s.name === 'ensure_json_helpers')?.error).toMatch(
+        new RegExp(`^PostgreSQL 15: the JSON helper needs the schema subagent_context, and role ${role} may not create a schema in database`),
+      );
+      // A DBA creates it for the operator: the next run goes on.
+      await db.exec(`CREATE SCHEMA subagent_context AUTHORIZATION ${role}`);
+      const again = await createPostgresStore(pool, { clock: steppingClock() }).runMigrations();
+      expect(again.ok, JSON.stringify(again.steps.filter((x) => x.status === 'failed'))).toBe(true);
+      expect(ensureStep(again)).toBe('applied');
+      expect(await helpers()).toEqual([{ schema: 'subagent_context', comment: CURRENT }]);
+    } finally {
+      await pool?.end();
+      await db.exec(`DROP OWNED BY ${role} CASCADE`);
+      await admin.query(`DROP ROLE IF EXISTS ${role}`);
+      await admin.end();
+    }
   });
 
   it('upgrade on 15 where a host view uses the old helper: the old one is left (no longer called), the new one created', async () => {
