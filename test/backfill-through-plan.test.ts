@@ -10,6 +10,7 @@ import * as postgresQueries from '../generated/postgres/index.js';
 import * as sqliteQueries from '../generated/sqlite/index.js';
 import { byDialect } from './helpers/by-dialect.js';
 import { explainGenerated, seqScansOf } from './helpers/postgres-explain.js';
+import { withPinnedSearchPath } from './helpers/pinned-search-path.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 
 const MESSAGES = 20_000;
@@ -46,7 +47,7 @@ describeBothDialects('read_backfill_through: an index walk, not a second full sc
   it('names the newest qualifying message', async () => {
     const through = byDialect(dialect, {
       sqlite: () => sqliteQueries.readBackfillThrough.get({}, db.sqlite!)?.backfill_through,
-      postgres: async () => (await postgresQueries.readBackfillThrough.run(undefined, db.pool!))[0]?.backfill_through,
+      postgres: async () => (await withPinnedSearchPath(db.pool!, (c) => postgresQueries.readBackfillThrough.run(undefined, c)))[0]?.backfill_through,
     });
     // Message 19950 is the last multiple of 50: 2026-01-01 plus 19950 minutes.
     expect(await through()).toBe('2026-01-14T20:30:00.000000000Z');

@@ -1,14 +1,15 @@
 // AC-28b: a non-zero shortfall is confirmed by a second evaluation before it is a verdict.
 // The transient is made real inside the database: while the FIRST shortfall statement runs,
 // the missing row is committed by a separate write that statement's snapshot cannot see,
-// so the first evaluation reads 1 and the confirmation reads 0. The hook is the per-row
-// JSON-validity function the statement calls: on PostgreSQL a VOLATILE pg_input_is_valid of the
-// operator's own in public (on 16+ the statements reach it because the store's connections list
-// pg_catalog after public on search_path; on 15 it replaces the package's own), on SQLite a
-// connection-level json_valid that writes through a second connection. On PostgreSQL the excess statement runs beside the shortfall
-// on another connection (src/health/check-health.ts) and calls the same function, so the hook
-// fires only inside the shortfall statement, and only once (the UPDATE … WHERE armed takes
-// the row: a second caller waits, then finds it disarmed).
+// so the first evaluation reads 1 and the confirmation reads 0. The hook is a per-row function
+// the statement evaluates: on PostgreSQL a VOLATILE function of the operator's own behind a view
+// named task_session_messages in a schema the store's connections put first on search_path (a
+// function the statements call by name cannot be the hook: they reach pg_catalog's or the
+// package's own first, queries/postgres/set_local_search_path.sql), on SQLite a connection-level
+// json_valid that writes through a second connection. On PostgreSQL the excess statement runs
+// beside the shortfall on another connection (src/health/check-health.ts) and reads the same
+// view, so the hook fires only inside the shortfall statement, and only once (the UPDATE …
+// WHERE armed takes the row: a second caller waits, then finds it disarmed).
 import Database from 'better-sqlite3';
 import type pg from 'pg';
 import { poolFor } from '../scripts/lib/postgres-database.js';
@@ -30,10 +31,10 @@ describeBothDialects('health: AC-28b confirmation', (dialect) => {
   let db: TestDb;
   let second: Database.Database | undefined;
   let hooked: pg.Pool | undefined;
-  /** The store under test: on PostgreSQL on connections whose search_path puts public before pg_catalog. */
+  /** The store under test: on PostgreSQL on connections whose search_path finds the hooked view first. */
   const storeOf = (options: StoreOptions) => {
     if (dialect === 'sqlite') return db.store(options);
-    hooked ??= poolFor({ connectionString: db.location, max: 2, options: '-c search_path=public,pg_catalog' });
+    hooked ??= poolFor({ connectionString: db.location, max: 2, options: '-c search_path=hook,public' });
     return createPostgresStore(hooked, options);
   };
   beforeEach(async () => {
@@ -60,24 +61,23 @@ describeBothDialects('health: AC-28b confirmation', (dialect) => {
       await db.exec(`
         CREATE TABLE injection (armed boolean NOT NULL);
         INSERT INTO injection VALUES (true);
-        CREATE OR REPLACE FUNCTION public.pg_input_is_valid(doc text, type text) RETURNS boolean
+        CREATE SCHEMA hook;
+        CREATE FUNCTION hook.late(metadata text) RETURNS text
         LANGUAGE plpgsql VOLATILE AS $f$
         BEGIN
           IF current_query() LIKE '%AS "shortfall!"%' THEN
-            UPDATE injection SET armed = false WHERE armed;
+            UPDATE public.injection SET armed = false WHERE armed;
             IF FOUND THEN
-              ${LATE_ROW.replace(/\$1/g, `'${observedAt}'`)};
+              ${LATE_ROW.replace(/\$1/g, `'${observedAt}'`).replace('INTO task_session_subagents', 'INTO public.task_session_subagents')};
             END IF;
           END IF;
-          IF doc IS NULL THEN RETURN false; END IF;
-          BEGIN
-            PERFORM doc::jsonb;
-            RETURN true;
-          EXCEPTION WHEN others THEN
-            RETURN false;
-          END;
+          RETURN metadata;
         END
-        $f$;`);
+        $f$;
+        CREATE VIEW hook.task_session_messages AS
+          SELECT id, task_session_id, task_id, turn_id, author_type, author_id, content, requests_input, type,
+                 hook.late(metadata) AS metadata, created_at, updated_at
+            FROM public.task_session_messages;`);
       return;
     }
     const writer = new Database(db.location);

@@ -12,6 +12,7 @@ import { createPostgresStore, type HealthReport } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
 import { frame } from './helpers/live-db.js';
 import { openTestDb, type TestDb } from './helpers/test-db.js';
+import { withPinnedSearchPath } from './helpers/pinned-search-path.js';
 import { insertSession, insertSubagentMessage } from './helpers/seed-host-rows.js';
 
 const HEALTH_STATEMENTS = [
@@ -22,6 +23,7 @@ const HEALTH_STATEMENTS = [
   'observe_json_helper',
   'probe_store_tables',
   'read_activation_keys',
+  'set_local_search_path', // each anti-join's transaction pins it first (queries/postgres/set_local_search_path.sql)
 ];
 
 interface Prepared {
@@ -89,7 +91,7 @@ describe("checkHealth's named statements and their fallback [postgres]", () => {
   }
   const queryOf = (name: string) => /^subagent_context\.([a-z_]+)\.[0-9a-f]{12}$/.exec(name)?.[1];
 
-  it('on a direct connection the seven statements run named and report what an unnamed store reports', async () => {
+  it('on a direct connection the eight statements run named and report what an unnamed store reports', async () => {
     const pool = onePool();
     const store = createPostgresStore(pool, { clock: steppingClock() });
     expect(await store.checkHealth()).toEqual(expected);
@@ -103,7 +105,9 @@ describe("checkHealth's named statements and their fallback [postgres]", () => {
     const shortfall = (await prepared(learner)).find((p) => queryOf(p.name) === 'count_shortfall_since_capture')!;
 
     const { pool, logger, store } = storeOnOnePool();
-    await pool.query(`PREPARE "${shortfall.name}" AS ${shortfall.statement}`); // behind node-postgres's back, before the store's first statement
+    // Behind node-postgres's back, before the store's first statement; parsed as the package
+    // parses it, with the search_path pinned (on 15 the JSON helper is found nowhere else).
+    await withPinnedSearchPath(pool, (client) => client.query(`PREPARE "${shortfall.name}" AS ${shortfall.statement}`));
     expect(await store.checkHealth()).toEqual(expected);
     expect(logger.lines).toEqual([{ level: 'info', code: '42P05' }]);
     await expectUnnamedFromNowOn(store, pool);

@@ -2,11 +2,13 @@
 // at once (src/health/check-health.ts): the table probe once for both table checks, the JSON
 // helper's own probe on PostgreSQL beside it (never the migration runner's whole shape
 // probe), then the four counts as two chains — at most two connections at a time, and the
-// two window scans overlapping. Every statement is recorded as the driver receives it: better-sqlite3's
-// `verbose` hook on a second connection to the same file, and the pool's own query() and
-// acquire/release events on PostgreSQL.
+// two window scans overlapping; on PostgreSQL each chain in one transaction that pins its
+// search_path first (queries/postgres/set_local_search_path.sql). Every statement is
+// recorded as the driver receives it: better-sqlite3's `verbose` hook on a second connection to
+// the same file, and on PostgreSQL every pooled client's query() with the pool's
+// acquire/release events.
 import Database from 'better-sqlite3';
-import type pg from 'pg';
+import pg from 'pg';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createSqliteStore } from '../src/index.js';
 import { formatKeyInstant } from '../src/instant.js';
@@ -19,7 +21,10 @@ import { insertSession, insertSubagentMessage } from './helpers/seed-host-rows.j
 const T0 = 1_785_000_000_000_000_000n;
 
 interface Recorded {
+  /** The statements in the order sent, transaction control and the pinned search_path left out. */
   statements: string[];
+  /** PostgreSQL: each connection's statements in the order it sent them, all of them. */
+  perConnection: string[][];
   mostConnections: number;
   verdict: string;
 }
@@ -28,7 +33,10 @@ interface Recorded {
 function statementOf(sql: string): string {
   const kinds: [string, RegExp][] = [
     ['shape', /unique_index AS/],
-    ['json helper', /to_regprocedure\('pg_input_is_valid\(text, text\)'\)/],
+    ['json helper', /AS "json_helper_state!?"/],
+    ['pin', /set_config\(\s*'search_path'/],
+    ['begin', /^BEGIN$/],
+    ['commit', /^COMMIT$/],
     ['tables', /AS "task_sessions!?"/],
     ['keys', /AS "capture_since\??"/],
     ['shortfall', /AS "shortfall!?"/],
@@ -61,31 +69,39 @@ describeBothDialects('health: the statements checkHealth() sends', (dialect) => 
     const statements: string[] = [];
     traced = new Database(db.location, { verbose: (sql) => void statements.push(statementOf(String(sql))) });
     const { verdict } = await createSqliteStore(traced).checkHealth();
-    return { statements, mostConnections: 1, verdict };
+    return { statements, perConnection: [], mostConnections: 1, verdict };
   }
 
   async function recordPostgres(): Promise<Recorded> {
-    const statements: string[] = [];
+    const sent: [number, string][] = [];
     const pool = db.pool!;
     // Two idle connections, as a host's pool holds once warm: a connection still being opened
     // would let the first chain's statement finish before the second chain starts.
     const warm = await Promise.all([pool.connect(), pool.connect()]);
     for (const c of warm) c.release();
-    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<pg.QueryResult>;
     let held = 0;
     let mostConnections = 0;
     const onAcquire = () => void (mostConnections = Math.max(mostConnections, ++held));
     const onRelease = () => void held--;
     pool.on('acquire', onAcquire).on('release', onRelease);
-    (pool as { query: unknown }).query = (...args: unknown[]) => {
-      statements.push(statementOf(typeof args[0] === 'string' ? args[0] : (args[0] as pg.QueryConfig).text));
-      return query(...args);
+    // Every statement a pooled client sends (pool.query and a checked-out client alike), each
+    // tagged with its connection, so a transaction's statements can be told apart.
+    const query = pg.Client.prototype.query;
+    const ids = new Map<object, number>();
+    const record = function (this: pg.Client, ...args: unknown[]) {
+      if (!ids.has(this)) ids.set(this, ids.size + 1);
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as pg.QueryConfig).text;
+      sent.push([ids.get(this)!, statementOf(text)]);
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
     };
+    (pg.Client.prototype as { query: unknown }).query = record;
     try {
       const { verdict } = await db.store().checkHealth();
-      return { statements, mostConnections, verdict };
+      const statements = sent.map(([, kind]) => kind).filter((kind) => !['begin', 'commit', 'pin'].includes(kind));
+      const perConnection = [...new Set(sent.map(([c]) => c))].map((c) => sent.filter(([x]) => x === c).map(([, kind]) => kind));
+      return { statements, perConnection, mostConnections, verdict };
     } finally {
-      (pool as { query: unknown }).query = query;
+      (pg.Client.prototype as { query: unknown }).query = query;
       pool.off('acquire', onAcquire).off('release', onRelease);
     }
   }
@@ -99,6 +115,24 @@ describeBothDialects('health: the statements checkHealth() sends', (dialect) => 
     expect(statements.indexOf('tables')).toBeLessThan(statements.indexOf('keys'));
     expect(statements.slice(2 + helper.length).sort()).toEqual(['collisions', 'excess', 'max observed', 'shortfall', 'shortfall']);
     expect(statements).not.toContain('shape');
+  });
+
+  it('PostgreSQL: each chain of counts runs in one transaction whose search_path is pinned first', async () => {
+    const { perConnection } = await recordHealth();
+    // Each connection's transactions, from BEGIN to COMMIT, as the kinds of their statements.
+    const transactions = perConnection.flatMap((sent) => sent.join(' ').match(/begin .*? commit/g) ?? []);
+    // SQLite resolves no function through a search path: nothing to pin, no transaction.
+    expect(transactions.sort()).toEqual(
+      byDialect(dialect, { sqlite: [], postgres: ['begin pin excess collisions commit', 'begin pin shortfall shortfall max observed commit'] }),
+    );
+    // No anti-join outside them.
+    const outside = perConnection.flatMap((sent) =>
+      sent
+        .join(' ')
+        .replace(/begin .*? commit/g, '')
+        .split(' '),
+    );
+    expect(outside.filter((kind) => kind === 'shortfall' || kind === 'excess')).toEqual([]);
   });
 
   it('runs the shortfall chain and the excess chain side by side on two connections, never more', async () => {

@@ -10,6 +10,7 @@ import { poolFor } from '../scripts/lib/postgres-database.js';
 import { ACTIVATION_KEYS, createPostgresStore } from '../src/index.js';
 import { backfilledToolCalls, seedBusyHostStore, survivingQualifyingToolCalls } from './helpers/busy-host-store.js';
 import { metaKeys } from './helpers/migration-db.js';
+import { withPinnedSearchPath } from './helpers/pinned-search-path.js';
 import { openTestDb, type TestDb } from './helpers/test-db.js';
 
 const TIMEOUT_MS = 250; // the single statement over 400k messages takes seconds; each chunk aims at 50 ms
@@ -44,7 +45,9 @@ describe('runMigrations: the backfill under a role with a small statement_timeou
 
     // The single statement over every session, under the role: cancelled (57014).
     const sessions = (await db.query<{ id: string }>('SELECT id FROM task_sessions ORDER BY id')).map((s) => s.id);
-    const single = postgresQueries.backfillSubagentContexts.run({ after: '', upTo: sessions[sessions.length - 1], sessionIds: sessions }, pool);
+    const single = withPinnedSearchPath(pool, (c) =>
+      postgresQueries.backfillSubagentContexts.run({ after: '', upTo: sessions[sessions.length - 1], sessionIds: sessions }, c),
+    );
     await expect(single).rejects.toMatchObject({ code: '57014' });
     expect(await backfilledToolCalls(db)).toEqual([]);
 

@@ -1,13 +1,17 @@
 // A database function the package did not create never stops it and is never executed (issue
-// #16 item 3, issue 30 item 8). On PostgreSQL a second, real role — one that can only create
-// objects on the operator's search_path — plants subagent_context_is_json(text), the name 0.2's
-// helper had, with the package's comment and a body that returns false (which would blind the
-// backfill and the shortfall check) and records every call. Planted in the package's schema
-// before the first migrate, or in a schema earlier on search_path after it, it changes nothing:
-// the statements test JSON with pg_input_is_valid (the built-in on PostgreSQL 16 and later, the
-// package's own on 15), so the history is backfilled, health reports the real shortfall, and
-// the planted function never runs. A function planted under THAT name is refused on 15 and
-// never reached on 16+ (pg_catalog is searched first).
+// #16 item 3, issue 30 items 7 and 8). On PostgreSQL a second, real role — one that can only
+// create objects on the operator's search_path — plants functions with the package's comment
+// and a body that returns false (which would blind the backfill and the shortfall check) and
+// records every call: subagent_context_is_json(text), the name 0.2's helper had, and
+// pg_input_is_valid(text, text), the very name the statements call — in the package's schema
+// before the first migrate, or in a schema earlier on search_path, also on a search_path that
+// names pg_catalog after it (where an unqualified call reaches the planted one: the control
+// below shows it). None of it changes anything: the statements that test JSON run with their
+// transaction's search_path pinned to pg_catalog first and, on PostgreSQL 15, the package's own
+// schema subagent_context next (queries/postgres/set_local_search_path.sql), so the built-in
+// (16+) or the package's own helper (15) answers, the history is backfilled, health reports the
+// real shortfall, and the planted functions never run. What is left is refused, never run: on
+// 15, a schema subagent_context another role (one with CREATE on the database) made first.
 //
 // SQLite has no such object: json_valid is built in, and a function lives on the connection
 // that registers it, never in the database file. The SQLite case below shows the equivalent
@@ -18,6 +22,7 @@ import { readFileSync } from 'node:fs';
 import type pg from 'pg';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { clientFor, databaseName, poolFor } from '../scripts/lib/postgres-database.js';
+import { packageSchema } from '../generated/postgres/index.js';
 import { createPostgresStore } from '../src/index.js';
 import { steppingClock } from './helpers/clock.js';
 import { openTestDb, type TestDb } from './helpers/test-db.js';
@@ -34,6 +39,7 @@ const step = (report: { steps: { name: string; status: string; error?: string }[
 describe('a planted function never stops the package and is never executed [postgres]', () => {
   const planter = `planter_${process.pid}_${Date.now().toString(36)}`;
   let db: TestDb;
+  const pools: pg.Pool[] = [];
 
   beforeEach(async () => {
     db = await openTestDb('postgres');
@@ -45,6 +51,7 @@ describe('a planted function never stops the package and is never executed [post
                    GRANT CREATE ON DATABASE ${databaseName(db.location)} TO ${planter}`);
   });
   afterEach(async () => {
+    for (const p of pools.splice(0)) await p.end();
     await db.close();
     const admin = clientFor(inject('pgUrl'));
     await admin.connect();
@@ -75,8 +82,19 @@ describe('a planted function never stops the package and is never executed [post
 
   const version = async () => Number((await db.query<{ v: string }>(`SELECT current_setting('server_version_num') AS v`))[0].v);
   const operator = async () => (await db.query<{ u: string }>('SELECT current_user AS u'))[0].u;
-  /** What the package itself created: nothing on 16+, its pg_input_is_valid in public on 15. */
-  const ownHelpers = async () => ((await version()) >= 160000 ? [] : [{ schema: 'public', name: 'pg_input_is_valid', owner: await operator() }]);
+  /** What the package itself created: nothing on 16+, its pg_input_is_valid in subagent_context on 15. */
+  const ownHelpers = async () => ((await version()) >= 160000 ? [] : [{ schema: 'subagent_context', name: 'pg_input_is_valid', owner: await operator() }]);
+  const byName = (rows: { schema: string; name: string }[]) => rows.sort((x, y) => `${x.schema}.${x.name}`.localeCompare(`${y.schema}.${y.name}`));
+  /** A pool whose connections carry `searchPath` as their own (ended before the database is dropped). */
+  function poolWithPath(searchPath: string): pg.Pool {
+    const url = new URL(db.location);
+    url.searchParams.set('options', `-c search_path=${searchPath}`);
+    const pool = poolFor({ connectionString: url.toString(), max: 2 });
+    pools.push(pool);
+    return pool;
+  }
+  /** A message the writer missed, after activation: the shortfall check must see it. */
+  const loseOne = () => insertSubagentMessage(db, { id: 'm-lost', sessionId: 's1', toolCallId: 'tc-lost', createdAt: hostTimestamp(db, T0 + 5_000_000_000n) });
 
   it('planted in the package schema before the first migrate: the history is backfilled, health sees a real shortfall, it never runs', async () => {
     await plant('public');
@@ -87,61 +105,108 @@ describe('a planted function never stops the package and is never executed [post
     expect(logger.lines).toEqual([]);
     expect(await db.query('SELECT tool_call_id FROM task_session_subagents')).toEqual([{ tool_call_id: 'tc-history' }]);
     expect(await db.query('SELECT count(*)::int AS n FROM kandev_meta')).toEqual([{ n: 3 }]);
-    // A message the writer missed: the shortfall check is not blinded.
-    await insertSubagentMessage(db, { id: 'm-lost', sessionId: 's1', toolCallId: 'tc-lost', createdAt: hostTimestamp(db, T0 + 5_000_000_000n) });
+    await loseOne();
     expect(await db.store().checkHealth()).toMatchObject({ shortfall: 1, verdict: 'shortfall' });
     expect(await plantedCalls()).toBe(0);
     // Left as it was: not replaced, not dropped.
-    expect(await helperOwners()).toEqual(
-      [...(await ownHelpers()), { schema: 'public', name: 'subagent_context_is_json', owner: planter }].sort((x, y) => x.name.localeCompare(y.name)),
-    );
+    expect(await helperOwners()).toEqual(byName([...(await ownHelpers()), { schema: 'public', name: 'subagent_context_is_json', owner: planter }]));
   });
 
   it('planted in a schema earlier on search_path after activation: migrate and health go on and never run it', async () => {
     expect((await db.store({ clock: steppingClock(T0 + 1_000_000_000n) }).runMigrations()).ok).toBe(true);
     await plant('planted');
-    await insertSubagentMessage(db, { id: 'm-lost', sessionId: 's1', toolCallId: 'tc-lost', createdAt: hostTimestamp(db, T0 + 5_000_000_000n) });
-
-    const url = new URL(db.location);
-    url.searchParams.set('options', '-c search_path=planted,public');
-    const shadowed: pg.Pool = poolFor({ connectionString: url.toString(), max: 2 });
-    try {
-      const logger = recordingLogger();
-      const store = createPostgresStore(shadowed, { clock: steppingClock(T0 + 9_000_000_000n), logger });
-      expect((await store.runMigrations()).ok).toBe(true);
-      expect(await store.checkHealth()).toMatchObject({ shortfall: 1, verdict: 'shortfall' });
-      expect(logger.lines).toEqual([]);
-    } finally {
-      await shadowed.end();
-    }
+    await loseOne();
+    const logger = recordingLogger();
+    const store = createPostgresStore(poolWithPath('planted,public'), { clock: steppingClock(T0 + 9_000_000_000n), logger });
+    expect((await store.runMigrations()).ok).toBe(true);
+    expect(await store.checkHealth()).toMatchObject({ shortfall: 1, verdict: 'shortfall' });
+    expect(logger.lines).toEqual([]);
     expect(await plantedCalls()).toBe(0);
   });
 
-  it('planted under the name the statements call, pg_input_is_valid(text, text): never reached on 16+, refused (never run) on 15', async () => {
+  it('pg_input_is_valid(text, text) planted in the package schema before the first migrate: backfilled, a real shortfall, never run', async () => {
     await plant('public', 'pg_input_is_valid(doc text, type text)');
     const logger = recordingLogger();
     const report = await db.store({ clock: steppingClock(T0 + 1_000_000_000n), logger }).runMigrations();
+    expect(report.ok).toBe(true);
+    expect(logger.lines).toEqual([]);
+    expect(await db.query('SELECT tool_call_id FROM task_session_subagents')).toEqual([{ tool_call_id: 'tc-history' }]);
+    await loseOne();
+    expect(await db.store().checkHealth()).toMatchObject({ shortfall: 1, verdict: 'shortfall' });
+    expect(await plantedCalls()).toBe(0);
+    expect(await helperOwners()).toEqual(byName([...(await ownHelpers()), { schema: 'public', name: 'pg_input_is_valid', owner: planter }]));
+  });
+
+  for (const searchPath of ['planted,public', 'planted,pg_catalog,public']) {
+    it(`pg_input_is_valid(text, text) planted earlier on search_path (${searchPath}) before the backfill: backfilled, a real shortfall, never run`, async () => {
+      // The package's tables in public beforehand (on this path a first migrate would create
+      // them in the first schema, the planted one); its JSON helper not yet (15 creates it below).
+      for (const script of packageSchema.filter((x) => x.name !== 'json_helpers')) await db.exec(script.sql);
+      await plant('planted', 'pg_input_is_valid(doc text, type text)');
+      const pool = poolWithPath(searchPath);
+      // The control: on this path an unqualified call reaches the planted function wherever
+      // pg_catalog lacks it (15) or comes after it (pg_catalog named late).
+      const reachable = (await version()) < 160000 || searchPath.indexOf('pg_catalog') > searchPath.indexOf('planted');
+      const [{ ok }] = (await pool.query<{ ok: boolean }>(`SELECT pg_input_is_valid('{}', 'jsonb') AS ok`)).rows;
+      expect({ ok, calls: await plantedCalls() }).toEqual(reachable ? { ok: false, calls: 1 } : { ok: true, calls: 0 });
+      const before = await plantedCalls();
+
+      const logger = recordingLogger();
+      const store = createPostgresStore(pool, { clock: steppingClock(T0 + 1_000_000_000n), logger });
+      const report = await store.runMigrations();
+      expect(report.ok).toBe(true);
+      expect(logger.lines).toEqual([]);
+      expect(await db.query('SELECT tool_call_id FROM task_session_subagents')).toEqual([{ tool_call_id: 'tc-history' }]);
+      await loseOne();
+      expect(await store.checkHealth()).toMatchObject({ shortfall: 1, verdict: 'shortfall' });
+      // Health on a read-only connection (a hot standby's only kind) pins its search_path too.
+      const readOnly = createPostgresStore(poolWithPath(`${searchPath} -c default_transaction_read_only=on`));
+      expect(await readOnly.checkHealth()).toMatchObject({ shortfall: 1, verdict: 'shortfall' });
+      expect(await plantedCalls()).toBe(before);
+      expect(await helperOwners()).toEqual(byName([...(await ownHelpers()), { schema: 'planted', name: 'pg_input_is_valid', owner: planter }]));
+    });
+  }
+
+  it('a schema subagent_context another role made first: on 15 refused, never run; on 16+ never looked at', async () => {
+    await plant('subagent_context', 'pg_input_is_valid(doc text, type text)');
+    const logger = recordingLogger();
+    const report = await db.store({ clock: steppingClock(T0 + 1_000_000_000n), logger }).runMigrations();
     if ((await version()) >= 160000) {
-      // pg_catalog is searched before public: the built-in answers, the planted one is never called.
+      // The pinned path is pg_catalog, then the session's: the built-in answers.
       expect(report.ok).toBe(true);
       expect(await db.query('SELECT tool_call_id FROM task_session_subagents')).toEqual([{ tool_call_id: 'tc-history' }]);
-      expect((await db.store().checkHealth()).shortfall).toBe(0);
+      await loseOne();
+      expect(await db.store().checkHealth()).toMatchObject({ shortfall: 1, verdict: 'shortfall' });
     } else {
+      // Only a role with CREATE on the database can do this: refused, named, never run.
       expect(report.ok).toBe(false);
-      expect(step(report, 'ensure_json_helpers')?.error).toContain(`public.pg_input_is_valid(text, text) owned by role ${planter}`);
-      expect(step(report, 'backfill_subagent_contexts')?.error).toMatch(/^not run: .*neither PostgreSQL's built-in nor the package's own/);
+      expect(step(report, 'ensure_json_helpers')?.error).toContain(`schema subagent_context owned by role ${planter}`);
+      expect(step(report, 'backfill_subagent_contexts')?.error).toMatch(/^not run: PostgreSQL 15's JSON helper is not the package's own/);
       expect((await db.store().checkHealth()).verdict).toBe('not_activated'); // no key was written
     }
     expect(await plantedCalls()).toBe(0);
+    expect(await helperOwners()).toEqual([{ schema: 'subagent_context', name: 'pg_input_is_valid', owner: planter }]);
   });
 
-  it("on 15, the package's helper lives in the table's schema with its search_path pinned; on 16+ there is none", async () => {
+  it("on 15, the package's helper lives in its own schema subagent_context with its search_path pinned; on 16+ there is none", async () => {
     expect((await db.store({ clock: steppingClock(T0 + 1_000_000_000n) }).runMigrations()).ok).toBe(true);
     const helpers = await db.query<{ schema: string; config: string[]; definer: boolean }>(
       `SELECT p.pronamespace::regnamespace::text AS schema, p.proconfig AS config, p.prosecdef AS definer
          FROM pg_proc AS p WHERE p.proname = 'pg_input_is_valid' AND p.pronamespace <> 'pg_catalog'::regnamespace`,
     );
-    expect(helpers).toEqual((await version()) >= 160000 ? [] : [{ schema: 'public', config: ['search_path=pg_catalog, pg_temp'], definer: false }]);
+    const schema = await db.query<{ owner: string; usage: boolean; create: boolean; relations: number }>(
+      `SELECT n.nspowner::regrole::text AS owner, has_schema_privilege('public', n.oid, 'USAGE') AS usage,
+              has_schema_privilege('public', n.oid, 'CREATE') AS create,
+              (SELECT count(*)::int FROM pg_class AS c WHERE c.relnamespace = n.oid) AS relations
+         FROM pg_namespace AS n WHERE n.nspname = 'subagent_context'`,
+    );
+    if ((await version()) >= 160000) {
+      expect({ helpers, schema }).toEqual({ helpers: [], schema: [] });
+      return;
+    }
+    expect(helpers).toEqual([{ schema: 'subagent_context', config: ['search_path=pg_catalog, pg_temp'], definer: false }]);
+    // The operator's, usable by any role that checks health, writable by none but its owner, holding no table.
+    expect(schema).toEqual([{ owner: await operator(), usage: true, create: false, relations: 0 }]);
   });
 });
 

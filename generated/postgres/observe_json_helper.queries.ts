@@ -26,40 +26,55 @@ export interface IObserveJsonHelperQuery {
  * Query generated from SQL:
  * ```
  * WITH home AS (
- *   -- Where the package's objects live (the table's schema, or before the table exists the
- *   -- schema it would be created in), and who may own them besides the current user.
- *   SELECT COALESCE((SELECT c.relnamespace FROM pg_class AS c WHERE c.oid = to_regclass('task_session_subagents')),
- *                   (SELECT n.oid FROM pg_namespace AS n WHERE n.nspname = current_schema())) AS nsp,
- *          (SELECT c.relowner FROM pg_class AS c WHERE c.oid = to_regclass('task_session_subagents')) AS table_owner
+ *   -- Who may own the package's objects besides the current user and a superuser.
+ *   SELECT (SELECT c.relowner FROM pg_class AS c WHERE c.oid = to_regclass('task_session_subagents')) AS table_owner
+ * ), own AS (
+ *   SELECT n.oid, r.rolname,
+ *          COALESCE(r.rolsuper OR r.rolname = current_user OR n.nspowner = home.table_owner, false) AS trusted,
+ *          has_schema_privilege(n.oid, 'USAGE') AS usable
+ *     FROM pg_namespace AS n
+ *     JOIN pg_roles AS r ON r.oid = n.nspowner
+ *    CROSS JOIN home
+ *    WHERE n.nspname = 'subagent_context'
  * ), helper AS (
- *   SELECT p.*, n.nspname, r.rolname,
- *          p.pronamespace = 'pg_catalog'::regnamespace AS builtin,
- *          COALESCE(p.pronamespace = home.nsp
- *                     AND (r.rolsuper OR r.rolname = current_user OR p.proowner = home.table_owner), false) AS trusted
+ *   SELECT p.*, r.rolname,
+ *          COALESCE(r.rolsuper OR r.rolname = current_user OR p.proowner = home.table_owner, false) AS trusted
  *     FROM pg_proc AS p
- *     JOIN pg_namespace AS n ON n.oid = p.pronamespace
+ *     JOIN own ON own.oid = p.pronamespace
  *     JOIN pg_roles AS r ON r.oid = p.proowner
  *    CROSS JOIN home
- *    WHERE p.oid = to_regprocedure('pg_input_is_valid(text, text)')
+ *    WHERE p.proname = 'pg_input_is_valid' AND p.pronargs = 2
+ *      AND p.proargtypes[0] = 'pg_catalog.text'::regtype AND p.proargtypes[1] = 'pg_catalog.text'::regtype
+ * ), judged AS (
+ *   SELECT CASE
+ *            WHEN current_setting('server_version_num')::int >= 160000 THEN 'current'
+ *            WHEN o.oid IS NULL THEN 'absent'
+ *            WHEN NOT o.trusted OR NOT o.usable THEN 'untrusted'
+ *            WHEN h.oid IS NULL THEN 'absent'
+ *            WHEN NOT h.trusted THEN 'untrusted'
+ *            WHEN md5(h.prosrc) = '63afec14d3332b6b3fdd2ee6823be657'
+ *             AND h.prolang = (SELECT l.oid FROM pg_language AS l WHERE l.lanname = 'plpgsql')
+ *             AND h.provolatile = 'i' AND h.proparallel = 'r' AND h.proisstrict AND NOT h.prosecdef
+ *             AND h.prorettype = 'pg_catalog.bool'::regtype AND NOT h.proretset
+ *             AND h.proconfig = ARRAY['search_path=pg_catalog, pg_temp'] THEN 'current'
+ *            ELSE 'outdated' END AS state,
+ *          CASE
+ *            WHEN current_setting('server_version_num')::int >= 160000 THEN 'pg_catalog.pg_input_is_valid(text, text)'
+ *            WHEN o.oid IS NULL THEN NULL
+ *            WHEN NOT o.trusted THEN format('schema subagent_context owned by role %I', o.rolname)
+ *            WHEN NOT o.usable THEN format('schema subagent_context, which role %I may not use', current_user)
+ *            WHEN h.oid IS NULL THEN NULL
+ *            ELSE format('subagent_context.pg_input_is_valid(text, text) owned by role %I', h.rolname) END AS found
+ *     FROM (SELECT 1) AS one
+ *     LEFT JOIN own AS o ON true
+ *     LEFT JOIN helper AS h ON true
  * )
- * SELECT
- *   COALESCE((SELECT CASE
- *                       WHEN h.builtin THEN 'current'
- *                       WHEN NOT h.trusted THEN 'untrusted'
- *                       WHEN md5(h.prosrc) = '63afec14d3332b6b3fdd2ee6823be657'
- *                        AND h.prolang = (SELECT l.oid FROM pg_language AS l WHERE l.lanname = 'plpgsql')
- *                        AND h.provolatile = 'i' AND h.proparallel = 'r' AND h.proisstrict AND NOT h.prosecdef
- *                        AND h.prorettype = 'pg_catalog.bool'::regtype AND NOT h.proretset
- *                        AND h.proconfig = ARRAY['search_path=pg_catalog, pg_temp'] THEN 'current'
- *                       ELSE 'outdated' END
- *                FROM helper AS h), 'absent') AS "json_helper_state!",
- *   (SELECT format('%I.%s owned by role %I', h.nspname, 'pg_input_is_valid(text, text)', h.rolname)
- *      FROM helper AS h) AS "json_helper_found?"
+ * SELECT state AS "json_helper_state!", found AS "json_helper_found?" FROM judged
  * ```
  */
 export const observeJsonHelper = new PostgresOneQuery<IObserveJsonHelperParams, IObserveJsonHelperResult>(
   "observeJsonHelper",
-  "WITH home AS (\n  -- Where the package's objects live (the table's schema, or before the table exists the\n  -- schema it would be created in), and who may own them besides the current user.\n  SELECT COALESCE((SELECT c.relnamespace FROM pg_class AS c WHERE c.oid = to_regclass('task_session_subagents')),\n                  (SELECT n.oid FROM pg_namespace AS n WHERE n.nspname = current_schema())) AS nsp,\n         (SELECT c.relowner FROM pg_class AS c WHERE c.oid = to_regclass('task_session_subagents')) AS table_owner\n), helper AS (\n  SELECT p.*, n.nspname, r.rolname,\n         p.pronamespace = 'pg_catalog'::regnamespace AS builtin,\n         COALESCE(p.pronamespace = home.nsp\n                    AND (r.rolsuper OR r.rolname = current_user OR p.proowner = home.table_owner), false) AS trusted\n    FROM pg_proc AS p\n    JOIN pg_namespace AS n ON n.oid = p.pronamespace\n    JOIN pg_roles AS r ON r.oid = p.proowner\n   CROSS JOIN home\n   WHERE p.oid = to_regprocedure('pg_input_is_valid(text, text)')\n)\nSELECT\n  COALESCE((SELECT CASE\n                      WHEN h.builtin THEN 'current'\n                      WHEN NOT h.trusted THEN 'untrusted'\n                      WHEN md5(h.prosrc) = '63afec14d3332b6b3fdd2ee6823be657'\n                       AND h.prolang = (SELECT l.oid FROM pg_language AS l WHERE l.lanname = 'plpgsql')\n                       AND h.provolatile = 'i' AND h.proparallel = 'r' AND h.proisstrict AND NOT h.prosecdef\n                       AND h.prorettype = 'pg_catalog.bool'::regtype AND NOT h.proretset\n                       AND h.proconfig = ARRAY['search_path=pg_catalog, pg_temp'] THEN 'current'\n                      ELSE 'outdated' END\n               FROM helper AS h), 'absent') AS \"json_helper_state!\",\n  (SELECT format('%I.%s owned by role %I', h.nspname, 'pg_input_is_valid(text, text)', h.rolname)\n     FROM helper AS h) AS \"json_helper_found?\"",
+  "WITH home AS (\n  -- Who may own the package's objects besides the current user and a superuser.\n  SELECT (SELECT c.relowner FROM pg_class AS c WHERE c.oid = to_regclass('task_session_subagents')) AS table_owner\n), own AS (\n  SELECT n.oid, r.rolname,\n         COALESCE(r.rolsuper OR r.rolname = current_user OR n.nspowner = home.table_owner, false) AS trusted,\n         has_schema_privilege(n.oid, 'USAGE') AS usable\n    FROM pg_namespace AS n\n    JOIN pg_roles AS r ON r.oid = n.nspowner\n   CROSS JOIN home\n   WHERE n.nspname = 'subagent_context'\n), helper AS (\n  SELECT p.*, r.rolname,\n         COALESCE(r.rolsuper OR r.rolname = current_user OR p.proowner = home.table_owner, false) AS trusted\n    FROM pg_proc AS p\n    JOIN own ON own.oid = p.pronamespace\n    JOIN pg_roles AS r ON r.oid = p.proowner\n   CROSS JOIN home\n   WHERE p.proname = 'pg_input_is_valid' AND p.pronargs = 2\n     AND p.proargtypes[0] = 'pg_catalog.text'::regtype AND p.proargtypes[1] = 'pg_catalog.text'::regtype\n), judged AS (\n  SELECT CASE\n           WHEN current_setting('server_version_num')::int >= 160000 THEN 'current'\n           WHEN o.oid IS NULL THEN 'absent'\n           WHEN NOT o.trusted OR NOT o.usable THEN 'untrusted'\n           WHEN h.oid IS NULL THEN 'absent'\n           WHEN NOT h.trusted THEN 'untrusted'\n           WHEN md5(h.prosrc) = '63afec14d3332b6b3fdd2ee6823be657'\n            AND h.prolang = (SELECT l.oid FROM pg_language AS l WHERE l.lanname = 'plpgsql')\n            AND h.provolatile = 'i' AND h.proparallel = 'r' AND h.proisstrict AND NOT h.prosecdef\n            AND h.prorettype = 'pg_catalog.bool'::regtype AND NOT h.proretset\n            AND h.proconfig = ARRAY['search_path=pg_catalog, pg_temp'] THEN 'current'\n           ELSE 'outdated' END AS state,\n         CASE\n           WHEN current_setting('server_version_num')::int >= 160000 THEN 'pg_catalog.pg_input_is_valid(text, text)'\n           WHEN o.oid IS NULL THEN NULL\n           WHEN NOT o.trusted THEN format('schema subagent_context owned by role %I', o.rolname)\n           WHEN NOT o.usable THEN format('schema subagent_context, which role %I may not use', current_user)\n           WHEN h.oid IS NULL THEN NULL\n           ELSE format('subagent_context.pg_input_is_valid(text, text) owned by role %I', h.rolname) END AS found\n    FROM (SELECT 1) AS one\n    LEFT JOIN own AS o ON true\n    LEFT JOIN helper AS h ON true\n)\nSELECT state AS \"json_helper_state!\", found AS \"json_helper_found?\" FROM judged",
   [],
 );
 

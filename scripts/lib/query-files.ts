@@ -192,6 +192,9 @@ export const DIALECT_ONLY: Readonly<Record<string, readonly Dialect[]>> = {
   // The backfill's fixed sort and hash budget: SQLite has no per-operation budget; its sorter
   // spills to temporary files past the connection's page cache, which the backfill leaves as is.
   set_local_work_mem: ['postgres'],
+  // The JSON validity statements' pinned search_path (issue 30 items 7 and 8): SQLite resolves
+  // no function through a search path (json_valid is built in).
+  set_local_search_path: ['postgres'],
   // The JSON helper's trust (issue #16 item 3): SQLite has no such object (json_valid is
   // built in, and a file cannot carry a function), so SQLITE_JSON_HELPER
   // (src/migrations/json-helper.ts) answers 'current' for it without a statement.

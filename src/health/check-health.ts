@@ -9,7 +9,7 @@ import type { HealthReport } from '../types.js';
 import { jsonHelperRefusal, jsonHelperRunnable, type JsonHelper } from '../migrations/json-helper.js';
 import { classifyActivationState } from './activation-state.js';
 import { HealthCheckError } from './errors.js';
-import type { HealthQueries, StoreTable, TablePresence } from './queries.js';
+import type { HealthQueries, StoreTable, TablePresence, WindowCounts } from './queries.js';
 import { decideVerdict } from './verdict.js';
 
 function requireTables(present: TablePresence, tables: readonly StoreTable[], hint: string): void {
@@ -35,7 +35,7 @@ function requireTrustedHelper(helper: JsonHelper, ctx: StoreContext): void {
  * reported, so a transient skew (a session cascade-deleting mid-statement) that the second
  * evaluation no longer sees never becomes a 'shortfall' verdict.
  */
-async function confirmedShortfall(queries: HealthQueries, sinceNs: bigint, ctx: StoreContext): Promise<number> {
+async function confirmedShortfall(queries: WindowCounts, sinceNs: bigint, ctx: StoreContext): Promise<number> {
   const first = await queries.countShortfall(sinceNs);
   if (first === 0) return 0;
   const second = await queries.countShortfall(sinceNs);
@@ -90,9 +90,11 @@ async function evaluateHealth(queries: HealthQueries, ctx: StoreContext): Promis
   // verdict's two inputs stay in order: the scoped MAX is read after the confirmed shortfall,
   // so a row that lands during the check and clears the shortfall is also in the MAX (read
   // beside it, the MAX could predate that row and report nothing_since_activation).
+  // On PostgreSQL each chain is one transaction with its search_path pinned (queries.ts).
+  const chain = <T>(run: (counts: WindowCounts) => Promise<T>): Promise<T> => (queries.pinnedChain ? queries.pinnedChain(run) : run(queries));
   const [[shortfall, lastObservedAt], [excess, collisions]] = await Promise.all([
-    confirmedShortfall(queries, sinceNs, ctx).then(async (n) => [n, await queries.maxObservedAt(sinceNs)] as const),
-    queries.countExcess(sinceNs).then(async (n) => [n, await queries.countCollisions(sinceNs)] as const),
+    chain((q) => confirmedShortfall(q, sinceNs, ctx).then(async (n) => [n, await q.maxObservedAt(sinceNs)] as const)),
+    chain((q) => q.countExcess(sinceNs).then(async (n) => [n, await q.countCollisions(sinceNs)] as const)),
   ]);
   return {
     keys,

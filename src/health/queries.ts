@@ -8,6 +8,9 @@ export const STORE_TABLES = ['task_sessions', 'task_session_messages', 'kandev_m
 export type StoreTable = (typeof STORE_TABLES)[number];
 export type TablePresence = Record<StoreTable, boolean>;
 
+/** The four window counts, which the check runs as two chains. */
+export type WindowCounts = Pick<HealthQueries, 'countShortfall' | 'countExcess' | 'countCollisions' | 'maxObservedAt'>;
+
 export interface HealthQueries {
   /** Which of the tables the package reads exist. */
   probeTables(): Promise<TablePresence>;
@@ -23,4 +26,10 @@ export interface HealthQueries {
   countCollisions(sinceNs: bigint): Promise<number>;
   /** AC-29 scoped MAX(observed_at), 'YYYY-MM-DDTHH:MM:SS.ffffffZ', or null. */
   maxObservedAt(sinceNs: bigint): Promise<string | null>;
+  /**
+   * PostgreSQL: runs one chain of counts on one connection, in one transaction whose
+   * search_path is pinned first (queries/postgres/set_local_search_path.sql), because the
+   * anti-joins test JSON through pg_input_is_valid. Absent on SQLite: the chain runs as is.
+   */
+  pinnedChain?<T>(chain: (counts: WindowCounts) => Promise<T>): Promise<T>;
 }

@@ -13,16 +13,25 @@ import {
   observeJsonHelper,
   probeStoreTables,
   readActivationKeys,
+  setLocalSearchPath,
 } from '../../generated/postgres/index.js';
 import { ACTIVATION_KEY_PARAMS, toActivationKeys, type ActivationKeyValues } from '../activation-keys.js';
 import type { StoreContext } from '../dialect.js';
 import { toCount } from '../count.js';
 import { checkHealth } from '../health/check-health.js';
-import { STORE_TABLES, type HealthQueries, type TablePresence } from '../health/queries.js';
+import { STORE_TABLES, type HealthQueries, type TablePresence, type WindowCounts } from '../health/queries.js';
 import { ceilToMicros, formatMicros } from '../instant.js';
 import type { HealthReport } from '../types.js';
 import { toJsonHelper } from '../migrations/json-helper.js';
-import { createStatementRunner, packageStatement, type Queryable, type StatementRunner } from './named-statement.js';
+import {
+  createStatementRunner,
+  isNamedStatementConflict,
+  packageStatement,
+  type ConflictRecovery,
+  type Queryable,
+  type StatementRunner,
+} from './named-statement.js';
+import { withTransaction } from './transaction.js';
 
 /** :since for a window starting at sinceNs. */
 export function postgresWindow(sinceNs: bigint): { since: string } {
@@ -42,6 +51,7 @@ const HEALTH = {
   probe: packageStatement('probe_store_tables', probeStoreTables),
   keys: packageStatement('read_activation_keys', readActivationKeys),
   helper: packageStatement('observe_json_helper', observeJsonHelper),
+  pin: packageStatement('set_local_search_path', setLocalSearchPath),
   shortfall: packageStatement('count_shortfall_since_capture', countShortfallSinceCapture),
   excess: packageStatement('count_excess_since_capture', countExcessSinceCapture),
   collisions: packageStatement('count_collisions_since_capture', countCollisionsSinceCapture),
@@ -51,8 +61,41 @@ const HEALTH = {
 /** Unnamed: for the callers without a store (the CLI's first probe) or with their own client. */
 const UNNAMED = createStatementRunner({ named: false });
 
+/**
+ * The statements that test JSON (the two anti-joins: queries/postgres/fragments/valid_jsonb.sql)
+ * run in a transaction whose search_path is pinned first (queries/postgres/set_local_search_path.sql),
+ * so pg_catalog's built-in, or on PostgreSQL 15 the package's own helper, answers before
+ * anything on the session's search_path: checkHealth() runs each of its two chains so (one
+ * transaction each, the counts that need no pin inside it too), a lone anti-join gets one of
+ * its own. A named-statement conflict aborts the transaction: it is redone once, unnamed by then.
+ */
+async function pinnedRead<T>(pool: pg.Pool, statements: StatementRunner, read: (counts: WindowCounts) => Promise<T>): Promise<T> {
+  const attempt = () =>
+    withTransaction(pool, async (client) => {
+      await statements.rows(HEALTH.pin, undefined, client, 'rethrow');
+      return read(windowCounts(client, statements, 'rethrow'));
+    });
+  try {
+    return await attempt();
+  } catch (err) {
+    if (!isNamedStatementConflict(err)) throw err;
+    return attempt();
+  }
+}
+
+/** The four counts on `target`: the pool in autocommit ('retry'), or a pinned transaction's client ('rethrow'). */
+function windowCounts(target: Queryable, statements: StatementRunner, recovery: ConflictRecovery): WindowCounts {
+  return {
+    countShortfall: async (since) => toCount((await statements.rows(HEALTH.shortfall, postgresWindow(since), target, recovery))[0]?.shortfall, 'shortfall'),
+    countExcess: async (since) => toCount((await statements.rows(HEALTH.excess, postgresWindow(since), target, recovery))[0]?.excess, 'excess'),
+    countCollisions: async (since) => toCount((await statements.rows(HEALTH.collisions, postgresWindow(since), target, recovery))[0]?.collisions, 'collisions'),
+    maxObservedAt: async (since) => (await statements.rows(HEALTH.max, postgresWindow(since), target, recovery))[0]?.last_observed_at ?? null,
+  };
+}
+
 /** The health statements on `pool`, through `statements` (the store's runner; unnamed without one). */
-export function postgresHealthQueries(pool: Queryable, statements: StatementRunner = UNNAMED): HealthQueries {
+export function postgresHealthQueries(pool: pg.Pool, statements: StatementRunner = UNNAMED): HealthQueries {
+  const onPool = windowCounts(pool, statements, 'retry');
   return {
     async probeTables() {
       const row = await statements.one(HEALTH.probe, undefined, pool);
@@ -65,21 +108,14 @@ export function postgresHealthQueries(pool: Queryable, statements: StatementRunn
     async readKeys() {
       return toActivationKeys(await statements.one(HEALTH.keys, ACTIVATION_KEY_PARAMS, pool));
     },
-    async countShortfall(sinceNs) {
-      return toCount((await statements.one(HEALTH.shortfall, postgresWindow(sinceNs), pool)).shortfall, 'shortfall');
-    },
-    async countExcess(sinceNs) {
-      return toCount((await statements.one(HEALTH.excess, postgresWindow(sinceNs), pool)).excess, 'excess');
-    },
-    async countCollisions(sinceNs) {
-      return toCount((await statements.one(HEALTH.collisions, postgresWindow(sinceNs), pool)).collisions, 'collisions');
-    },
-    async maxObservedAt(sinceNs) {
-      return (await statements.one(HEALTH.max, postgresWindow(sinceNs), pool)).last_observed_at ?? null;
-    },
+    countShortfall: (sinceNs) => pinnedRead(pool, statements, (counts) => counts.countShortfall(sinceNs)),
+    countExcess: (sinceNs) => pinnedRead(pool, statements, (counts) => counts.countExcess(sinceNs)),
+    countCollisions: onPool.countCollisions,
+    maxObservedAt: onPool.maxObservedAt,
+    pinnedChain: (chain) => pinnedRead(pool, statements, chain),
   };
 }
 
-export function checkPostgresHealth(pool: Queryable, statements: StatementRunner, ctx: StoreContext): Promise<HealthReport> {
+export function checkPostgresHealth(pool: pg.Pool, statements: StatementRunner, ctx: StoreContext): Promise<HealthReport> {
   return checkHealth(postgresHealthQueries(pool, statements), ctx);
 }

@@ -20,6 +20,7 @@ import {
   readStatementTimeout,
   readSubagentTableHostObjects,
   setLocalLockTimeout,
+  setLocalSearchPath,
   setLocalWorkMem,
   upgradeSchema,
   upsertMetaKey,
@@ -108,6 +109,9 @@ function postgresPrimitives(db: Queryable): MigrationPrimitives {
     nextBackfillSessions: async (after, limit) => (await nextBackfillSessions.many({ after, limit }, db)).map((r) => r.id),
     writeKeyOnce: async (key, value) => void (await writeMetaKeyOnce.exec({ key, value }, db)),
     readBackfillThrough: async () => {
+      // Both statements that test JSON run in a locked transaction after the helper's probe,
+      // with the search_path that reaches pg_catalog and the package's helper first.
+      await setLocalSearchPath.one(undefined, db);
       const high = await readBackfillThrough.one(undefined, db);
       if (typeof high.backfill_through !== 'string') throw new Error('readBackfillThrough returned no value');
       return high.backfill_through;
@@ -116,6 +120,7 @@ function postgresPrimitives(db: Queryable): MigrationPrimitives {
       // In the chunk's transaction (always locked): its sort and hash stay within a fixed
       // budget whatever the store's size or the server's work_mem (the query file says why).
       await setLocalWorkMem.one({ workMem: BACKFILL_WORK_MEM }, db);
+      await setLocalSearchPath.one(undefined, db);
       const upTo = sessions[sessions.length - 1];
       return backfillSubagentContexts.exec({ after, upTo, sessionIds: [...sessions] }, db);
     },

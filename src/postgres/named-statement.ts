@@ -91,11 +91,16 @@ export interface StatementRunner {
   /** Resolves to the statement's rowCount (rows it wrote), which the writer checks. */
   run<TParams>(statement: PackageStatement<TParams>, params: Required<TParams>, target: Queryable, recovery: ConflictRecovery): Promise<number>;
   /**
-   * A read in autocommit (health's probes and anti-joins): its rows, hint suffixes removed as
-   * the generated run() removes them. A conflict is retried unnamed (the failed Parse or Bind
-   * read nothing).
+   * A read (health's probes and anti-joins): its rows, hint suffixes removed as the generated
+   * run() removes them. A conflict is retried unnamed (the failed Parse or Bind read nothing)
+   * in autocommit; inside a transaction pass 'rethrow' and redo the transaction.
    */
-  rows<TParams, TResult>(statement: PackageStatement<TParams, TResult>, params: Required<TParams>, target: Queryable): Promise<TResult[]>;
+  rows<TParams, TResult>(
+    statement: PackageStatement<TParams, TResult>,
+    params: Required<TParams>,
+    target: Queryable,
+    recovery?: ConflictRecovery,
+  ): Promise<TResult[]>;
   /** rows() of a statement declared `@returns one`: its row; NoRowError when none came back. */
   one<TParams, TResult>(statement: PackageStatement<TParams, TResult, 'one'>, params: Required<TParams>, target: Queryable): Promise<TResult>;
 }
@@ -128,8 +133,12 @@ export function createStatementRunner(options: { named: boolean; onSwitch?(err: 
     }
     return target.query({ text: bound.text, values: bound.values, types: PACKAGE_TYPES } as pg.QueryConfig);
   }
-  const rows = async <TParams, TResult>(statement: PackageStatement<TParams, TResult>, params: Required<TParams>, target: Queryable) =>
-    withoutHintSuffixes((await execute(statement, params, target, 'retry')).rows as TResult[]);
+  const rows = async <TParams, TResult>(
+    statement: PackageStatement<TParams, TResult>,
+    params: Required<TParams>,
+    target: Queryable,
+    recovery: ConflictRecovery = 'retry',
+  ) => withoutHintSuffixes((await execute(statement, params, target, recovery)).rows as TResult[]);
   return {
     run: async (statement, params, target, recovery) => rowCount(await execute(statement, params, target, recovery)),
     rows,

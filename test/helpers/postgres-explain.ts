@@ -4,6 +4,7 @@
 // and forces the generic plan, the one a prepared statement can fall into: parameters are then
 // unknown at plan time, so partition pruning, if any, happens at executor start-up.
 import type pg from 'pg';
+import { pinSearchPath } from './pinned-search-path.js';
 
 export interface PlanNode {
   'Node Type': string;
@@ -30,10 +31,18 @@ export const seqScansOf = (nodes: PlanNode[], table: string) => nodes.filter((n)
 
 export async function explainGenerated<P>(pool: pg.Pool, query: RunnableQuery<P>, params: P, generic: boolean): Promise<PlanNode[]> {
   const client = await pool.connect();
+  let pinned = false;
   try {
     let plan: PlanNode | undefined;
     const explaining = {
       query: async (text: string, bindings: unknown[]) => {
+        // A statement that tests JSON runs in a transaction with the search_path pinned
+        // (test/helpers/pinned-search-path.ts): explained the same way, then rolled back.
+        if (text.includes('pg_input_is_valid(')) {
+          await client.query('BEGIN');
+          pinned = true;
+          await pinSearchPath(client);
+        }
         if (!generic) {
           const r = await client.query(`EXPLAIN (FORMAT JSON) ${text}`, bindings);
           plan = (r.rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan;
@@ -55,6 +64,7 @@ export async function explainGenerated<P>(pool: pg.Pool, query: RunnableQuery<P>
     await query.run(params, explaining);
     return flattenPlan(plan!);
   } finally {
+    if (pinned) await client.query('ROLLBACK');
     client.release();
   }
 }

@@ -6,6 +6,7 @@ import * as postgresQueries from '../../generated/postgres/index.js';
 import * as sqliteQueries from '../../generated/sqlite/index.js';
 import { withoutId } from './backfill-helpers.js';
 import { byDialect } from './by-dialect.js';
+import { withPinnedSearchPath } from './pinned-search-path.js';
 import type { TestDb } from './test-db.js';
 
 /** The single-statement backfill: the chunk statement once, over every session key. */
@@ -21,11 +22,12 @@ export async function singleStatementRows(db: TestDb): Promise<{ rows: Record<st
       });
       return tx.immediate();
     },
-    postgres: async () => {
-      const [mark] = await postgresQueries.readBackfillThrough.run(undefined, db.pool!);
-      if (sessions.length) await postgresQueries.backfillSubagentContexts.run({ after: '', upTo, sessionIds: sessions }, db.pool!);
-      return mark.backfill_through;
-    },
+    postgres: () =>
+      withPinnedSearchPath(db.pool!, async (client) => {
+        const [mark] = await postgresQueries.readBackfillThrough.run(undefined, client);
+        if (sessions.length) await postgresQueries.backfillSubagentContexts.run({ after: '', upTo, sessionIds: sessions }, client);
+        return mark.backfill_through;
+      }),
   })();
   const rows = await backfilledRows(db);
   await db.exec(`DELETE FROM task_session_subagents`);

@@ -1,9 +1,15 @@
 /*
  * valid_jsonb(x): whether x parses as jsonb (NULL: false), never raising: AC-23b's validity
- * test, with no function another role could plant or squat (issue 30 item 8). It calls
- * pg_input_is_valid(text, 'jsonb'): PostgreSQL 16's built-in, resolved in pg_catalog before any
- * schema on search_path; on PostgreSQL 15, which lacks it, the package's own function of that
- * name and signature (schema/postgres/004_json_helpers.sql), judged by observe_json_helper.sql.
+ * test, with no function another role could plant or squat (issue 30 items 7 and 8). It calls
+ * pg_input_is_valid(text, text), and every statement that includes it runs in a transaction
+ * whose search_path the package pinned first (queries/postgres/set_local_search_path.sql):
+ * pg_catalog, then on PostgreSQL 15 the package's own schema subagent_context, then the
+ * session's. So on PostgreSQL 16 and later the call is the built-in, and on 15, which lacks
+ * it, the package's own function (schema/postgres/004_json_helpers.sql, judged by
+ * observe_json_helper.sql); a function of that name anywhere on the session's search_path
+ * comes after both and is never reached. Both arguments are cast to text so the call matches
+ * (text, text) exactly: an overload that fits the argument's own type better (varchar, say)
+ * elsewhere on the path cannot win the resolution.
  * The built-in raises "stack depth limit exceeded" (a hard error) on a document nested about
  * 10,000 deep, and one such row would fail the backfill on every boot, so a document is asked
  * only when it is nested at most 1,000 deep — SQLite's json_valid limit, so both dialects read
@@ -12,9 +18,9 @@
  * running sum of the brackets left, its maximum.
  * @anchor pg_input_is_valid(
  */
-(CASE WHEN length(x) - length(translate(x, '[{', '')) <= 1000 THEN pg_input_is_valid(x, 'jsonb')
+(CASE WHEN length(x) - length(translate(x, '[{', '')) <= 1000 THEN pg_input_is_valid(x::text, 'jsonb'::text)
       WHEN (SELECT max(d.depth)
               FROM (SELECT sum(CASE WHEN b.c IN ('[', '{') THEN 1 ELSE -1 END) OVER (ORDER BY b.i) AS depth
                       FROM unnest(string_to_array(regexp_replace(x, '"(\\.|[^"\\])*"|[^][{}]', '', 'g'), NULL)) WITH ORDINALITY AS b(c, i)) AS d) <= 1000
-        THEN pg_input_is_valid(x, 'jsonb')
+        THEN pg_input_is_valid(x::text, 'jsonb'::text)
       ELSE false END)
