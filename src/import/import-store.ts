@@ -60,6 +60,8 @@ export interface ImportStore {
   readProgress(source: string): Promise<Map<string, TranscriptProgress>>;
   /** The tool call of the subagent whose result named agentId (a transcript without its sidecar). */
   findToolCall(sessionId: string, executionId: string, agentId: string): Promise<string | undefined>;
+  /** Whether the subagent row of a tool call exists (its launch was imported). */
+  hasSubagentRow(sessionId: string, executionId: string, toolCallId: string): Promise<boolean>;
   /** One transaction; rejects (rolled back, nothing written) when a host row or ledger write fails. */
   commit(unit: ImportUnit): Promise<UnitOutcome>;
   close(): Promise<void>;

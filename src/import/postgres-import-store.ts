@@ -5,6 +5,7 @@ import {
   importAddParentUsage,
   importAddSubagentUsage,
   importFindSubagentToolCall,
+  importHasSubagentRow,
   importReadProgress,
   importWriteProgress,
 } from '../../generated/postgres/import/index.js';
@@ -29,6 +30,9 @@ export function openPostgresImportStore(url: string, options: ImportStoreOptions
     },
     async findToolCall(sessionId, executionId, agentId) {
       return (await importFindSubagentToolCall.run({ sessionId, executionId, agentId }, pool))[0]?.toolCallId;
+    },
+    async hasSubagentRow(sessionId, executionId, toolCallId) {
+      return (await importHasSubagentRow.run({ sessionId, executionId, toolCallId }, pool))[0]?.present === true;
     },
     async commit(unit) {
       const at = formatMicros(unit.at);

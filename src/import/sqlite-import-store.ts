@@ -8,6 +8,7 @@ import {
   importAddParentUsage,
   importAddSubagentUsage,
   importFindSubagentToolCall,
+  importHasSubagentRow,
   importReadProgress,
   importWriteProgress,
 } from '../../generated/sqlite/import/index.js';
@@ -34,6 +35,9 @@ export function openSqliteImportStore(file: string, options: ImportStoreOptions)
     },
     async findToolCall(sessionId, executionId, agentId) {
       return importFindSubagentToolCall.get({ sessionId, executionId, agentId }, db)?.toolCallId;
+    },
+    async hasSubagentRow(sessionId, executionId, toolCallId) {
+      return Number(importHasSubagentRow.get({ sessionId, executionId, toolCallId }, db)?.present) === 1;
     },
     async commit(unit) {
       const at = formatSqliteColumn(unit.at);

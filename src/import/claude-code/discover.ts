@@ -72,6 +72,7 @@ export interface SubagentMeta {
   agentType?: string;
   toolUseId?: string;
   parentAgentId?: string;
+  spawnDepth?: number;
   model?: string;
   description?: string;
   finished?: boolean;
@@ -88,6 +89,7 @@ export function readMeta(path: string | null): SubagentMeta | undefined {
       agentType: text(m.agentType),
       toolUseId: text(m.toolUseId),
       parentAgentId: text(m.parentAgentId),
+      spawnDepth: typeof m.spawnDepth === 'number' ? m.spawnDepth : undefined,
       model: text(m.model),
       description: text(m.description),
       finished: m.finished === true,

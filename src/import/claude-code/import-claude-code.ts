@@ -44,17 +44,16 @@ interface Work {
   metaPath: string | null;
 }
 
+/** Each session's main transcript, then its subagents' by spawn depth (a launch is read before the run it launched). */
 function workOf(sessions: SessionFiles[]): Work[] {
-  return sessions.flatMap((session) => [
-    ...(session.main ? [{ session, transcript: session.sessionId, path: session.main, agentId: null, metaPath: null }] : []),
-    ...session.subagents.map((s) => ({
-      session,
-      transcript: `${session.sessionId}/agent-${s.agentId}`,
-      path: s.path,
-      agentId: s.agentId,
-      metaPath: s.metaPath,
-    })),
-  ]);
+  return sessions.flatMap((session) => {
+    const depth = new Map(session.subagents.map((s) => [s.agentId, readMeta(s.metaPath)?.spawnDepth ?? 1]));
+    const subagents = [...session.subagents].sort((a, b) => depth.get(a.agentId)! - depth.get(b.agentId)! || (a.agentId < b.agentId ? -1 : 1));
+    return [
+      ...(session.main ? [{ session, transcript: session.sessionId, path: session.main, agentId: null, metaPath: null }] : []),
+      ...subagents.map((s) => ({ session, transcript: `${session.sessionId}/agent-${s.agentId}`, path: s.path, agentId: s.agentId, metaPath: s.metaPath })),
+    ];
+  });
 }
 
 const fresh = (transcript: string, sessionId: string): TranscriptProgress => ({
@@ -76,8 +75,8 @@ function metaJob(sessionId: string, agentId: string, toolCallId: string, meta: S
     turnId: null,
     toolCallId,
     parentToolCallId,
-    toolStatus: meta?.finished ? 'completed' : null,
-    messageStatus: meta?.finished ? 'completed' : null,
+    toolStatus: null,
+    messageStatus: null,
     payload: {
       agent_id: agentId,
       subagent_type: meta?.agentType,
@@ -103,6 +102,7 @@ export async function importClaudeCode(options: ClaudeImportOptions): Promise<Im
   options.onProgress?.(0, total);
   // The sidecars of the session being imported: a nested subagent's parent call is its parent agent's toolUseId.
   let metas = new Map<string, SubagentMeta | undefined>();
+  let subagentCalls = new Set<string>();
   let metasOf: SessionFiles | null = null;
   for (const [i, w] of work.entries()) {
     const { sessionId } = w.session;
@@ -110,6 +110,7 @@ export async function importClaudeCode(options: ClaudeImportOptions): Promise<Im
     if (metasOf !== w.session) {
       metasOf = w.session;
       metas = new Map(w.session.subagents.map((s) => [s.agentId, readMeta(s.metaPath)]));
+      subagentCalls = new Set([...metas.values()].flatMap((m) => (m?.toolUseId ? [m.toolUseId] : [])));
     }
     const before = progress.get(w.transcript) ?? fresh(w.transcript, sessionId);
     if (sizes[i] === before.byteOffset) continue;
@@ -117,10 +118,13 @@ export async function importClaudeCode(options: ClaudeImportOptions): Promise<Im
     if (w.agentId !== null) {
       const meta = metas.get(w.agentId);
       const toolCallId = meta?.toolUseId ?? (await store.findToolCall(sessionId, executionId, w.agentId));
-      if (!toolCallId) {
+      // Taken once its launch is: the row is the launch line's, with the launch's instants.
+      if (!toolCallId || !(await store.hasSubagentRow(sessionId, executionId, toolCallId))) {
         logger.warn(
           { path: w.path, agent_id: w.agentId },
-          'subagent transcript without its sidecar and with no launch naming its agent id yet: left for the next import',
+          toolCallId
+            ? 'subagent transcript whose launch is not imported yet: left for the next import'
+            : 'subagent transcript without its sidecar and with no launch naming its agent id yet: left for the next import',
         );
         summary.deferred++;
         continue;
@@ -132,6 +136,7 @@ export async function importClaudeCode(options: ClaudeImportOptions): Promise<Im
     const role: TranscriptRole = {
       sessionId,
       executionId,
+      subagentCalls,
       subagent,
       task: options.task,
       fallbackTask: w.session.project,

@@ -15,6 +15,8 @@ export const SOURCE = 'claude-code';
 export interface TranscriptRole {
   sessionId: string;
   executionId: string;
+  /** The tool calls of the session's subagents that have a sidecar: a result for one is a subagent's, even without toolUseResult. */
+  subagentCalls: ReadonlySet<string>;
   /** The subagent whose own run this is (its tool call); null for the main transcript. */
   subagent: { toolCallId: string; job: ((at: bigint) => LaunchJob) | null } | null;
   /** --task, or the session's cwd when the caller already knows it. */
@@ -66,8 +68,8 @@ export class ClaudeTranscriptConsumer implements TranscriptConsumer {
     for (const launch of launchesOf(line)) this.push(launch.toolUseId, parent, 'pending', launch.payload, when);
     for (const result of resultsOf(line)) {
       // A tool result is a subagent's when its toolUseResult says so, or when it answers a
-      // launch of this run (a nested launch's result has no toolUseResult).
-      if (!result.payload && !this.calls.has(result.toolUseId)) continue;
+      // launch of this run or one a sidecar names (a nested launch's result has no toolUseResult).
+      if (!result.payload && !this.calls.has(result.toolUseId) && !this.role.subagentCalls.has(result.toolUseId)) continue;
       this.push(result.toolUseId, parent, result.failed ? 'failed' : 'completed', result.payload ?? {}, when);
     }
     const notification = this.role.subagent ? undefined : notificationOf(line);
@@ -94,8 +96,10 @@ export class ClaudeTranscriptConsumer implements TranscriptConsumer {
 
   async flush(progress: TranscriptProgress, last: boolean): Promise<void> {
     const sub = this.role.subagent;
-    // The sidecar's news about this subagent's own call (agent id, type, model, finished), once
-    // per run that read lines, at the instant of the last one.
+    // The sidecar's news about this subagent's own call (agent id, type, model), once per run
+    // that read lines, at the instant of the last one. It never settles the row: the launching
+    // transcript's result line does, so the row's instants do not depend on which file's lines
+    // arrived first.
     if (last && sub?.job && progress.byteOffset !== this.committedOffset) this.jobs.push(sub.job(this.lastAt ?? this.role.clock()));
     const deltas = this.tally.drain();
     if (!this.jobs.length && !deltas.size && progress.byteOffset === this.committedOffset) return;
