@@ -96,6 +96,15 @@ describeBothDialects('generated result types hold at run time', (dialect) => {
       });
       expect(outcome).toBe('persisted');
     }
+    // The usage ledger (issue 33), so reportUsageLedger has rows to type: a subagent's (one figure never reported) and a parent's.
+    await db.exec(
+      `INSERT INTO task_session_subagent_usage (task_session_id, agent_execution_id, tool_call_id, model, source, requests, input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_tokens, updated_at)
+       VALUES ('s1', '${EXECUTION}', 'call-settled', 'm', 'claude-code', 2, 10, 20, 30, NULL, '2026-12-01 00:00:00')`,
+    );
+    await db.exec(
+      `INSERT INTO task_session_parent_usage (task_session_id, model, source, requests, input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_tokens, updated_at)
+       VALUES ('s1', 'm', 'claude-code', 1, 1, 2, 3, 4, '2026-12-01 00:00:00')`,
+    );
   });
   afterAll(() => db.close());
 

@@ -1,5 +1,5 @@
 // Issue 16 item 10: the declared SQLite floor is true. Every schema script and every statement
-// the package ships for SQLite (the product's, the demo's and the proxy's) is applied or prepared on an
+// the package ships for SQLite (the product's, the demo's, the proxy's and the importer's) is applied or prepared on an
 // engine of the declared minimum version (test/helpers/floor-sqlite.ts), so a statement that
 // needs a newer engine — octet_length (3.43), unistr (3.50), json_pretty (3.46) … — fails here,
 // naming the file, instead of failing a user's backfill on every boot after the version check
@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as demo from '../generated/sqlite/demo/index.js';
 import * as product from '../generated/sqlite/index.js';
 import * as proxy from '../generated/sqlite/proxy/index.js';
+import * as importer from '../generated/sqlite/import/index.js';
 import { hostIndexSchema, hostSchema, legacySchema, packageSchema, upgradeSchema } from '../generated/sqlite/index.js';
 import { createSqliteMigrationDatabase } from '../src/sqlite/migrations.js';
 import { SqlitePreparedQuery } from '../src/sqlite/prepared-query.js';
@@ -26,9 +27,12 @@ function sqlFiles(dir: string): string[] {
   );
 }
 
-const statements: { name: string; sql: string }[] = [...Object.values(product), ...Object.values(demo), ...Object.values(proxy)].flatMap((v: unknown) =>
-  v instanceof SqlitePreparedQuery ? [{ name: v.name, sql: v.sql }] : [],
-);
+const statements: { name: string; sql: string }[] = [
+  ...Object.values(product),
+  ...Object.values(demo),
+  ...Object.values(proxy),
+  ...Object.values(importer),
+].flatMap((v: unknown) => (v instanceof SqlitePreparedQuery ? [{ name: v.name, sql: v.sql }] : []));
 
 function declaredFloor(): { number: number; text: string } {
   const db = new Database(':memory:');

@@ -13,7 +13,8 @@
  *             (auto-generated names truncate at 63 bytes)
  * missing_secondary_indexes counts the names schema/postgres/003 creates that are absent
  * on the table (AC-33 clause 4); narrow_metric_columns counts metric columns an earlier
- * host build declared INTEGER (int4), which DESIGN §3 widens to BIGINT.
+ * host build declared INTEGER (int4), which DESIGN §3 widens to BIGINT; usage_tables_missing
+ * the tables of schema/postgres/005 (the usage ledger, issue 33) that are absent.
  * The JSON helper's trust is judged apart, by observe_json_helper.sql: health needs that
  * answer alone, and it costs a fraction of this statement's planning.
  * Names resolve through search_path, exactly as the host's unqualified statements do.
@@ -59,4 +60,8 @@ SELECT
     WHERE a.attnum > 0 AND NOT a.attisdropped) AS "subagent_columns!",
   (SELECT count(*)::int FROM pg_attribute AS a JOIN rel ON a.attrelid = rel.oid
     WHERE a.attname IN ('total_tokens', 'tool_use_count', 'duration_ms') AND NOT a.attisdropped
-      AND a.atttypid IN ('int2'::regtype, 'int4'::regtype)) AS "narrow_metric_columns!";
+      AND a.atttypid IN ('int2'::regtype, 'int4'::regtype)) AS "narrow_metric_columns!",
+  (SELECT count(*)::int
+     FROM unnest(ARRAY['task_session_subagent_usage', 'task_session_parent_usage',
+                       'subagent_context_import_progress']) AS wanted(name)
+    WHERE to_regclass(wanted.name) IS NULL) AS "usage_tables_missing!";

@@ -18,7 +18,8 @@
  * Both are counted per index rather than compared as group_concat(... ORDER BY ...) text, which
  * needs SQLite 3.44; this file needs nothing newer than the package's 3.38 minimum.
  * missing_secondary_indexes counts the names schema/sqlite/003 creates that are absent
- * (AC-33 clause 4); subagent_columns the live column names. PostgreSQL's probe has three more columns (int4 metric columns, the JSON
+ * (AC-33 clause 4); subagent_columns the live column names; usage_tables_missing the tables
+ * of schema/sqlite/004 (the usage ledger, issue 33) that are absent. PostgreSQL's probe has three more columns (int4 metric columns, the JSON
  * helper's trust) that mean nothing here; src/migrations/table-shape.ts's sqliteTableShape
  * gives them their SQLite meaning.
  */
@@ -50,4 +51,8 @@ SELECT
     WHERE wanted.name NOT IN (SELECT il.name FROM pragma_index_list('task_session_subagents') AS il)) AS "missing_secondary_indexes!::bigint",
   -- The live column names, as a JSON array: the add_subagent_columns step compares them with
   -- the fresh DDL's (generated/sqlite/schema.ts subagentColumns).
-  (SELECT json_group_array(c.name) FROM pragma_table_info('task_session_subagents') AS c) AS "subagent_columns!::string";
+  (SELECT json_group_array(c.name) FROM pragma_table_info('task_session_subagents') AS c) AS "subagent_columns!::string",
+  (SELECT count(*)
+     FROM (SELECT 'task_session_subagent_usage' AS name UNION ALL SELECT 'task_session_parent_usage'
+           UNION ALL SELECT 'subagent_context_import_progress') AS wanted
+    WHERE wanted.name NOT IN (SELECT t.name FROM sqlite_schema AS t WHERE t.type = 'table')) AS "usage_tables_missing!::bigint";

@@ -24,6 +24,9 @@ export const QUERY_GROUPS = [
   { name: 'product', folder: '' },
   { name: 'demo', folder: 'demo' },
   { name: 'proxy', folder: 'proxy' },
+  // The transcript importers' writes (issue 33: the usage ledger and the import progress);
+  // only src/import imports generated/<dialect>/import/index.ts.
+  { name: 'import', folder: 'import' },
 ] as const;
 export type QueryGroup = (typeof QUERY_GROUPS)[number];
 

@@ -3,6 +3,7 @@ import type { CliCommand } from './command.js';
 import { demoCommand } from './demo-command.js';
 import { healthCommand } from './health-command.js';
 import { hostIndexCommand } from './host-index-command.js';
+import { importCommand } from './import-command.js';
 import { migrateCommand } from './migrate-command.js';
 import { proxyCommand } from './proxy-command.js';
 import { reportCommand } from './report-command.js';
@@ -14,4 +15,5 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   demo: demoCommand,
   report: reportCommand,
   proxy: proxyCommand,
+  import: importCommand,
 };

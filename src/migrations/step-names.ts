@@ -12,6 +12,7 @@ export const MIGRATION_STEP = {
   widenMetricColumns: 'widen_metric_columns', // PostgreSQL only
   ensureSubagentIndexes: 'ensure_subagent_indexes',
   ensureJsonHelpers: 'ensure_json_helpers', // PostgreSQL only
+  ensureUsageLedger: 'ensure_usage_ledger', // the usage ledger's tables (issue 33)
   backfillSubagentContexts: 'backfill_subagent_contexts',
 } as const;
 

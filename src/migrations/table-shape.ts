@@ -18,6 +18,8 @@ export interface TableShape {
   jsonHelper: JsonHelper;
   /** The live table's column names ([] when the table is absent): src/migrations/column-step.ts. */
   columns: readonly string[];
+  /** Tables of the usage ledger (schema/<dialect>/*_usage_ledger.sql, issue 33) that are absent. */
+  usageTablesMissing: number;
 }
 
 /**
@@ -43,6 +45,7 @@ interface RawShapeColumns {
   missing_secondary_indexes: unknown;
   narrow_metric_columns: unknown;
   subagent_columns: unknown;
+  usage_tables_missing: unknown;
 }
 
 const flag = (v: unknown): boolean => v === true || v === 1 || v === 1n;
@@ -68,6 +71,7 @@ export function toTableShape(row: RawTableShape, jsonHelper: JsonHelper): TableS
     narrowMetricColumns: count(row.narrow_metric_columns),
     jsonHelper,
     columns: columnNames(row.subagent_columns),
+    usageTablesMissing: count(row.usage_tables_missing),
   };
 }
 

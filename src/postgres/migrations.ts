@@ -56,6 +56,7 @@ const SUBAGENT_INDEXES = script(packageSchema, 'task_session_subagents_indexes')
 const JSON_HELPERS = script(packageSchema, 'json_helpers');
 const EXECUTION_IDENTITY_KEY = script(upgradeSchema, 'execution_identity_key');
 const WIDEN_METRIC_COLUMNS = script(upgradeSchema, 'widen_metric_columns');
+const USAGE_LEDGER = script(packageSchema, 'usage_ledger');
 
 const POSTGRES_STEPS: MigrationDatabase['steps'] = {
   beforeEndState: [
@@ -84,6 +85,8 @@ const POSTGRES_STEPS: MigrationDatabase['steps'] = {
     // DESIGN §3: metric columns an earlier host build declared INTEGER become BIGINT.
     { name: MIGRATION_STEP.widenMetricColumns, needed: (s) => s.narrowMetricColumns !== 0, scripts: [WIDEN_METRIC_COLUMNS] },
     { name: MIGRATION_STEP.ensureSubagentIndexes, needed: (s) => s.missingSecondaryIndexes !== 0, scripts: [SUBAGENT_INDEXES] },
+    // The usage ledger (issue 33): new tables only, CREATE … IF NOT EXISTS; nothing existing changes.
+    { name: MIGRATION_STEP.ensureUsageLedger, needed: (s) => s.usageTablesMissing !== 0, scripts: [USAGE_LEDGER] },
   ],
 };
 

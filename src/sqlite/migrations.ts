@@ -51,6 +51,7 @@ const SUBAGENT_TABLE = script(packageSchema, 'task_session_subagents');
 const SUBAGENT_INDEXES = script(packageSchema, 'task_session_subagents_indexes');
 const SET_ASIDE_PRE_AMENDMENT_TABLE = script(upgradeSchema, 'set_aside_pre_amendment_table');
 const COPY_PRE_AMENDMENT_ROWS = script(upgradeSchema, 'copy_pre_amendment_rows');
+const USAGE_LEDGER = script(packageSchema, 'usage_ledger');
 
 function sqliteSteps(db: Database): MigrationDatabase['steps'] {
   return {
@@ -76,6 +77,8 @@ function sqliteSteps(db: Database): MigrationDatabase['steps'] {
     onceEndStateHolds: [
       addSubagentColumnsStep(addColumnSchema),
       { name: MIGRATION_STEP.ensureSubagentIndexes, needed: (s) => s.missingSecondaryIndexes !== 0, scripts: [SUBAGENT_INDEXES] },
+      // The usage ledger (issue 33): new tables only, CREATE … IF NOT EXISTS; nothing existing changes.
+      { name: MIGRATION_STEP.ensureUsageLedger, needed: (s) => s.usageTablesMissing !== 0, scripts: [USAGE_LEDGER] },
     ],
   };
 }

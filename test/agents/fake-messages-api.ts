@@ -4,7 +4,8 @@
 // and /v1/messages/count_tokens, and plays one script:
 // - the main conversation (its first user message names SCRIPT_MARKER) launches the subagents
 //   the run asks for, in ONE assistant message (parallel tool_use blocks), then ends its turn
-//   once every launch has a tool_result;
+//   once every launch has a tool_result; a later prompt that says FOLLOW_UP_MARKER launches
+//   FOLLOW_UP_LAUNCH (a multi-prompt session: test/agents/claude-transcripts.ts);
 // - a subagent whose prompt says NESTED_MARKER launches one subagent of its own first;
 // - a subagent whose prompt says READ_MARKER calls a plain tool (Read) first: a tool call on
 //   the ACP stream that is not a subagent;
@@ -18,6 +19,7 @@
 //   `safeguard_results` on a JSON message. Without it Claude Code refuses every call that needs
 //   the check ("Classifier unavailable"), Agent included. A launch whose prompt says
 //   REFUSE_MARKER is `flagged` instead: Claude Code refuses it (a refused launch on the wire).
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readRequest, startFakeApi, type RunningFakeApi } from './fake-api-server.js';
 
@@ -25,6 +27,18 @@ export const SCRIPT_MARKER = 'SUBAGENT-CONTEXT-FANOUT';
 export const NESTED_MARKER = 'NESTED-LAUNCH';
 export const READ_MARKER = 'READ-FIRST';
 export const REFUSE_MARKER = 'REFUSE-LAUNCH';
+/** A later prompt of the main conversation that launches FOLLOW_UP_LAUNCH (a multi-prompt session). */
+export const FOLLOW_UP_MARKER = 'FOLLOW-UP-LAUNCH';
+export const FOLLOW_UP_LAUNCH: ScriptedLaunch = { description: 'Follow-up check', prompt: 'Check the follow-up change.' };
+
+export interface FakeMessagesApiOptions {
+  /**
+   * Usage as the real API streams it, different on every response: message_start carries the
+   * input and cache figures with output_tokens 1, message_delta the final output_tokens
+   * (recordings/claude-code: the transcripts' usage must be worth summing). Off: 120/30 flat.
+   */
+  varyingUsage?: boolean;
+}
 
 /** One subagent the main conversation launches. */
 export interface ScriptedLaunch {
@@ -75,13 +89,20 @@ function toolResultCount(req: MessagesRequest): number {
   return n;
 }
 
+/** The last user message, when it is a prompt (text) rather than tool results. */
+function lastUserPrompt(req: MessagesRequest): string {
+  const last = [...(req.messages ?? [])].reverse().find((m) => m.role === 'user');
+  if (!last || (Array.isArray(last.content) && last.content.some((b) => b.type === 'tool_result'))) return '';
+  return textOf(last.content);
+}
+
 function calledTool(req: MessagesRequest, name: string): boolean {
   return (req.messages ?? []).some(
     (m) => m.role === 'assistant' && Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_use' && b.name === name),
   );
 }
 
-export async function startFakeMessagesApi(launches: ScriptedLaunch[], workFile: string): Promise<FakeMessagesApi> {
+export async function startFakeMessagesApi(launches: ScriptedLaunch[], workFile: string, options: FakeMessagesApiOptions = {}): Promise<FakeMessagesApi> {
   const requests: FakeMessagesApi['requests'] = [];
   let ids = 0;
   const toolUseId = () => `toolu_fake${String(++ids).padStart(4, '0')}`;
@@ -100,6 +121,8 @@ export async function startFakeMessagesApi(launches: ScriptedLaunch[], workFile:
     const subagentTool = tools.find((t) => SUBAGENT_TOOLS.includes(t.name));
     const first = firstUserText(req);
     const results = toolResultCount(req);
+    if (subagentTool && first.includes(SCRIPT_MARKER) && lastUserPrompt(req).includes(FOLLOW_UP_MARKER))
+      return { blocks: [{ type: 'tool_use', id: toolUseId(), name: subagentTool.name, input: launchInput(subagentTool, FOLLOW_UP_LAUNCH) }], stop: 'tool_use' };
     if (subagentTool && first.includes(SCRIPT_MARKER)) {
       if (results === 0)
         return {
@@ -137,7 +160,19 @@ export async function startFakeMessagesApi(launches: ScriptedLaunch[], workFile:
     return [{ type: 'dangerous_tool_use', status: { type: 'available', tool_uses: verdicts } }];
   }
 
-  const usage = { input_tokens: 120, output_tokens: 30, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const flatUsage = { input_tokens: 120, output_tokens: 30, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  let responses = 0;
+  // With varyingUsage, ids unique across runs and a request-id header, as the real API gives:
+  // usage reporters deduplicate responses by message id and request id.
+  const tag = options.varyingUsage ? `${randomBytes(6).toString('hex')}_` : '';
+  const messageId = () => `msg_${tag}${++ids}`;
+  /** The usage of the next response: the full figures, and what message_start streams. */
+  function nextUsage(): { usage: typeof flatUsage; start: typeof flatUsage } {
+    if (!options.varyingUsage) return { usage: flatUsage, start: flatUsage };
+    const n = ++responses;
+    const usage = { input_tokens: 100 + 7 * n, output_tokens: 20 + 3 * n, cache_creation_input_tokens: 40 * (n % 3), cache_read_input_tokens: 500 + 11 * n };
+    return { usage, start: { ...usage, output_tokens: 1 } };
+  }
 
   function sendJson(res: ServerResponse, body: unknown) {
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -145,10 +180,11 @@ export async function startFakeMessagesApi(launches: ScriptedLaunch[], workFile:
   }
 
   function sendStream(res: ServerResponse, model: string, blocks: Block[], stop: string, safeguards: object[] | undefined) {
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const { usage, start } = nextUsage();
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...(tag ? { 'request-id': `req_${tag}${ids + 1}` } : {}) });
     const event = (type: string, data: object) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
     event('message_start', {
-      message: { id: `msg_${++ids}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage },
+      message: { id: messageId(), type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: start },
     });
     blocks.forEach((b, index) => {
       if (b.type === 'text') {
@@ -161,7 +197,7 @@ export async function startFakeMessagesApi(launches: ScriptedLaunch[], workFile:
       event('content_block_stop', { index });
     });
     const delta = { stop_reason: stop, stop_sequence: null, ...(safeguards ? { safeguard_results: safeguards } : {}) };
-    event('message_delta', { delta, usage: { output_tokens: 30 } });
+    event('message_delta', { delta, usage: { output_tokens: usage.output_tokens } });
     event('message_stop', {});
     res.end();
   }
@@ -177,7 +213,16 @@ export async function startFakeMessagesApi(launches: ScriptedLaunch[], workFile:
     const { blocks, stop } = answer(body);
     const safeguards = safeguardResults(body, blocks);
     if (body.stream) return sendStream(res, model, blocks, stop, safeguards);
-    const message = { id: `msg_${++ids}`, type: 'message', role: 'assistant', model, content: blocks, stop_reason: stop, stop_sequence: null, usage };
+    const message = {
+      id: messageId(),
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: blocks,
+      stop_reason: stop,
+      stop_sequence: null,
+      usage: nextUsage().usage,
+    };
     return sendJson(res, safeguards ? { ...message, safeguard_results: safeguards } : message);
   }
 

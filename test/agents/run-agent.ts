@@ -28,6 +28,10 @@ export interface RunAgentOptions {
   agent: AgentCommand;
   cwd: string;
   prompt: string;
+  /** Further prompts, each sent once the previous turn ended (a multi-prompt session). */
+  followUps?: string[];
+  /** Awaited after the last turn, before the agent is ended (work it finishes after its turns). */
+  beforeEnd?(): Promise<void>;
   /** Advertise the ACP `subagents` client capability (unstable). */
   subagentsCapability?: boolean;
   /** The ACP session id, once session/new has returned (before the prompt). */
@@ -78,12 +82,17 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       } as never);
       const session = await ctx.request('session/new', { cwd: options.cwd, mcpServers: [] });
       options.onSession?.(session.sessionId);
-      const response = await ctx.request('session/prompt', { sessionId: session.sessionId, prompt: [{ type: 'text', text: options.prompt }] });
+      let response = await ctx.request('session/prompt', { sessionId: session.sessionId, prompt: [{ type: 'text', text: options.prompt }] });
       await chain;
+      for (const text of options.followUps ?? []) {
+        response = await ctx.request('session/prompt', { sessionId: session.sessionId, prompt: [{ type: 'text', text }] });
+        await chain;
+      }
       while (options.settled && !options.settled()) {
         await sleep(20);
         await chain;
       }
+      await options.beforeEnd?.();
       return { acpSessionId: session.sessionId, stopReason: String(response.stopReason), stderr };
     });
     const timedOut = new Promise<never>((_, reject) => {

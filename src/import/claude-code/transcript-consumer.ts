@@ -1,0 +1,124 @@
+// Turns the lines of one Claude Code transcript into import units (src/import/import-store.ts):
+// the launches it holds and their news as subagent jobs (each call's payload merged across the
+// run, as the proxy's recognizer merges updates), its responses' usage through a UsageTally
+// (the parent's in a main transcript, the subagent's own in a subagent's), and the progress.
+import type { SubagentTaskPayload } from '../../types.js';
+import { text } from '../../acp/wire.js';
+import { lineInstant } from '../identity.js';
+import type { ImportUnit, LaunchJob, TranscriptProgress } from '../import-store.js';
+import type { JsonObject, TranscriptConsumer } from '../transcript-file.js';
+import { UsageTally } from '../usage-tally.js';
+import { launchesOf, notificationOf, responseOf, resultsOf } from './records.js';
+
+export const SOURCE = 'claude-code';
+
+export interface TranscriptRole {
+  sessionId: string;
+  executionId: string;
+  /** The tool calls of the session's subagents that have a sidecar: a result for one is a subagent's, even without toolUseResult. */
+  subagentCalls: ReadonlySet<string>;
+  /** The subagent whose own run this is (its tool call); null for the main transcript. */
+  subagent: { toolCallId: string; job: ((at: bigint) => LaunchJob) | null } | null;
+  /** --task, or the session's cwd when the caller already knows it. */
+  task: string | undefined;
+  /** When the session's folder names no cwd at all. */
+  fallbackTask: string;
+  clock: () => bigint;
+  commit(unit: ImportUnit): Promise<void>;
+}
+
+function merge(into: SubagentTaskPayload, from: SubagentTaskPayload): SubagentTaskPayload {
+  const out: Record<string, unknown> = { ...into };
+  for (const [k, v] of Object.entries(from)) if (v !== undefined) out[k] = v;
+  return out as SubagentTaskPayload;
+}
+
+export class ClaudeTranscriptConsumer implements TranscriptConsumer {
+  private readonly tally: UsageTally;
+  private jobs: LaunchJob[] = [];
+  private readonly calls = new Map<string, { payload: SubagentTaskPayload; status: string | null }>();
+  private turnId: string | null;
+  private cwd: string | undefined;
+  private firstAt: bigint | undefined;
+  private lastAt: bigint | undefined;
+  private committedOffset: number;
+
+  constructor(
+    private readonly role: TranscriptRole,
+    progress: TranscriptProgress,
+  ) {
+    this.tally = new UsageTally(progress.last);
+    this.turnId = progress.turnId;
+    this.committedOffset = progress.byteOffset;
+  }
+
+  line(line: JsonObject): void {
+    this.cwd ??= text(line.cwd);
+    const promptId = text(line.promptId);
+    if (promptId) this.turnId = promptId;
+    const at = lineInstant(line.timestamp);
+    if (at !== undefined) {
+      this.firstAt ??= at;
+      this.lastAt = at;
+    }
+    const when = at ?? this.lastAt ?? this.role.clock();
+    const response = responseOf(line);
+    if (response) this.tally.add(response.messageId, response.model, response.usage);
+    const parent = this.role.subagent?.toolCallId ?? null;
+    for (const launch of launchesOf(line)) this.push(launch.toolUseId, parent, 'pending', launch.payload, when);
+    for (const result of resultsOf(line)) {
+      // A tool result is a subagent's when its toolUseResult says so, or when it answers a
+      // launch of this run or one a sidecar names (a nested launch's result has no toolUseResult).
+      if (!result.payload && !this.calls.has(result.toolUseId) && !this.role.subagentCalls.has(result.toolUseId)) continue;
+      this.push(result.toolUseId, parent, result.failed ? 'failed' : 'completed', result.payload ?? {}, when);
+    }
+    const notification = this.role.subagent ? undefined : notificationOf(line);
+    if (notification) this.push(notification.toolUseId, null, null, notification.payload, when);
+  }
+
+  private push(toolCallId: string, parentToolCallId: string | null, toolStatus: string | null, payload: SubagentTaskPayload, at: bigint): void {
+    const known = this.calls.get(toolCallId);
+    const merged = { payload: merge(known?.payload ?? {}, payload), status: toolStatus ?? known?.status ?? null };
+    this.calls.set(toolCallId, merged);
+    this.jobs.push({
+      kind: 'subagent',
+      sessionId: this.role.sessionId,
+      taskId: '',
+      turnId: this.turnId,
+      toolCallId,
+      parentToolCallId,
+      toolStatus,
+      messageStatus: merged.status,
+      payload: merged.payload,
+      at,
+    });
+  }
+
+  async flush(progress: TranscriptProgress, last: boolean): Promise<void> {
+    const sub = this.role.subagent;
+    // The sidecar's news about this subagent's own call (agent id, type, model), once per run
+    // that read lines, at the instant of the last one. It never settles the row: the launching
+    // transcript's result line does, so the row's instants do not depend on which file's lines
+    // arrived first.
+    if (last && sub?.job && progress.byteOffset !== this.committedOffset) this.jobs.push(sub.job(this.lastAt ?? this.role.clock()));
+    const deltas = this.tally.drain();
+    if (!this.jobs.length && !deltas.size && progress.byteOffset === this.committedOffset) return;
+    progress.turnId = this.turnId;
+    progress.last = this.tally.lastResponse();
+    const now = this.role.clock();
+    await this.role.commit({
+      source: SOURCE,
+      sessionId: this.role.sessionId,
+      taskId: this.role.task ?? this.cwd ?? this.role.fallbackTask,
+      executionId: this.role.executionId,
+      sessionAt: this.firstAt ?? now,
+      jobs: this.jobs,
+      subagentUsage: sub ? { toolCallId: sub.toolCallId, deltas } : null,
+      parentUsage: sub ? null : deltas,
+      progress: { ...progress, last: progress.last && { ...progress.last } },
+      at: now,
+    });
+    this.jobs = [];
+    this.committedOffset = progress.byteOffset;
+  }
+}

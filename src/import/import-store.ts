@@ -1,0 +1,186 @@
+// What a transcript importer writes, dialect-neutral: the rows a host keeps (a task_sessions row
+// per agent session, the message row of each subagent launch, the subagent row through the
+// store's own upsert, as the proxy writes them: src/proxy/proxy-database.ts), the usage ledger,
+// and the importer's progress — one transaction per unit, so a unit's rows and the progress
+// that accounts for them commit together or not at all (a second import changes nothing).
+import type { Logger, SubagentFrame } from '../types.js';
+import { subagentMessageId, subagentMessageMetadata, type SubagentJob } from '../proxy/proxy-database.js';
+import type { LastResponse, UsageDelta } from './usage-tally.js';
+
+/** One transcript's progress (schema: subagent_context_import_progress). */
+export interface TranscriptProgress {
+  transcript: string;
+  sessionId: string;
+  byteOffset: number;
+  lines: number;
+  malformedLines: number;
+  turnId: string | null;
+  last: LastResponse | null;
+}
+
+/** A subagent launch or its later news, with the instant the transcript gives it. */
+export interface LaunchJob extends SubagentJob {
+  at: bigint;
+  /**
+   * No message row: news from a subagent's sidecar, not from the line that launched it. The
+   * launching transcript writes the call's message row; a sidecar must not replace its
+   * metadata with fewer fields, nor invent a launch no transcript showed.
+   */
+  sidecar?: boolean;
+}
+
+/** One transaction's worth: what a run read from one transcript since its progress. */
+export interface ImportUnit {
+  source: string;
+  sessionId: string;
+  taskId: string;
+  executionId: string;
+  /** The session row's created_at when the unit creates it. */
+  sessionAt: bigint;
+  jobs: LaunchJob[];
+  /** The subagent whose own transcript this is, with its usage; null for a main transcript. */
+  subagentUsage: { toolCallId: string; deltas: Map<string, UsageDelta> } | null;
+  /** The parent's own usage (a main transcript). */
+  parentUsage: Map<string, UsageDelta> | null;
+  progress: TranscriptProgress;
+  /** updated_at of the ledger and progress rows: the import's own clock. */
+  at: bigint;
+}
+
+export interface UnitOutcome {
+  /** Subagent rows written (launches and their news). */
+  frames: number;
+  /** Frames the store did not persist (WARN-logged by the store): their message rows stay, a shortfall health reports. */
+  failedFrames: number;
+}
+
+export interface ImportStore {
+  /** Host tables (CREATE … IF NOT EXISTS) and the store's migrations; false when a step failed. */
+  prepare(): Promise<boolean>;
+  readProgress(source: string): Promise<Map<string, TranscriptProgress>>;
+  /** The tool call of the subagent whose result named agentId (a transcript without its sidecar). */
+  findToolCall(sessionId: string, executionId: string, agentId: string): Promise<string | undefined>;
+  /** Whether the subagent row of a tool call exists (its launch was imported). */
+  hasSubagentRow(sessionId: string, executionId: string, toolCallId: string): Promise<boolean>;
+  /** One transaction; rejects (rolled back, nothing written) when a host row or ledger write fails. */
+  commit(unit: ImportUnit): Promise<UnitOutcome>;
+  close(): Promise<void>;
+}
+
+export interface ImportStoreOptions {
+  logger: Logger;
+  /** The import's own wall clock (ns). */
+  clock: () => bigint;
+}
+
+/** The message row's metadata, as the proxy writes it, with the provenance first: `imported_from`. */
+export function importedMessageMetadata(source: string, job: SubagentJob): string {
+  return `{"imported_from":${JSON.stringify(source)},${subagentMessageMetadata(job).slice(1)}`;
+}
+
+export function messageRow(unit: ImportUnit, job: LaunchJob): { id: string; sessionId: string; taskId: string; turnId: string | null; metadata: string } {
+  return {
+    id: subagentMessageId(unit.sessionId, job.toolCallId),
+    sessionId: unit.sessionId,
+    taskId: unit.taskId,
+    turnId: job.turnId,
+    metadata: importedMessageMetadata(unit.source, job),
+  };
+}
+
+export function frameOf(unit: ImportUnit, job: LaunchJob, taskId: string): SubagentFrame {
+  return {
+    sessionId: unit.sessionId,
+    taskId,
+    turnId: job.turnId,
+    executionId: unit.executionId,
+    toolCallId: job.toolCallId,
+    parentToolCallId: job.parentToolCallId,
+    toolStatus: job.toolStatus,
+    payload: job.payload,
+  };
+}
+
+/** The ledger rows of a unit, in the named-parameter form both dialects' statements take. */
+export function usageRows(unit: ImportUnit): { subagent: UsageRow[]; parent: UsageRow[] } {
+  const rows = (deltas: Map<string, UsageDelta> | null | undefined): UsageRow[] =>
+    [...(deltas ?? [])].map(([model, d]) => ({
+      model,
+      requests: d.requests,
+      inputTokens: d.input_tokens,
+      outputTokens: d.output_tokens,
+      cacheReadInputTokens: d.cache_read_input_tokens,
+      cacheCreationInputTokens: d.cache_creation_input_tokens,
+    }));
+  return { subagent: rows(unit.subagentUsage?.deltas), parent: rows(unit.parentUsage) };
+}
+
+export interface UsageRow {
+  model: string;
+  requests: number;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  cacheReadInputTokens: number | null;
+  cacheCreationInputTokens: number | null;
+}
+
+/** The progress row's parameters. */
+export function progressParams(unit: ImportUnit) {
+  const p = unit.progress;
+  return {
+    source: unit.source,
+    transcript: p.transcript,
+    sessionId: unit.sessionId,
+    byteOffset: p.byteOffset,
+    lines: p.lines,
+    malformedLines: p.malformedLines,
+    turnId: p.turnId,
+    lastMessageId: p.last?.messageId ?? null,
+    lastModel: p.last?.model ?? null,
+    lastInputTokens: p.last?.input_tokens ?? null,
+    lastOutputTokens: p.last?.output_tokens ?? null,
+    lastCacheReadTokens: p.last?.cache_read_input_tokens ?? null,
+    lastCacheCreationTokens: p.last?.cache_creation_input_tokens ?? null,
+  };
+}
+
+type RawProgress = {
+  transcript: string;
+  sessionId: string;
+  byteOffset: unknown;
+  lines: unknown;
+  malformedLines: unknown;
+  turnId?: string | null;
+  lastMessageId?: string | null;
+  lastModel?: string | null;
+  lastInputTokens?: unknown;
+  lastOutputTokens?: unknown;
+  lastCacheReadTokens?: unknown;
+  lastCacheCreationTokens?: unknown;
+};
+
+const num = (v: unknown): number => Number(v);
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+/** A progress row as either driver returns it (bigint on SQLite, text on PostgreSQL). */
+export function toProgress(row: RawProgress): TranscriptProgress {
+  return {
+    transcript: row.transcript,
+    sessionId: row.sessionId,
+    byteOffset: num(row.byteOffset),
+    lines: num(row.lines),
+    malformedLines: num(row.malformedLines),
+    turnId: row.turnId ?? null,
+    last:
+      row.lastMessageId && row.lastModel
+        ? {
+            messageId: row.lastMessageId,
+            model: row.lastModel,
+            input_tokens: numOrNull(row.lastInputTokens),
+            output_tokens: numOrNull(row.lastOutputTokens),
+            cache_read_input_tokens: numOrNull(row.lastCacheReadTokens),
+            cache_creation_input_tokens: numOrNull(row.lastCacheCreationTokens),
+          }
+        : null,
+  };
+}

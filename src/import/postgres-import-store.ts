@@ -1,0 +1,67 @@
+// The import store on PostgreSQL: a small pool of its own, one transaction per unit on one
+// client; the subagent rows go through the store's recordFrame joining it ({ client }).
+import pg from 'pg';
+import {
+  importAddParentUsage,
+  importAddSubagentUsage,
+  importFindSubagentToolCall,
+  importHasSubagentRow,
+  importReadProgress,
+  importWriteProgress,
+} from '../../generated/postgres/import/index.js';
+import { proxyEnsureSession, proxyReadSessionTask, proxyUpsertSubagentMessage } from '../../generated/postgres/proxy/index.js';
+import { formatMicros } from '../instant.js';
+import { createPostgresStore } from '../postgres/store.js';
+import { withTransaction } from '../postgres/transaction.js';
+import { frameOf, messageRow, progressParams, toProgress, usageRows, type ImportStore, type ImportStoreOptions, type UnitOutcome } from './import-store.js';
+
+export function openPostgresImportStore(url: string, options: ImportStoreOptions): ImportStore {
+  const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 10_000, application_name: 'subagent-context-import' });
+  pool.on('error', () => {}); // an idle client's socket error surfaces on the next query instead
+  let frameAt: bigint | undefined;
+  const store = createPostgresStore(pool, { logger: options.logger, clock: () => frameAt ?? options.clock() });
+  return {
+    async prepare() {
+      await store.createHostTables();
+      return (await store.runMigrations()).ok;
+    },
+    async readProgress(source) {
+      return new Map((await importReadProgress.many({ source }, pool)).map((r) => [r.transcript, toProgress(r)]));
+    },
+    async findToolCall(sessionId, executionId, agentId) {
+      return (await importFindSubagentToolCall.maybeOne({ sessionId, executionId, agentId }, pool))?.toolCallId;
+    },
+    async hasSubagentRow(sessionId, executionId, toolCallId) {
+      return (await importHasSubagentRow.one({ sessionId, executionId, toolCallId }, pool)).present === true;
+    },
+    async commit(unit) {
+      const at = formatMicros(unit.at);
+      const outcome: UnitOutcome = { frames: 0, failedFrames: 0 };
+      try {
+        await withTransaction(pool, async (client) => {
+          await proxyEnsureSession.run({ id: unit.sessionId, taskId: unit.taskId, at: formatMicros(unit.sessionAt) }, client);
+          const taskId = (await proxyReadSessionTask.run({ id: unit.sessionId }, client))[0]?.taskId ?? unit.taskId;
+          for (const job of unit.jobs) {
+            if (!job.sidecar) await proxyUpsertSubagentMessage.run({ ...messageRow({ ...unit, taskId }, job), at: formatMicros(job.at) }, client);
+            frameAt = job.at;
+            const recorded = await store.recordFrame(frameOf(unit, job, taskId), { client });
+            frameAt = undefined;
+            if (recorded === 'persisted') outcome.frames++;
+            else outcome.failedFrames++;
+          }
+          const usage = usageRows(unit);
+          const common = { sessionId: unit.sessionId, source: unit.source, at };
+          for (const row of usage.parent) await importAddParentUsage.run({ ...common, ...row }, client);
+          if (unit.subagentUsage)
+            for (const row of usage.subagent)
+              await importAddSubagentUsage.run({ ...common, ...row, executionId: unit.executionId, toolCallId: unit.subagentUsage.toolCallId }, client);
+          await importWriteProgress.run({ ...progressParams(unit), at }, client);
+        });
+        return outcome;
+      } finally {
+        frameAt = undefined;
+      }
+    },
+    close: () => pool.end(),
+  };
+}

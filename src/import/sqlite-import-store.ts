@@ -1,0 +1,77 @@
+// The import store on SQLite: the file is created when absent (like the proxy's default
+// store), WAL mode, one BEGIN IMMEDIATE transaction per unit. The subagent rows go through the
+// store's recordFrame, which joins the open transaction with a savepoint of its own.
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import {
+  importAddParentUsage,
+  importAddSubagentUsage,
+  importFindSubagentToolCall,
+  importHasSubagentRow,
+  importReadProgress,
+  importWriteProgress,
+} from '../../generated/sqlite/import/index.js';
+import { proxyEnsureSession, proxyReadSessionTask, proxyUpsertSubagentMessage } from '../../generated/sqlite/proxy/index.js';
+import { formatSqliteColumn } from '../instant.js';
+import { createSqliteStore } from '../sqlite/store.js';
+import { frameOf, messageRow, progressParams, toProgress, usageRows, type ImportStore, type ImportStoreOptions, type UnitOutcome } from './import-store.js';
+
+export function openSqliteImportStore(file: string, options: ImportStoreOptions): ImportStore {
+  mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file, { timeout: 5_000 });
+  db.pragma('journal_mode = WAL');
+  db.pragma('foreign_keys = ON');
+  // The instant of the frame being written: the transcript's, so observed_at is when it happened.
+  let frameAt: bigint | undefined;
+  const store = createSqliteStore(db, { logger: options.logger, clock: () => frameAt ?? options.clock() });
+  return {
+    async prepare() {
+      await store.createHostTables();
+      return (await store.runMigrations()).ok;
+    },
+    async readProgress(source) {
+      return new Map(importReadProgress.many({ source }, db).map((r) => [r.transcript, toProgress(r)]));
+    },
+    async findToolCall(sessionId, executionId, agentId) {
+      return importFindSubagentToolCall.maybeOne({ sessionId, executionId, agentId }, db)?.toolCallId;
+    },
+    async hasSubagentRow(sessionId, executionId, toolCallId) {
+      return Number(importHasSubagentRow.one({ sessionId, executionId, toolCallId }, db).present) === 1;
+    },
+    async commit(unit) {
+      const at = formatSqliteColumn(unit.at);
+      const outcome: UnitOutcome = { frames: 0, failedFrames: 0 };
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        proxyEnsureSession.run({ id: unit.sessionId, taskId: unit.taskId, at: formatSqliteColumn(unit.sessionAt) }, db);
+        const taskId = proxyReadSessionTask.get({ id: unit.sessionId }, db)?.taskId ?? unit.taskId;
+        for (const job of unit.jobs) {
+          if (!job.sidecar) proxyUpsertSubagentMessage.run({ ...messageRow({ ...unit, taskId }, job), at: formatSqliteColumn(job.at) }, db);
+          frameAt = job.at;
+          const recorded = await store.recordFrame(frameOf(unit, job, taskId));
+          frameAt = undefined;
+          if (recorded === 'persisted') outcome.frames++;
+          else outcome.failedFrames++;
+        }
+        const usage = usageRows(unit);
+        const common = { sessionId: unit.sessionId, source: unit.source, at };
+        for (const row of usage.parent) importAddParentUsage.run({ ...common, ...row }, db);
+        if (unit.subagentUsage)
+          for (const row of usage.subagent)
+            importAddSubagentUsage.run({ ...common, ...row, executionId: unit.executionId, toolCallId: unit.subagentUsage.toolCallId }, db);
+        importWriteProgress.run({ ...progressParams(unit), at }, db);
+        if (!db.inTransaction) throw new Error('the transaction was rolled back by SQLite');
+        db.exec('COMMIT');
+        return outcome;
+      } catch (err) {
+        frameAt = undefined;
+        if (db.inTransaction) db.exec('ROLLBACK');
+        throw err;
+      }
+    },
+    async close() {
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,60 @@
+// `subagent-context import claude-code` as a user runs it (in process, src/cli/main.ts): the
+// summary on stdout, --json, the store created when absent (the import is a host), a second
+// run that reads nothing new, and the usage errors — on both dialects.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../src/cli/main.js';
+import { EXIT } from '../src/cli/exit-codes.js';
+import { RECORDED_PROJECTS } from './helpers/claude-import.js';
+import { openProxyStore, type ProxyStore } from './helpers/proxy-store.js';
+import { describeBothDialects } from './helpers/test-db.js';
+
+async function cli(argv: string[]) {
+  let out = '';
+  let err = '';
+  const code = await runCli(argv, { out: (t) => void (out += t), err: (t) => void (err += t) });
+  return { code, out, err };
+}
+
+describeBothDialects('cli: import claude-code', (dialect) => {
+  let store: ProxyStore;
+  beforeEach(async () => {
+    store = await openProxyStore(dialect);
+  });
+  afterEach(async () => store.close());
+
+  it('imports, says what it read, and a second run reads nothing new', async () => {
+    const first = await cli(['import', 'claude-code', '--from', RECORDED_PROJECTS, ...store.args]);
+    expect(first.err).toBe('');
+    expect(first.code).toBe(EXIT.ok);
+    expect(first.out).toMatch(
+      /^imported claude-code into (sqlite|postgres) .*: 2 sessions seen, 10 transcripts with new lines\n {2}258 lines \(1\.2 MB\) read, 25 subagent row writes\n$/,
+    );
+    const second = await cli(['import', 'claude-code', '--from', RECORDED_PROJECTS, ...store.args, '--json']);
+    expect(JSON.parse(second.out)).toMatchObject({ sessions: 2, transcripts: 0, lines: 0, bytes: 0, frames: 0 });
+    expect(await store.query('SELECT count(*) AS n FROM task_session_subagents')).toEqual([{ n: dialect === 'sqlite' ? 8 : '8' }]);
+  });
+
+  it('--task names the task of every session', async () => {
+    expect((await cli(['import', 'claude-code', '--from', RECORDED_PROJECTS, '--task', 'card-42', ...store.args])).code).toBe(EXIT.ok);
+    expect(await store.query('SELECT DISTINCT task_id FROM task_sessions')).toEqual([{ task_id: 'card-42' }]);
+  });
+});
+
+describe('cli: import usage errors', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cli-import-'));
+  afterEach(() => rmSync(join(dir, 'x.db'), { force: true }));
+
+  it.each([
+    [['import'], /name one agent to import: claude-code/],
+    [['import', 'codex'], /name one agent to import: claude-code/],
+    [['import', 'claude-code', '--from', join(dir, 'missing')], /no transcript folder at/],
+    [['import', 'claude-code', '--from', RECORDED_PROJECTS, '--task', ''], /--task needs a value/],
+  ])('%j', async (argv, message) => {
+    const run = await cli([...argv, '--sqlite', join(dir, 'x.db')]);
+    expect(run.code).toBe(EXIT.usage);
+    expect(run.err).toMatch(message);
+  });
+});
