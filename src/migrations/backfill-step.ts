@@ -36,7 +36,8 @@ export const FIRST_CHUNK_SESSIONS = 16;
 /** Never more sessions in one chunk than this, whatever the time target allows. */
 export const MAX_CHUNK_SESSIONS = 20_000;
 
-type ChunkOutcome = { readonly kind: 'skipped' } | { readonly kind: 'chunk' | 'finished'; readonly sessions: number; readonly rows: number };
+type ChunkOutcome =
+  { readonly kind: 'skipped' } | { readonly kind: 'chunk' | 'finished'; readonly sessions: number; readonly rows: number; readonly messages: number };
 
 function* keysPresent(db: MigrationPrimitives): Flow<boolean> {
   const capturePresent = yield* awaited(db.keyPresent(captureSince));
@@ -67,7 +68,7 @@ function* startBackfill(db: MigrationPrimitives): Flow<'skipped' | 'running'> {
 }
 
 /** One chunk's transaction; the one that exhausts the sessions also activates. */
-function* backfillChunk(db: MigrationPrimitives, limit: number, sampleCaptureSince: () => string): Flow<ChunkOutcome> {
+function* backfillChunk(db: MigrationPrimitives, limit: number, sampleCaptureSince: () => string, countMessages: boolean): Flow<ChunkOutcome> {
   // A concurrent migrator may have finished between our transactions.
   if (yield* keysPresent(db)) return { kind: 'skipped' };
   yield* refuseUntrustedHelper(db);
@@ -76,11 +77,13 @@ function* backfillChunk(db: MigrationPrimitives, limit: number, sampleCaptureSin
   const after = (yield* awaited(db.readKey(BACKFILL_PROGRESS_KEYS.cursor))) ?? '';
   const sessions = yield* awaited(db.nextBackfillSessions(after, limit));
   const rows = sessions.length ? yield* awaited(db.insertBackfillRows({ after, sessions })) : 0;
+  // Progress only: a host that asked for none pays no statement for it.
+  const messages = countMessages && sessions.length ? yield* awaited(db.countChunkMessages({ after, sessions })) : 0;
   // Fewer than asked: none is left after them (a session deleted meanwhile is skipped and
   // LIMIT takes the next, so a short answer means the key range is exhausted).
   if (sessions.length === limit) {
     yield* awaited(db.upsertKey(BACKFILL_PROGRESS_KEYS.cursor, sessions[sessions.length - 1]));
-    return { kind: 'chunk', sessions: sessions.length, rows };
+    return { kind: 'chunk', sessions: sessions.length, rows, messages };
   }
   // AC-24 point 4: capture_since is sampled after the last INSERT completed, never earlier.
   const since = sampleCaptureSince();
@@ -89,7 +92,13 @@ function* backfillChunk(db: MigrationPrimitives, limit: number, sampleCaptureSin
   yield* awaited(db.writeKeyOnce(captureSince, since));
   yield* awaited(db.deleteKey(BACKFILL_PROGRESS_KEYS.cursor));
   yield* awaited(db.deleteKey(BACKFILL_PROGRESS_KEYS.through));
-  return { kind: 'finished', sessions: sessions.length, rows };
+  return { kind: 'finished', sessions: sessions.length, rows, messages };
+}
+
+/** Progress only: the sessions after the cursor as this run begins (lock-free; an estimate). */
+function* sessionsLeft(db: MigrationPrimitives): Flow<number> {
+  const after = (yield* awaited(db.readKey(BACKFILL_PROGRESS_KEYS.cursor))) ?? '';
+  return yield* awaited(db.countSessionsAfter(after));
 }
 
 /**
@@ -113,14 +122,16 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureSince: () => string, options: MigrationOptions = {}): Promise<AppliedOrSkipped> {
   if ((await db.locked(startBackfill)) === 'skipped') return 'skipped';
   const pacing = await db.backfillPacing(options.backfillChunk);
-  const progress: BackfillProgress = { chunks: 0, sessions: 0, rowsWritten: 0, ms: 0, done: false };
+  const report = options.onBackfillProgress;
+  const progress: BackfillProgress = { chunks: 0, sessions: 0, rowsWritten: 0, messagesScanned: 0, sessionsToWalk: 0, ms: 0, done: false };
+  if (report) progress.sessionsToWalk = await db.unlocked(sessionsLeft);
   const started = performance.now();
   let limit = Math.min(FIRST_CHUNK_SESSIONS, pacing.maxSessions);
   for (;;) {
     const t0 = performance.now();
     let outcome: ChunkOutcome;
     try {
-      outcome = await db.locked((p) => backfillChunk(p, limit, sampleCaptureSince));
+      outcome = await db.locked((p) => backfillChunk(p, limit, sampleCaptureSince, report !== undefined));
     } catch (err) {
       // A chunk the role's statement_timeout cancelled (57014) is rolled back: retried at a
       // quarter of its size, down to one session, so a timeout cannot stop the walk on every
@@ -134,10 +145,11 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
     progress.chunks++;
     progress.sessions += outcome.sessions;
     progress.rowsWritten += outcome.rows;
+    progress.messagesScanned += outcome.messages;
     progress.ms = Math.round(performance.now() - started);
     progress.done = outcome.kind === 'finished';
     try {
-      options.onBackfillProgress?.({ ...progress });
+      report?.({ ...progress });
     } catch {
       // a host's progress display must not fail its upgrade
     }

@@ -9,6 +9,8 @@ import {
   acquireMigrationLock,
   addColumnSchema,
   backfillSubagentContexts,
+  countBackfillChunkMessages,
+  countBackfillSessionsAfter,
   deleteMetaKey,
   nextBackfillSessions,
   observeSubagentTableShape,
@@ -119,6 +121,9 @@ function postgresPrimitives(db: Queryable): MigrationPrimitives {
       const upTo = sessions[sessions.length - 1];
       return (await backfillSubagentContexts.runWithCounts({ after, upTo, sessionIds: [...sessions] }, db)).rowCount ?? 0;
     },
+    countSessionsAfter: async (after) => (await countBackfillSessionsAfter.run({ after }, db))[0]?.sessions ?? 0,
+    countChunkMessages: async ({ after, sessions }) =>
+      (await countBackfillChunkMessages.run({ after, upTo: sessions[sessions.length - 1] }, db))[0]?.messages ?? 0,
     applySchema: async (s) => void (await db.query(s.sql)),
     // No PostgreSQL step needs it (its upgrade is in place and keeps them); declared for the interface.
     readHostObjects: () => readSubagentTableHostObjects.run(undefined, db),

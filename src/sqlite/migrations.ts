@@ -7,6 +7,8 @@ import type { Database } from 'better-sqlite3';
 import {
   addColumnSchema,
   backfillSubagentContexts,
+  countBackfillChunkMessages,
+  countBackfillSessionsAfter,
   deleteMetaKey,
   nextBackfillSessions,
   observeSubagentTableShape,
@@ -98,6 +100,8 @@ function sqlitePrimitives(db: Database): MigrationPrimitives {
       return through;
     },
     insertBackfillRows: ({ after, sessions }) => backfillSubagentContexts.run({ after, upTo: sessions[sessions.length - 1] }, db).changes,
+    countSessionsAfter: (after) => Number(countBackfillSessionsAfter.get({ after }, db)?.sessions ?? 0),
+    countChunkMessages: ({ after, sessions }) => Number(countBackfillChunkMessages.get({ after, upTo: sessions[sessions.length - 1] }, db)?.messages ?? 0),
     applySchema: (s) => void db.exec(s.sql),
     readHostObjects: () => readSubagentTableHostObjects.all({}, db),
     readVersion: () => {
