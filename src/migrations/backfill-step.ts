@@ -17,7 +17,7 @@ import { ACTIVATION_KEYS } from '../activation-keys.js';
 import type { BackfillProgress, MigrationOptions } from '../types.js';
 import { awaited, type Flow } from './flow.js';
 import { jsonHelperRefusal, jsonHelperRunnable } from './json-helper.js';
-import type { AppliedOrSkipped, BackfillPacing, MigrationDatabase, MigrationPrimitives } from './migration-database.js';
+import type { AppliedOrSkipped, BackfillChunk, BackfillPacing, MigrationDatabase, MigrationPrimitives } from './migration-database.js';
 
 const { captureSince, backfillThrough } = ACTIVATION_KEYS;
 
@@ -36,8 +36,7 @@ export const FIRST_CHUNK_SESSIONS = 16;
 /** Never more sessions in one chunk than this, whatever the time target allows. */
 export const MAX_CHUNK_SESSIONS = 20_000;
 
-type ChunkOutcome =
-  { readonly kind: 'skipped' } | { readonly kind: 'chunk' | 'finished'; readonly sessions: number; readonly rows: number; readonly messages: number };
+type ChunkOutcome = { readonly kind: 'skipped' } | { readonly kind: 'chunk' | 'finished'; readonly chunk: BackfillChunk; readonly rows: number };
 
 function* keysPresent(db: MigrationPrimitives): Flow<boolean> {
   const capturePresent = yield* awaited(db.keyPresent(captureSince));
@@ -68,7 +67,7 @@ function* startBackfill(db: MigrationPrimitives): Flow<'skipped' | 'running'> {
 }
 
 /** One chunk's transaction; the one that exhausts the sessions also activates. */
-function* backfillChunk(db: MigrationPrimitives, limit: number, sampleCaptureSince: () => string, countMessages: boolean): Flow<ChunkOutcome> {
+function* backfillChunk(db: MigrationPrimitives, limit: number, sampleCaptureSince: () => string): Flow<ChunkOutcome> {
   // A concurrent migrator may have finished between our transactions.
   if (yield* keysPresent(db)) return { kind: 'skipped' };
   yield* refuseUntrustedHelper(db);
@@ -77,13 +76,11 @@ function* backfillChunk(db: MigrationPrimitives, limit: number, sampleCaptureSin
   const after = (yield* awaited(db.readKey(BACKFILL_PROGRESS_KEYS.cursor))) ?? '';
   const sessions = yield* awaited(db.nextBackfillSessions(after, limit));
   const rows = sessions.length ? yield* awaited(db.insertBackfillRows({ after, sessions })) : 0;
-  // Progress only: a host that asked for none pays no statement for it.
-  const messages = countMessages && sessions.length ? yield* awaited(db.countChunkMessages({ after, sessions })) : 0;
   // Fewer than asked: none is left after them (a session deleted meanwhile is skipped and
   // LIMIT takes the next, so a short answer means the key range is exhausted).
   if (sessions.length === limit) {
     yield* awaited(db.upsertKey(BACKFILL_PROGRESS_KEYS.cursor, sessions[sessions.length - 1]));
-    return { kind: 'chunk', sessions: sessions.length, rows, messages };
+    return { kind: 'chunk', chunk: { after, sessions }, rows };
   }
   // AC-24 point 4: capture_since is sampled after the last INSERT completed, never earlier.
   const since = sampleCaptureSince();
@@ -92,13 +89,29 @@ function* backfillChunk(db: MigrationPrimitives, limit: number, sampleCaptureSin
   yield* awaited(db.writeKeyOnce(captureSince, since));
   yield* awaited(db.deleteKey(BACKFILL_PROGRESS_KEYS.cursor));
   yield* awaited(db.deleteKey(BACKFILL_PROGRESS_KEYS.through));
-  return { kind: 'finished', sessions: sessions.length, rows, messages };
+  return { kind: 'finished', chunk: { after, sessions }, rows };
 }
 
 /** Progress only: the sessions after the cursor as this run begins (lock-free; an estimate). */
 function* sessionsLeft(db: MigrationPrimitives): Flow<number> {
   const after = (yield* awaited(db.readKey(BACKFILL_PROGRESS_KEYS.cursor))) ?? '';
   return yield* awaited(db.countSessionsAfter(after));
+}
+
+function* chunkMessages(db: MigrationPrimitives, chunk: BackfillChunk): Flow<number> {
+  return yield* awaited(db.countChunkMessages(chunk));
+}
+
+/**
+ * A progress figure, read lock-free OUTSIDE the chunks' transactions: it can neither lengthen
+ * a chunk nor fail one (a role's statement_timeout cancelling a count leaves the figure at 0).
+ */
+async function progressFigure(db: MigrationDatabase, read: (p: MigrationPrimitives) => Flow<number>): Promise<number> {
+  try {
+    return await db.unlocked(read);
+  } catch {
+    return 0;
+  }
 }
 
 /**
@@ -124,14 +137,14 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
   const pacing = await db.backfillPacing(options.backfillChunk);
   const report = options.onBackfillProgress;
   const progress: BackfillProgress = { chunks: 0, sessions: 0, rowsWritten: 0, messagesScanned: 0, sessionsToWalk: 0, ms: 0, done: false };
-  if (report) progress.sessionsToWalk = await db.unlocked(sessionsLeft);
+  if (report) progress.sessionsToWalk = await progressFigure(db, sessionsLeft);
   const started = performance.now();
   let limit = Math.min(FIRST_CHUNK_SESSIONS, pacing.maxSessions);
   for (;;) {
     const t0 = performance.now();
     let outcome: ChunkOutcome;
     try {
-      outcome = await db.locked((p) => backfillChunk(p, limit, sampleCaptureSince, report !== undefined));
+      outcome = await db.locked((p) => backfillChunk(p, limit, sampleCaptureSince));
     } catch (err) {
       // A chunk the role's statement_timeout cancelled (57014) is rolled back: retried at a
       // quarter of its size, down to one session, so a timeout cannot stop the walk on every
@@ -143,9 +156,11 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
     const elapsed = performance.now() - t0;
     if (outcome.kind === 'skipped') return 'skipped';
     progress.chunks++;
-    progress.sessions += outcome.sessions;
+    const { chunk } = outcome;
+    progress.sessions += chunk.sessions.length;
     progress.rowsWritten += outcome.rows;
-    progress.messagesScanned += outcome.messages;
+    // Progress only: a host that asked for none pays no statement for it.
+    if (report && chunk.sessions.length) progress.messagesScanned += await progressFigure(db, (p) => chunkMessages(p, chunk));
     progress.ms = Math.round(performance.now() - started);
     progress.done = outcome.kind === 'finished';
     try {
