@@ -136,6 +136,13 @@ export interface BackfillProgress {
   sessions: number;
   /** Rows this run inserted (a replayed chunk inserts none: AC-22). */
   rowsWritten: number;
+  /** Messages of the sessions this run walked (each chunk counts its own after its INSERT). */
+  messagesScanned: number;
+  /**
+   * The sessions this run had to walk when it began (those after the cursor): `sessions` of
+   * it is the done fraction. Sessions the host creates meanwhile may take `sessions` past it.
+   */
+  sessionsToWalk: number;
   /** Since the first chunk began. */
   ms: number;
   /** The last chunk: the activation keys are written. */

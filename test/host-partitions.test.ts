@@ -1,7 +1,8 @@
 // A host task_session_messages range-partitioned on created_at (issue 11, item 5; DESIGN §8
 // "Schemas and partitions"): primary key (id, created_at), monthly partitions plus a default,
 // otherwise exactly the host's table (schema/host/postgres/001_host_tables.sql, rewritten here).
-// The backfill reads across every partition, the health check finds a real shortfall, and
+// The backfill reads across every partition (in one chunk, and in chunks of two sessions with
+// task_sessions hash-partitioned too: issue 32 item 6), the health check finds a real shortfall, and
 // EXPLAIN shows the health window pruning partitions: only the months at or after
 // capture_since (and the default, which may hold any date) are scanned, under custom and
 // generic plans.
@@ -19,6 +20,7 @@ import { explainGenerated, type PlanNode } from './helpers/postgres-explain.js';
 import { openTestDb, type TestDb } from './helpers/test-db.js';
 import { hostTimestamp, SECOND } from './helpers/host-timestamp.js';
 import { insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
+import { backfilledRows, singleStatementRows } from './helpers/single-statement-backfill.js';
 
 const ns = (iso: string) => parseInstant(iso)!;
 const MONTHS = Array.from({ length: 12 }, (_, i) => `2026-${String(i + 1).padStart(2, '0')}`);
@@ -154,6 +156,79 @@ describe('a range-partitioned host task_session_messages [postgres]', () => {
               label,
             ).toBe(true);
         }
+      }
+    });
+  }
+});
+
+/**
+ * Issue 32 item 6: the chunked backfill on partitioned host tables, with chunks of two
+ * sessions so several run. task_session_messages is range-partitioned as above; in the second
+ * case task_sessions is hash-partitioned on its key too (each chunk's FOR KEY SHARE and
+ * key-order walk then run across its partitions). The rows and keys equal the single
+ * statement's (test/helpers/single-statement-backfill.ts) on the same store, including a tool
+ * call whose competing messages sit in different partitions (the winner in the later one).
+ */
+function hashPartitionedSessions(ddl: string): string {
+  const table = /CREATE TABLE IF NOT EXISTS task_sessions \(([\s\S]*?)\n\);/.exec(ddl);
+  if (!table) throw new Error('no task_sessions table in the host DDL');
+  const parts = [0, 1, 2, 3].map((r) => `CREATE TABLE task_sessions_h${r} PARTITION OF task_sessions FOR VALUES WITH (MODULUS 4, REMAINDER ${r});`);
+  return ddl.replace(table[0], `CREATE TABLE task_sessions (${table[1]}\n) PARTITION BY HASH (id);\n${parts.join('\n')}`);
+}
+
+describe('the chunked backfill over partitioned host tables [postgres]', () => {
+  for (const sessionsPartitioned of [false, true]) {
+    it(`chunks of 2 sessions write the single statement's rows and keys (messages by month${sessionsPartitioned ? ', sessions by hash' : ''})`, async () => {
+      const db = await openTestDb('postgres');
+      try {
+        await db.exec('DROP TABLE task_session_messages; DROP TABLE task_sessions;');
+        await db.exec(sessionsPartitioned ? hashPartitionedSessions(partitionedHostDdl()) : partitionedHostDdl());
+        if (sessionsPartitioned) {
+          const [kind] = await db.query<{ relkind: string }>("SELECT relkind FROM pg_class WHERE relname = 'task_sessions'");
+          expect(kind.relkind).toBe('p');
+        }
+        const months = ['2025-12-31T23:00:00Z', '2026-01-10T08:00:00Z', '2026-03-31T23:59:59.999999Z', '2026-04-01T00:00:00Z', '2026-05-05T05:05:05Z'];
+        for (let s = 0; s < 9; s++) {
+          const session = `s${s}`;
+          await insertSession(db, session, `task-${s}`);
+          for (const [i, at] of months.entries()) {
+            if ((s + i) % 3 === 0) continue; // sessions differ in which partitions hold their messages
+            await insertMessage(db, {
+              id: `${session}-m${i}`,
+              sessionId: session,
+              taskId: `task-${s}`,
+              metadata: subagentMetadata({ toolCallId: `tc-${s}-${i}`, toolStatus: 'completed', subagent: { total_tokens: 10 * s + i } }),
+              createdAt: hostTimestamp(db, ns(at)),
+            });
+          }
+          // One tool call reported twice, in January and in May: the May message wins.
+          for (const [k, at] of [months[1], months[4]].entries()) {
+            await insertMessage(db, {
+              id: `${session}-twice-${k}`,
+              sessionId: session,
+              taskId: `task-${s}`,
+              metadata: subagentMetadata({ toolCallId: `tc-${s}-twice`, toolStatus: 'completed', subagent: { total_tokens: 1000 + k } }),
+              createdAt: hostTimestamp(db, ns(at)),
+            });
+          }
+        }
+        const store = db.store({ clock: steppingClock(ACTIVATION, SECOND) });
+        expect((await store.runMigrations({ backfill: 'defer' })).ok).toBe(true);
+        const single = await singleStatementRows(db);
+        expect(single.rows.length).toBeGreaterThan(9);
+
+        const chunks: number[] = [];
+        const report = await store.runMigrations({ backfillChunk: { maxSessions: 2, pauseMs: 0 }, onBackfillProgress: (p) => chunks.push(p.sessions) });
+        expect(report.ok, JSON.stringify(report.steps)).toBe(true);
+        expect(chunks).toEqual([2, 4, 6, 8, 9]); // five chunks, the last one short
+        expect(await backfilledRows(db)).toEqual(single.rows);
+        const twice = await db.query<{ total_tokens: string }>("SELECT total_tokens FROM task_session_subagents WHERE tool_call_id = 'tc-4-twice'");
+        expect(twice.map((r) => Number(r.total_tokens))).toEqual([1001]);
+        const keys = Object.fromEntries((await db.query<{ key: string; value: string }>('SELECT key, value FROM kandev_meta')).map((k) => [k.key, k.value]));
+        expect(keys[ACTIVATION_KEYS.backfillThrough]).toBe(single.through);
+        expect(Object.keys(keys).sort()).toEqual(Object.values(ACTIVATION_KEYS).sort());
+      } finally {
+        await db.close();
       }
     });
   }

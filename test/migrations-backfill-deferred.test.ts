@@ -57,11 +57,12 @@ describeBothDialects('runMigrations: a deferred backfill, and its progress (issu
     expect(stepStatuses(later).backfill_subagent_contexts).toBe('applied');
     expect(Object.keys(await metaKeys(db)).sort()).toEqual(Object.values(ACTIVATION_KEYS).sort());
 
-    // 5 sessions, 2 per chunk: 2, 2, then 1 (the last). Rows: 2 per session, less the live one.
-    expect(progress.map((p) => [p.chunks, p.sessions, p.rowsWritten, p.done])).toEqual([
-      [1, 2, 3, false],
-      [2, 4, 7, false],
-      [3, 5, 9, true],
+    // 5 sessions, 2 per chunk: 2, 2, then 1 (the last). Rows: 2 per session, less the live one;
+    // messages scanned: 2 per session; all 5 sessions to walk from the start.
+    expect(progress.map((p) => [p.chunks, p.sessions, p.rowsWritten, p.messagesScanned, p.sessionsToWalk, p.done])).toEqual([
+      [1, 2, 3, 4, 5, false],
+      [2, 4, 7, 8, 5, false],
+      [3, 5, 9, 10, 5, true],
     ]);
     const rows = await db.query<{ source: string; total_tokens: number | string }>(
       `SELECT source, total_tokens FROM task_session_subagents WHERE task_session_id = 's1' AND tool_call_id = 'toolu_1'`,

@@ -3,8 +3,10 @@
 // them, so pointing it at anything else is an error, not an empty database — unless
 // --create-host-tables asks for them (store.createHostTables(), the standalone path), which
 // also creates a SQLite file that does not exist yet. Without a database option it migrates
-// SUBAGENT_CONTEXT_DB or the proxy's default store (./default-target.ts).
+// SUBAGENT_CONTEXT_DB or the proxy's default store (./default-target.ts). The backfill's
+// progress goes to stderr (./backfill-progress-bar.ts).
 import { existsSync } from 'node:fs';
+import { backfillProgressBar, stderrTerminal } from './backfill-progress-bar.js';
 import type { CliCommand } from './command.js';
 import { databaseError } from './cli-error.js';
 import { DATABASE_OPTIONS, describeTarget, withDatabase } from './database.js';
@@ -41,7 +43,9 @@ export const migrateCommand: CliCommand = {
           `missing host table${missing.length > 1 ? 's' : ''} ${missing.join(', ')}: this is not the host's database (nothing was created; ` +
             '--create-host-tables creates them if it is meant to hold them)',
         );
-      const report = await db.store.runMigrations();
+      // The backfill's progress on stderr: a bar on a terminal, plain lines elsewhere.
+      const bar = backfillProgressBar(stderrTerminal(io.err));
+      const report = await db.store.runMigrations({ onBackfillProgress: bar.update }).finally(bar.end);
       io.out(values.json ? `${JSON.stringify(report)}\n` : formatMigration(report, describeTarget(target)));
       return report.ok ? EXIT.ok : EXIT.migrationFailed;
     });

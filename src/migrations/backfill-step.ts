@@ -17,7 +17,7 @@ import { ACTIVATION_KEYS } from '../activation-keys.js';
 import type { BackfillProgress, MigrationOptions } from '../types.js';
 import { awaited, type Flow } from './flow.js';
 import { jsonHelperRefusal, jsonHelperRunnable } from './json-helper.js';
-import type { AppliedOrSkipped, BackfillPacing, MigrationDatabase, MigrationPrimitives } from './migration-database.js';
+import type { AppliedOrSkipped, BackfillChunk, BackfillPacing, MigrationDatabase, MigrationPrimitives } from './migration-database.js';
 
 const { captureSince, backfillThrough } = ACTIVATION_KEYS;
 
@@ -36,7 +36,7 @@ export const FIRST_CHUNK_SESSIONS = 16;
 /** Never more sessions in one chunk than this, whatever the time target allows. */
 export const MAX_CHUNK_SESSIONS = 20_000;
 
-type ChunkOutcome = { readonly kind: 'skipped' } | { readonly kind: 'chunk' | 'finished'; readonly sessions: number; readonly rows: number };
+type ChunkOutcome = { readonly kind: 'skipped' } | { readonly kind: 'chunk' | 'finished'; readonly chunk: BackfillChunk; readonly rows: number };
 
 function* keysPresent(db: MigrationPrimitives): Flow<boolean> {
   const capturePresent = yield* awaited(db.keyPresent(captureSince));
@@ -80,7 +80,7 @@ function* backfillChunk(db: MigrationPrimitives, limit: number, sampleCaptureSin
   // LIMIT takes the next, so a short answer means the key range is exhausted).
   if (sessions.length === limit) {
     yield* awaited(db.upsertKey(BACKFILL_PROGRESS_KEYS.cursor, sessions[sessions.length - 1]));
-    return { kind: 'chunk', sessions: sessions.length, rows };
+    return { kind: 'chunk', chunk: { after, sessions }, rows };
   }
   // AC-24 point 4: capture_since is sampled after the last INSERT completed, never earlier.
   const since = sampleCaptureSince();
@@ -89,7 +89,29 @@ function* backfillChunk(db: MigrationPrimitives, limit: number, sampleCaptureSin
   yield* awaited(db.writeKeyOnce(captureSince, since));
   yield* awaited(db.deleteKey(BACKFILL_PROGRESS_KEYS.cursor));
   yield* awaited(db.deleteKey(BACKFILL_PROGRESS_KEYS.through));
-  return { kind: 'finished', sessions: sessions.length, rows };
+  return { kind: 'finished', chunk: { after, sessions }, rows };
+}
+
+/** Progress only: the sessions after the cursor as this run begins (lock-free; an estimate). */
+function* sessionsLeft(db: MigrationPrimitives): Flow<number> {
+  const after = (yield* awaited(db.readKey(BACKFILL_PROGRESS_KEYS.cursor))) ?? '';
+  return yield* awaited(db.countSessionsAfter(after));
+}
+
+function* chunkMessages(db: MigrationPrimitives, chunk: BackfillChunk): Flow<number> {
+  return yield* awaited(db.countChunkMessages(chunk));
+}
+
+/**
+ * A progress figure, read lock-free OUTSIDE the chunks' transactions: it can neither lengthen
+ * a chunk nor fail one (a role's statement_timeout cancelling a count leaves the figure at 0).
+ */
+async function progressFigure(db: MigrationDatabase, read: (p: MigrationPrimitives) => Flow<number>): Promise<number> {
+  try {
+    return await db.unlocked(read);
+  } catch {
+    return 0;
+  }
 }
 
 /**
@@ -113,7 +135,9 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureSince: () => string, options: MigrationOptions = {}): Promise<AppliedOrSkipped> {
   if ((await db.locked(startBackfill)) === 'skipped') return 'skipped';
   const pacing = await db.backfillPacing(options.backfillChunk);
-  const progress: BackfillProgress = { chunks: 0, sessions: 0, rowsWritten: 0, ms: 0, done: false };
+  const report = options.onBackfillProgress;
+  const progress: BackfillProgress = { chunks: 0, sessions: 0, rowsWritten: 0, messagesScanned: 0, sessionsToWalk: 0, ms: 0, done: false };
+  if (report) progress.sessionsToWalk = await progressFigure(db, sessionsLeft);
   const started = performance.now();
   let limit = Math.min(FIRST_CHUNK_SESSIONS, pacing.maxSessions);
   for (;;) {
@@ -132,12 +156,15 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
     const elapsed = performance.now() - t0;
     if (outcome.kind === 'skipped') return 'skipped';
     progress.chunks++;
-    progress.sessions += outcome.sessions;
+    const { chunk } = outcome;
+    progress.sessions += chunk.sessions.length;
     progress.rowsWritten += outcome.rows;
+    // Progress only: a host that asked for none pays no statement for it.
+    if (report && chunk.sessions.length) progress.messagesScanned += await progressFigure(db, (p) => chunkMessages(p, chunk));
     progress.ms = Math.round(performance.now() - started);
     progress.done = outcome.kind === 'finished';
     try {
-      options.onBackfillProgress?.({ ...progress });
+      report?.({ ...progress });
     } catch {
       // a host's progress display must not fail its upgrade
     }

@@ -71,6 +71,10 @@ export interface MigrationPrimitives {
   nextBackfillSessions(after: string, limit: number): MaybePromise<readonly string[]>;
   /** AC-21…AC-23b for one chunk (queries/<dialect>/backfill_subagent_contexts.sql): the rows inserted. */
   insertBackfillRows(chunk: BackfillChunk): MaybePromise<number>;
+  /** Progress only (issue 32 item 4): the sessions after `after` (queries/<dialect>/count_backfill_sessions_after.sql). */
+  countSessionsAfter(after: string): MaybePromise<number>;
+  /** Progress only: the messages of a chunk's sessions (queries/<dialect>/count_backfill_chunk_messages.sql). */
+  countChunkMessages(chunk: BackfillChunk): MaybePromise<number>;
   applySchema(script: SchemaScript): MaybePromise<void>;
   /** Columns, indexes and triggers a host added to task_session_subagents (queries/<dialect>/read_subagent_table_host_objects.sql). */
   readHostObjects(): MaybePromise<readonly HostObject[]>;

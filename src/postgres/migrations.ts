@@ -9,6 +9,8 @@ import {
   acquireMigrationLock,
   addColumnSchema,
   backfillSubagentContexts,
+  countBackfillChunkMessages,
+  countBackfillSessionsAfter,
   deleteMetaKey,
   nextBackfillSessions,
   observeSubagentTableShape,
@@ -127,6 +129,8 @@ function postgresPrimitives(db: Queryable): MigrationPrimitives {
       const upTo = sessions[sessions.length - 1];
       return backfillSubagentContexts.exec({ after, upTo, sessionIds: [...sessions] }, db);
     },
+    countSessionsAfter: async (after) => (await countBackfillSessionsAfter.one({ after }, db)).sessions,
+    countChunkMessages: async ({ after, sessions }) => (await countBackfillChunkMessages.one({ after, upTo: sessions[sessions.length - 1] }, db)).messages,
     applySchema: async (s) => void (await db.query(s.sql)),
     // No PostgreSQL step needs it (its upgrade is in place and keeps them); declared for the interface.
     readHostObjects: () => readSubagentTableHostObjects.many(undefined, db),

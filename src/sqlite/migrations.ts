@@ -7,6 +7,8 @@ import type { Database } from 'better-sqlite3';
 import {
   addColumnSchema,
   backfillSubagentContexts,
+  countBackfillChunkMessages,
+  countBackfillSessionsAfter,
   deleteMetaKey,
   nextBackfillSessions,
   observeSubagentTableShape,
@@ -101,6 +103,8 @@ function sqlitePrimitives(db: Database): MigrationPrimitives {
       return through;
     },
     insertBackfillRows: ({ after, sessions }) => backfillSubagentContexts.exec({ after, upTo: sessions[sessions.length - 1] }, db),
+    countSessionsAfter: (after) => Number(countBackfillSessionsAfter.one({ after }, db).sessions),
+    countChunkMessages: ({ after, sessions }) => Number(countBackfillChunkMessages.one({ after, upTo: sessions[sessions.length - 1] }, db).messages),
     applySchema: (s) => void db.exec(s.sql),
     readHostObjects: () => readSubagentTableHostObjects.many({}, db),
     readVersion: () => {
