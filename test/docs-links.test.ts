@@ -3,7 +3,7 @@
 // --dry-run`, as a publish would pack the worktree): every relative link and its #anchor, every
 // path written out, every root document named, no repository-only wording, and no spec
 // criterion (AC-…) anywhere but docs/spec-map.md, the one page for reviewers. Contributor pages
-// (docs/testing.md, docs/recipes.md) are kept out of the tarball by package.json "files", so
+// (docs/testing.md, docs/recipes.md, docs/proxy-architecture.md) are kept out of the tarball by package.json "files", so
 // they may name test/ and src/; a shipped page may not link to them.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import { INSTALLS } from './helpers/packaging-fixtures.js';
 import { run } from './helpers/run-command.js';
 
 const SPEC_MAP = 'docs/spec-map.md';
-const CONTRIBUTOR_PAGES = ['docs/testing.md', 'docs/recipes.md'];
+const CONTRIBUTOR_PAGES = ['docs/testing.md', 'docs/recipes.md', 'docs/proxy-architecture.md'];
 
 let files: string[];
 const read = (path: string): string | undefined => (existsSync(path) ? readFileSync(path, 'utf8') : undefined);
