@@ -1,7 +1,10 @@
 // A store the proxy creates from nothing: a SQLite path that does not exist yet (in a temp
 // folder), or an empty PostgreSQL database on the run's server — no host tables, no package
 // tables, so a test sees the proxy create everything. `hostAndPackage: true` instead starts
-// from a host's existing store (for fault triggers that need the tables beforehand).
+// from a host's existing store (for fault triggers that need the tables beforehand): on
+// PostgreSQL a copy of the run's `package` starting state (test/helpers/template-databases.ts);
+// on SQLite the scripts applied to a new file, which stays in the rollback-journal mode the
+// proxy finds a host's file in (the template file is in WAL mode, as openTestDb's are).
 // Also: runs the proxy (the built binary) in front of the fake agent.
 import Database from 'better-sqlite3';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -9,14 +12,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { inject } from 'vitest';
-import * as sqliteGenerated from '../../generated/sqlite/index.js';
-import * as postgresGenerated from '../../generated/postgres/index.js';
 import { createDatabase } from '../../scripts/lib/postgres-database.js';
 import { createPostgresStore, createSqliteStore, type SubagentContextStore } from '../../src/index.js';
 import { AcpClient, FAKE_AGENT } from './acp-client.js';
 import { CLI } from './cli.js';
 import type { Dialect } from './test-db.js';
 import { byDialect } from './by-dialect.js';
+import { layerScripts } from './template-databases.js';
 
 export interface ProxyStore {
   readonly dialect: Dialect;
@@ -38,7 +40,7 @@ export async function openProxyStore(dialect: Dialect, options: { hostAndPackage
     const open = () => (db ??= new Database(file, { fileMustExist: !options.hostAndPackage }));
     if (options.hostAndPackage) {
       mkdirSync(join(dir, 'nested'));
-      for (const s of [...sqliteGenerated.hostSchema, ...sqliteGenerated.packageSchema]) open().exec(s.sql);
+      for (const s of [...layerScripts('sqlite', 'host'), ...layerScripts('sqlite', 'package')]) open().exec(s.sql);
     }
     return {
       dialect,
@@ -57,10 +59,11 @@ export async function openProxyStore(dialect: Dialect, options: { hostAndPackage
       },
     };
   }
-  const database = await createDatabase(inject('pgUrl'), `proxy_${process.pid}_${Date.now().toString(36)}_${counter++}`);
+  const database = await createDatabase(inject('pgUrl'), `proxy_${process.pid}_${Date.now().toString(36)}_${counter++}`, {
+    template: options.hostAndPackage ? inject('templates').postgres.package : undefined,
+  });
   let pool: pg.Pool | undefined;
   const open = () => (pool ??= database.pool({ max: 4 }));
-  if (options.hostAndPackage) for (const s of [...postgresGenerated.hostSchema, ...postgresGenerated.packageSchema]) await open().query(s.sql);
   return {
     dialect,
     args: ['--postgres', database.url],
