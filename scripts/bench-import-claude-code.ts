@@ -91,7 +91,15 @@ if (values.child) {
   const start = performance.now();
   const usage = spawnSync(
     '/usr/bin/time',
-    ['-f', '%M', join(ROOT, 'node_modules', '.bin', 'bun'), join(ROOT, 'node_modules', 'ccusage', 'dist', 'index.js'), 'session', '--offline', '--json'],
+    [
+      '-f',
+      '%M',
+      join(ROOT, 'node_modules', '@oven', `bun-${process.platform}-${process.arch}`, 'bin', 'bun'),
+      join(ROOT, 'node_modules', 'ccusage', 'dist', 'index.js'),
+      'session',
+      '--offline',
+      '--json',
+    ],
     {
       env: { ...process.env, CLAUDE_CONFIG_DIR: configDir, NO_COLOR: '1' },
       encoding: 'utf8',

@@ -72,7 +72,7 @@ describeBothDialects('cli: migrate', (dialect) => {
     await db.exec('DROP TABLE task_session_messages');
     await db.exec('DROP TABLE task_sessions');
     const run = await runCliBinary(['migrate', ...databaseArgs(db)]);
-    expect(run.code).toBe(7);
+    expect(run.code, run.stderr).toBe(7);
     expect(oneLineError(run)).toBe(
       "subagent-context: missing host tables task_sessions, task_session_messages: this is not the host's database " +
         '(nothing was created; --create-host-tables creates them if it is meant to hold them)',

@@ -20,6 +20,9 @@ import { run } from './helpers/run-command.js';
 import { describeBothDialects } from './helpers/test-db.js';
 
 const ROOT = join(import.meta.dirname, '..');
+// Bun's binary from its platform package: package.json's allowScripts keeps bun's postinstall
+// (which would copy it over the `bun` placeholder in node_modules/.bin) from running.
+const BUN = join(ROOT, 'node_modules', '@oven', `bun-${process.platform}-${process.arch}`, 'bin', 'bun');
 const FIGURES = ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheCreationTokens'] as const;
 type Totals = Record<(typeof FIGURES)[number], number>;
 
@@ -29,15 +32,11 @@ async function ccusage(projects: string): Promise<Map<string, Totals>> {
   cpSync(projects, join(configDir, 'projects'), { recursive: true });
   const home = mkdtempSync(join(tmpdir(), 'ccusage-home-'));
   try {
-    const result = await run(
-      join(ROOT, 'node_modules', '.bin', 'bun'),
-      [join(ROOT, 'node_modules', 'ccusage', 'dist', 'index.js'), 'session', '--offline', '--json'],
-      {
-        cwd: home,
-        env: { CLAUDE_CONFIG_DIR: configDir, HOME: home, NO_COLOR: '1' },
-        timeoutMs: 60_000,
-      },
-    );
+    const result = await run(BUN, [join(ROOT, 'node_modules', 'ccusage', 'dist', 'index.js'), 'session', '--offline', '--json'], {
+      cwd: home,
+      env: { CLAUDE_CONFIG_DIR: configDir, HOME: home, NO_COLOR: '1' },
+      timeoutMs: 60_000,
+    });
     expect(result.code, result.output).toBe(0);
     const parsed = JSON.parse(result.stdout) as { session: ({ period: string } & Totals)[] };
     return new Map(parsed.session.map((s) => [s.period, Object.fromEntries(FIGURES.map((f) => [f, s[f]])) as Totals]));

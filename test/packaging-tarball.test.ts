@@ -66,8 +66,10 @@ describe('packaging: the tarball', () => {
     console.info(
       `packaging: ${packed.files.length} files, ${(packed.size / 1024).toFixed(0)} KiB packed (.tgz), ${(packed.unpackedSize / 1024).toFixed(0)} KiB unpacked`,
     );
-    expect(packed.size).toBeLessThan(800 * 1024);
-    expect(packed.unpackedSize).toBeLessThan(3 * 1024 * 1024);
+    // 0.3 measured 851 KiB packed, 3,458 KiB unpacked (the Claude Code importer, the usage ledger
+    // and the generated cardinality classes; the source maps with inlined sources are 1.5 MiB of it).
+    expect(packed.size).toBeLessThan(1024 * 1024);
+    expect(packed.unpackedSize).toBeLessThan(4 * 1024 * 1024);
   });
 
   it('ships every file the README links to, so no link is dead on npm', () => {

@@ -40,7 +40,7 @@ export function openPostgresImportStore(url: string, options: ImportStoreOptions
       try {
         await withTransaction(pool, async (client) => {
           await proxyEnsureSession.run({ id: unit.sessionId, taskId: unit.taskId, at: formatMicros(unit.sessionAt) }, client);
-          const taskId = (await proxyReadSessionTask.run({ id: unit.sessionId }, client))[0]?.taskId ?? unit.taskId;
+          const taskId = (await proxyReadSessionTask.maybeOne({ id: unit.sessionId }, client))?.taskId ?? unit.taskId;
           for (const job of unit.jobs) {
             if (!job.sidecar) await proxyUpsertSubagentMessage.run({ ...messageRow({ ...unit, taskId }, job), at: formatMicros(job.at) }, client);
             frameAt = job.at;

@@ -86,10 +86,10 @@ async function pinnedRead<T>(pool: pg.Pool, statements: StatementRunner, read: (
 /** The four counts on `target`: the pool in autocommit ('retry'), or a pinned transaction's client ('rethrow'). */
 function windowCounts(target: Queryable, statements: StatementRunner, recovery: ConflictRecovery): WindowCounts {
   return {
-    countShortfall: async (since) => toCount((await statements.rows(HEALTH.shortfall, postgresWindow(since), target, recovery))[0]?.shortfall, 'shortfall'),
-    countExcess: async (since) => toCount((await statements.rows(HEALTH.excess, postgresWindow(since), target, recovery))[0]?.excess, 'excess'),
-    countCollisions: async (since) => toCount((await statements.rows(HEALTH.collisions, postgresWindow(since), target, recovery))[0]?.collisions, 'collisions'),
-    maxObservedAt: async (since) => (await statements.rows(HEALTH.max, postgresWindow(since), target, recovery))[0]?.last_observed_at ?? null,
+    countShortfall: async (since) => toCount((await statements.one(HEALTH.shortfall, postgresWindow(since), target, recovery)).shortfall, 'shortfall'),
+    countExcess: async (since) => toCount((await statements.one(HEALTH.excess, postgresWindow(since), target, recovery)).excess, 'excess'),
+    countCollisions: async (since) => toCount((await statements.one(HEALTH.collisions, postgresWindow(since), target, recovery)).collisions, 'collisions'),
+    maxObservedAt: async (since) => (await statements.one(HEALTH.max, postgresWindow(since), target, recovery)).last_observed_at ?? null,
   };
 }
 

@@ -102,7 +102,12 @@ export interface StatementRunner {
     recovery?: ConflictRecovery,
   ): Promise<TResult[]>;
   /** rows() of a statement declared `@returns one`: its row; NoRowError when none came back. */
-  one<TParams, TResult>(statement: PackageStatement<TParams, TResult, 'one'>, params: Required<TParams>, target: Queryable): Promise<TResult>;
+  one<TParams, TResult>(
+    statement: PackageStatement<TParams, TResult, 'one'>,
+    params: Required<TParams>,
+    target: Queryable,
+    recovery?: ConflictRecovery,
+  ): Promise<TResult>;
 }
 
 /**
@@ -142,6 +147,6 @@ export function createStatementRunner(options: { named: boolean; onSwitch?(err: 
   return {
     run: async (statement, params, target, recovery) => rowCount(await execute(statement, params, target, recovery)),
     rows,
-    one: async (statement, params, target) => theRow(statement.queryName, (await rows(statement, params, target))[0]),
+    one: async (statement, params, target, recovery) => theRow(statement.queryName, (await rows(statement, params, target, recovery))[0]),
   };
 }
