@@ -15,6 +15,7 @@ import { postgresWindow } from '../src/postgres/health.js';
 import { sqliteWindow } from '../src/sqlite/health.js';
 import { steppingClock } from './helpers/clock.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { withPinnedSearchPath } from './helpers/pinned-search-path.js';
 import { byDialect } from './helpers/by-dialect.js';
 import { hostTimestamp, SECOND } from './helpers/host-timestamp.js';
 import { insertSession, insertSubagentMessage } from './helpers/seed-host-rows.js';
@@ -116,7 +117,8 @@ describeBothDialects('generated result types hold at run time', (dialect) => {
       return q.all(params, db.sqlite);
     }
     const q = (postgresGenerated as unknown as Record<string, { run(p: object, c: unknown): Promise<Record<string, unknown>[]> }>)[name];
-    return q.run(params, db.pool);
+    // As the package runs them: the statements that test JSON need the pinned search_path on 15.
+    return withPinnedSearchPath(db.pool!, (client) => q.run(params, client));
   }
 
   it.each(HINTED.map((q) => [q.name, q] as const))('%s', async (_name, q) => {
