@@ -184,3 +184,15 @@ export function toProgress(row: RawProgress): TranscriptProgress {
         : null,
   };
 }
+
+/** What every agent's importer is run with (src/import/importers.ts). */
+export interface ImportRunOptions {
+  /** The folder of the agent's transcripts. */
+  from: string;
+  store: ImportStore;
+  task?: string;
+  logger: Logger;
+  clock: () => bigint;
+  /** Bytes read so far of the bytes there were to read (for a progress bar). */
+  onProgress?(done: number, total: number): void;
+}

@@ -2,19 +2,9 @@
 // agent is a module beside src/import/claude-code/ and one entry here: it lists its files,
 // turns their lines into import units (src/import/import-store.ts) and keeps its progress
 // under its own `source`; the line reader, the usage tally, the store and the ledger are shared.
-import type { Logger } from '../types.js';
 import { defaultProjectsDir } from './claude-code/discover.js';
 import { importClaudeCode, type ImportSummary } from './claude-code/import-claude-code.js';
-import type { ImportStore } from './import-store.js';
-
-export interface ImportRunOptions {
-  from: string;
-  store: ImportStore;
-  task?: string;
-  logger: Logger;
-  clock: () => bigint;
-  onProgress?(done: number, total: number): void;
-}
+import type { ImportRunOptions } from './import-store.js';
 
 export interface Importer {
   /** Where the agent keeps its transcripts unless --from says otherwise, and how that is described. */

@@ -5,9 +5,8 @@
 // stopped (src/import/transcript-file.ts). A transcript whose write fails is WARN-logged and
 // left for the next run; the others go on.
 import { stat } from 'node:fs/promises';
-import type { Logger } from '../../types.js';
 import { importedExecutionId } from '../identity.js';
-import type { ImportStore, LaunchJob, TranscriptProgress } from '../import-store.js';
+import type { ImportRunOptions, LaunchJob, TranscriptProgress } from '../import-store.js';
 import { consumeTranscript } from '../transcript-file.js';
 import { ClaudeTranscriptConsumer, SOURCE, type TranscriptRole } from './transcript-consumer.js';
 import { discoverSessions, readMeta, type SessionFiles, type SubagentMeta } from './discover.js';
@@ -24,16 +23,6 @@ export interface ImportSummary {
   failedFrames: number;
   /** Transcripts left for the next run: a failed write, or a subagent whose launch is not known yet. */
   deferred: number;
-}
-
-export interface ClaudeImportOptions {
-  from: string;
-  store: ImportStore;
-  task?: string;
-  logger: Logger;
-  clock: () => bigint;
-  /** Bytes read so far of the bytes there were to read (for a progress bar). */
-  onProgress?(done: number, total: number): void;
 }
 
 interface Work {
@@ -89,7 +78,7 @@ function metaJob(sessionId: string, agentId: string, toolCallId: string, meta: S
   });
 }
 
-export async function importClaudeCode(options: ClaudeImportOptions): Promise<ImportSummary> {
+export async function importClaudeCode(options: ImportRunOptions): Promise<ImportSummary> {
   const { store, logger } = options;
   const summary: ImportSummary = { sessions: 0, transcripts: 0, bytes: 0, lines: 0, malformedLines: 0, frames: 0, failedFrames: 0, deferred: 0 };
   const sessions = discoverSessions(options.from);
