@@ -13,19 +13,27 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { clientFor } from '../scripts/lib/postgres-database.js';
 import { createSqliteStore } from '../src/index.js';
-import { assertBuilt, runCliBinary, type CliRun } from './helpers/cli.js';
+import { assertBuilt, cliReachableBy, runCliBinary, type CliRun } from './helpers/cli.js';
 import { steppingClock } from './helpers/clock.js';
 import { openTestDb, type TestDb } from './helpers/test-db.js';
 import { seedReportFixture } from './helpers/report-fixture.js';
 
-beforeAll(assertBuilt);
-
 const NOBODY = { uid: 65534, gid: 65534 };
+let cliDir: string;
+/** The CLI nobody runs: this checkout's, or a hard-linked copy when the checkout is out of nobody's reach. */
+let cli: string;
+beforeAll(() => {
+  assertBuilt();
+  cliDir = mkdtempSync(join(tmpdir(), 'subagent-context-nobody-cli-'));
+  chmodSync(cliDir, 0o755); // mkdtemp makes 0700
+  cli = cliReachableBy(NOBODY, cliDir);
+});
+afterAll(() => rmSync(cliDir, { recursive: true, force: true }));
 /** The child's environment: a TMPDIR the test watches, and no SUBAGENT_CONTEXT_DB. */
 const asNobody = (args: string[], tmp: string): Promise<CliRun> => {
   const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp, HOME: tmp };
   delete env.SUBAGENT_CONTEXT_DB;
-  return runCliBinary(args, 30_000, { ...NOBODY, env });
+  return runCliBinary(args, 30_000, { ...NOBODY, env, cli });
 };
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 

@@ -1,9 +1,9 @@
 // Runs the real built binary (`node dist/src/cli.js`, produced by `npm run build`) as a child
 // process and collects its exit code and output. Never imports the CLI in-process: the exit
 // code, stdout and stderr are the contract under test.
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Dialect } from './test-db.js';
 import { byDialect } from './by-dialect.js';
 
@@ -24,11 +24,14 @@ export interface CliRunOptions {
   readonly env?: NodeJS.ProcessEnv;
   readonly uid?: number;
   readonly gid?: number;
+  /** The built CLI to run instead of this checkout's (cliReachableBy: a copy another user can reach). */
+  readonly cli?: string;
 }
 
 export function runCliBinary(args: readonly string[], timeoutMs = 30_000, options: CliRunOptions = {}): Promise<CliRun> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs, ...options });
+    const { cli = CLI, ...spawnOptions } = options;
+    const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs, ...spawnOptions });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -50,4 +53,20 @@ export function oneLineError(run: CliRun): string {
     throw new Error(`expected one error line, got:\n${run.stderr}`);
   }
   return text;
+}
+
+/**
+ * The built CLI as `user` can run it. A clone inside a 0700 folder (mktemp -d makes those) is
+ * out of another user's reach, so then dist/, node_modules/ and package.json are hard-linked
+ * (`cp -al`: no bytes copied, same files) into a 0755 folder under `parent`; else this checkout's.
+ */
+export function cliReachableBy(user: { uid: number; gid: number }, parent: string): string {
+  if (spawnSync(process.execPath, [CLI, '--version'], { ...user, stdio: 'ignore' }).status === 0) return CLI;
+  const copy = mkdtempSync(join(parent, 'cli-'));
+  chmodSync(copy, 0o755);
+  for (const entry of ['dist', 'node_modules', 'package.json']) {
+    const linked = spawnSync('cp', ['-al', resolve(entry), join(copy, entry)]);
+    if (linked.status !== 0) throw new Error(`cp -al ${entry}: ${linked.stderr.toString()}`);
+  }
+  return join(copy, 'dist', 'src', 'cli.js');
 }
