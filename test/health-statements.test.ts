@@ -88,11 +88,24 @@ describeBothDialects('health: the statements checkHealth() sends', (dialect) => 
     // tagged with its connection, so a transaction's statements can be told apart.
     const query = pg.Client.prototype.query;
     const ids = new Map<object, number>();
+    // The shortfall's confirmation is held until the excess has been sent (or 10 s pass): on a
+    // loaded machine the excess chain's BEGIN and pin may otherwise round-trip after the whole
+    // shortfall chain, and the order would say nothing. Chains that did not run side by side
+    // would still send the excess after the confirmation, once the hold gives up.
+    let excessSent: () => void = () => {};
+    const excess = new Promise<void>((resolve) => (excessSent = resolve));
+    const holdUntilExcess = Promise.race([excess, new Promise<void>((resolve) => setTimeout(resolve, 10_000).unref())]);
     const record = function (this: pg.Client, ...args: unknown[]) {
       if (!ids.has(this)) ids.set(this, ids.size + 1);
       const text = typeof args[0] === 'string' ? args[0] : (args[0] as pg.QueryConfig).text;
-      sent.push([ids.get(this)!, statementOf(text)]);
-      return (query as (...a: unknown[]) => unknown).apply(this, args);
+      const kind = statementOf(text);
+      const send = () => {
+        sent.push([ids.get(this)!, kind]);
+        if (kind === 'excess') excessSent();
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      };
+      const confirmation = kind === 'shortfall' && sent.some(([, k]) => k === 'shortfall');
+      return confirmation ? holdUntilExcess.then(send) : send();
     };
     (pg.Client.prototype as { query: unknown }).query = record;
     try {
