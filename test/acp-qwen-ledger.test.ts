@@ -7,6 +7,7 @@
 // fails costs the subagent row nothing (WARN and ledger_failed, whatever the transaction).
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createAcpRecorder, createSubagentRecognizer, type AcpRecorder } from '../src/acp/index.js';
+import { runCli } from '../src/cli/main.js';
 import type { StoreOptions, SubagentContextRow, SubagentContextStore } from '../src/types.js';
 import { expectQwenFanout } from './helpers/acp-expectations.js';
 import { acpSessionOf, contextFor, HOST, loadAcpFixture, replayFixture, type AcpFixtureName } from './helpers/acp-fixtures.js';
@@ -137,6 +138,25 @@ describeBothDialects('usage ledger from the live wire (Qwen Code)', (dialect) =>
     expect(await s.recordFrame(frame({ toolCallId: 'gone', usage }), rolledBack.options)).toBe('persisted');
     await rolledBack.rollback();
     expect(await ids('task_session_subagent_usage')).not.toContain('gone');
+  });
+
+  it("the report's usage-ledger section shows Qwen Code's figures: tokens, runs and requests per subagent type, the missing cache-write figure said", async () => {
+    await play(recorderOver(store()));
+    const summaries = [...qwenSummaries().values()];
+    const tokens = summaries.reduce((a, s) => a + s.inputTokens + s.outputTokens, 0); // the ledger's split adds back up to these
+    const requests = summaries.reduce((a, s) => a + s.rounds, 0);
+    let out = '';
+    const code = await runCli(['report', ...byDialect(dialect, { sqlite: ['--sqlite'], postgres: ['--postgres'] }), db.location], {
+      out: (t) => void (out += t),
+      err: () => undefined,
+    });
+    expect(code).toBe(0);
+    const section = out.slice(out.indexOf('Usage ledger:'));
+    expect(section).toMatch(
+      new RegExp(
+        `general-purpose · unknown +${tokens.toLocaleString('en-US')} tokens · ${summaries.length} runs · ${requests} requests · ${summaries.length} rows missing a figure \\(a lower bound\\)\\n`,
+      ),
+    );
   });
 
   it("a transcript import's row is never overwritten by a live summary; unreadable usage is a ledger failure, an unusable figure NULL", async () => {
