@@ -5,6 +5,7 @@
 // reader.ts (the lists a host calls), migrations.ts, health.ts and report.ts. Each
 // implementation calls only generated functions (generated/<dialect>/).
 import type { UpsertInput } from './frame-normalization.js';
+import type { UsageWrite } from './usage-normalization.js';
 import type { ReportOptions, SubagentContextReport } from './report/types.js';
 import type { HealthReport, HostIndexReport, Logger, MigrationOptions, MigrationReport, SubagentContextRow } from './types.js';
 
@@ -61,6 +62,13 @@ export interface WriterAdapter {
    * every entry is an error.
    */
   upsertBatch(batch: readonly { input: UpsertInput; observedAtNs: bigint }[], client?: unknown): Promise<(Error | null)[]>;
+  /**
+   * Usage-ledger rows (queries/<dialect>/set_subagent_usage.sql), written after their frames'
+   * rows and each isolated: autocommitted, or in a savepoint of its own inside a transaction
+   * (the host's, the proxy's), so a ledger statement that fails is undone alone and never
+   * takes a row with it. Entry i is null when row i's statement ran, else its error.
+   */
+  setUsage(rows: readonly UsageWrite[], client?: unknown): Promise<(Error | null)[]>;
 }
 
 /**

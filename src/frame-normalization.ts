@@ -47,7 +47,7 @@ export const UNKNOWN_EXECUTION = 'unknown';
 const INT64_MAX = 2n ** 63n - 1n;
 
 /** Marks a reported metric that is not a measurement; never stored. */
-const ANOMALOUS = Symbol('anomalous');
+export const ANOMALOUS = Symbol('anomalous');
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
@@ -56,7 +56,7 @@ const hasOwn = Object.prototype.hasOwnProperty;
  * (or a `__proto__` key turned into a prototype) cannot fabricate an identity or a value.
  * A getter that throws propagates: the store counts such a frame `failed` (it cannot be read).
  */
-function own(obj: unknown, key: string): unknown {
+export function own(obj: unknown, key: string): unknown {
   if (obj === null || typeof obj !== 'object') return undefined;
   return hasOwn.call(obj, key) ? (obj as Record<string, unknown>)[key] : undefined;
 }
@@ -68,7 +68,7 @@ function own(obj: unknown, key: string): unknown {
  * string, boolean, object, NaN, ±Infinity, a fraction or a value beyond int64 — is not a
  * measurement: stored as "not reported" and the frame counts `anomalous_value`.
  */
-function metric(value: unknown): bigint | null | typeof ANOMALOUS {
+export function metric(value: unknown): bigint | null | typeof ANOMALOUS {
   if (value === undefined || value === null) return null;
   if (typeof value === 'number') {
     if (!Number.isInteger(value) || value < 0 || value >= 2 ** 63) return ANOMALOUS;

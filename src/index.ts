@@ -35,5 +35,6 @@ export type {
   SubagentContextStore,
   SubagentFrame,
   SubagentTaskPayload,
+  SubagentUsage,
   WriterCounters,
 } from './types.js';

@@ -8,6 +8,11 @@
 // and `unknown_execution` are counted for every frame that passes the identity gate,
 // whatever its write's outcome (DESIGN §2). The same holds for a write inside a host's
 // transaction (RecordOptions.client, DESIGN §8): 'persisted' there means written into it.
+//
+// The usage ledger (SubagentFrame.usage, docs/acp-intake.md "Usage ledger"): written only
+// after the frame's row persisted, by a statement of its own (isolated by the writer), so it
+// can neither fail nor undo the row; a ledger failure counts `ledger_failed` (a qualifier:
+// the frame stays `persisted`) and WARNs. A usage object that cannot be read is one too.
 import { MAX_COLUMN_INSTANT_NS } from './column-time.js';
 import type { DialectStore, StoreContext } from './dialect.js';
 import { toError } from './errors.js';
@@ -16,12 +21,15 @@ import { createWallClock } from './instant.js';
 import { describeError, storeLogger } from './logger.js';
 import type { RecordOptions, RecordOutcome, StoreOptions, SubagentContextStore, SubagentFrame } from './types.js';
 import { explainWriteError } from './unknown-session.js';
+import { normalizeUsage, type NormalizedUsage, type UsageWrite } from './usage-normalization.js';
 import { createCounters } from './writer-counters.js';
 
 /** One frame admitted to the write: its parameters and its observation time (one clock read). */
 interface Admitted {
   input: NormalizedFrame;
   observedAtNs: bigint;
+  /** The frame's usage: none (null), its figures, or the error reading it threw. */
+  usage: NormalizedUsage | null | { unreadable: unknown };
 }
 
 /** The identity a WARN carries (AC-27), read defensively from a frame that could not be normalized. */
@@ -69,6 +77,41 @@ export function createStore<TClient = unknown>(db: DialectStore, options: StoreO
     return ns;
   };
 
+  /** A ledger failure: WARN and count; the frame's row is written and stays 'persisted'. */
+  const failLedger = (input: NormalizedFrame, err: unknown): void => {
+    counters.ledger_failed++;
+    logger.warn(
+      { dialect: db.dialect, session_id: input.sessionId, tool_call_id: input.toolCallId, ...describeError(err) },
+      'subagent usage ledger write failed; the subagent row is written',
+    );
+  };
+
+  /** The ledger rows of frames whose rows were written, after them; never throws. */
+  const writeUsage = async (written: readonly Admitted[], client: unknown): Promise<void> => {
+    const writes: UsageWrite[] = [];
+    const owners: NormalizedFrame[] = [];
+    for (const { input, observedAtNs, usage } of written) {
+      if (usage === null) continue;
+      if ('unreadable' in usage) failLedger(input, usage.unreadable);
+      else if (usage.input !== null) {
+        writes.push({ input, usage: usage.input, observedAtNs });
+        owners.push(input);
+      }
+    }
+    if (writes.length === 0) return;
+    let results: readonly (Error | null)[];
+    try {
+      results = await writer.setUsage(writes, client);
+    } catch (err) {
+      const failure = toError(err);
+      results = writes.map(() => failure);
+    }
+    owners.forEach((input, i) => {
+      const err = results[i];
+      if (err !== null) failLedger(input, err ?? new Error('the ledger writer reported no outcome for this row'));
+    });
+  };
+
   /** Counts a frame in and admits it to the write, or returns its final outcome. */
   const admit = (frame: unknown): Admitted | RecordOutcome => {
     counters.attempted++;
@@ -82,10 +125,16 @@ export function createStore<TClient = unknown>(db: DialectStore, options: StoreO
       counters.skipped_no_identity++; // AC-2, before any metric is examined
       return 'skipped_no_identity';
     }
-    if (input.anomalous) counters.anomalous_value++; // AC-9: once per frame
+    let usage: Admitted['usage'];
+    try {
+      usage = normalizeUsage(frame);
+    } catch (err) {
+      usage = { unreadable: err }; // counted ledger_failed once the row is written: the row does not depend on it
+    }
+    if (input.anomalous || (usage !== null && 'anomalous' in usage && usage.anomalous)) counters.anomalous_value++; // AC-9: once per frame
     if (input.unknownExecution) counters.unknown_execution++; // AC-31
     try {
-      return { input, observedAtNs: observe() };
+      return { input, observedAtNs: observe(), usage };
     } catch (err) {
       return failWrite(input, err);
     }
@@ -95,12 +144,15 @@ export function createStore<TClient = unknown>(db: DialectStore, options: StoreO
     async recordFrame(frame: SubagentFrame, recordOptions?: RecordOptions<TClient>) {
       const admitted = admit(frame);
       if (typeof admitted === 'string') return admitted;
+      let client: unknown;
       try {
-        await writer.upsert(admitted.input, admitted.observedAtNs, clientOf(recordOptions));
+        client = clientOf(recordOptions);
+        await writer.upsert(admitted.input, admitted.observedAtNs, client);
       } catch (err) {
         return failWrite(admitted.input, err);
       }
       counters.persisted++;
+      if (admitted.usage !== null) await writeUsage([admitted], client);
       return 'persisted';
     },
 
@@ -132,21 +184,26 @@ export function createStore<TClient = unknown>(db: DialectStore, options: StoreO
       }
       if (batch.length === 0) return outcomes;
       let results: readonly (Error | null)[];
+      let client: unknown;
       try {
-        results = await writer.upsertBatch(batch, clientOf(recordOptions));
+        client = clientOf(recordOptions);
+        results = await writer.upsertBatch(batch, client);
       } catch (err) {
         const failure = toError(err);
         results = batch.map(() => failure);
       }
+      const written: Admitted[] = [];
       for (let j = 0; j < batch.length; j++) {
         const err = results[j];
         if (err === null) {
           counters.persisted++;
           outcomes[positions[j]] = 'persisted';
+          if (batch[j].usage !== null) written.push(batch[j]);
         } else {
           outcomes[positions[j]] = failWrite(batch[j].input, err ?? new Error('the batch writer reported no outcome for this frame'));
         }
       }
+      if (written.length) await writeUsage(written, client);
       return outcomes;
     },
 

@@ -73,6 +73,30 @@ export interface SubagentFrame {
   /** ACP tool-call status: decides terminality (AC-11). */
   toolStatus?: string | null;
   payload: SubagentTaskPayload;
+  /**
+   * The subagent's usage summed over its whole run, where its agent reports one (Qwen Code's
+   * executionSummary): written to the usage ledger (task_session_subagent_usage, source
+   * 'live') right after the row, keyed like it plus the model. Absent: no ledger write.
+   */
+  usage?: SubagentUsage | null;
+}
+
+/**
+ * One subagent's usage as its agent reported it summed over the run so far — never a delta:
+ * the ledger row is SET to these figures, so the same report written twice changes nothing
+ * (docs/acp-intake.md, "Usage ledger"). Token figures in the ledger's sense (Anthropic's):
+ * `input_tokens` excludes the cache reads counted in `cache_read_input_tokens`. An absent or
+ * null figure is not reported: the ledger keeps NULL (never 0) or the figure it held.
+ */
+export interface SubagentUsage {
+  /** 'unknown' when absent (Qwen Code names no model on the wire). */
+  model?: string | null;
+  /** Model requests (Qwen Code's rounds). */
+  requests?: number | bigint | null;
+  input_tokens?: number | bigint | null;
+  output_tokens?: number | bigint | null;
+  cache_read_input_tokens?: number | bigint | null;
+  cache_creation_input_tokens?: number | bigint | null;
 }
 
 export type RecordOutcome = 'persisted' | 'skipped_no_identity' | 'failed';
@@ -87,6 +111,11 @@ export interface WriterCounters {
   failed: number;
   /** Qualifier: frames written with the 'unknown' execution sentinel (AC-31). */
   unknown_execution: number;
+  /**
+   * Qualifier (the package's, not the spec's): frames whose row was written (`persisted`) but
+   * whose usage-ledger row (SubagentFrame.usage) failed; WARN-logged, the row kept.
+   */
+  ledger_failed: number;
 }
 
 /**

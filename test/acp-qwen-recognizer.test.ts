@@ -84,6 +84,7 @@ describe('ACP recognizer: Qwen Code', () => {
         duration_ms: 516,
         result_text: 'No findings.',
       },
+      usage: { requests: 2, input_tokens: 240, output_tokens: 60 }, // the usage ledger's row (no cachedTokens reported here)
     });
     expect(r.size()).toBe(0);
   });

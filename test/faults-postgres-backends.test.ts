@@ -78,7 +78,15 @@ describe('faults: terminated backends [postgres]', () => {
     expect(await store.recordFrame(frame({ toolCallId: 'after-1' }))).toBe('persisted');
     expect(await store.recordFrames([frame({ toolCallId: 'after-2' }), frame({ toolCallId: 'after-3' })])).toEqual(['persisted', 'persisted']);
     expect(await storedToolCallIds(db)).toEqual(['after-1', 'after-2', 'after-3', 'before']);
-    expect(store.counters()).toEqual({ attempted: 10, persisted: 4, skipped_no_identity: 0, anomalous_value: 0, failed: inFlight, unknown_execution: 0 });
+    expect(store.counters()).toEqual({
+      attempted: 10,
+      persisted: 4,
+      skipped_no_identity: 0,
+      anomalous_value: 0,
+      failed: inFlight,
+      unknown_execution: 0,
+      ledger_failed: 0,
+    });
     expectCounterIdentity(store.counters());
     expect(logger.lines).toHaveLength(inFlight);
     expect(unhandled.errors).toEqual([]);
@@ -104,7 +112,15 @@ describe('faults: terminated backends [postgres]', () => {
     expect(await store.recordFrames([frame({ toolCallId: 'after-1' }), frame({ toolCallId: 'after-2' })])).toEqual(['persisted', 'persisted']);
     expect(await store.recordFrame(frame({ toolCallId: 'after-3' }))).toBe('persisted');
     expect(await storedToolCallIds(db)).toEqual(['after-1', 'after-2', 'after-3', 'before']);
-    expect(store.counters()).toEqual({ attempted: 8, persisted: 4, skipped_no_identity: 1, anomalous_value: 0, failed: 3, unknown_execution: 1 });
+    expect(store.counters()).toEqual({
+      attempted: 8,
+      persisted: 4,
+      skipped_no_identity: 1,
+      anomalous_value: 0,
+      failed: 3,
+      unknown_execution: 1,
+      ledger_failed: 0,
+    });
     expectCounterIdentity(store.counters());
     expect(unhandled.errors).toEqual([]);
   });

@@ -106,7 +106,15 @@ describe('faults: a server restart [postgres]', () => {
       expect(await store.recordFrames([frame({ toolCallId: 'after-2' }), frame({ toolCallId: 'after-3' })])).toEqual(['persisted', 'persisted']);
       const rows = await store.listBySession('s1');
       expect(rows.map((r) => r.tool_call_id).sort()).toEqual(['after-1', 'after-2', 'after-3', 'before-1', 'before-2']);
-      expect(store.counters()).toEqual({ attempted: 13, persisted: 5, skipped_no_identity: 1, anomalous_value: 0, failed: 7, unknown_execution: 0 });
+      expect(store.counters()).toEqual({
+        attempted: 13,
+        persisted: 5,
+        skipped_no_identity: 1,
+        anomalous_value: 0,
+        failed: 7,
+        unknown_execution: 0,
+        ledger_failed: 0,
+      });
       expectCounterIdentity(store.counters());
       expect(logger.lines).toHaveLength(7);
       expect(unhandled.errors).toEqual([]);

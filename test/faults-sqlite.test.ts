@@ -59,7 +59,15 @@ describe('faults [sqlite]', () => {
     expect(await store.recordFrame(frame({ toolCallId: 'after-1' }))).toBe('persisted');
     expect(await store.recordFrames([frame({ toolCallId: 'after-2' }), frame({ toolCallId: 'after-3' })])).toEqual(['persisted', 'persisted']);
     expect(await storedToolCallIds(db)).toEqual(['after-1', 'after-2', 'after-3', 'before']);
-    expect(store.counters()).toEqual({ attempted: 8, persisted: 4, skipped_no_identity: 1, anomalous_value: 0, failed: 3, unknown_execution: 0 });
+    expect(store.counters()).toEqual({
+      attempted: 8,
+      persisted: 4,
+      skipped_no_identity: 1,
+      anomalous_value: 0,
+      failed: 3,
+      unknown_execution: 0,
+      ledger_failed: 0,
+    });
     expectCounterIdentity(store.counters());
     expect(logger.lines).toHaveLength(3);
     expect(unhandled.errors).toEqual([]);

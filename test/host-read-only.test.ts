@@ -86,7 +86,15 @@ describeBothDialects('read-only connections', (dialect) => {
       ['refused_a', READ_ONLY_CODE[dialect]],
       ['refused_b', READ_ONLY_CODE[dialect]],
     ]);
-    expect(reader.counters()).toEqual({ attempted: 4, persisted: 0, skipped_no_identity: 1, anomalous_value: 0, failed: 3, unknown_execution: 0 });
+    expect(reader.counters()).toEqual({
+      attempted: 4,
+      persisted: 0,
+      skipped_no_identity: 1,
+      anomalous_value: 0,
+      failed: 3,
+      unknown_execution: 0,
+      ledger_failed: 0,
+    });
     expect((await writer.listBySession('s1')).length).toBe(2); // nothing was written
 
     // runMigrations on an installation that is already current needs no write: ok, all skipped.

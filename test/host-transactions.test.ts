@@ -116,7 +116,15 @@ describeBothDialects('host transactions', (dialect) => {
     expect(await messages()).toEqual(['m1']);
     expect(await storedToolCallIds(db)).toEqual(['toolu_a', 'toolu_b', 'toolu_c']);
     expect(logger.lines).toEqual([]);
-    expect(store.counters()).toEqual({ attempted: 3, persisted: 3, skipped_no_identity: 0, anomalous_value: 0, failed: 0, unknown_execution: 0 });
+    expect(store.counters()).toEqual({
+      attempted: 3,
+      persisted: 3,
+      skipped_no_identity: 0,
+      anomalous_value: 0,
+      failed: 0,
+      unknown_execution: 0,
+      ledger_failed: 0,
+    });
   });
 
   it("no savepoint of the store's is left in the host transaction, after a success or a failure", async () => {
@@ -175,7 +183,7 @@ describeBothDialects('host transactions', (dialect) => {
       ['poison', expect.stringContaining('injected failure')],
     ]);
     const counters = store.counters();
-    expect(counters).toEqual({ attempted: 5, persisted: 3, skipped_no_identity: 0, anomalous_value: 0, failed: 2, unknown_execution: 0 });
+    expect(counters).toEqual({ attempted: 5, persisted: 3, skipped_no_identity: 0, anomalous_value: 0, failed: 2, unknown_execution: 0, ledger_failed: 0 });
     expect(identityHolds(counters)).toBe(true);
   });
 

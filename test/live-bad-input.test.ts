@@ -238,6 +238,7 @@ describeBothDialects('live bad input', (dialect) => {
         failed: count('failed'),
         anomalous_value: cases.filter((c) => c.anomalous).length,
         unknown_execution: 1, // the JSON frame that carries no execution id (the 1 MB one is digested, not unknown)
+        ledger_failed: 0,
       });
       // Unreadable frames are logged, with bounded identity fields.
       expect(logger.lines).toHaveLength(count('failed'));

@@ -73,7 +73,15 @@ describeBothDialects('live capture', (dialect) => {
         else f[missing] = value;
         expect(await store.recordFrame(f)).toBe('skipped_no_identity');
         expect(await db.query('SELECT id FROM task_session_subagents')).toEqual([]);
-        expect(store.counters()).toEqual({ attempted: 1, persisted: 0, skipped_no_identity: 1, anomalous_value: 0, failed: 0, unknown_execution: 0 });
+        expect(store.counters()).toEqual({
+          attempted: 1,
+          persisted: 0,
+          skipped_no_identity: 1,
+          anomalous_value: 0,
+          failed: 0,
+          unknown_execution: 0,
+          ledger_failed: 0,
+        });
       });
     }
   }
@@ -155,7 +163,15 @@ describeBothDialects('live capture', (dialect) => {
       { tool_call_id: 'c', agent_execution_id: 'unknown' },
       { tool_call_id: 'd', agent_execution_id: EXEC_A },
     ]);
-    expect(store.counters()).toEqual({ attempted: 4, persisted: 4, skipped_no_identity: 0, anomalous_value: 0, failed: 0, unknown_execution: 3 });
+    expect(store.counters()).toEqual({
+      attempted: 4,
+      persisted: 4,
+      skipped_no_identity: 0,
+      anomalous_value: 0,
+      failed: 0,
+      unknown_execution: 3,
+      ledger_failed: 0,
+    });
   });
 
   it('a late frame from an earlier execution leaves the newer execution row byte-identical (AC-32)', async () => {

@@ -30,7 +30,15 @@ describeBothDialects('live failures', (dialect) => {
     expect(logger.lines).toHaveLength(1);
     expect(logger.lines[0].fields).toMatchObject({ session_id: 's1', tool_call_id: 'poison', dialect });
     expect(String(logger.lines[0].fields.error)).toContain('injected failure');
-    expect(store.counters()).toEqual({ attempted: 1, persisted: 0, skipped_no_identity: 0, anomalous_value: 1, failed: 1, unknown_execution: 1 });
+    expect(store.counters()).toEqual({
+      attempted: 1,
+      persisted: 0,
+      skipped_no_identity: 0,
+      anomalous_value: 1,
+      failed: 1,
+      unknown_execution: 1,
+      ledger_failed: 0,
+    });
     // The product path goes on: the next frame is written.
     expect(await store.recordFrame(frame({ toolCallId: 'fine' }))).toBe('persisted');
     expect(await storedToolCallIds(db)).toEqual(['fine']);
@@ -59,7 +67,15 @@ describeBothDialects('live failures', (dialect) => {
       const store = bare.store({ clock: steppingClock(), logger });
       await expect(store.recordFrame(frame())).resolves.toBe('failed');
       await expect(store.recordFrames([frame(), frame({ toolCallId: '' })])).resolves.toEqual(['failed', 'skipped_no_identity']);
-      expect(store.counters()).toEqual({ attempted: 3, persisted: 0, skipped_no_identity: 1, anomalous_value: 0, failed: 2, unknown_execution: 0 });
+      expect(store.counters()).toEqual({
+        attempted: 3,
+        persisted: 0,
+        skipped_no_identity: 1,
+        anomalous_value: 0,
+        failed: 2,
+        unknown_execution: 0,
+        ledger_failed: 0,
+      });
       expect(logger.lines.map((l) => l.fields.tool_call_id)).toEqual(['toolu_01', 'toolu_01']);
     } finally {
       await bare.close();
@@ -80,7 +96,7 @@ describeBothDialects('live failures', (dialect) => {
     ];
     for (const f of frames) await store.recordFrame(f);
     const c = store.counters();
-    expect(c).toEqual({ attempted: 7, persisted: 3, skipped_no_identity: 2, anomalous_value: 2, failed: 2, unknown_execution: 1 });
+    expect(c).toEqual({ attempted: 7, persisted: 3, skipped_no_identity: 2, anomalous_value: 2, failed: 2, unknown_execution: 1, ledger_failed: 0 });
     expect(identityHolds(c)).toBe(true);
     expect(await storedToolCallIds(db)).toEqual(['a', 'b']);
   });
@@ -98,7 +114,15 @@ describeBothDialects('live failures', (dialect) => {
       frame({ toolCallId: 'c', sessionId: 'no-such-session' }),
     ]);
     expect(outcomes).toEqual(['persisted', 'failed', 'skipped_no_identity', 'persisted', 'persisted', 'failed']);
-    expect(store.counters()).toEqual({ attempted: 6, persisted: 3, skipped_no_identity: 1, anomalous_value: 1, failed: 2, unknown_execution: 0 });
+    expect(store.counters()).toEqual({
+      attempted: 6,
+      persisted: 3,
+      skipped_no_identity: 1,
+      anomalous_value: 1,
+      failed: 2,
+      unknown_execution: 0,
+      ledger_failed: 0,
+    });
     expect(logger.lines.map((l) => [l.fields.session_id, l.fields.tool_call_id])).toEqual([
       ['s1', 'poison'],
       ['no-such-session', 'c'],
@@ -121,7 +145,15 @@ describeBothDialects('live failures', (dialect) => {
       frame({ sessionId: null }),
     ]);
     expect(outcomes).toEqual(['failed', 'failed', 'failed', 'skipped_no_identity']);
-    expect(store.counters()).toEqual({ attempted: 4, persisted: 0, skipped_no_identity: 1, anomalous_value: 0, failed: 3, unknown_execution: 0 });
+    expect(store.counters()).toEqual({
+      attempted: 4,
+      persisted: 0,
+      skipped_no_identity: 1,
+      anomalous_value: 0,
+      failed: 3,
+      unknown_execution: 0,
+      ledger_failed: 0,
+    });
     expect(logger.lines.map((l) => l.fields.tool_call_id)).toEqual(['a', 'poison', 'b']);
     expect(await storedToolCallIds(db)).toEqual([]); // nothing of the failed transaction survives
     // And the store is usable afterwards.

@@ -21,6 +21,7 @@ import { acpSessionOf, type AcpFixtureName } from './helpers/acp-fixtures.js';
 import { assertBuilt } from './helpers/cli.js';
 import { openProxyStore, proxiedAgent, type ProxyStore } from './helpers/proxy-store.js';
 import { proxiedRows } from './helpers/proxy-rows.js';
+import { expectedQwenLedger, figuresOf, readLedger } from './helpers/qwen-ledger.js';
 import { describeBothDialects } from './helpers/test-db.js';
 import type { SubagentContextRow } from '../src/types.js';
 
@@ -61,6 +62,11 @@ describeBothDialects('proxy: recorded real-agent traffic', (dialect) => {
 
       const rows = await proxiedRows(store, acpSessionId, CWD);
       EXPECT[name](rows);
+      // The usage ledger: Qwen Code's summed totals per subagent, under the rows' own key; no other agent's wire has any.
+      const ledger = await readLedger(store);
+      expect(figuresOf(ledger)).toEqual(name === 'qwen-fanout' ? expectedQwenLedger() : []);
+      const [{ agent_execution_id }] = await store.store().listBySession(acpSessionId);
+      for (const row of ledger) expect(row).toMatchObject({ task_session_id: acpSessionId, agent_execution_id });
       expect(await store.store().checkHealth()).toMatchObject({ shortfall: 0, verdict: 'healthy' });
       const report = await store.store().report();
       expect(report.fan_out.known).toEqual([{ subagents: rows.size, turns: 1 }]);

@@ -31,6 +31,7 @@ export * from './report_usage_ledger.queries.js';
 export * from './set_local_lock_timeout.queries.js';
 export * from './set_local_search_path.queries.js';
 export * from './set_local_work_mem.queries.js';
+export * from './set_subagent_usage.queries.js';
 export * from './upsert_meta_key.queries.js';
 export * from './upsert_subagent_context.queries.js';
 export * from './upsert_subagent_contexts_batch.queries.js';

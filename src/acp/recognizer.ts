@@ -170,6 +170,7 @@ export function recognizerWithShapes(
     const status = field(update, 'status');
     const toolStatus = facts.toolStatus !== undefined ? facts.toolStatus : typeof status === 'string' ? status : null;
     const result = snapshot(root, toolCallId, state, toolStatus);
+    if (facts.usage !== undefined) result.usage = facts.usage; // this update's report, never carried over
     if ((toolStatus !== null && isTerminalToolStatus(toolStatus)) || facts.last === true) memory.drop(root, toolCallId, state.key);
     else memory.remember(root, toolCallId, state);
     return result;

@@ -119,6 +119,7 @@ export function createAcpRecorder(store: SubagentContextStore, options: AcpRecor
       toolStatus: recognized.toolStatus,
       payload: recognized.payload,
     };
+    if (recognized.usage !== undefined) frame.usage = recognized.usage; // the usage ledger's figures (Qwen Code's totals)
     try {
       return store.recordFrame(frame, recordOptions); // a rejection becomes 'failed' where the chain settles
     } catch {

@@ -1,6 +1,6 @@
 // The public types of `subagent-context/acp` (DESIGN §10). Names here are a contract: keep them.
 // Structural only: the entry depends on no ACP SDK; a host passes the notification params it has.
-import type { Logger, RecordOptions, RecordOutcome, SubagentTaskPayload } from '../types.js';
+import type { Logger, RecordOptions, RecordOutcome, SubagentTaskPayload, SubagentUsage } from '../types.js';
 
 /** The params of an ACP `session/update` notification (agent → client), as any SDK delivers them. */
 export interface AcpSessionUpdateParams {
@@ -19,6 +19,12 @@ export interface RecognizedSubagentUpdate {
   toolStatus: string | null;
   /** Accumulated: everything learned so far for this call (a snapshot, safe to keep). */
   payload: SubagentTaskPayload;
+  /**
+   * Only on an update that reports it: the subagent's usage summed over its whole run, with
+   * the split the usage ledger keeps (Qwen Code's executionSummary; no other agent's wire has
+   * one). Not accumulated across updates: a frame carrying it sets the ledger row to it.
+   */
+  usage?: SubagentUsage;
 }
 
 export interface SubagentRecognizer {

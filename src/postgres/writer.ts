@@ -15,12 +15,13 @@
 //   (the SAVEPOINT is refused, 25P01): writing it anyway would silently give up the atomicity
 //   the host asked for.
 import type pg from 'pg';
-import { upsertSubagentContext, upsertSubagentContextsBatch, type IUpsertSubagentContextParams } from '../../generated/postgres/index.js';
+import { setSubagentUsage, upsertSubagentContext, upsertSubagentContextsBatch, type IUpsertSubagentContextParams } from '../../generated/postgres/index.js';
 import { createColumnTimeFormatter } from '../column-time.js';
 import type { WriterAdapter } from '../dialect.js';
 import { SubagentContextError, toError } from '../errors.js';
 import { int64Text, upsertParameters, type UpsertInput } from '../frame-normalization.js';
 import { requireRowsWritten } from '../no-row-written.js';
+import { usageParameters } from '../usage-normalization.js';
 import { batchRounds, roundParameter, type PendingFrame } from './batch-rounds.js';
 import { isNamedStatementConflict, packageStatement, type ConflictRecovery, type Queryable, type StatementRunner } from './named-statement.js';
 import { withSavepoint, withTransaction } from './transaction.js';
@@ -31,6 +32,7 @@ const upsertBatchStatement = packageStatement('upsert_subagent_contexts_batch', 
 /** Savepoint names; the package's prefix keeps them apart from a host's own. */
 const FRAME_SAVEPOINT = 'subagent_context_frame';
 const BATCH_SAVEPOINT = 'subagent_context_batch';
+const USAGE_SAVEPOINT = 'subagent_context_usage';
 
 export interface PostgresWriterOptions {
   /** The store's statement mode, shared with its health check (./named-statement.ts). */
@@ -132,6 +134,23 @@ export function createPostgresWriter(pool: pg.Pool, options: PostgresWriterOptio
         (fn) => withSavepoint(host, BATCH_SAVEPOINT, () => fn(host)),
         (fn) => fn(host),
       );
+    },
+    // Rare (one per subagent's end), so unnamed statements: each ledger row autocommitted on
+    // the pool, or in a savepoint of its own in the host's transaction.
+    async setUsage(rows, client) {
+      const host = client === undefined || client === null ? undefined : hostClient(client);
+      const results: (Error | null)[] = [];
+      for (const write of rows) {
+        const params = usageParameters(write, columnTime(write.observedAtNs), int64Text);
+        try {
+          if (host) await withSavepoint(host, USAGE_SAVEPOINT, () => setSubagentUsage.exec(params, host));
+          else await setSubagentUsage.exec(params, pool);
+          results.push(null);
+        } catch (err) {
+          results.push(toError(err));
+        }
+      }
+      return results;
     },
   };
 }

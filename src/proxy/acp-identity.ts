@@ -6,7 +6,7 @@
 // recognizer; each recognized update becomes a write job
 // carrying that identity. Pure bookkeeping: no I/O, and bounded (see MAX_*).
 import { randomUUID } from 'node:crypto';
-import type { SubagentTaskPayload } from '../types.js';
+import type { SubagentTaskPayload, SubagentUsage } from '../types.js';
 import type { RecognizedSubagentUpdate, SubagentRecognizer } from './recognizer.js';
 import type { TeeLine } from './tee-queue.js';
 
@@ -23,6 +23,8 @@ export type WriteJob =
       /** The last non-null ACP status seen for the call: the message row's metadata.status. */
       messageStatus: string | null;
       payload: SubagentTaskPayload;
+      /** The subagent's summed usage, on the update that reports it (the usage ledger's row; not in the message row). */
+      usage?: SubagentUsage;
     };
 
 /** Requests awaiting their response; a client that never gets one must not grow the map. */
@@ -154,6 +156,7 @@ export class AcpIdentity {
       toolStatus: recognized.toolStatus,
       messageStatus: call.status,
       payload: recognized.payload,
+      ...(recognized.usage !== undefined ? { usage: recognized.usage } : {}),
     });
     return jobs;
   }

@@ -62,6 +62,7 @@ export function subagentFrame(job: SubagentJob, executionId: string): SubagentFr
     parentToolCallId: job.parentToolCallId,
     toolStatus: job.toolStatus,
     payload: job.payload,
+    ...(job.usage !== undefined ? { usage: job.usage } : {}),
   };
 }
 

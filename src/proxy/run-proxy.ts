@@ -42,7 +42,7 @@ const envMs = (name: string, fallback: number) => {
 };
 
 function summaryLine(s: TeeSummary, backgroundMs: number, logFile: string): string | null {
-  const lost = s.dropped + s.unwritten + s.oversize + s.failed + s.recognizerErrors + s.unrecognizedDelegations;
+  const lost = s.dropped + s.unwritten + s.oversize + s.failed + s.recognizerErrors + s.unrecognizedDelegations + s.ledgerFailed;
   if (lost === 0 && s.background === 0) return null;
   const parts = [
     s.background &&
@@ -52,6 +52,7 @@ function summaryLine(s: TeeSummary, backgroundMs: number, logFile: string): stri
     s.oversize && `${s.oversize} oversize lines not parsed`,
     s.failed && `${s.failed} writes failed`,
     s.recognizerErrors && `${s.recognizerErrors} recognizer errors`,
+    s.ledgerFailed && `${s.ledgerFailed} usage-ledger rows not written (their subagent rows are)`,
     s.unrecognizedDelegations &&
       `${s.unrecognizedDelegations} tool calls looked like subagent launches of an agent this version does not recognise (not recorded)`,
   ].filter(Boolean);

@@ -46,7 +46,7 @@ export class Tee {
   private dead = false; // the writer is gone, or left to finish alone
   private oversize = 0;
   private unavailable = false;
-  private stats: WriterStats = { lines: 0, recognized: 0, written: 0, failed: 0, recognizerErrors: 0, unrecognizedDelegations: 0 };
+  private stats: WriterStats = { lines: 0, recognized: 0, written: 0, failed: 0, recognizerErrors: 0, unrecognizedDelegations: 0, ledgerFailed: 0 };
   /** Set while the proxy waits for the writer to finish at exit: its 'closed' (or its death) ends the wait. */
   private closed: ((unwritten: number) => void) | null = null;
 

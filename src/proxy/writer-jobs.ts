@@ -19,7 +19,7 @@ export interface BatchWriter {
 }
 
 export function createBatchWriter(config: WriterConfig, warn: (text: string) => void): BatchWriter {
-  const stats: WriterStats = { lines: 0, recognized: 0, written: 0, failed: 0, recognizerErrors: 0, unrecognizedDelegations: 0 };
+  const stats: WriterStats = { lines: 0, recognized: 0, written: 0, failed: 0, recognizerErrors: 0, unrecognizedDelegations: 0, ledgerFailed: 0 };
   const logger: Logger = {
     warn: (fields, msg) => warn(`${msg} ${JSON.stringify(fields, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`),
   };
@@ -89,6 +89,7 @@ export function createBatchWriter(config: WriterConfig, warn: (text: string) => 
       const result = await db.write(jobs, clock());
       stats.written += result.written;
       stats.failed += result.failed;
+      stats.ledgerFailed = db.store.counters().ledger_failed; // WARNed by the store, one line each
       for (const error of result.errors) warn(error);
     },
     async close() {

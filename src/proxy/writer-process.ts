@@ -116,7 +116,7 @@ function readHandover(file: string): LineBatch[] {
 
 /** Says how it went — to the proxy if it is still there, else in the log file — and exits. */
 function exitWith(w: BatchWriter | null, unwritten: number): void {
-  const stats = w?.stats ?? { lines: 0, recognized: 0, written: 0, failed: 0, recognizerErrors: 0, unrecognizedDelegations: 0 };
+  const stats = w?.stats ?? { lines: 0, recognized: 0, written: 0, failed: 0, recognizerErrors: 0, unrecognizedDelegations: 0, ledgerFailed: 0 };
   if (detached) {
     log(stats, unwritten);
     process.exit(0);
@@ -155,6 +155,7 @@ function log(stats: BatchWriter['stats'], unwritten: number): void {
   const lost = [
     stats.failed && `${stats.failed} writes failed`,
     stats.recognizerErrors && `${stats.recognizerErrors} recognizer errors`,
+    stats.ledgerFailed && `${stats.ledgerFailed} usage-ledger rows not written (their subagent rows are)`,
     stats.unrecognizedDelegations && `${stats.unrecognizedDelegations} unrecognized subagent launches (not recorded)`,
     unwritten && `${unwritten} lines not written when the background time ran out`,
   ].filter(Boolean);

@@ -58,6 +58,8 @@ export interface WriterStats {
   recognizerErrors: number;
   /** Tool calls that looked like a subagent launch of an agent the recognizer does not know (not recorded). */
   unrecognizedDelegations: number;
+  /** Usage-ledger rows that failed (the store's ledger_failed): their subagent rows are written. */
+  ledgerFailed: number;
 }
 
 export type FromWriter =

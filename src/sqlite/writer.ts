@@ -9,12 +9,13 @@
 // must be this same connection: a write through this one while the host's transaction holds
 // another would only wait out the busy timeout and fail.
 import type { Database } from 'better-sqlite3';
-import { upsertSubagentContext, type IUpsertSubagentContextParams } from '../../generated/sqlite/index.js';
+import { setSubagentUsage, upsertSubagentContext, type IUpsertSubagentContextParams } from '../../generated/sqlite/index.js';
 import { createColumnTimeFormatter } from '../column-time.js';
 import type { WriterAdapter } from '../dialect.js';
 import { SubagentContextError, toError } from '../errors.js';
 import { upsertParameters, type UpsertInput } from '../frame-normalization.js';
 import { requireRowsWritten } from '../no-row-written.js';
+import { usageParameters } from '../usage-normalization.js';
 import { inWriteScope } from './transaction.js';
 
 /** RecordOptions.client on SQLite: absent, or the store's own connection. */
@@ -69,6 +70,22 @@ export function createSqliteWriter(db: Database): WriterAdapter {
         const failure = toError(err);
         return batch.map(() => failure);
       }
+    },
+    // Each ledger row on its own: autocommitted, or a savepoint in the open transaction. Only an
+    // error that makes SQLite end the whole transaction (a full disk, RAISE(ROLLBACK)) could
+    // reach the rows written before it, and that error ends the host's transaction anyway.
+    async setUsage(rows, client) {
+      requireOwnConnection(db, client);
+      return rows.map((write) => {
+        try {
+          const run = () => void setSubagentUsage.exec(usageParameters(write, columnTime(write.observedAtNs), asIs), db);
+          if (db.inTransaction) inWriteScope(db, run);
+          else run();
+          return null;
+        } catch (err) {
+          return toError(err);
+        }
+      });
     },
   };
 }

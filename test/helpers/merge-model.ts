@@ -100,7 +100,15 @@ export function ac13Order(a: ModelRow, b: ModelRow): number {
 
 export class MergeModel {
   readonly rows = new Map<string, ModelRow>();
-  readonly counters: WriterCounters = { attempted: 0, persisted: 0, skipped_no_identity: 0, anomalous_value: 0, failed: 0, unknown_execution: 0 };
+  readonly counters: WriterCounters = {
+    attempted: 0,
+    persisted: 0,
+    skipped_no_identity: 0,
+    anomalous_value: 0,
+    failed: 0,
+    unknown_execution: 0,
+    ledger_failed: 0,
+  };
 
   /** @param sessions the task_sessions ids that exist: a frame for any other fails on the foreign key. */
   constructor(private readonly sessions: ReadonlySet<string>) {}

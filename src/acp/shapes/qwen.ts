@@ -12,7 +12,9 @@
 // - the terminal frame's `rawOutput` (`type: "task_execution"`) has `subagentName`, `status`,
 //   `executionMode` and `executionSummary {totalTokens, totalToolCalls, totalDurationMs}`:
 //   totals SUMMED over the subagent's rounds (its own model calls; a nested subagent's are in
-//   the nested row), unlike Claude Code's last response; no model anywhere on the wire;
+//   the nested row), unlike Claude Code's last response; no model anywhere on the wire.
+//   Qwen Code 0.24 adds the split {rounds, inputTokens, outputTokens, thoughtTokens,
+//   cachedTokens}: the usage ledger's row (summaryUsage below; docs/acp-intake.md "Usage ledger");
 // - a background launch (Qwen's default for a top-level launch) ends its tool call at once
 //   (`completed`, `rawOutput.status: "background"`, no summary): that is the launch, not the
 //   subagent's end, so the frame is read status-less and the row stays open. Its end arrives
@@ -20,7 +22,7 @@
 //   kind: "agent"}` (readQwenBackgroundCompletion), sent twice (`source`
 //   `background_task_completed`, then `background_notification`), and again on every chunk of
 //   the model's answer to it (`background_notification_response`, skipped here).
-import type { SubagentTaskPayload } from '../../types.js';
+import type { SubagentTaskPayload, SubagentUsage } from '../../types.js';
 import { bool, contentText, field, metric, object, text, type Json } from '../wire.js';
 import type { AgentShape, UpdateFacts } from './shape.js';
 
@@ -41,6 +43,34 @@ function outputFile(result: string | undefined): string | undefined {
   const start = at + '\noutput_file: '.length;
   const end = result.indexOf(' ', start);
   return text(result.slice(start, end < 0 ? undefined : end).trim());
+}
+
+/**
+ * The ledger's figures from an executionSummary, or undefined when it has no token split.
+ * Qwen Code sums Gemini-style usage (its subagent statistics, read in 0.24.4): `inputTokens` is
+ * the whole prompt, cache reads (`cachedTokens`) included — and, behind an Anthropic-compatible
+ * API, cache writes too — while the ledger's input_tokens is Anthropic's (cache reads apart):
+ * so input_tokens = inputTokens − cachedTokens, and cache_creation_input_tokens stays NULL
+ * (not reported apart). `thoughtTokens` is not added: behind OpenAI- and Anthropic-compatible
+ * APIs Qwen counts thinking inside outputTokens already. requests = rounds (model calls).
+ */
+function summaryUsage(summary: unknown): SubagentUsage | undefined {
+  const input = metric(field(summary, 'inputTokens'));
+  const output = metric(field(summary, 'outputTokens'));
+  const cached = metric(field(summary, 'cachedTokens'));
+  if (input === undefined && output === undefined && cached === undefined) return undefined;
+  return { requests: metric(field(summary, 'rounds')), input_tokens: uncached(input, cached), output_tokens: output, cache_read_input_tokens: cached };
+}
+
+/** inputTokens less the cache reads it includes; undefined (not reported) when the two do not subtract to a count. */
+function uncached(input: number | bigint | undefined, cached: number | bigint | undefined): number | bigint | undefined {
+  if (input === undefined || cached === undefined || cached === 0 || cached === 0n) return input; // nothing to take out (the store checks the figure)
+  const count = (n: number | bigint) => (typeof n === 'bigint' ? n : Number.isSafeInteger(n) ? BigInt(n) : undefined);
+  const i = count(input);
+  const c = count(cached);
+  if (i === undefined || c === undefined || c < 0n || c > i) return undefined;
+  const rest = i - c;
+  return rest <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(rest) : rest;
 }
 
 export const qwenShape: AgentShape = {
@@ -74,6 +104,8 @@ export const qwenShape: AgentShape = {
       output_file: launched ? outputFile(content) : undefined,
     };
     const facts: UpdateFacts = { payload, fallbackSubagentType: text(field(execution, 'subagentName')) };
+    const usage = summaryUsage(summary);
+    if (usage !== undefined) facts.usage = usage;
     const parent = text(field(meta, 'parentToolCallId'));
     if (parent !== undefined) facts.parentToolCallId = parent;
     if (launched) facts.toolStatus = null; // the launch ended, not the subagent: its completion notice settles it

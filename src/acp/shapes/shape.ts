@@ -1,7 +1,7 @@
 // One agent's wire shape for a subagent launch: how to tell that a tool call is one, and what
 // each update of it says. The recognizer keys state per tool call because the fact that makes
 // a call a subagent (the first frame) and the fields it carries (later frames) arrive apart.
-import type { SubagentTaskPayload } from '../../types.js';
+import type { SubagentTaskPayload, SubagentUsage } from '../../types.js';
 import type { Json } from '../wire.js';
 
 /** What one update says about its call; absent fields said nothing. */
@@ -21,6 +21,11 @@ export interface UpdateFacts {
    * `nonExecutionKind` result, after the terminal update): its state is dropped like a terminal one.
    */
   last?: boolean;
+  /**
+   * The subagent's usage summed over its run, when this update reports it (Qwen Code's
+   * executionSummary): the ledger row is set to it. Never a delta, never accumulated.
+   */
+  usage?: SubagentUsage;
 }
 
 export interface AgentShape {
