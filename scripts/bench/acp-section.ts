@@ -74,7 +74,12 @@ function acpWorkload(copies: number): AcpWorkload {
   for (const u of updates) {
     const r = recognizer.observe(u);
     const host = r && context(r.acpSessionId);
-    if (r && host) frames.push({ ...host, toolCallId: r.toolCallId, parentToolCallId: r.parentToolCallId, toolStatus: r.toolStatus, payload: r.payload });
+    if (r && host) {
+      // As the recorder writes it, usage included (Qwen Code's ledger rows), so both paths write the same rows.
+      const frame: SubagentFrame = { ...host, toolCallId: r.toolCallId, parentToolCallId: r.parentToolCallId, toolStatus: r.toolStatus, payload: r.payload };
+      if (r.usage !== undefined) frame.usage = r.usage;
+      frames.push(frame);
+    }
   }
   // Copies must not meet in the recognizer (a shared child id would join two copies' rows): each copy writes what one fixture alone writes.
   const alone = fixtures.reduce((n, f) => n + framesOf(f.lines.map((line) => JSON.parse(line) as Update)), 0);

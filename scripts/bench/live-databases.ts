@@ -37,7 +37,7 @@ export async function openSqliteLiveDb(dir: string, sync: SqliteSync, w: LiveWor
   if (!report.ok) throw new Error(`runMigrations failed on the live benchmark database: ${JSON.stringify(report.steps)}`);
   return {
     db,
-    clear: () => void db.exec('DELETE FROM task_session_subagents'),
+    clear: () => void db.exec('DELETE FROM task_session_subagents; DELETE FROM task_session_subagent_usage'),
     rowCount: () => (db.prepare('SELECT COUNT(*) AS n FROM task_session_subagents').get() as { n: number }).n,
     close: () => {
       db.close();
@@ -66,7 +66,7 @@ export async function openPostgresLiveDb(server: RunningPostgres, w: LiveWorkloa
   if (!report.ok) throw new Error(`runMigrations failed on the live benchmark database: ${JSON.stringify(report.steps)}`);
   return {
     url: database.url,
-    clear: async () => void (await pool.query('TRUNCATE task_session_subagents')),
+    clear: async () => void (await pool.query('TRUNCATE task_session_subagents, task_session_subagent_usage')),
     rowCount: async () => Number((await pool.query('SELECT COUNT(*) AS n FROM task_session_subagents')).rows[0].n),
     drop: () => database.drop(),
   };
