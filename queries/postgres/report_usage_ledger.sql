@@ -13,8 +13,10 @@
  * Cost: one pass over the ledger's keys finds its sessions, each looked up by task_sessions'
  * primary key (= ANY (ARRAY(…)), as report_cards.sql does, so the planner never hashes them
  * against a scan of every session); a window adds, per ledger session, one probe of
- * idx_subagents_session_id and one of idx_messages_session_created. No scan of task_sessions,
- * task_session_messages or task_session_subagents: the cost follows the ledger, not the history.
+ * idx_subagents_session_id and one of idx_messages_session_created. A run's subagent row
+ * (alias sub) is found by its key, or, when PostgreSQL estimates it cheaper, by hashing the
+ * subagent table. No scan of task_sessions or task_session_messages: the cost follows the
+ * ledger, not the history (test/report-usage-ledger-plans.test.ts).
  *
  * A figure no response reported is NULL in the ledger: each figure's SUM skips it (NULL when
  * no row of the group reported it), `tokens` is the four figures' sum over the rows that
@@ -39,7 +41,7 @@ WITH scoped AS MATERIALIZED (
                       WHERE m.task_session_id = t.id
                         AND m.created_at >= :since!::timestamp AND m.created_at < :until!::timestamp))
 ), groups AS (
-  SELECT 'subagent' AS side, s.subagent_type, u.model,
+  SELECT 'subagent' AS side, sub.subagent_type, u.model,
          COUNT(DISTINCT u.task_session_id || ' ' || u.agent_execution_id || ' ' || u.tool_call_id) AS runs,
          SUM(u.requests) AS requests,
          SUM(u.input_tokens) AS input_tokens,
@@ -51,9 +53,9 @@ WITH scoped AS MATERIALIZED (
          COUNT(*) - COUNT(u.input_tokens + u.output_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens) AS unreported
     FROM scoped AS sc
     JOIN task_session_subagent_usage AS u ON u.task_session_id = sc.id
-    LEFT JOIN task_session_subagents AS s
-      ON s.task_session_id = u.task_session_id AND s.agent_execution_id = u.agent_execution_id AND s.tool_call_id = u.tool_call_id
-   GROUP BY s.subagent_type, u.model
+    LEFT JOIN task_session_subagents AS sub
+      ON sub.task_session_id = u.task_session_id AND sub.agent_execution_id = u.agent_execution_id AND sub.tool_call_id = u.tool_call_id
+   GROUP BY sub.subagent_type, u.model
   UNION ALL
   SELECT 'parent', NULL, p.model,
          COUNT(DISTINCT p.task_session_id),

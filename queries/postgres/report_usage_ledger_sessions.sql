@@ -52,12 +52,12 @@ WITH scoped AS MATERIALIZED (
          COUNT(r.tool_call_id) AS runs,
          CASE WHEN COUNT(r.tool_call_id) = 0 THEN 0 WHEN COUNT(r.tokens) > 0 THEN SUM(r.tokens) END AS subagent_tokens,
          COALESCE(SUM(r.unreported), 0) AS subagent_unreported,
-         SUM(s.total_tokens) AS reported_total_tokens,
-         COUNT(s.total_tokens) AS reported_runs
+         SUM(sub.total_tokens) AS reported_total_tokens,
+         COUNT(sub.total_tokens) AS reported_runs
     FROM scoped AS sc
     LEFT JOIN runs AS r ON r.task_session_id = sc.id
-    LEFT JOIN task_session_subagents AS s
-      ON s.task_session_id = r.task_session_id AND s.agent_execution_id = r.agent_execution_id AND s.tool_call_id = r.tool_call_id
+    LEFT JOIN task_session_subagents AS sub
+      ON sub.task_session_id = r.task_session_id AND sub.agent_execution_id = r.agent_execution_id AND sub.tool_call_id = r.tool_call_id
    GROUP BY sc.task_id, sc.id
 ), per_session AS (
   SELECT 'session'::text AS level, se.task_id, se.id, 1 AS sessions, se.runs, se.subagent_tokens, se.subagent_unreported,

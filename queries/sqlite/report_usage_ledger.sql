@@ -12,8 +12,9 @@
  * sessions, never part of a run. Without a window no probe runs.
  * Cost: one pass over the ledger's keys finds its sessions, each looked up by task_sessions'
  * primary key; a window adds, per ledger session, one probe of idx_subagents_session_id and
- * one of idx_messages_session_created. No scan of task_sessions, task_session_messages or
- * task_session_subagents: the cost follows the ledger, not the history.
+ * one of idx_messages_session_created; a run's subagent row (alias sub) is found by its key. No
+ * scan of task_sessions, task_session_messages or task_session_subagents: the cost follows the
+ * ledger, not the history (test/report-usage-ledger-plans.test.ts).
  *
  * A figure no response reported is NULL in the ledger: each figure's SUM skips it (NULL when
  * no row of the group reported it), `tokens` is the four figures' sum over the rows that
@@ -46,7 +47,7 @@ WITH scoped AS MATERIALIZED (
                         AND (:until! = '~' OR {{utc9(m.created_at)}} < :until!)))
 )
 SELECT 'subagent' AS "side!::string",
-       s.subagent_type AS "subagent_type?::string",
+       sub.subagent_type AS "subagent_type?::string",
        u.model AS "model!::string",
        COUNT(DISTINCT u.task_session_id || ' ' || u.agent_execution_id || ' ' || u.tool_call_id) AS "runs!::bigint",
        SUM(u.requests) AS "requests?::bigint",
@@ -59,9 +60,9 @@ SELECT 'subagent' AS "side!::string",
        COUNT(*) - COUNT(u.input_tokens + u.output_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens) AS "unreported!::bigint"
   FROM scoped AS sc
   JOIN task_session_subagent_usage AS u ON u.task_session_id = sc.id
-  LEFT JOIN task_session_subagents AS s
-    ON s.task_session_id = u.task_session_id AND s.agent_execution_id = u.agent_execution_id AND s.tool_call_id = u.tool_call_id
- GROUP BY s.subagent_type, u.model
+  LEFT JOIN task_session_subagents AS sub
+    ON sub.task_session_id = u.task_session_id AND sub.agent_execution_id = u.agent_execution_id AND sub.tool_call_id = u.tool_call_id
+ GROUP BY sub.subagent_type, u.model
 UNION ALL
 SELECT 'parent', NULL, p.model,
        COUNT(DISTINCT p.task_session_id),
