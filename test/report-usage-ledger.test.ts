@@ -137,9 +137,30 @@ describeBothDialects('report: the usage ledger', (dialect) => {
     expect((await reportJson([...store.args, '--task', 'card-without-ledger'])).usage_ledger).toBeUndefined();
     expect((await reportJson([...store.args, '--since', '2100-01-01'])).usage_ledger).toBeUndefined();
     expect((await report([...store.args, '--since', '2100-01-01'])).out).not.toContain('Usage ledger');
+    // The recorded sessions ran apart (A's rows 03:08:43–03:08:46Z, B's 03:09:02Z): a window on
+    // either side holds one session, with its whole ledger.
+    for (const [window, mine] of [
+      [['--until', '2026-12-04T03:09:00Z'], SESSION_A],
+      [['--since', '2026-12-04T03:09:00Z'], SESSION_B],
+    ] as const) {
+      const l = (await reportJson([...store.args, ...window])).usage_ledger!;
+      const sums = await ledgerSums(store, [mine]);
+      expect(l.by_session.map((s) => s.task_session_id)).toEqual([mine]);
+      expect(l.all).toMatchObject({ runs: sums.runs, subagent_tokens: sums.subagent, parent_tokens: sums.parent });
+    }
     // A window holding every session's activity: the same ledger as no window.
     const unscoped = (await reportJson(store.args)).usage_ledger;
     expect((await reportJson([...store.args, '--since', '2000-01-01', '--until', '2100-01-01'])).usage_ledger).toEqual(unscoped);
+  });
+
+  it('text: a control character in a subagent_type or a model is shown as an escape, never sent raw', async () => {
+    await importInto(store, RECORDED_PROJECTS);
+    await store.exec(`UPDATE task_session_subagents SET subagent_type = 'rev\u001b]0;pwned\u0007iewer'`);
+    await store.exec(`UPDATE task_session_subagent_usage SET model = 'mo\u202edel'`);
+    const run = await report(store.args);
+    const section = run.out.slice(run.out.indexOf('Usage ledger:'));
+    expect(section).toContain('rev\\x1b]0;pwned\\x07iewer · mo\\u202edel');
+    for (const raw of ['\u001b', '\u0007', '\u202e']) expect(run.out.includes(raw), JSON.stringify(raw)).toBe(false);
   });
 
   it('nothing without ledger figures, nor on a store without the ledger tables', async () => {
