@@ -60,7 +60,7 @@ export function postgresReportReader(pool: pg.Pool): ReportReader {
         const distribution = await reportTokenDistribution.many(p, client);
         const fanOut = await reportFanOut.many(p, client);
         const cards = await reportCards.one(p, client);
-        // Probed first: a statement on a missing table would end the snapshot's transaction.
+        // Probed first: a statement on a missing table (or one this role may not read) would end the snapshot's transaction.
         const ledger = (await reportUsageLedgerPresent.one(undefined, client)).present
           ? { groups: await reportUsageLedger.many(p, client), shares: await reportUsageLedgerSessions.many(p, client) }
           : null;
