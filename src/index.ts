@@ -18,6 +18,16 @@ export { formatReport, type ReportViewOptions } from './render/format-report.js'
 export { renderReportHtml, type ReportPageOptions } from './render/html-page.js';
 export type { FanOutBucket, ReportOptions, SubagentContextReport, TokenBucket, TokenFigures, TokenGroup } from './report/types.js';
 export type {
+  LedgerSum,
+  UsageLedgerCard,
+  UsageLedgerFigures,
+  UsageLedgerGroup,
+  UsageLedgerParentGroup,
+  UsageLedgerReport,
+  UsageLedgerSession,
+  UsageLedgerShare,
+} from './report/usage-ledger.js';
+export type {
   ActivationState,
   HealthReport,
   HostIndexReport,

@@ -111,7 +111,9 @@ describeBothDialects('generated result types hold at run time', (dialect) => {
 
   async function run(name: string, sinceNs: bigint): Promise<Record<string, unknown>[]> {
     const window = byDialect(dialect, { sqlite: () => sqliteWindow(sinceNs), postgres: () => postgresWindow(sinceNs) })();
-    const params = { ...window, sessionId: 's1', turnId: 'turn-1' };
+    // The report's ledger statements also bind the window's end and the task scope: none (every task, no end).
+    const unbounded = byDialect(dialect, { sqlite: { until: '~', untilCeil: '~' }, postgres: { until: 'infinity' } });
+    const params = { ...window, ...unbounded, taskIds: null, sessionId: 's1', turnId: 'turn-1' };
     if (byDialect(dialect, { sqlite: true, postgres: false })) {
       const q = (sqliteGenerated as unknown as Record<string, { all(p: object, c: unknown): Record<string, unknown>[] }>)[name];
       return q.all(params, db.sqlite);

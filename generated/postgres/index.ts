@@ -28,6 +28,8 @@ export * from './report_row_counts.queries.js';
 export * from './report_token_distribution.queries.js';
 export * from './report_tokens.queries.js';
 export * from './report_usage_ledger.queries.js';
+export * from './report_usage_ledger_present.queries.js';
+export * from './report_usage_ledger_sessions.queries.js';
 export * from './set_local_lock_timeout.queries.js';
 export * from './set_local_search_path.queries.js';
 export * from './set_local_work_mem.queries.js';

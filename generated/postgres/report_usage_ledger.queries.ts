@@ -2,18 +2,28 @@
 /** Types generated for queries found in "queries/postgres/report_usage_ledger.sql" */
 import { PostgresManyQuery } from '../../src/postgres/prepared-query.js';
 
+type DateOrString = Date | string;
+
 /** 'ReportUsageLedger' parameters type */
-export type IReportUsageLedgerParams = void;
+export interface IReportUsageLedgerParams {
+  since: DateOrString;
+  taskIds?: string | null | void;
+  until: DateOrString;
+}
 
 /** 'ReportUsageLedger' return type */
 export interface IReportUsageLedgerResult {
+  cache_creation_input_tokens: string | null;
+  cache_read_input_tokens: string | null;
+  input_tokens: string | null;
   model: string;
-  requests: number | null;
-  runs: number;
+  output_tokens: string | null;
+  requests: string | null;
+  runs: string;
   side: string;
-  subagentType: string | null;
-  tokens: number;
-  unreported: number;
+  subagent_type: string | null;
+  tokens: string | null;
+  unreported: string;
 }
 
 /** 'ReportUsageLedger' query type */
@@ -30,32 +40,70 @@ export interface IReportUsageLedgerQuery {
  *
  * Query generated from SQL:
  * ```
- * SELECT 'subagent' AS "side!",
- *        s.subagent_type AS "subagentType?",
- *        u.model AS "model!",
- *        COUNT(DISTINCT u.task_session_id || ' ' || u.tool_call_id)::int AS "runs!",
- *        SUM(u.requests)::float8 AS "requests?",
- *        SUM(COALESCE(u.input_tokens, 0) + COALESCE(u.output_tokens, 0) + COALESCE(u.cache_read_input_tokens, 0) + COALESCE(u.cache_creation_input_tokens, 0))::float8 AS "tokens!",
- *        (COUNT(*) - COUNT(u.input_tokens + u.output_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens))::int AS "unreported!"
- *   FROM task_session_subagent_usage AS u
- *   LEFT JOIN task_session_subagents AS s
- *     ON s.task_session_id = u.task_session_id AND s.agent_execution_id = u.agent_execution_id AND s.tool_call_id = u.tool_call_id
- *  GROUP BY s.subagent_type, u.model
- * UNION ALL
- * SELECT 'parent', NULL, p.model,
- *        COUNT(DISTINCT p.task_session_id)::int,
- *        SUM(p.requests)::float8,
- *        SUM(COALESCE(p.input_tokens, 0) + COALESCE(p.output_tokens, 0) + COALESCE(p.cache_read_input_tokens, 0) + COALESCE(p.cache_creation_input_tokens, 0))::float8,
- *        (COUNT(*) - COUNT(p.input_tokens + p.output_tokens + p.cache_read_input_tokens + p.cache_creation_input_tokens))::int
- *   FROM task_session_parent_usage AS p
- *  GROUP BY p.model
- *  ORDER BY 1 DESC, 2, 3
+ * WITH scoped AS MATERIALIZED (
+ *   SELECT t.id
+ *     FROM task_sessions AS t
+ *    WHERE t.id = ANY (ARRAY(SELECT u.task_session_id FROM task_session_subagent_usage AS u
+ *                            UNION
+ *                            SELECT p.task_session_id FROM task_session_parent_usage AS p))
+ *      AND (:taskIds::text IS NULL OR t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb)))
+ *      AND ((:since!::timestamp = '-infinity' AND :until!::timestamp = 'infinity')
+ *           OR EXISTS (SELECT 1 FROM task_session_subagents AS s
+ *                       WHERE s.task_session_id = t.id
+ *                         AND s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp)
+ *           OR EXISTS (SELECT 1 FROM task_session_messages AS m
+ *                       WHERE m.task_session_id = t.id
+ *                         AND m.created_at >= :since!::timestamp AND m.created_at < :until!::timestamp))
+ * ), groups AS (
+ *   SELECT 'subagent' AS side, sub.subagent_type, u.model,
+ *          COUNT(DISTINCT u.task_session_id || ' ' || u.agent_execution_id || ' ' || u.tool_call_id) AS runs,
+ *          SUM(u.requests) AS requests,
+ *          SUM(u.input_tokens) AS input_tokens,
+ *          SUM(u.output_tokens) AS output_tokens,
+ *          SUM(u.cache_read_input_tokens) AS cache_read_input_tokens,
+ *          SUM(u.cache_creation_input_tokens) AS cache_creation_input_tokens,
+ *          SUM(CASE WHEN COALESCE(u.input_tokens, u.output_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens) IS NOT NULL
+ *                   THEN COALESCE(u.input_tokens, 0) + COALESCE(u.output_tokens, 0) + COALESCE(u.cache_read_input_tokens, 0) + COALESCE(u.cache_creation_input_tokens, 0) END) AS tokens,
+ *          COUNT(*) - COUNT(u.input_tokens + u.output_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens) AS unreported
+ *     FROM scoped AS sc
+ *     JOIN task_session_subagent_usage AS u ON u.task_session_id = sc.id
+ *     LEFT JOIN task_session_subagents AS sub
+ *       ON sub.task_session_id = u.task_session_id AND sub.agent_execution_id = u.agent_execution_id AND sub.tool_call_id = u.tool_call_id
+ *    GROUP BY sub.subagent_type, u.model
+ *   UNION ALL
+ *   SELECT 'parent', NULL, p.model,
+ *          COUNT(DISTINCT p.task_session_id),
+ *          SUM(p.requests),
+ *          SUM(p.input_tokens),
+ *          SUM(p.output_tokens),
+ *          SUM(p.cache_read_input_tokens),
+ *          SUM(p.cache_creation_input_tokens),
+ *          SUM(CASE WHEN COALESCE(p.input_tokens, p.output_tokens, p.cache_read_input_tokens, p.cache_creation_input_tokens) IS NOT NULL
+ *                   THEN COALESCE(p.input_tokens, 0) + COALESCE(p.output_tokens, 0) + COALESCE(p.cache_read_input_tokens, 0) + COALESCE(p.cache_creation_input_tokens, 0) END),
+ *          COUNT(*) - COUNT(p.input_tokens + p.output_tokens + p.cache_read_input_tokens + p.cache_creation_input_tokens)
+ *     FROM scoped AS sc
+ *     JOIN task_session_parent_usage AS p ON p.task_session_id = sc.id
+ *    GROUP BY p.model
+ * )
+ * SELECT side AS "side!",
+ *        subagent_type AS "subagent_type?",
+ *        model AS "model!",
+ *        runs::text AS "runs!",
+ *        requests::text AS "requests?",
+ *        input_tokens::text AS "input_tokens?",
+ *        output_tokens::text AS "output_tokens?",
+ *        cache_read_input_tokens::text AS "cache_read_input_tokens?",
+ *        cache_creation_input_tokens::text AS "cache_creation_input_tokens?",
+ *        tokens::text AS "tokens?",
+ *        unreported::text AS "unreported!"
+ *   FROM groups
+ *  ORDER BY side DESC, groups.tokens DESC NULLS LAST, subagent_type, model
  * ```
  */
 export const reportUsageLedger = new PostgresManyQuery<IReportUsageLedgerParams, IReportUsageLedgerResult>(
   "reportUsageLedger",
-  "SELECT 'subagent' AS \"side!\",\n       s.subagent_type AS \"subagentType?\",\n       u.model AS \"model!\",\n       COUNT(DISTINCT u.task_session_id || ' ' || u.tool_call_id)::int AS \"runs!\",\n       SUM(u.requests)::float8 AS \"requests?\",\n       SUM(COALESCE(u.input_tokens, 0) + COALESCE(u.output_tokens, 0) + COALESCE(u.cache_read_input_tokens, 0) + COALESCE(u.cache_creation_input_tokens, 0))::float8 AS \"tokens!\",\n       (COUNT(*) - COUNT(u.input_tokens + u.output_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens))::int AS \"unreported!\"\n  FROM task_session_subagent_usage AS u\n  LEFT JOIN task_session_subagents AS s\n    ON s.task_session_id = u.task_session_id AND s.agent_execution_id = u.agent_execution_id AND s.tool_call_id = u.tool_call_id\n GROUP BY s.subagent_type, u.model\nUNION ALL\nSELECT 'parent', NULL, p.model,\n       COUNT(DISTINCT p.task_session_id)::int,\n       SUM(p.requests)::float8,\n       SUM(COALESCE(p.input_tokens, 0) + COALESCE(p.output_tokens, 0) + COALESCE(p.cache_read_input_tokens, 0) + COALESCE(p.cache_creation_input_tokens, 0))::float8,\n       (COUNT(*) - COUNT(p.input_tokens + p.output_tokens + p.cache_read_input_tokens + p.cache_creation_input_tokens))::int\n  FROM task_session_parent_usage AS p\n GROUP BY p.model\n ORDER BY 1 DESC, 2, 3",
-  [],
+  "WITH scoped AS MATERIALIZED (\n  SELECT t.id\n    FROM task_sessions AS t\n   WHERE t.id = ANY (ARRAY(SELECT u.task_session_id FROM task_session_subagent_usage AS u\n                           UNION\n                           SELECT p.task_session_id FROM task_session_parent_usage AS p))\n     AND ($1::text IS NULL OR t.task_id IN (SELECT jsonb_array_elements_text($1::text::jsonb)))\n     AND (($2::timestamp = '-infinity' AND $3::timestamp = 'infinity')\n          OR EXISTS (SELECT 1 FROM task_session_subagents AS s\n                      WHERE s.task_session_id = t.id\n                        AND s.observed_at >= $2::timestamp AND s.observed_at < $3::timestamp)\n          OR EXISTS (SELECT 1 FROM task_session_messages AS m\n                      WHERE m.task_session_id = t.id\n                        AND m.created_at >= $2::timestamp AND m.created_at < $3::timestamp))\n), groups AS (\n  SELECT 'subagent' AS side, sub.subagent_type, u.model,\n         COUNT(DISTINCT u.task_session_id || ' ' || u.agent_execution_id || ' ' || u.tool_call_id) AS runs,\n         SUM(u.requests) AS requests,\n         SUM(u.input_tokens) AS input_tokens,\n         SUM(u.output_tokens) AS output_tokens,\n         SUM(u.cache_read_input_tokens) AS cache_read_input_tokens,\n         SUM(u.cache_creation_input_tokens) AS cache_creation_input_tokens,\n         SUM(CASE WHEN COALESCE(u.input_tokens, u.output_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens) IS NOT NULL\n                  THEN COALESCE(u.input_tokens, 0) + COALESCE(u.output_tokens, 0) + COALESCE(u.cache_read_input_tokens, 0) + COALESCE(u.cache_creation_input_tokens, 0) END) AS tokens,\n         COUNT(*) - COUNT(u.input_tokens + u.output_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens) AS unreported\n    FROM scoped AS sc\n    JOIN task_session_subagent_usage AS u ON u.task_session_id = sc.id\n    LEFT JOIN task_session_subagents AS sub\n      ON sub.task_session_id = u.task_session_id AND sub.agent_execution_id = u.agent_execution_id AND sub.tool_call_id = u.tool_call_id\n   GROUP BY sub.subagent_type, u.model\n  UNION ALL\n  SELECT 'parent', NULL, p.model,\n         COUNT(DISTINCT p.task_session_id),\n         SUM(p.requests),\n         SUM(p.input_tokens),\n         SUM(p.output_tokens),\n         SUM(p.cache_read_input_tokens),\n         SUM(p.cache_creation_input_tokens),\n         SUM(CASE WHEN COALESCE(p.input_tokens, p.output_tokens, p.cache_read_input_tokens, p.cache_creation_input_tokens) IS NOT NULL\n                  THEN COALESCE(p.input_tokens, 0) + COALESCE(p.output_tokens, 0) + COALESCE(p.cache_read_input_tokens, 0) + COALESCE(p.cache_creation_input_tokens, 0) END),\n         COUNT(*) - COUNT(p.input_tokens + p.output_tokens + p.cache_read_input_tokens + p.cache_creation_input_tokens)\n    FROM scoped AS sc\n    JOIN task_session_parent_usage AS p ON p.task_session_id = sc.id\n   GROUP BY p.model\n)\nSELECT side AS \"side!\",\n       subagent_type AS \"subagent_type?\",\n       model AS \"model!\",\n       runs::text AS \"runs!\",\n       requests::text AS \"requests?\",\n       input_tokens::text AS \"input_tokens?\",\n       output_tokens::text AS \"output_tokens?\",\n       cache_read_input_tokens::text AS \"cache_read_input_tokens?\",\n       cache_creation_input_tokens::text AS \"cache_creation_input_tokens?\",\n       tokens::text AS \"tokens?\",\n       unreported::text AS \"unreported!\"\n  FROM groups\n ORDER BY side DESC, groups.tokens DESC NULLS LAST, subagent_type, model",
+  ["taskIds","since","until"],
 );
 
 

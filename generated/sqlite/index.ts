@@ -24,6 +24,8 @@ export * from './report_row_counts.queries.js';
 export * from './report_token_distribution.queries.js';
 export * from './report_tokens.queries.js';
 export * from './report_usage_ledger.queries.js';
+export * from './report_usage_ledger_present.queries.js';
+export * from './report_usage_ledger_sessions.queries.js';
 export * from './set_subagent_usage.queries.js';
 export * from './upsert_meta_key.queries.js';
 export * from './upsert_subagent_context.queries.js';

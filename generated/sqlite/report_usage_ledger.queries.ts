@@ -2,16 +2,26 @@
 import { SqliteManyQuery, type SqliteBindValue } from '../../src/sqlite/prepared-query.js';
 
 /** 'ReportUsageLedger' parameters type */
-export type IReportUsageLedgerParams = Record<string, never>;
+export interface IReportUsageLedgerParams {
+  taskIds?: SqliteBindValue;
+  since: Exclude<SqliteBindValue, null>;
+  until: Exclude<SqliteBindValue, null>;
+  sinceFloor: Exclude<SqliteBindValue, null>;
+  untilCeil: Exclude<SqliteBindValue, null>;
+}
 
 /** 'ReportUsageLedger' return type */
 export interface IReportUsageLedgerResult {
   side: string;
-  subagentType: string | null;
+  subagent_type: string | null;
   model: string;
   runs: bigint;
   requests: bigint | null;
-  tokens: bigint;
+  input_tokens: bigint | null;
+  output_tokens: bigint | null;
+  cache_read_input_tokens: bigint | null;
+  cache_creation_input_tokens: bigint | null;
+  tokens: bigint | null;
   unreported: bigint;
 }
 
@@ -29,30 +39,61 @@ export interface IReportUsageLedgerQuery {
  *
  * Query generated from SQL:
  * ```
+ * WITH scoped AS MATERIALIZED (
+ *   SELECT t.id
+ *     FROM task_sessions AS t
+ *    WHERE t.id IN (SELECT u.task_session_id FROM task_session_subagent_usage AS u
+ *                   UNION
+ *                   SELECT p.task_session_id FROM task_session_parent_usage AS p)
+ *      AND (:taskIds IS NULL OR t.task_id IN (SELECT j.value FROM json_each(:taskIds) AS j))
+ *      AND ((:since! = '' AND :until! = '~')
+ *           OR EXISTS (SELECT 1 FROM task_session_subagents AS s
+ *                       WHERE s.task_session_id = t.id
+ *                         AND s.observed_at >= :sinceFloor! AND s.observed_at < :untilCeil!
+ *                         AND (:since! = '' OR /* utc9(s.observed_at) * / (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!)
+ *                         AND (:until! = '~' OR /* utc9(s.observed_at) * / (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < :until!))
+ *           OR EXISTS (SELECT 1 FROM task_session_messages AS m
+ *                       WHERE m.task_session_id = t.id
+ *                         AND m.created_at >= :sinceFloor! AND m.created_at < :untilCeil!
+ *                         AND (:since! = '' OR /* utc9(m.created_at) * / (strftime('%Y-%m-%d %H:%M:%S', substr(m.created_at, 1, 19) || ltrim(substr(m.created_at, 20), '.0123456789')) || '.' || substr(substr(m.created_at, 21, max(length(m.created_at) - 20 - length(ltrim(substr(m.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!)
+ *                         AND (:until! = '~' OR /* utc9(m.created_at) * / (strftime('%Y-%m-%d %H:%M:%S', substr(m.created_at, 1, 19) || ltrim(substr(m.created_at, 20), '.0123456789')) || '.' || substr(substr(m.created_at, 21, max(length(m.created_at) - 20 - length(ltrim(substr(m.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < :until!)))
+ * )
  * SELECT 'subagent' AS "side!::string",
- *        s.subagent_type AS "subagentType?::string",
+ *        sub.subagent_type AS "subagent_type?::string",
  *        u.model AS "model!::string",
- *        COUNT(DISTINCT u.task_session_id || ' ' || u.tool_call_id) AS "runs!::bigint",
+ *        COUNT(DISTINCT u.task_session_id || ' ' || u.agent_execution_id || ' ' || u.tool_call_id) AS "runs!::bigint",
  *        SUM(u.requests) AS "requests?::bigint",
- *        SUM(COALESCE(u.input_tokens, 0) + COALESCE(u.output_tokens, 0) + COALESCE(u.cache_read_input_tokens, 0) + COALESCE(u.cache_creation_input_tokens, 0)) AS "tokens!::bigint",
+ *        SUM(u.input_tokens) AS "input_tokens?::bigint",
+ *        SUM(u.output_tokens) AS "output_tokens?::bigint",
+ *        SUM(u.cache_read_input_tokens) AS "cache_read_input_tokens?::bigint",
+ *        SUM(u.cache_creation_input_tokens) AS "cache_creation_input_tokens?::bigint",
+ *        SUM(CASE WHEN COALESCE(u.input_tokens, u.output_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens) IS NOT NULL
+ *                 THEN COALESCE(u.input_tokens, 0) + COALESCE(u.output_tokens, 0) + COALESCE(u.cache_read_input_tokens, 0) + COALESCE(u.cache_creation_input_tokens, 0) END) AS "tokens?::bigint",
  *        COUNT(*) - COUNT(u.input_tokens + u.output_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens) AS "unreported!::bigint"
- *   FROM task_session_subagent_usage AS u
- *   LEFT JOIN task_session_subagents AS s
- *     ON s.task_session_id = u.task_session_id AND s.agent_execution_id = u.agent_execution_id AND s.tool_call_id = u.tool_call_id
- *  GROUP BY s.subagent_type, u.model
+ *   FROM scoped AS sc
+ *   JOIN task_session_subagent_usage AS u ON u.task_session_id = sc.id
+ *   LEFT JOIN task_session_subagents AS sub
+ *     ON sub.task_session_id = u.task_session_id AND sub.agent_execution_id = u.agent_execution_id AND sub.tool_call_id = u.tool_call_id
+ *  GROUP BY sub.subagent_type, u.model
  * UNION ALL
  * SELECT 'parent', NULL, p.model,
  *        COUNT(DISTINCT p.task_session_id),
  *        SUM(p.requests),
- *        SUM(COALESCE(p.input_tokens, 0) + COALESCE(p.output_tokens, 0) + COALESCE(p.cache_read_input_tokens, 0) + COALESCE(p.cache_creation_input_tokens, 0)),
+ *        SUM(p.input_tokens),
+ *        SUM(p.output_tokens),
+ *        SUM(p.cache_read_input_tokens),
+ *        SUM(p.cache_creation_input_tokens),
+ *        SUM(CASE WHEN COALESCE(p.input_tokens, p.output_tokens, p.cache_read_input_tokens, p.cache_creation_input_tokens) IS NOT NULL
+ *                 THEN COALESCE(p.input_tokens, 0) + COALESCE(p.output_tokens, 0) + COALESCE(p.cache_read_input_tokens, 0) + COALESCE(p.cache_creation_input_tokens, 0) END),
  *        COUNT(*) - COUNT(p.input_tokens + p.output_tokens + p.cache_read_input_tokens + p.cache_creation_input_tokens)
- *   FROM task_session_parent_usage AS p
+ *   FROM scoped AS sc
+ *   JOIN task_session_parent_usage AS p ON p.task_session_id = sc.id
  *  GROUP BY p.model
- *  ORDER BY 1 DESC, 2, 3
+ *  ORDER BY 1 DESC, 10 DESC NULLS LAST, 2, 3
  * ```
  */
 export const reportUsageLedger = new SqliteManyQuery<IReportUsageLedgerParams, IReportUsageLedgerResult>(
   "reportUsageLedger",
-  "SELECT 'subagent' AS \"side\",\n       s.subagent_type AS \"subagentType\",\n       u.model AS \"model\",\n       COUNT(DISTINCT u.task_session_id || ' ' || u.tool_call_id) AS \"runs\",\n       SUM(u.requests) AS \"requests\",\n       SUM(COALESCE(u.input_tokens, 0) + COALESCE(u.output_tokens, 0) + COALESCE(u.cache_read_input_tokens, 0) + COALESCE(u.cache_creation_input_tokens, 0)) AS \"tokens\",\n       COUNT(*) - COUNT(u.input_tokens + u.output_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens) AS \"unreported\"\n  FROM task_session_subagent_usage AS u\n  LEFT JOIN task_session_subagents AS s\n    ON s.task_session_id = u.task_session_id AND s.agent_execution_id = u.agent_execution_id AND s.tool_call_id = u.tool_call_id\n GROUP BY s.subagent_type, u.model\nUNION ALL\nSELECT 'parent', NULL, p.model,\n       COUNT(DISTINCT p.task_session_id),\n       SUM(p.requests),\n       SUM(COALESCE(p.input_tokens, 0) + COALESCE(p.output_tokens, 0) + COALESCE(p.cache_read_input_tokens, 0) + COALESCE(p.cache_creation_input_tokens, 0)),\n       COUNT(*) - COUNT(p.input_tokens + p.output_tokens + p.cache_read_input_tokens + p.cache_creation_input_tokens)\n  FROM task_session_parent_usage AS p\n GROUP BY p.model\n ORDER BY 1 DESC, 2, 3",
-  [],
+  "WITH scoped AS MATERIALIZED (\n  SELECT t.id\n    FROM task_sessions AS t\n   WHERE t.id IN (SELECT u.task_session_id FROM task_session_subagent_usage AS u\n                  UNION\n                  SELECT p.task_session_id FROM task_session_parent_usage AS p)\n     AND (@taskIds IS NULL OR t.task_id IN (SELECT j.value FROM json_each(@taskIds) AS j))\n     AND ((@since = '' AND @until = '~')\n          OR EXISTS (SELECT 1 FROM task_session_subagents AS s\n                      WHERE s.task_session_id = t.id\n                        AND s.observed_at >= @sinceFloor AND s.observed_at < @untilCeil\n                        AND (@since = '' OR /* utc9(s.observed_at) */ (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= @since)\n                        AND (@until = '~' OR /* utc9(s.observed_at) */ (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < @until))\n          OR EXISTS (SELECT 1 FROM task_session_messages AS m\n                      WHERE m.task_session_id = t.id\n                        AND m.created_at >= @sinceFloor AND m.created_at < @untilCeil\n                        AND (@since = '' OR /* utc9(m.created_at) */ (strftime('%Y-%m-%d %H:%M:%S', substr(m.created_at, 1, 19) || ltrim(substr(m.created_at, 20), '.0123456789')) || '.' || substr(substr(m.created_at, 21, max(length(m.created_at) - 20 - length(ltrim(substr(m.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= @since)\n                        AND (@until = '~' OR /* utc9(m.created_at) */ (strftime('%Y-%m-%d %H:%M:%S', substr(m.created_at, 1, 19) || ltrim(substr(m.created_at, 20), '.0123456789')) || '.' || substr(substr(m.created_at, 21, max(length(m.created_at) - 20 - length(ltrim(substr(m.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) < @until)))\n)\nSELECT 'subagent' AS \"side\",\n       sub.subagent_type AS \"subagent_type\",\n       u.model AS \"model\",\n       COUNT(DISTINCT u.task_session_id || ' ' || u.agent_execution_id || ' ' || u.tool_call_id) AS \"runs\",\n       SUM(u.requests) AS \"requests\",\n       SUM(u.input_tokens) AS \"input_tokens\",\n       SUM(u.output_tokens) AS \"output_tokens\",\n       SUM(u.cache_read_input_tokens) AS \"cache_read_input_tokens\",\n       SUM(u.cache_creation_input_tokens) AS \"cache_creation_input_tokens\",\n       SUM(CASE WHEN COALESCE(u.input_tokens, u.output_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens) IS NOT NULL\n                THEN COALESCE(u.input_tokens, 0) + COALESCE(u.output_tokens, 0) + COALESCE(u.cache_read_input_tokens, 0) + COALESCE(u.cache_creation_input_tokens, 0) END) AS \"tokens\",\n       COUNT(*) - COUNT(u.input_tokens + u.output_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens) AS \"unreported\"\n  FROM scoped AS sc\n  JOIN task_session_subagent_usage AS u ON u.task_session_id = sc.id\n  LEFT JOIN task_session_subagents AS sub\n    ON sub.task_session_id = u.task_session_id AND sub.agent_execution_id = u.agent_execution_id AND sub.tool_call_id = u.tool_call_id\n GROUP BY sub.subagent_type, u.model\nUNION ALL\nSELECT 'parent', NULL, p.model,\n       COUNT(DISTINCT p.task_session_id),\n       SUM(p.requests),\n       SUM(p.input_tokens),\n       SUM(p.output_tokens),\n       SUM(p.cache_read_input_tokens),\n       SUM(p.cache_creation_input_tokens),\n       SUM(CASE WHEN COALESCE(p.input_tokens, p.output_tokens, p.cache_read_input_tokens, p.cache_creation_input_tokens) IS NOT NULL\n                THEN COALESCE(p.input_tokens, 0) + COALESCE(p.output_tokens, 0) + COALESCE(p.cache_read_input_tokens, 0) + COALESCE(p.cache_creation_input_tokens, 0) END),\n       COUNT(*) - COUNT(p.input_tokens + p.output_tokens + p.cache_read_input_tokens + p.cache_creation_input_tokens)\n  FROM scoped AS sc\n  JOIN task_session_parent_usage AS p ON p.task_session_id = sc.id\n GROUP BY p.model\n ORDER BY 1 DESC, 10 DESC NULLS LAST, 2, 3",
+  ["taskIds","since","until","sinceFloor","untilCeil"],
 );

@@ -12,7 +12,6 @@ import type { DatabaseTarget } from '../database-target.js';
 import { matchDialect } from '../dialect.js';
 import type { TablePresence } from '../health/queries.js';
 import type { StoreOptions, SubagentContextStore } from '../types.js';
-import type { UsageLedgerRow } from '../report/usage-ledger.js';
 import { databaseError, toCliError, usageError } from './cli-error.js';
 import { loadDriver } from './driver.js';
 import { needsSnapshot, snapshotOf, type Snapshot } from './sqlite-snapshot.js';
@@ -54,8 +53,6 @@ export interface OpenDatabase {
   readonly store: SubagentContextStore;
   /** Which of the tables the package reads exist. */
   probeTables(): Promise<TablePresence>;
-  /** The usage ledger's figures for the report ([] when it has none: src/report/usage-ledger.ts). */
-  usageLedger(): Promise<UsageLedgerRow[]>;
   close(): Promise<void>;
 }
 
@@ -94,7 +91,6 @@ async function openSqlite(file: string, readonly: boolean, options: StoreOptions
     target: { dialect: 'sqlite', file },
     store: createSqliteStore(opened, options),
     probeTables: () => probe.probeTables(),
-    usageLedger: async () => (await import('../report/usage-ledger.js')).readSqliteUsageLedger(opened),
     close: async () => {
       opened.close();
       held?.remove();
@@ -120,7 +116,6 @@ async function openPostgres(url: string, options: StoreOptions): Promise<OpenDat
     target: { dialect: 'postgres', url },
     store: createPostgresStore(pool, options),
     probeTables: () => probe.probeTables(),
-    usageLedger: async () => (await import('../report/usage-ledger.js')).readPostgresUsageLedger(pool),
     close: () => pool.end(),
   };
 }

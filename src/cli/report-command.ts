@@ -13,7 +13,6 @@ import { DATABASE_OPTIONS, describeTarget, withDatabase } from './database.js';
 import { chooseTarget, chosenTargetNote, requireDefaultStore } from './default-target.js';
 import { EXIT } from './exit-codes.js';
 import { formatReport } from '../render/format-report.js';
-import { formatUsageLedger } from '../render/format-usage-ledger.js';
 import { checkHtmlTarget, writeHtmlFile, type HtmlTarget } from './html-output.js';
 import { windowInstant } from './window-option.js';
 
@@ -83,9 +82,6 @@ export const reportCommand: CliCommand = {
       }
       if (html) writeHtmlFile(html, renderPage(report, where));
       io.out(values.json ? `${JSON.stringify(report)}\n` : formatReport(report, { where }));
-      // The usage ledger (imported transcripts) covers the whole store: shown on an unscoped text report.
-      if (!values.json && options.since === undefined && options.until === undefined && options.taskIds === undefined)
-        io.out(formatUsageLedger(await db.usageLedger()));
       if (html && !values.json) io.out(`wrote ${html.path}\n`);
       return EXIT.ok;
     });

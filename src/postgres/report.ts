@@ -7,7 +7,16 @@
 // All statements run on one connection in one REPEATABLE READ, READ ONLY transaction, so
 // every figure comes from the same snapshot (and a hot standby can serve it).
 import type pg from 'pg';
-import { reportCards, reportFanOut, reportRowCounts, reportTokenDistribution, reportTokens } from '../../generated/postgres/index.js';
+import {
+  reportCards,
+  reportFanOut,
+  reportRowCounts,
+  reportTokenDistribution,
+  reportTokens,
+  reportUsageLedger,
+  reportUsageLedgerPresent,
+  reportUsageLedgerSessions,
+} from '../../generated/postgres/index.js';
 import type { StoreContext } from '../dialect.js';
 import { ceilToMicros, formatMicros } from '../instant.js';
 import { buildReport } from '../report/build-report.js';
@@ -51,6 +60,10 @@ export function postgresReportReader(pool: pg.Pool): ReportReader {
         const distribution = await reportTokenDistribution.many(p, client);
         const fanOut = await reportFanOut.many(p, client);
         const cards = await reportCards.one(p, client);
+        // Probed first: a statement on a missing table (or one this role may not read) would end the snapshot's transaction.
+        const ledger = (await reportUsageLedgerPresent.one(undefined, client)).present
+          ? { groups: await reportUsageLedger.many(p, client), shares: await reportUsageLedgerSessions.many(p, client) }
+          : null;
         return {
           keys,
           bounds,
@@ -59,6 +72,7 @@ export function postgresReportReader(pool: pg.Pool): ReportReader {
           distribution: distribution.map(toTokenBucketRow),
           fanOut: fanOut.map(toFanOutRow),
           cards: toCardCounts(cards),
+          usageLedger: ledger,
         };
       }),
   };

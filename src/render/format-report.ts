@@ -1,5 +1,6 @@
 // The report for a terminal: what it found in plain words first, then fan-out, cards,
-// provenance, tokens and executions with Unicode bar charts, then the caveats as numbered
+// provenance, tokens and executions with Unicode bar charts, the usage ledger when the report
+// carries one (./format-usage-ledger.ts), then the caveats as numbered
 // notes in plain words (src/render/notes.ts). Every string from the database is made visible
 // (escapes for control characters) and clipped by grapheme: see src/render/display-text.ts.
 // `--json` prints the report itself instead, verbatim.
@@ -10,6 +11,7 @@ import { findingLines } from './finding.js';
 import { formatInt, formatRatio, plural } from '../human-numbers.js';
 import { NOTES_EXPLAINED, noteLines } from './notes.js';
 import type { SubagentContextReport } from '../report/types.js';
+import { usageLedgerSection } from './format-usage-ledger.js';
 
 const BAR_WIDTH = 36;
 const LABEL_WIDTH = 28;
@@ -146,6 +148,7 @@ export function formatReport(r: SubagentContextReport, options: ReportViewOption
     provenanceSection(r),
     tokensSection(r),
     executionsSection(r),
+    ...(r.usage_ledger ? [usageLedgerSection(r.usage_ledger)] : []),
     notesSection(r),
   ];
   return visibleLines(`${blocks.map((b) => b.join('\n')).join('\n\n')}\n`);

@@ -1,29 +1,55 @@
-// The report's usage-ledger section (text), printed after the report when the ledger has
-// figures: tokens per subagent type and model summed over every run — the figure the spec's
-// total_tokens (one reported response) cannot give — and the subagents' share of the tokens
-// of the sessions the ledger covers (their parents' own usage is in the main transcripts).
-import type { UsageLedgerRow } from '../report/usage-ledger.js';
+// The report's usage-ledger section (text), after the executions when the report carries a
+// `usage_ledger`: the finding first (./usage-ledger-finding.ts), then tokens per subagent type
+// and model summed over every run (the figure the spec's total_tokens, one reported response,
+// cannot give), then the subagents' share of each card's and session's tokens beside the
+// reported total_tokens. Strings from the database are made visible by formatReport's caller.
+import { formatInt, plural } from '../human-numbers.js';
+import type { UsageLedgerReport, UsageLedgerShare } from '../report/usage-ledger.js';
+import { GROUP_LIMIT } from './chart-data.js';
+import { clipVisible, displayWidth } from './display-text.js';
+import { formatShare, usageLedgerFinding } from './usage-ledger-finding.js';
 
-const int = (n: number) => Math.round(n).toLocaleString('en-US');
+/** `shown` (already made visible and clipped) padded on the right to `width` columns. */
+const padEndVisible = (shown: string, width: number) => shown + ' '.repeat(Math.max(0, width - displayWidth(shown)));
+const tokens = (n: number | null) => (n === null ? 'unknown' : formatInt(n));
+const missing = (rows: number) => (rows ? ` · ${plural(rows, 'row')} missing a figure (a lower bound)` : '');
 
-export function formatUsageLedger(rows: readonly UsageLedgerRow[]): string {
-  const subagents = rows.filter((r) => r.side === 'subagent');
-  if (!subagents.length) return '';
-  const parents = rows.filter((r) => r.side === 'parent');
-  const subagentTokens = subagents.reduce((a, r) => a + r.tokens, 0);
-  const parentTokens = parents.reduce((a, r) => a + r.tokens, 0);
-  const runs = subagents.reduce((a, r) => a + r.runs, 0);
-  const lines = ['', 'Usage ledger: every response of every subagent run, per model (imported transcripts; NULL figures are not 0)'];
-  const share = parentTokens + subagentTokens > 0 ? (100 * subagentTokens) / (parentTokens + subagentTokens) : 0;
-  lines.push(
-    `  subagents used ${int(subagentTokens)} tokens over ${int(runs)} run${runs === 1 ? '' : 's'}: ${share.toFixed(1)}% of their sessions' ${int(subagentTokens + parentTokens)} (the parents' own: ${int(parentTokens)})`,
-  );
-  const width = Math.max(...subagents.map((r) => `${r.subagentType ?? '(type not reported)'} · ${r.model}`.length));
-  for (const r of subagents) {
-    const label = `${r.subagentType ?? '(type not reported)'} · ${r.model}`.padEnd(width);
-    const requests = r.requests === null ? 'requests not reported' : `${int(r.requests)} requests`;
-    const missing = r.unreported ? ` · ${r.unreported} row${r.unreported === 1 ? '' : 's'} missing a figure (a lower bound)` : '';
-    lines.push(`    ${label}  ${int(r.tokens).padStart(12)} tokens · ${int(r.runs)} run${r.runs === 1 ? '' : 's'} · ${requests}${missing}`);
-  }
-  return `${lines.join('\n')}\n`;
+function shareLine(label: string, width: number, s: UsageLedgerShare): string {
+  const total = s.subagent_tokens === null || s.parent_tokens === null ? 'unknown' : formatInt(s.subagent_tokens + s.parent_tokens);
+  return `    ${padEndVisible(label, width)}  ${formatShare(s.subagent_share).padStart(6)} of ${total} · subagents ${tokens(s.subagent_tokens)} over ${plural(s.runs, 'run')} · total_tokens covers ${formatShare(s.reported_coverage)}${missing(s.subagent_unreported_rows + s.parent_unreported_rows)}`;
+}
+
+function shareBlock(title: string, rows: { label: string; share: UsageLedgerShare }[], more: string): string[] {
+  const shown = rows.slice(0, GROUP_LIMIT).map((r) => ({ ...r, label: clipVisible(r.label, 60) }));
+  const width = Math.max(0, ...shown.map((r) => displayWidth(r.label)));
+  const rest = rows.length > GROUP_LIMIT ? [`    … and ${plural(rows.length - GROUP_LIMIT, more)} (every one in --json)`] : [];
+  return [title, ...shown.map((r) => shareLine(r.label, width, r.share)), ...rest];
+}
+
+export function usageLedgerSection(ledger: UsageLedgerReport): string[] {
+  const groups = ledger.by_subagent_type_and_model.map((g) => ({ ...g, label: clipVisible(`${g.subagent_type ?? '(type not reported)'} · ${g.model}`, 60) }));
+  const width = Math.max(0, ...groups.map((g) => displayWidth(g.label)));
+  return [
+    'Usage ledger: every response of every subagent run, per model (NULL figures are not 0)',
+    `  ${usageLedgerFinding(ledger)}`,
+    '  by subagent type and model',
+    ...groups.map(
+      (g) =>
+        `    ${padEndVisible(g.label, width)}  ${tokens(g.tokens).padStart(12)} tokens · ${plural(g.runs, 'run')} · ${g.requests === null ? 'requests not reported' : plural(g.requests, 'request')}${missing(g.unreported_rows)}`,
+    ),
+    ...(groups.length ? [] : ['    (no subagent run in the ledger)']),
+    ...ledger.parents_by_model.map(
+      (p) => `    (parents) · ${clipVisible(p.model, 40)}  ${tokens(p.tokens)} tokens · ${plural(p.sessions, 'session')}${missing(p.unreported_rows)}`,
+    ),
+    ...shareBlock(
+      "  by card: the subagents' share of its tokens",
+      ledger.by_card.map((c) => ({ label: c.task_id, share: c })),
+      'other card',
+    ),
+    ...shareBlock(
+      "  by session: the subagents' share of its tokens",
+      ledger.by_session.map((s) => ({ label: s.task_session_id, share: s })),
+      'other session',
+    ),
+  ];
 }

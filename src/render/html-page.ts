@@ -1,7 +1,8 @@
 // The report as ONE self-contained HTML page (`subagent-context report --html FILE`): inline
 // CSS and inline SVG charts, no script at all, and a Content-Security-Policy that forbids
 // every fetch, so the page can be mailed, archived or opened offline and shows the same.
-// What it found comes first in plain words, then the charts, then the caveats as numbered
+// What it found comes first in plain words, then the charts (and the usage ledger's panel when
+// the report carries one: ./html-usage-ledger.ts), then the caveats as numbered
 // notes in plain words. Light and dark (prefers-color-scheme), print CSS,
 // usable at 400 px. Every string from the database is made visible, clipped and isolated, and
 // the page is written with markup`` (./html.ts), which escapes every value it interpolates.
@@ -16,6 +17,7 @@ import { turnsIn } from '../report/derived-figures.js';
 import type { SubagentContextReport } from '../report/types.js';
 import type { ReportViewOptions } from './format-report.js';
 import { PAGE_CSS } from './html-style.js';
+import { usageLedgerPanel } from './html-usage-ledger.js';
 import { cardsPanel, fanOutPanel, keyText, notesSection, provenancePanel, t, tile, tokensPanel } from './html-panels.js';
 
 export interface ReportPageOptions extends ReportViewOptions {
@@ -71,7 +73,7 @@ ${tile(formatInt(r.tokens.total_tokens), `tokens over ${plural(r.tokens.measured
 ${fanOutPanel(r)}
 ${cardsPanel(r)}
 ${tokensPanel(r)}
-${provenancePanel(r)}
+${usageLedgerPanel(r)}${provenancePanel(r)}
 ${notesSection(r)}
 <footer>${generated}. Figures follow the package's reading rules (the notes above); docs/report.md in the package says what each one counts.</footer>
 </main></body>

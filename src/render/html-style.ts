@@ -73,6 +73,10 @@ th, td { text-align: right; padding: 5px 10px; border-bottom: 1px solid var(--li
 th:first-child, td:first-child { text-align: left; white-space: normal; }
 th { color: var(--muted); font-weight: 600; }
 p.legend-row { margin: 0 0 4px; }
+p.ledger-finding { margin: 6px 0 8px; font-size: 16px; font-weight: 600; }
+td .unknown { color: var(--faint); font-style: italic; }
+th.text, td.text { text-align: left; }
+td.id { white-space: nowrap; }
 .legend { display: inline-flex; align-items: center; gap: 6px; margin-right: 16px; font-size: 13px; color: var(--muted); }
 .swatch { width: 12px; height: 12px; border-radius: 3px; display: inline-block; flex: none; }
 .swatch.known { background: ${COLOR.known}; }

@@ -12,6 +12,7 @@ import { asReportError, reportError } from './errors.js';
 import { checkReportOptions } from './options.js';
 import type { FanOutRow, RawReport, ReportReader, TokenBucketRow, TokenGroupRow } from './queries.js';
 import type { FanOutBucket, ReportOptions, SubagentContextReport, TokenBucket, TokenFigures, TokenGroup } from './types.js';
+import { composeUsageLedger } from './usage-ledger.js';
 
 const REPORT_TABLES: readonly StoreTable[] = ['kandev_meta', 'task_session_subagents', 'task_sessions', 'task_session_messages'];
 
@@ -108,6 +109,7 @@ export function composeReport(raw: RawReport): SubagentContextReport {
     unknown_backfill_rows: c.unknownBackfillRows,
     unknown_live_rows_since_execution_since: bounds.executionSinceNs === null ? null : c.unknownLiveRowsSinceExecutionSince,
   };
+  const usageLedger = composeUsageLedger(raw.usageLedger);
   return {
     window: {
       since: bounds.sinceNs === null ? null : formatKeyInstant(bounds.sinceNs),
@@ -130,6 +132,7 @@ export function composeReport(raw: RawReport): SubagentContextReport {
     },
     tokens,
     executions,
+    ...(usageLedger && { usage_ledger: usageLedger }),
   };
 }
 

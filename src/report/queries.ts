@@ -7,6 +7,7 @@ import type { TablePresence } from '../health/queries.js';
 import type { HealthReport } from '../types.js';
 import type { ReportBoundaries } from './boundaries.js';
 import type { ReportRequest } from './options.js';
+import type { RawUsageLedger } from './usage-ledger.js';
 
 /** The instants and scope every report statement binds. */
 export interface ReportBounds extends ReportRequest, ReportBoundaries {}
@@ -62,6 +63,8 @@ export interface RawReport {
   distribution: TokenBucketRow[];
   fanOut: FanOutRow[];
   cards: CardCounts;
+  /** The usage ledger's rows for the same scope, or null when the store has no ledger tables. */
+  usageLedger: RawUsageLedger | null;
 }
 
 export interface ReportReader {

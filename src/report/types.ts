@@ -2,6 +2,7 @@
 // report --json` prints. Field names are snake_case like the rest of the package's JSON.
 // docs/report.md says what each figure counts and which window it applies to.
 import type { ActivationKeyValues, ActivationState } from '../activation-keys.js';
+import type { UsageLedgerReport } from './usage-ledger.js';
 
 export interface ReportOptions {
   /** RFC3339 instant: only rows observed at or after it count. Absent: no lower bound. */
@@ -114,4 +115,11 @@ export interface SubagentContextReport {
     /** Of those, live rows observed at or after execution_since (AC-31); null when the key is absent. */
     unknown_live_rows_since_execution_since: number | null;
   };
+  /**
+   * The usage ledger (imported transcripts, or a live intake that reports usage) for the same
+   * scope: every response's tokens per subagent type and model, and the subagents' share of
+   * each session's and card's tokens beside the reported total_tokens. Absent when no session
+   * in scope has ledger figures.
+   */
+  usage_ledger?: UsageLedgerReport;
 }

@@ -6,7 +6,16 @@
 // timestamp form lies. All statements run in one read transaction (one WAL snapshot), and
 // synchronously, so no other work on this connection can interleave with it.
 import type { Database } from 'better-sqlite3';
-import { reportCards, reportFanOut, reportRowCounts, reportTokenDistribution, reportTokens } from '../../generated/sqlite/index.js';
+import {
+  reportCards,
+  reportFanOut,
+  reportRowCounts,
+  reportTokenDistribution,
+  reportTokens,
+  reportUsageLedger,
+  reportUsageLedgerPresent,
+  reportUsageLedgerSessions,
+} from '../../generated/sqlite/index.js';
 import { MAX_COLUMN_INSTANT_NS } from '../column-time.js';
 import type { StoreContext } from '../dialect.js';
 import { formatUtc9 } from '../instant.js';
@@ -56,6 +65,11 @@ export function sqliteReportReader(db: Database): ReportReader {
           distribution: reportTokenDistribution.many(p, db).map(toTokenBucketRow),
           fanOut: reportFanOut.many(p, db).map(toFanOutRow),
           cards: toCardCounts(reportCards.one(p, db)),
+          // The ledger's tables may be missing (a store its migration has not reached): no ledger then.
+          usageLedger:
+            Number(reportUsageLedgerPresent.one({}, db).present) === 1
+              ? { groups: reportUsageLedger.many(p, db), shares: reportUsageLedgerSessions.many(p, db) }
+              : null,
         };
       });
     },
