@@ -98,9 +98,7 @@ async function main(): Promise<void> {
   mkdirSync(cacheDir, { recursive: true });
   let server: RunningPostgres | undefined;
   let bouncer: RunningPgBouncer | undefined;
-  // The import section runs on SQLite alone: no server for it.
-  const needsServer = [...sections].some((s) => s !== 'import');
-  if (dialects.includes('postgres') && needsServer) server = await startEmbeddedPostgres({ dataDir: join(cacheDir, 'pg') }); // fsync on
+  if (dialects.includes('postgres')) server = await startEmbeddedPostgres({ dataDir: join(cacheDir, 'pg') }); // fsync on
   const findings: Finding[] = [];
   const storeOptions = { cacheDir, profiles, dialects, server, runs, sections };
   try {
@@ -151,8 +149,9 @@ async function main(): Promise<void> {
       const proxy = { dir: liveDir, messages: quick ? 1_000 : 10_000, warmUp: quick ? 200 : 1_000, burst: quick ? 2_000 : 10_000, runs };
       for (const dialect of dialects) await step(`proxy, ${dialect}`, () => proxyBench({ ...proxy, dialect, server }));
     }
+    // SQLite on every tree (the floor and ccusage beside it); PostgreSQL once, on the smallest.
     if (sections.has('import') && dialects.includes('sqlite'))
-      await step(`claude-code import, ${importSizes.join(', ')}`, () => claudeImportSection(cacheDir, importSizes, runs));
+      await step(`claude-code import, ${importSizes.join(', ')}`, () => claudeImportSection(cacheDir, importSizes, runs, server?.url));
     if (sections.has('hostile')) {
       for (const dialect of dialects) await step(`hostile document, ${dialect}`, () => hugeDocumentSection(cacheDir, dialect, server?.url));
     }

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createDatabase } from '../lib/postgres-database.js';
 import type { ClaudeCodeTree } from './lib/claude-code-tree.js';
 import type { FloorMeasurement } from './claude-import-floor.js';
 
@@ -84,13 +85,37 @@ function ledger(file: string): { tokens: number; sessions: number } {
   }
 }
 
-async function importSqlite(tree: ClaudeCodeTree, dbFile: string): Promise<Run> {
-  for (const f of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`]) rmSync(f, { force: true });
+async function importSqlite(tree: ClaudeCodeTree, dbFile: string, again = false): Promise<Run> {
+  if (!again) for (const f of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`]) rmSync(f, { force: true });
   const r = await timed(process.execPath, [CLI, 'import', 'claude-code', '--from', tree.projectsDir, '--sqlite', dbFile, '--json']);
   const summary = lastJsonLine(r.stdout) as { lines: number; deferred: number; malformedLines: number; sessions: number };
-  if (summary.deferred || summary.sessions !== tree.sessions)
+  if (summary.deferred || summary.sessions !== tree.sessions || (again && summary.lines))
     throw new Error(`import left ${summary.deferred} transcripts, saw ${summary.sessions} of ${tree.sessions} sessions: ${r.stdout}`);
   return { ms: r.ms, maxRssKb: r.maxRssKb, lines: summary.lines, ...ledger(dbFile) };
+}
+
+/** A second import into the store the last one wrote: nothing new to read (the incremental path, every transcript's progress read). */
+export const reimport = (tree: ClaudeCodeTree, dbFile: string) => importSqlite(tree, dbFile, true);
+
+const TOKENS = (table: string) =>
+  `SELECT coalesce(sum(coalesce(input_tokens, 0) + coalesce(output_tokens, 0) + coalesce(cache_read_input_tokens, 0) + coalesce(cache_creation_input_tokens, 0)), 0)::text AS n FROM ${table}`;
+
+/** The import into a fresh PostgreSQL database on the benchmark's cluster (fsync on), dropped after. */
+export async function importPostgres(tree: ClaudeCodeTree, serverUrl: string): Promise<Run> {
+  const db = await createDatabase(serverUrl, 'bench_claude_code_import', { replaceExisting: true });
+  try {
+    const r = await timed(process.execPath, [CLI, 'import', 'claude-code', '--from', tree.projectsDir, '--postgres', db.url, '--json']);
+    const summary = lastJsonLine(r.stdout) as { lines: number; deferred: number; sessions: number };
+    if (summary.deferred || summary.sessions !== tree.sessions) throw new Error(`import (PostgreSQL) left ${summary.deferred} transcripts: ${r.stdout}`);
+    const pool = db.pool({ max: 1 });
+    let tokens = 0;
+    for (const table of ['task_session_parent_usage', 'task_session_subagent_usage'])
+      tokens += Number((await pool.query<{ n: string }>(TOKENS(table))).rows[0].n);
+    const sessions = Number((await pool.query<{ n: string }>('SELECT count(*)::text AS n FROM task_sessions')).rows[0].n);
+    return { ms: r.ms, maxRssKb: r.maxRssKb, lines: summary.lines, tokens, sessions };
+  } finally {
+    await db.drop();
+  }
 }
 
 interface CcusageSession {

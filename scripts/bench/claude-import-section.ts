@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import type { Finding } from './findings.js';
 import { ensureClaudeCodeTree, TREE_SIZES, type ClaudeCodeTree, type TreeSizeName } from './lib/claude-code-tree.js';
-import { ccusageAvailable, measurePath, warmUp, type Path, type Run } from './claude-import-measure.js';
+import { ccusageAvailable, importPostgres, measurePath, reimport, warmUp, type Path, type Run } from './claude-import-measure.js';
 import { fmtInt, fmtRatio, median } from './stats.js';
 
 /** Peak RSS of the import on the largest tree over the smallest's. */
@@ -18,6 +18,10 @@ interface TreeResult {
   tree: ClaudeCodeTree;
   runs: Record<Path, Run[]>;
   rounds: number;
+  /** A second import with nothing new, after the rounds. */
+  again: Run;
+  /** The import into PostgreSQL, once, after the rounds (the smallest tree only). */
+  postgres?: Run;
 }
 
 const mbps = (tree: ClaudeCodeTree, ms: number) => tree.transcriptBytes / 1e6 / (ms / 1000);
@@ -30,7 +34,7 @@ export function prepareClaudeTrees(cacheDir: string, sizes: readonly TreeSizeNam
   for (const s of sizes) ensureClaudeCodeTree(cacheDir, s);
 }
 
-async function measureTree(cacheDir: string, name: TreeSizeName, rounds: number): Promise<TreeResult> {
+async function measureTree(cacheDir: string, name: TreeSizeName, rounds: number, serverUrl: string | undefined): Promise<TreeResult> {
   const tree = ensureClaudeCodeTree(cacheDir, name);
   const paths: Path[] = ccusageAvailable() ? ['floor', 'import', 'ccusage'] : ['floor', 'import'];
   const runs: Record<Path, Run[]> = { floor: [], import: [], ccusage: [] };
@@ -47,7 +51,14 @@ async function measureTree(cacheDir: string, name: TreeSizeName, rounds: number)
   const [floor, imported, usage] = [runs.floor[0], runs.import[0], runs.ccusage[0]];
   if (imported.lines !== floor.lines) throw new Error(`the import read ${imported.lines} lines, the floor ${floor.lines}`);
   if (usage && usage.tokens !== imported.tokens) throw new Error(`ccusage summed ${usage.tokens} tokens, the import's ledger ${imported.tokens}`);
-  return { tree, runs, rounds };
+  process.stderr.write(`bench: claude-code import, ${name}: a second import …\n`);
+  const again = await reimport(tree, dbFile);
+  if (!serverUrl) return { tree, runs, rounds, again };
+  process.stderr.write(`bench: claude-code import, ${name}: into PostgreSQL …\n`);
+  const postgres = await importPostgres(tree, serverUrl);
+  if (postgres.tokens !== imported.tokens || postgres.lines !== floor.lines)
+    throw new Error(`PostgreSQL's ledger holds ${postgres.tokens} tokens, SQLite's ${imported.tokens}`);
+  return { tree, runs, rounds, again, postgres };
 }
 
 function throughputFindings(t: TreeResult): Finding[] {
@@ -71,6 +82,20 @@ function throughputFindings(t: TreeResult): Finding[] {
       detail: `MB/s = transcript bytes ÷ wall time; the import and ccusage timed from outside their process (start-up included), the floor inside its own (no start-up); ${rounds}; the ledger's tokens equal ccusage's (${fmtInt(runs.import[0].tokens ?? 0)})`,
     },
   ];
+  if (t.postgres) {
+    const pgRatio = floorMs / t.postgres.ms;
+    findings.push({
+      section: 'claude-code import',
+      dialect: 'postgres',
+      config: `${config}, into a fresh database (1 connection, fsync on)`,
+      measured: `import claude-code (the built CLI, --postgres) ${mbps(tree, t.postgres.ms).toFixed(1)} MB/s (${(t.postgres.ms / 1000).toFixed(1)} s; the CLI's peak RSS ${rssMb(t.postgres.maxRssKb)})`,
+      ceiling: floorText,
+      figure: pgRatio,
+      figureText: fmtRatio(pgRatio),
+      target: null,
+      detail: `one run after the SQLite rounds, over the floor's median; the smallest tree only (a transaction per transcript, each a round trip per statement); the ledger's tokens equal SQLite's`,
+    });
+  }
   if (runs.ccusage.length) {
     const usageMs = median(runs.ccusage.map((r) => r.ms));
     findings.push({
@@ -88,12 +113,13 @@ function throughputFindings(t: TreeResult): Finding[] {
   return findings;
 }
 
-function memoryFinding(results: TreeResult[]): Finding {
+function memoryFindings(results: TreeResult[]): Finding[] {
   const first = results[0];
   const last = results.at(-1)!;
   const figure = peak(last.runs.import) / peak(first.runs.import);
   const across = (path: Path) => results.map((t) => `${sizeText(t.tree)}: ${rssMb(peak(t.runs[path]))}`).join(' · ');
-  return {
+  const again = last.again.maxRssKb / first.again.maxRssKb;
+  const fresh: Finding = {
     section: 'claude-code import',
     dialect: 'sqlite',
     config: `peak RSS of import claude-code as the tree grows (${results.map((t) => sizeText(t.tree)).join(', ')})`,
@@ -104,13 +130,28 @@ function memoryFinding(results: TreeResult[]): Finding {
     target: { kind: 'at-most', value: FLAT, text: `≤ ${FLAT}× (flat)` },
     detail: `the whole import process (/usr/bin/time %M, max over the rounds); the floor's ${across('floor')}${last.runs.ccusage.length ? `; ccusage's ${across('ccusage')}` : ''}`,
   };
+  return [
+    fresh,
+    {
+      section: 'claude-code import',
+      dialect: 'sqlite',
+      config: `peak RSS of a second import claude-code, nothing new to read (${results.map((t) => sizeText(t.tree)).join(', ')})`,
+      measured: `second import ${results.map((t) => `${sizeText(t.tree)}: ${(t.again.ms / 1000).toFixed(1)} s, ${rssMb(t.again.maxRssKb)}`).join(' · ')}`,
+      ceiling: `the ${sizeText(first.tree)} tree's`,
+      figure: again,
+      figureText: fmtRatio(again),
+      target: null,
+      detail: `every transcript's progress row is read at once (import_read_progress.sql: one row per transcript file, ~0.5 KB of heap each): memory follows the number of transcripts (${fmtInt(first.tree.transcripts)} and ${fmtInt(last.tree.transcripts)}), not their bytes`,
+    },
+  ];
 }
 
 /** The section's findings: throughput per tree, and the import's memory across the trees (two or more). */
-export async function claudeImportSection(cacheDir: string, sizes: readonly TreeSizeName[], runs: number): Promise<Finding[]> {
+export async function claudeImportSection(cacheDir: string, sizes: readonly TreeSizeName[], runs: number, serverUrl?: string): Promise<Finding[]> {
   const results: TreeResult[] = [];
   const ordered = [...sizes].sort((a, b) => TREE_SIZES[a] - TREE_SIZES[b]);
-  // A 1 GiB round is about two minutes on a shared 2-core machine: one round there, up to three below.
-  for (const s of ordered) results.push(await measureTree(cacheDir, s, TREE_SIZES[s] >= 1024 ? 1 : Math.min(runs, 3)));
-  return [...results.flatMap(throughputFindings), ...(results.length > 1 ? [memoryFinding(results)] : [])];
+  // A 1 GiB round is about a minute on a shared 2-core machine: one round there, up to three below.
+  for (const [i, s] of ordered.entries())
+    results.push(await measureTree(cacheDir, s, TREE_SIZES[s] >= 1024 ? 1 : Math.min(runs, 3), i === 0 ? serverUrl : undefined));
+  return [...results.flatMap(throughputFindings), ...(results.length > 1 ? memoryFindings(results) : [])];
 }
