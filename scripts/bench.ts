@@ -14,7 +14,7 @@
 //                           quick: the -quick three), e.g. dense-quick,dense-1m for report memory
 //   --dialect d             sqlite or postgres (default: both)
 //   --runs n                runs per measurement (default 5; quick 2)
-//   --generate-only         build the cached stores and stop
+//   --generate-only         build the cached stores (those of the chosen sections) and the import's trees, and stop
 //   --write / --no-write    write BENCHMARKS.md or not (default: write unless --quick)
 import { mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
