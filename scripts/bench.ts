@@ -6,13 +6,15 @@
 // checking the harness, and prints only (add --write to record it anyway).
 //
 //   --quick                 small stores, few runs
-//   --section a,b           any of live,batch,backfill,hostile,replay,health,report,acp,proxy (default: all);
-//                           hostile = the backfill's memory on one 50 MB metadata document
+//   --section a,b           any of live,batch,backfill,hostile,replay,health,report,acp,proxy,import (default: all);
+//                           hostile = the backfill's memory on one 50 MB metadata document;
+//                           import = `import claude-code` on synthetic transcript trees (SQLite)
+//   --import-sizes a,b      the import's trees (default 256m,1g, ~3 min; quick 32m): any of 32m,256m,512m,1g
 //   --profiles a,b          synthetic stores to measure (default: reference,sparse-1m,dense-1m;
 //                           quick: the -quick three), e.g. dense-quick,dense-1m for report memory
 //   --dialect d             sqlite or postgres (default: both)
 //   --runs n                runs per measurement (default 5; quick 2)
-//   --generate-only         build the cached stores and stop
+//   --generate-only         build the cached stores (those of the chosen sections) and the import's trees, and stop
 //   --write / --no-write    write BENCHMARKS.md or not (default: write unless --quick)
 import { mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -32,10 +34,12 @@ import { prepareStores, storeSections } from './bench/store-sections.js';
 import { postgresAcp, recognizerMemory, sqliteAcp } from './bench/acp-section.js';
 import { delegationCheckCost } from './bench/acp-delegation-check.js';
 import { proxyBench } from './bench/proxy-section.js';
+import { claudeImportSection, prepareClaudeTrees } from './bench/claude-import-section.js';
+import { isTreeSizeName, TREE_SIZES, type TreeSizeName } from './bench/lib/claude-code-tree.js';
 import { DIALECTS, type DialectName } from '../src/dialect.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SECTIONS = ['live', 'batch', 'backfill', 'hostile', 'replay', 'health', 'report', 'acp', 'proxy'] as const;
+const SECTIONS = ['live', 'batch', 'backfill', 'hostile', 'replay', 'health', 'report', 'acp', 'proxy', 'import'] as const;
 /** The Finding.section each --section produces. */
 const FINDING_SECTION: Record<(typeof SECTIONS)[number], Finding['section']> = {
   live: 'live writer',
@@ -47,6 +51,7 @@ const FINDING_SECTION: Record<(typeof SECTIONS)[number], Finding['section']> = {
   report: 'report',
   acp: 'acp intake',
   proxy: 'proxy',
+  import: 'claude-code import',
 };
 /** PgBouncer's server connections per database in the pooled live runs: small, as in the tests. */
 const PGBOUNCER_POOL_SIZE = 4;
@@ -58,6 +63,7 @@ const { values } = parseArgs({
     profiles: { type: 'string' },
     dialect: { type: 'string' },
     runs: { type: 'string' },
+    'import-sizes': { type: 'string' },
     'generate-only': { type: 'boolean', default: false },
     write: { type: 'boolean' },
     'no-write': { type: 'boolean', default: false },
@@ -79,6 +85,10 @@ const profiles: StoreProfileName[] = values.profiles
   : quick
     ? ['reference-quick', 'sparse-quick', 'dense-quick']
     : ['reference', 'sparse-1m', 'dense-1m'];
+const importSizes: TreeSizeName[] = (values['import-sizes'] ?? (quick ? '32m' : '256m,1g')).split(',').map((s) => {
+  if (!isTreeSizeName(s)) throw new Error(`unknown import tree ${s}; choose from ${Object.keys(TREE_SIZES).join(', ')}`);
+  return s;
+});
 /** Frames per live run: SQLite at NORMAL is fast; FULL and PostgreSQL (fsync on) are fsync-bound. */
 const frames = quick ? { normal: 1_200, full: 300, postgres: 300 } : { normal: 20_000, full: 3_000, postgres: 4_000 };
 
@@ -92,8 +102,10 @@ async function main(): Promise<void> {
   const findings: Finding[] = [];
   const storeOptions = { cacheDir, profiles, dialects, server, runs, sections };
   try {
+    const storeSectionsChosen = ['backfill', 'replay', 'health', 'report'].some((s) => sections.has(s));
     if (values['generate-only']) {
-      await prepareStores(storeOptions);
+      if (storeSectionsChosen) await prepareStores(storeOptions);
+      if (sections.has('import')) prepareClaudeTrees(cacheDir, importSizes);
       return;
     }
     const liveDir = join(cacheDir, 'live');
@@ -125,7 +137,7 @@ async function main(): Promise<void> {
       if (dialects.includes('sqlite')) await step('batch, SQLite NORMAL', () => sqliteBatch(liveDir, 'NORMAL', frames.normal, runs));
       if (server) await step('batch, PostgreSQL', () => postgresBatch(server!, frames.postgres * 2, runs));
     }
-    if (['backfill', 'replay', 'health', 'report'].some((s) => sections.has(s))) findings.push(...(await storeSections(storeOptions)));
+    if (storeSectionsChosen) findings.push(...(await storeSections(storeOptions)));
     if (sections.has('acp')) {
       // Copies of the recorded traffic (about 50 frames each): as many frames as the live section writes.
       if (dialects.includes('sqlite')) await step('acp intake, SQLite NORMAL', () => sqliteAcp(liveDir, quick ? 20 : 400, runs));
@@ -137,6 +149,9 @@ async function main(): Promise<void> {
       const proxy = { dir: liveDir, messages: quick ? 1_000 : 10_000, warmUp: quick ? 200 : 1_000, burst: quick ? 2_000 : 10_000, runs };
       for (const dialect of dialects) await step(`proxy, ${dialect}`, () => proxyBench({ ...proxy, dialect, server }));
     }
+    // SQLite on every tree (the floor and ccusage beside it); PostgreSQL once, on the smallest.
+    if (sections.has('import') && dialects.includes('sqlite'))
+      await step(`claude-code import, ${importSizes.join(', ')}`, () => claudeImportSection(cacheDir, importSizes, runs, server?.url));
     if (sections.has('hostile')) {
       for (const dialect of dialects) await step(`hostile document, ${dialect}`, () => hugeDocumentSection(cacheDir, dialect, server?.url));
     }

@@ -1,7 +1,7 @@
 // The transcript line reader: complete lines only (a half-written last line is not a line
 // yet), the byte offset after each, whatever the read size — lines longer than a read,
 // multi-byte characters split across reads, CRLF, empty lines. No database: it reads files.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -29,6 +29,20 @@ describe('readCompleteLines', () => {
   it('starts at a byte offset (where the last run stopped)', async () => {
     const lines = await read(content, 9, 5);
     expect(lines.map((l) => l.text)).toEqual(['{"b":"é€😀 long enough to span reads"}']);
+  });
+
+  it('reads what is appended while it reads, past the size the file had when it was opened', async () => {
+    const file = join(dir, 'growing');
+    writeFileSync(file, '{"first":1}\n');
+    const line = `{"pad":"${'x'.repeat(1000)}"}\n`;
+    const out: number[] = [];
+    for await (const { text, end } of readCompleteLines(file, 0)) {
+      // The first read is sized to the file as opened (64 KiB at least): 200 KB more arrive after it.
+      if (out.length === 0) appendFileSync(file, line.repeat(200));
+      expect(text).toBe(out.length === 0 ? '{"first":1}' : line.trimEnd());
+      out.push(end);
+    }
+    expect(out).toEqual(Array.from({ length: 201 }, (_, i) => 12 + i * Buffer.byteLength(line)));
   });
 
   it('an empty file and a file of one unfinished line yield nothing', async () => {

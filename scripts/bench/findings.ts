@@ -11,7 +11,7 @@ export interface Target {
 }
 
 export interface Finding {
-  section: 'live writer' | 'batch' | 'backfill' | 'hostile document' | 'health' | 'replay' | 'report' | 'acp intake' | 'proxy';
+  section: 'live writer' | 'batch' | 'backfill' | 'hostile document' | 'health' | 'replay' | 'report' | 'acp intake' | 'proxy' | 'claude-code import';
   dialect: DialectName;
   config: string;
   measured: string;

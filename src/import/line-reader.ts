@@ -13,15 +13,20 @@ export interface CompleteLine {
 
 const NEWLINE = 0x0a;
 const CR = 0x0d;
+const MIN_CHUNK = 64 * 1024;
 
 export async function* readCompleteLines(path: string, start: number, chunkBytes = 1 << 20): AsyncGenerator<CompleteLine> {
   const file = await open(path, 'r');
   try {
-    const chunk = Buffer.allocUnsafe(chunkBytes);
+    // No larger than what is there to read (at least 64 KiB, for what is appended meanwhile): most
+    // transcripts are far below 1 MiB, and a fresh 1 MiB per file left tens of MB of buffers
+    // waiting for the collector over a run of thousands of files.
+    const { size } = await file.stat();
+    const chunk = Buffer.allocUnsafe(Math.min(chunkBytes, Math.max(MIN_CHUNK, size - start)));
     let position = start; // the file offset chunk[0] was read from
     let pending: Buffer[] = []; // the start of a line that spans reads (copied: chunk is reused)
     for (;;) {
-      const { bytesRead } = await file.read(chunk, 0, chunkBytes, position);
+      const { bytesRead } = await file.read(chunk, 0, chunk.length, position);
       if (bytesRead === 0) return; // EOF: whatever is pending is a half-written line
       let from = 0;
       for (let i = chunk.indexOf(NEWLINE); i !== -1 && i < bytesRead; i = chunk.indexOf(NEWLINE, i + 1)) {

@@ -31,39 +31,39 @@ export function defaultProjectsDir(env: NodeJS.ProcessEnv = process.env, home: s
 const SESSION_FILE = /^(.+)\.jsonl$/;
 const AGENT_FILE = /^agent-(.+)\.jsonl$/;
 
-function dirs(path: string): string[] {
-  return readdirSync(path, { withFileTypes: true })
+/** The project folders under the projects folder, in a stable order. */
+export function listProjects(projectsDir: string): string[] {
+  return readdirSync(projectsDir, { withFileTypes: true })
     .filter((e) => e.isDirectory())
     .map((e) => e.name)
     .sort();
 }
 
-/** Every session under the projects folder, in a stable order (project, then session id). */
-export function discoverSessions(projectsDir: string): SessionFiles[] {
+/** Every session of one project folder, in a stable order (session id). One project at a time:
+ * the import holds one project's listing, not the whole tree's. */
+export function discoverProject(projectsDir: string, project: string): SessionFiles[] {
   const sessions: SessionFiles[] = [];
-  for (const project of dirs(projectsDir)) {
-    const root = join(projectsDir, project);
-    const entries = readdirSync(root, { withFileTypes: true });
-    const ids = new Set<string>();
-    for (const e of entries) {
-      const m = e.isFile() ? SESSION_FILE.exec(e.name) : null;
-      if (m) ids.add(m[1]);
-      else if (e.isDirectory() && existsSync(join(root, e.name, 'subagents'))) ids.add(e.name);
-    }
-    for (const sessionId of [...ids].sort()) {
-      const main = join(root, `${sessionId}.jsonl`);
-      const folder = join(root, sessionId, 'subagents');
-      const subagents: SubagentFile[] = [];
-      if (existsSync(folder) && statSync(folder).isDirectory()) {
-        for (const name of readdirSync(folder).sort()) {
-          const m = AGENT_FILE.exec(name);
-          if (!m) continue;
-          const metaPath = join(folder, `agent-${m[1]}.meta.json`);
-          subagents.push({ agentId: m[1], path: join(folder, name), metaPath: existsSync(metaPath) ? metaPath : null });
-        }
+  const root = join(projectsDir, project);
+  const entries = readdirSync(root, { withFileTypes: true });
+  const ids = new Set<string>();
+  for (const e of entries) {
+    const m = e.isFile() ? SESSION_FILE.exec(e.name) : null;
+    if (m) ids.add(m[1]);
+    else if (e.isDirectory() && existsSync(join(root, e.name, 'subagents'))) ids.add(e.name);
+  }
+  for (const sessionId of [...ids].sort()) {
+    const main = join(root, `${sessionId}.jsonl`);
+    const folder = join(root, sessionId, 'subagents');
+    const subagents: SubagentFile[] = [];
+    if (existsSync(folder) && statSync(folder).isDirectory()) {
+      for (const name of readdirSync(folder).sort()) {
+        const m = AGENT_FILE.exec(name);
+        if (!m) continue;
+        const metaPath = join(folder, `agent-${m[1]}.meta.json`);
+        subagents.push({ agentId: m[1], path: join(folder, name), metaPath: existsSync(metaPath) ? metaPath : null });
       }
-      sessions.push({ project, sessionId, main: existsSync(main) ? main : null, subagents });
     }
+    sessions.push({ project, sessionId, main: existsSync(main) ? main : null, subagents });
   }
   return sessions;
 }

@@ -4,12 +4,12 @@
 // nested launches, its sidecar's facts). Each transcript is read from where the last import
 // stopped (src/import/transcript-file.ts). A transcript whose write fails is WARN-logged and
 // left for the next run; the others go on.
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { importedExecutionId } from '../identity.js';
 import type { ImportRunOptions, LaunchJob, TranscriptProgress } from '../import-store.js';
 import { consumeTranscript } from '../transcript-file.js';
 import { ClaudeTranscriptConsumer, SOURCE, type TranscriptRole } from './transcript-consumer.js';
-import { discoverSessions, readMeta, type SessionFiles, type SubagentMeta } from './discover.js';
+import { discoverProject, listProjects, readMeta, type SessionFiles, type SubagentMeta } from './discover.js';
 
 export interface ImportSummary {
   sessions: number;
@@ -33,10 +33,10 @@ interface Work {
   metaPath: string | null;
 }
 
-/** Each session's main transcript, then its subagents' by spawn depth (a launch is read before the run it launched). */
-function workOf(sessions: SessionFiles[]): Work[] {
+/** Each session's main transcript, then its subagents' by spawn depth (a launch is read before the run it launched); `ordered` false: in any order. */
+function workOf(sessions: SessionFiles[], ordered: boolean): Work[] {
   return sessions.flatMap((session) => {
-    const depth = new Map(session.subagents.map((s) => [s.agentId, readMeta(s.metaPath)?.spawnDepth ?? 1]));
+    const depth = new Map(session.subagents.map((s) => [s.agentId, ordered ? (readMeta(s.metaPath)?.spawnDepth ?? 1) : 1]));
     const subagents = [...session.subagents].sort((a, b) => depth.get(a.agentId)! - depth.get(b.agentId)! || (a.agentId < b.agentId ? -1 : 1));
     return [
       ...(session.main ? [{ session, transcript: session.sessionId, path: session.main, agentId: null, metaPath: null }] : []),
@@ -78,77 +78,90 @@ function metaJob(sessionId: string, agentId: string, toolCallId: string, meta: S
   });
 }
 
+/** Bytes left to read in every transcript of the tree: one pass over the names and sizes, nothing kept. */
+function bytesToRead(from: string, projects: string[], progress: Map<string, TranscriptProgress>): number {
+  let total = 0;
+  for (const project of projects)
+    for (const w of workOf(discoverProject(from, project), false)) total += Math.max(0, statSync(w.path).size - (progress.get(w.transcript)?.byteOffset ?? 0));
+  return total;
+}
+
 export async function importClaudeCode(options: ImportRunOptions): Promise<ImportSummary> {
   const { store, logger } = options;
   const summary: ImportSummary = { sessions: 0, transcripts: 0, bytes: 0, lines: 0, malformedLines: 0, frames: 0, failedFrames: 0, deferred: 0 };
-  const sessions = discoverSessions(options.from);
-  summary.sessions = sessions.length;
   const progress = await store.readProgress(SOURCE);
-  const work = workOf(sessions);
-  const sizes = await Promise.all(work.map((w) => stat(w.path).then((s) => s.size)));
-  const total = work.reduce((sum, w, i) => sum + Math.max(0, sizes[i] - (progress.get(w.transcript)?.byteOffset ?? 0)), 0);
+  // One project's listing at a time: memory follows the largest project, not the tree (a listing
+  // of the whole tree, ~1 KB a transcript, grew the peak with the tree, the collector's headroom
+  // on top of it).
+  const projects = listProjects(options.from);
+  const total = options.onProgress ? bytesToRead(options.from, projects, progress) : 0;
   let done = 0;
   options.onProgress?.(0, total);
-  // The sidecars of the session being imported: a nested subagent's parent call is its parent agent's toolUseId.
-  let metas = new Map<string, SubagentMeta | undefined>();
-  let subagentCalls = new Set<string>();
-  let metasOf: SessionFiles | null = null;
-  for (const [i, w] of work.entries()) {
-    const { sessionId } = w.session;
-    const executionId = importedExecutionId(SOURCE, sessionId);
-    if (metasOf !== w.session) {
-      metasOf = w.session;
-      metas = new Map(w.session.subagents.map((s) => [s.agentId, readMeta(s.metaPath)]));
-      subagentCalls = new Set([...metas.values()].flatMap((m) => (m?.toolUseId ? [m.toolUseId] : [])));
-    }
-    const before = progress.get(w.transcript) ?? fresh(w.transcript, sessionId);
-    if (sizes[i] === before.byteOffset) continue;
-    let subagent: TranscriptRole['subagent'] = null;
-    if (w.agentId !== null) {
-      const meta = metas.get(w.agentId);
-      const toolCallId = meta?.toolUseId ?? (await store.findToolCall(sessionId, executionId, w.agentId));
-      // Taken once its launch is: the row is the launch line's, with the launch's instants.
-      if (!toolCallId || !(await store.hasSubagentRow(sessionId, executionId, toolCallId))) {
-        logger.warn(
-          { path: w.path, agent_id: w.agentId },
-          toolCallId
-            ? 'subagent transcript whose launch is not imported yet: left for the next import'
-            : 'subagent transcript without its sidecar and with no launch naming its agent id yet: left for the next import',
-        );
-        summary.deferred++;
-        continue;
+  for (const project of projects) {
+    const sessions = discoverProject(options.from, project);
+    summary.sessions += sessions.length;
+    // The sidecars of the session being imported: a nested subagent's parent call is its parent agent's toolUseId.
+    let metas = new Map<string, SubagentMeta | undefined>();
+    let subagentCalls = new Set<string>();
+    let metasOf: SessionFiles | null = null;
+    for (const w of workOf(sessions, true)) {
+      const { sessionId } = w.session;
+      const executionId = importedExecutionId(SOURCE, sessionId);
+      if (metasOf !== w.session) {
+        metasOf = w.session;
+        metas = new Map(w.session.subagents.map((s) => [s.agentId, readMeta(s.metaPath)]));
+        subagentCalls = new Set([...metas.values()].flatMap((m) => (m?.toolUseId ? [m.toolUseId] : [])));
       }
-      const parentAgent = meta?.parentAgentId;
-      const parentToolCallId = parentAgent ? (metas.get(parentAgent)?.toolUseId ?? null) : null;
-      subagent = { toolCallId, job: metaJob(sessionId, w.agentId, toolCallId, meta, parentToolCallId) };
+      const before = progress.get(w.transcript) ?? fresh(w.transcript, sessionId);
+      const size = statSync(w.path).size;
+      if (size === before.byteOffset) continue;
+      let subagent: TranscriptRole['subagent'] = null;
+      if (w.agentId !== null) {
+        const meta = metas.get(w.agentId);
+        const toolCallId = meta?.toolUseId ?? (await store.findToolCall(sessionId, executionId, w.agentId));
+        // Taken once its launch is: the row is the launch line's, with the launch's instants.
+        if (!toolCallId || !(await store.hasSubagentRow(sessionId, executionId, toolCallId))) {
+          logger.warn(
+            { path: w.path, agent_id: w.agentId },
+            toolCallId
+              ? 'subagent transcript whose launch is not imported yet: left for the next import'
+              : 'subagent transcript without its sidecar and with no launch naming its agent id yet: left for the next import',
+          );
+          summary.deferred++;
+          continue;
+        }
+        const parentAgent = meta?.parentAgentId;
+        const parentToolCallId = parentAgent ? (metas.get(parentAgent)?.toolUseId ?? null) : null;
+        subagent = { toolCallId, job: metaJob(sessionId, w.agentId, toolCallId, meta, parentToolCallId) };
+      }
+      const role: TranscriptRole = {
+        sessionId,
+        executionId,
+        subagentCalls,
+        subagent,
+        task: options.task,
+        fallbackTask: w.session.project,
+        clock: options.clock,
+        commit: async (unit) => {
+          const outcome = await store.commit(unit);
+          summary.frames += outcome.frames;
+          summary.failedFrames += outcome.failedFrames;
+        },
+      };
+      const working = { ...before, last: before.last && { ...before.last } };
+      try {
+        const read = await consumeTranscript(w.path, working, new ClaudeTranscriptConsumer(role, working), logger);
+        summary.transcripts += read.lines > 0 ? 1 : 0;
+        summary.bytes += read.bytes;
+        summary.lines += read.lines;
+        summary.malformedLines += read.malformed;
+      } catch (err) {
+        logger.warn({ path: w.path, error: err instanceof Error ? err.message : String(err) }, 'importing a transcript failed: left for the next import');
+        summary.deferred++;
+      }
+      done += Math.max(0, size - before.byteOffset);
+      options.onProgress?.(Math.min(done, total), total);
     }
-    const role: TranscriptRole = {
-      sessionId,
-      executionId,
-      subagentCalls,
-      subagent,
-      task: options.task,
-      fallbackTask: w.session.project,
-      clock: options.clock,
-      commit: async (unit) => {
-        const outcome = await store.commit(unit);
-        summary.frames += outcome.frames;
-        summary.failedFrames += outcome.failedFrames;
-      },
-    };
-    const working = { ...before, last: before.last && { ...before.last } };
-    try {
-      const read = await consumeTranscript(w.path, working, new ClaudeTranscriptConsumer(role, working), logger);
-      summary.transcripts += read.lines > 0 ? 1 : 0;
-      summary.bytes += read.bytes;
-      summary.lines += read.lines;
-      summary.malformedLines += read.malformed;
-    } catch (err) {
-      logger.warn({ path: w.path, error: err instanceof Error ? err.message : String(err) }, 'importing a transcript failed: left for the next import');
-      summary.deferred++;
-    }
-    done += Math.max(0, sizes[i] - before.byteOffset);
-    options.onProgress?.(done, total);
   }
   return summary;
 }
