@@ -57,7 +57,8 @@ export interface UnitOutcome {
 export interface ImportStore {
   /** Host tables (CREATE … IF NOT EXISTS) and the store's migrations; false when a step failed. */
   prepare(): Promise<boolean>;
-  readProgress(source: string): Promise<Map<string, TranscriptProgress>>;
+  /** The progress rows of these transcripts of one source, by key; a transcript never imported has none. Callers pass a bounded batch of keys. */
+  readProgress(source: string, transcripts: string[]): Promise<Map<string, TranscriptProgress>>;
   /** The tool call of the subagent whose result named agentId (a transcript without its sidecar). */
   findToolCall(sessionId: string, executionId: string, agentId: string): Promise<string | undefined>;
   /** Whether the subagent row of a tool call exists (its launch was imported). */

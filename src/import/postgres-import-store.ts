@@ -6,7 +6,7 @@ import {
   importAddSubagentUsage,
   importFindSubagentToolCall,
   importHasSubagentRow,
-  importReadProgress,
+  importReadProgressOf,
   importWriteProgress,
 } from '../../generated/postgres/import/index.js';
 import { proxyEnsureSession, proxyReadSessionTask, proxyUpsertSubagentMessage } from '../../generated/postgres/proxy/index.js';
@@ -25,8 +25,8 @@ export function openPostgresImportStore(url: string, options: ImportStoreOptions
       await store.createHostTables();
       return (await store.runMigrations()).ok;
     },
-    async readProgress(source) {
-      return new Map((await importReadProgress.many({ source }, pool)).map((r) => [r.transcript, toProgress(r)]));
+    async readProgress(source, transcripts) {
+      return new Map((await importReadProgressOf.many({ source, transcripts }, pool)).map((r) => [r.transcript, toProgress(r)]));
     },
     async findToolCall(sessionId, executionId, agentId) {
       return (await importFindSubagentToolCall.maybeOne({ sessionId, executionId, agentId }, pool))?.toolCallId;

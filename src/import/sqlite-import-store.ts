@@ -9,7 +9,7 @@ import {
   importAddSubagentUsage,
   importFindSubagentToolCall,
   importHasSubagentRow,
-  importReadProgress,
+  importReadProgressOf,
   importWriteProgress,
 } from '../../generated/sqlite/import/index.js';
 import { proxyEnsureSession, proxyReadSessionTask, proxyUpsertSubagentMessage } from '../../generated/sqlite/proxy/index.js';
@@ -35,8 +35,8 @@ export function openSqliteImportStore(file: string, options: ImportStoreOptions)
       await store.createHostTables();
       return (await store.runMigrations()).ok;
     },
-    async readProgress(source) {
-      return new Map(importReadProgress.many({ source }, db).map((r) => [r.transcript, toProgress(r)]));
+    async readProgress(source, transcripts) {
+      return new Map(importReadProgressOf.many({ source, transcripts: JSON.stringify(transcripts) }, db).map((r) => [r.transcript, toProgress(r)]));
     },
     async findToolCall(sessionId, executionId, agentId) {
       return importFindSubagentToolCall.maybeOne({ sessionId, executionId, agentId }, db)?.toolCallId;

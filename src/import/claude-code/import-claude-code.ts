@@ -6,7 +6,7 @@
 // left for the next run; the others go on.
 import { statSync } from 'node:fs';
 import { importedExecutionId } from '../identity.js';
-import type { ImportRunOptions, LaunchJob, TranscriptProgress } from '../import-store.js';
+import type { ImportRunOptions, ImportStore, LaunchJob, TranscriptProgress } from '../import-store.js';
 import { consumeTranscript } from '../transcript-file.js';
 import { ClaudeTranscriptConsumer, SOURCE, type TranscriptRole } from './transcript-consumer.js';
 import { discoverProject, listProjects, readMeta, type SessionFiles, type SubagentMeta } from './discover.js';
@@ -78,23 +78,38 @@ function metaJob(sessionId: string, agentId: string, toolCallId: string, meta: S
   });
 }
 
-/** Bytes left to read in every transcript of the tree: one pass over the names and sizes, nothing kept. */
-function bytesToRead(from: string, projects: string[], progress: Map<string, TranscriptProgress>): number {
+/** Transcript keys per progress read: exact primary-key lookups, a parameter of bounded size. */
+export const PROGRESS_BATCH = 1_000;
+
+/** The progress rows of these transcripts (one never imported has none), read in batches of keys. */
+async function progressOf(store: ImportStore, work: Work[]): Promise<Map<string, TranscriptProgress>> {
+  const transcripts = work.map((w) => w.transcript);
+  const progress = new Map<string, TranscriptProgress>();
+  for (let i = 0; i < transcripts.length; i += PROGRESS_BATCH)
+    for (const [transcript, p] of await store.readProgress(SOURCE, transcripts.slice(i, i + PROGRESS_BATCH))) progress.set(transcript, p);
+  return progress;
+}
+
+/** Bytes left to read in every transcript of the tree: one project's names, sizes and progress at a time, nothing kept. */
+async function bytesToRead(store: ImportStore, from: string, projects: string[]): Promise<number> {
   let total = 0;
-  for (const project of projects)
-    for (const w of workOf(discoverProject(from, project), false)) total += Math.max(0, statSync(w.path).size - (progress.get(w.transcript)?.byteOffset ?? 0));
+  for (const project of projects) {
+    const work = workOf(discoverProject(from, project), false);
+    const progress = await progressOf(store, work);
+    for (const w of work) total += Math.max(0, statSync(w.path).size - (progress.get(w.transcript)?.byteOffset ?? 0));
+  }
   return total;
 }
 
 export async function importClaudeCode(options: ImportRunOptions): Promise<ImportSummary> {
   const { store, logger } = options;
   const summary: ImportSummary = { sessions: 0, transcripts: 0, bytes: 0, lines: 0, malformedLines: 0, frames: 0, failedFrames: 0, deferred: 0 };
-  const progress = await store.readProgress(SOURCE);
-  // One project's listing at a time: memory follows the largest project, not the tree (a listing
-  // of the whole tree, ~1 KB a transcript, grew the peak with the tree, the collector's headroom
-  // on top of it).
+  // One project's listing and progress rows at a time: memory follows the largest project, not
+  // the tree (a listing of the whole tree, ~1 KB a transcript, and every progress row of the
+  // source read at the start, ~0.5 KB a transcript, grew the peak with the tree, the collector's
+  // headroom on top of it).
   const projects = listProjects(options.from);
-  const total = options.onProgress ? bytesToRead(options.from, projects, progress) : 0;
+  const total = options.onProgress ? await bytesToRead(store, options.from, projects) : 0;
   let done = 0;
   options.onProgress?.(0, total);
   for (const project of projects) {
@@ -104,7 +119,11 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
     let metas = new Map<string, SubagentMeta | undefined>();
     let subagentCalls = new Set<string>();
     let metasOf: SessionFiles | null = null;
-    for (const w of workOf(sessions, true)) {
+    const work = workOf(sessions, true);
+    // Read after the projects before it were imported: a session also found in an earlier project
+    // folder of this tree (a copied folder) resumes where that one stopped, not from the start.
+    const progress = await progressOf(store, work);
+    for (const w of work) {
       const { sessionId } = w.session;
       const executionId = importedExecutionId(SOURCE, sessionId);
       if (metasOf !== w.session) {
