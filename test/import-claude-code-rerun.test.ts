@@ -1,7 +1,8 @@
 // A second import over a tree with nothing new reads the progress rows one project folder at a
 // time, by the keys of that project's transcripts (in batches of PROGRESS_BATCH keys), never
-// every row of the source at once: its memory follows the largest project, not the tree. The
-// store is the real one; only its readProgress calls are recorded on the way through.
+// every row of the source at once: its memory follows the largest project, not the tree. Read
+// per project, a session also found in an earlier folder of the tree resumes where that one
+// stopped. The store is the real one; only its readProgress calls are recorded on the way through.
 import { appendFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -9,7 +10,8 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { importClaudeCode, PROGRESS_BATCH, type ImportSummary } from '../src/import/claude-code/import-claude-code.js';
 import { openImportStore } from '../src/import/open-import-store.js';
 import { createWallClock } from '../src/instant.js';
-import { filesUnder, RECORDED_PROJECTS } from './helpers/claude-import.js';
+import { listProjects } from '../src/import/claude-code/discover.js';
+import { filesUnder, RECORDED_PROJECTS, referenceUsage } from './helpers/claude-import.js';
 import { openProxyStore, type ProxyStore } from './helpers/proxy-store.js';
 import { describeBothDialects } from './helpers/test-db.js';
 
@@ -95,6 +97,22 @@ describeBothDialects('import claude-code: a second import reads progress per pro
     // The store holds one progress row per transcript, and nothing was written twice.
     const [{ n }] = await target.query<{ n: unknown }>('SELECT COUNT(*) AS n FROM subagent_context_import_progress');
     expect(Number(n)).toBe(recorded.length + synthetic.length);
+  });
+
+  it('a session found in two project folders of one tree (a copied folder) is read once: the second folder resumes where the first stopped', async () => {
+    const [project] = listProjects(RECORDED_PROJECTS);
+    cpSync(join(RECORDED_PROJECTS, project), join(tree, 'a-copy'), { recursive: true });
+    cpSync(join(RECORDED_PROJECTS, project), join(tree, 'b-copy'), { recursive: true });
+    const recorded = recordedKeys();
+    const run = await importRecording(target, tree);
+    expect(run.warns).toEqual([]);
+    expect(run.summary.transcripts).toBe(recorded.length);
+    // Import pass (after the bar's two): the second folder's read finds every row the first wrote.
+    expect(run.reads.map((r) => r.found)).toEqual([0, 0, 0, recorded.length]);
+    const mains = filesUnder(RECORDED_PROJECTS, /^[0-9a-f-]{36}\.jsonl$/);
+    const expected = mains.flatMap((f) => [...referenceUsage(f).values()]).reduce((sum, u) => sum + u.requests, 0);
+    const [{ requests }] = await target.query<{ requests: unknown }>('SELECT SUM(requests) AS requests FROM task_session_parent_usage');
+    expect(Number(requests)).toBe(expected);
   });
 
   it(`a project with more transcripts than one batch (${PROGRESS_BATCH} keys) is read in batches and found whole`, async () => {

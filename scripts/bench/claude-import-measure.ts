@@ -94,7 +94,7 @@ async function importSqlite(tree: ClaudeCodeTree, dbFile: string, again = false)
   return { ms: r.ms, maxRssKb: r.maxRssKb, lines: summary.lines, ...ledger(dbFile) };
 }
 
-/** A second import into the store the last one wrote: nothing new to read (the incremental path, every transcript's progress read). */
+/** A second import into the store the last one wrote: nothing new to read (the incremental path: every transcript's progress row read, one project folder at a time). */
 export const reimport = (tree: ClaudeCodeTree, dbFile: string) => importSqlite(tree, dbFile, true);
 
 const TOKENS = (table: string) =>
