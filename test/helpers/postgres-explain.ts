@@ -50,7 +50,9 @@ export async function explainGenerated<P>(pool: pg.Pool, query: RunnableQuery<P>
           await client.query('SET plan_cache_mode = force_generic_plan');
           try {
             await client.query(`PREPARE explained_statement AS ${text}`);
-            const literals = bindings.map((b) => (b === null ? 'NULL' : `'${String(b).replace(/'/g, "''")}'`)).join(', ');
+            // An array binding (a text[] parameter) as PostgreSQL's array literal, each element quoted.
+            const literal = (b: unknown) => (Array.isArray(b) ? `{${b.map((e) => `"${String(e).replace(/["\\]/g, '\\$&')}"`).join(',')}}` : String(b));
+            const literals = bindings.map((b) => (b === null ? 'NULL' : `'${literal(b).replace(/'/g, "''")}'`)).join(', ');
             const r = await client.query(`EXPLAIN (FORMAT JSON) EXECUTE explained_statement(${literals})`);
             plan = (r.rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan;
           } finally {
