@@ -30,6 +30,7 @@ describe('the statements under queries/ and their fragments', () => {
         'prefiltered_metadata_or_empty',
         'prefiltered_valid_json',
         'recordable_id',
+        'session_active_in_window',
         'subagent_prefilter',
         'subagent_row',
         'utc9',
@@ -41,6 +42,7 @@ describe('the statements under queries/ and their fragments', () => {
         'metadata_or_empty',
         'prefiltered_metadata_or_empty',
         'recordable_id',
+        'session_active_in_window',
         'subagent_prefilter',
         'subagent_row',
         'text_record', // jsonb_to_recordset's column definitions (SQLite has no batch statement)

@@ -23,6 +23,9 @@
  * reported any (NULL when none did), and `unreported` counts the rows missing one of the
  * four, so a total is never read as complete when it is not. `runs` counts distinct
  * (session, execution, tool call): a run that used two models is in two groups.
+ *
+ * Fragments, each included as {{name(argument)}} from queries/postgres/fragments/ and expanded by
+ * codegen: session_active_in_window.
  */
 /* @returns many */
 /* @name reportUsageLedger */
@@ -33,13 +36,7 @@ WITH scoped AS MATERIALIZED (
                            UNION
                            SELECT p.task_session_id FROM task_session_parent_usage AS p))
      AND (:taskIds::text IS NULL OR t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb)))
-     AND ((:since!::timestamp = '-infinity' AND :until!::timestamp = 'infinity')
-          OR EXISTS (SELECT 1 FROM task_session_subagents AS s
-                      WHERE s.task_session_id = t.id
-                        AND s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp)
-          OR EXISTS (SELECT 1 FROM task_session_messages AS m
-                      WHERE m.task_session_id = t.id
-                        AND m.created_at >= :since!::timestamp AND m.created_at < :until!::timestamp))
+     AND {{session_active_in_window(t.id)}}
 ), groups AS (
   SELECT 'subagent' AS side, sub.subagent_type, u.model,
          COUNT(DISTINCT u.task_session_id || ' ' || u.agent_execution_id || ' ' || u.tool_call_id) AS runs,

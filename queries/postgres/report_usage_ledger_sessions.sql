@@ -16,6 +16,9 @@
  * figures known for every session. *_unreported count the ledger rows missing one of the four
  * figures (their sums are then lower bounds). reported_total_tokens sums total_tokens over
  * the runs whose subagent row reported it (reported_runs of them; NULL when none did).
+ *
+ * Fragments, each included as {{name(argument)}} from queries/postgres/fragments/ and expanded by
+ * codegen: session_active_in_window.
  */
 /* @returns many */
 /* @name reportUsageLedgerSessions */
@@ -26,13 +29,7 @@ WITH scoped AS MATERIALIZED (
                            UNION
                            SELECT p.task_session_id FROM task_session_parent_usage AS p))
      AND (:taskIds::text IS NULL OR t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb)))
-     AND ((:since!::timestamp = '-infinity' AND :until!::timestamp = 'infinity')
-          OR EXISTS (SELECT 1 FROM task_session_subagents AS s
-                      WHERE s.task_session_id = t.id
-                        AND s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp)
-          OR EXISTS (SELECT 1 FROM task_session_messages AS m
-                      WHERE m.task_session_id = t.id
-                        AND m.created_at >= :since!::timestamp AND m.created_at < :until!::timestamp))
+     AND {{session_active_in_window(t.id)}}
 ), runs AS (
   SELECT u.task_session_id, u.agent_execution_id, u.tool_call_id,
          SUM(CASE WHEN COALESCE(u.input_tokens, u.output_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens) IS NOT NULL THEN COALESCE(u.input_tokens, 0) + COALESCE(u.output_tokens, 0) + COALESCE(u.cache_read_input_tokens, 0) + COALESCE(u.cache_creation_input_tokens, 0) END) AS tokens,

@@ -23,7 +23,7 @@
  * (session, execution, tool call): a run that used two models is in two groups.
  *
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
- * codegen: utc9.
+ * codegen: session_active_in_window (its utc9 inside).
  */
 /* @returns many */
 /* @name reportUsageLedger */
@@ -34,17 +34,7 @@ WITH scoped AS MATERIALIZED (
                   UNION
                   SELECT p.task_session_id FROM task_session_parent_usage AS p)
      AND (:taskIds IS NULL OR t.task_id IN (SELECT j.value FROM json_each(:taskIds) AS j))
-     AND ((:since! = '' AND :until! = '~')
-          OR EXISTS (SELECT 1 FROM task_session_subagents AS s
-                      WHERE s.task_session_id = t.id
-                        AND s.observed_at >= :sinceFloor! AND s.observed_at < :untilCeil!
-                        AND (:since! = '' OR {{utc9(s.observed_at)}} >= :since!)
-                        AND (:until! = '~' OR {{utc9(s.observed_at)}} < :until!))
-          OR EXISTS (SELECT 1 FROM task_session_messages AS m
-                      WHERE m.task_session_id = t.id
-                        AND m.created_at >= :sinceFloor! AND m.created_at < :untilCeil!
-                        AND (:since! = '' OR {{utc9(m.created_at)}} >= :since!)
-                        AND (:until! = '~' OR {{utc9(m.created_at)}} < :until!)))
+     AND {{session_active_in_window(t.id)}}
 )
 SELECT 'subagent' AS "side!::string",
        sub.subagent_type AS "subagent_type?::string",

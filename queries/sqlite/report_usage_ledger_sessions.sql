@@ -18,7 +18,7 @@
  * the runs whose subagent row reported it (reported_runs of them; NULL when none did).
  *
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
- * codegen: utc9.
+ * codegen: session_active_in_window (its utc9 inside).
  */
 /* @returns many */
 /* @name reportUsageLedgerSessions */
@@ -29,17 +29,7 @@ WITH scoped AS MATERIALIZED (
                   UNION
                   SELECT p.task_session_id FROM task_session_parent_usage AS p)
      AND (:taskIds IS NULL OR t.task_id IN (SELECT j.value FROM json_each(:taskIds) AS j))
-     AND ((:since! = '' AND :until! = '~')
-          OR EXISTS (SELECT 1 FROM task_session_subagents AS s
-                      WHERE s.task_session_id = t.id
-                        AND s.observed_at >= :sinceFloor! AND s.observed_at < :untilCeil!
-                        AND (:since! = '' OR {{utc9(s.observed_at)}} >= :since!)
-                        AND (:until! = '~' OR {{utc9(s.observed_at)}} < :until!))
-          OR EXISTS (SELECT 1 FROM task_session_messages AS m
-                      WHERE m.task_session_id = t.id
-                        AND m.created_at >= :sinceFloor! AND m.created_at < :untilCeil!
-                        AND (:since! = '' OR {{utc9(m.created_at)}} >= :since!)
-                        AND (:until! = '~' OR {{utc9(m.created_at)}} < :until!)))
+     AND {{session_active_in_window(t.id)}}
 ), runs AS (
   SELECT u.task_session_id, u.agent_execution_id, u.tool_call_id,
          SUM(CASE WHEN COALESCE(u.input_tokens, u.output_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens) IS NOT NULL THEN COALESCE(u.input_tokens, 0) + COALESCE(u.output_tokens, 0) + COALESCE(u.cache_read_input_tokens, 0) + COALESCE(u.cache_creation_input_tokens, 0) END) AS tokens,
