@@ -7,7 +7,7 @@
 // proxy finds a host's file in (the template file is in WAL mode, as openTestDb's are).
 // Also: runs the proxy (the built binary) in front of the fake agent.
 import Database from 'better-sqlite3';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
@@ -55,6 +55,7 @@ export async function openProxyStore(dialect: Dialect, options: { hostAndPackage
       store: () => createSqliteStore(open()),
       close: async () => {
         db?.close();
+        await writersGone(file);
         rmSync(dir, { recursive: true, force: true });
       },
     };
@@ -70,8 +71,35 @@ export async function openProxyStore(dialect: Dialect, options: { hostAndPackage
     query: async <T>(sql: string, params: unknown[] = []) => (await open().query(sql, params)).rows as T[],
     exec: async (sql) => void (await open().query(sql)),
     store: () => createPostgresStore(open()),
-    close: () => database.drop(),
+    close: async () => {
+      await writersGone(database.url); // one left to finish alone may still append to the test's log file
+      await database.drop();
+    },
   };
+}
+
+/**
+ * Waits (at most 30 s) until no proxy writer (src/proxy/writer-process.ts) writes to `target`
+ * (a SQLite path or a PostgreSQL URL). A writer left to finish alone outlives its proxy:
+ * removing a folder while it closes the store races the removal of its -wal and -shm files,
+ * and its log line may land in a folder being removed (rmdir: ENOTEMPTY, seen in CI). Linux
+ * /proc: the writer's argv holds its config, the target in it.
+ */
+async function writersGone(target: string): Promise<void> {
+  const inArgv = JSON.stringify(target).slice(1, -1);
+  const writers = () =>
+    readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .filter((pid) => {
+        try {
+          const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+          return argv.includes('writer-process.js') && argv.includes(inArgv);
+        } catch {
+          return false; // exited meanwhile
+        }
+      });
+  const end = Date.now() + 30_000;
+  while (writers().length > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
 }
 
 /** The proxy (built binary) in front of the fake agent. */
