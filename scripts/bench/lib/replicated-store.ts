@@ -1,4 +1,4 @@
-// Large PostgreSQL benchmark stores, set-based (issue 32 item 5): a cached base store
+// Large benchmark stores on both dialects, set-based (issue 32 item 5): a cached base store
 // (synthetic-store.ts, generated message by message) copied N times inside the database, each
 // copy an INSERT … SELECT of every session and message with its keys suffixed '~k' and its
 // instants shifted back by the base's span per copy, so the store is N base stores laid end to
@@ -7,9 +7,15 @@
 // key are dropped for the copies and rebuilt once after them (their DDL read from the catalog
 // first), then VACUUM (ANALYZE) as for the base stores. Cached like the base stores: built
 // under a temporary name, renamed when complete, its manifest naming the generator and copies.
+// SQLite likewise within one file: the base file copied, each further copy read from the base
+// file attached, the message indexes dropped and rebuilt around the copies; the instants are text, shifted by whole days on their date part
+// only (date() on the first ten characters), so the time of day keeps its microseconds.
+import Database from 'better-sqlite3';
+import { copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { clientFor, createDatabase, dropDatabase } from '../../lib/postgres-database.js';
 import { progressBar } from './progress-bar.js';
-import { ensurePostgresStore, readPostgresManifest, type StoreManifest } from './synthetic-store.js';
+import { ensurePostgresStore, ensureSqliteStore, readPostgresManifest, readSqliteManifest, type StoreManifest } from './synthetic-store.js';
 import { GENERATOR_VERSION, STORE_PROFILES, type StoreProfile, type StoreProfileName } from './synthetic-history.js';
 
 /** The large stores: a base profile and how many copies of it. */
@@ -121,4 +127,76 @@ export async function ensureReplicatedPostgresStore(adminUrl: string, urlFor: (d
     await admin.end();
   }
   return urlFor(database);
+}
+
+/** Path of the replicated SQLite store, building it (from the cached base file) when absent or outdated. */
+export async function ensureReplicatedSqliteStore(cacheDir: string, name: ReplicatedProfileName): Promise<string> {
+  const file = join(cacheDir, 'sqlite', `${name}.db`);
+  if (existsSync(file) && readSqliteManifest(file)?.generator === GENERATOR) return file;
+  const { base, copies } = REPLICATED_PROFILES[name];
+  const baseFile = await ensureSqliteStore(cacheDir, STORE_PROFILES[base]);
+  const partial = `${file}.partial`;
+  for (const f of [file, partial, `${file}-wal`, `${file}-shm`, `${partial}-wal`, `${partial}-shm`]) rmSync(f, { force: true });
+  copyFileSync(baseFile, partial); // the base is closed and checkpointed: the file is all of it
+  const db = new Database(partial);
+  const profile = replicatedProfile(name);
+  try {
+    db.pragma('journal_mode = MEMORY'); // generation only: the partial file is discarded if this run dies
+    db.pragma('synchronous = OFF');
+    db.pragma('foreign_keys = OFF'); // every copied message's session is copied first, in the same transaction
+    db.pragma('cache_size = -1048576'); // 1 GiB: the primary keys' B-trees take the copies in key order, not file order
+    const indexes = db.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'task_session_messages' AND sql IS NOT NULL`).all() as {
+      name: string;
+      sql: string;
+    }[];
+    for (const ix of indexes) db.exec(`DROP INDEX "${ix.name}"`);
+    // Each copy reads the base file, not the growing store (whose base rows a filter would find only by scanning it all).
+    db.prepare('ATTACH DATABASE ? AS base').run(baseFile);
+    const columns = (db.prepare('SELECT name FROM pragma_table_info(?)').all('task_session_messages') as { name: string }[]).map((c) => c.name);
+    const days = STORE_PROFILES[base].days;
+    if (!Number.isInteger(days)) throw new Error(`${base} spans ${days} days: a copy is shifted by whole days`);
+    const shifted = (column: string) =>
+      `CASE WHEN ${column} IS NULL THEN NULL ELSE date(substr(${column}, 1, 10), '-' || (@k * ${days}) || ' days') || substr(${column}, 11) END`;
+    const suffixedText = (column: string) => `CASE WHEN COALESCE(${column}, '') = '' THEN ${column} ELSE ${column} || '~' || @k END`;
+    const messageExpression: Record<string, string> = {
+      id: `m.id || '~' || @k`,
+      task_session_id: `m.task_session_id || '~' || @k`,
+      task_id: suffixedText('m.task_id'),
+      created_at: shifted('m.created_at'),
+      updated_at: shifted('m.updated_at'),
+    };
+    const copySessions = db.prepare(
+      `INSERT INTO task_sessions (id, task_id, state, created_at, updated_at)
+       SELECT s.id || '~' || @k, ${suffixedText('s.task_id')}, s.state, ${shifted('s.created_at')}, ${shifted('s.updated_at')}
+         FROM base.task_sessions AS s`,
+    );
+    const copyMessages = db.prepare(
+      `INSERT INTO task_session_messages (${columns.join(', ')})
+       SELECT ${columns.map((c) => messageExpression[c] ?? `m.${c}`).join(', ')}
+         FROM base.task_session_messages AS m`,
+    );
+    const bar = progressBar(`sqlite ${name}`, profile.messages);
+    const baseMessages = STORE_PROFILES[base].messages;
+    bar.update(baseMessages);
+    for (let k = 1; k < copies; k++) {
+      db.transaction(() => {
+        copySessions.run({ k: BigInt(k) }); // an integer: a JS number binds as REAL (~1.0)
+        copyMessages.run({ k: BigInt(k) });
+      })();
+      bar.update(baseMessages * (k + 1));
+    }
+    db.exec('DETACH DATABASE base');
+    process.stderr.write(`sqlite ${name}: rebuilding ${indexes.length} indexes …\n`);
+    for (const ix of indexes) db.exec(ix.sql);
+    const manifest = readSqliteManifest(baseFile)!;
+    const next: StoreManifest = { ...manifest, generator: GENERATOR, profile };
+    db.prepare(`UPDATE bench_store_manifest SET value = ? WHERE key = 'manifest'`).run(JSON.stringify(next));
+    db.pragma('journal_mode = WAL'); // benchmarks run the store as a host does
+    db.close();
+    renameSync(partial, file);
+    bar.finish(`→ ${file} (${(statSync(file).size / 1e9).toFixed(1)} GB)`);
+    return file;
+  } finally {
+    if (db.open) db.close();
+  }
 }

@@ -1,0 +1,90 @@
+// Issue 32 item 5 on SQLite: the chunked backfill measured on one cached store per child run
+// (`tsx scripts/bench/scale-measure-sqlite.ts --file F --runs n`), printing one JSON line with
+// the fields of the PostgreSQL measure (./scale-measure.ts) that SQLite has:
+//   - the backfill step's time (runMigrations() on the reset store, default pacing), and per
+//     message. A progress callback is passed: it is how the chunks are timed here (no other
+//     connection can see a SQLite transaction), and it adds its per-chunk counts to the time;
+//   - the longest chunk, from one progress call to the next (its transaction and the pause
+//     after it: an upper bound of the longest transaction, which is one statement plus the
+//     cursor's);
+//   - this process's peak RSS over the backfill (VmHWM reset first): SQLite's memory is in it;
+//   - a host writer's worst latency during the backfill, from another process
+//     (./sqlite-host-writer.ts).
+import { fork } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { MIGRATION_STEP } from '../../src/index.js';
+import { readSqliteManifest } from './lib/synthetic-store.js';
+import type { ScaleMeasurement } from './scale-measure.js';
+import { sqliteTarget } from './store-targets.js';
+
+type WriterReport = ScaleMeasurement['writer'];
+const statusKb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? Number.NaN);
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { file: { type: 'string' }, runs: { type: 'string', default: '1' } } });
+  const file = values.file!;
+  const manifest = readSqliteManifest(file)!;
+  const target = sqliteTarget(file, manifest);
+  const out: ScaleMeasurement = {
+    profile: manifest.profile.name,
+    messages: manifest.profile.messages,
+    backfillMs: [],
+    rows: 0,
+    longestTransactionMs: 0,
+    longestStatementMs: 0,
+    clientPeakRssKb: 0,
+    clientBaselineRssKb: 0,
+    backendPeakAnonKb: undefined,
+    writer: { ops: 0, worstMs: 0, p99Ms: 0, failures: 0 },
+  };
+  try {
+    await target.reset();
+    await target.floor(); // warm, as the bench's backfill rows do
+    for (let r = 0; r < Number(values.runs); r++) {
+      await target.reset();
+      await target.store().runMigrations({ backfill: 'defer' });
+      writeFileSync('/proc/self/clear_refs', '5');
+      out.clientBaselineRssKb = statusKb('VmRSS');
+      const writer = fork(new URL('./sqlite-host-writer.ts', import.meta.url), [file], { execArgv: ['--import', 'tsx'] });
+      const messages: unknown[] = [];
+      let heard = () => {};
+      writer.on('message', (m) => (messages.push(m), heard()));
+      const nth = async (n: number) => {
+        while (messages.length < n) await new Promise<void>((resolve) => (heard = resolve));
+        return messages[n - 1];
+      };
+      await nth(1); // 'ready': the writer writes from before the first chunk
+      let last = 0;
+      const report_ = await target.store().runMigrations({
+        onBackfillProgress: (p) => {
+          out.longestTransactionMs = Math.max(out.longestTransactionMs, p.ms - last);
+          last = p.ms;
+        },
+      });
+      writer.send('stop');
+      const w = (await nth(2)) as WriterReport;
+      const step = report_.steps.find((s) => s.name === MIGRATION_STEP.backfillSubagentContexts);
+      if (!report_.ok || step?.status !== 'applied') throw new Error(`backfill not applied: ${JSON.stringify(report_.steps)}`);
+      out.backfillMs.push(step.ms!);
+      out.clientPeakRssKb = Math.max(out.clientPeakRssKb, statusKb('VmHWM'));
+      out.rows = await target.count();
+      out.writer = {
+        ops: out.writer.ops + w.ops,
+        worstMs: Math.max(out.writer.worstMs, w.worstMs),
+        p99Ms: Math.max(out.writer.p99Ms, w.p99Ms),
+        failures: out.writer.failures + w.failures,
+      };
+    }
+    out.longestStatementMs = Number.NaN; // not observable from outside a SQLite connection (null in the JSON)
+    await target.reset();
+  } finally {
+    await target.close();
+  }
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`scale-measure-sqlite: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
