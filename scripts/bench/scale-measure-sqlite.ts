@@ -11,41 +11,25 @@
 //   - a host writer's worst latency during the backfill, from another process
 //     (./sqlite-host-writer.ts).
 import { fork } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { MIGRATION_STEP } from '../../src/index.js';
 import { readSqliteManifest } from './lib/synthetic-store.js';
-import type { ScaleMeasurement } from './scale-measure.js';
+import { emptyMeasurement, startRun, statusKb, type ScaleMeasurement } from './scale-measurement.js';
 import { sqliteTarget } from './store-targets.js';
 
 type WriterReport = ScaleMeasurement['writer'];
-const statusKb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? Number.NaN);
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { file: { type: 'string' }, runs: { type: 'string', default: '1' } } });
   const file = values.file!;
   const manifest = readSqliteManifest(file)!;
   const target = sqliteTarget(file, manifest);
-  const out: ScaleMeasurement = {
-    profile: manifest.profile.name,
-    messages: manifest.profile.messages,
-    backfillMs: [],
-    rows: 0,
-    longestTransactionMs: 0,
-    longestStatementMs: 0,
-    clientPeakRssKb: 0,
-    clientBaselineRssKb: 0,
-    backendPeakAnonKb: undefined,
-    writer: { ops: 0, worstMs: 0, p99Ms: 0, failures: 0 },
-  };
+  const out = emptyMeasurement(manifest.profile);
   try {
     await target.reset();
     await target.floor(); // warm, as the bench's backfill rows do
     for (let r = 0; r < Number(values.runs); r++) {
-      await target.reset();
-      await target.store().runMigrations({ backfill: 'defer' });
-      writeFileSync('/proc/self/clear_refs', '5');
-      out.clientBaselineRssKb = statusKb('VmRSS');
+      await startRun(target, out);
       const writer = fork(new URL('./sqlite-host-writer.ts', import.meta.url), [file], { execArgv: ['--import', 'tsx'] });
       const messages: unknown[] = [];
       let heard = () => {};

@@ -10,27 +10,12 @@
 //     it creates a session with a message, updates an old session's updated_at, and deletes
 //     the session it created two rounds before (its messages by cascade), each timed; its rows
 //     are removed afterwards, so the cached store stays as generated.
-import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { MIGRATION_STEP } from '../../src/index.js';
 import { clientFor } from '../lib/postgres-database.js';
 import { readPostgresManifest } from './lib/synthetic-store.js';
+import { emptyMeasurement, startRun, statusKb } from './scale-measurement.js';
 import { postgresTarget } from './store-targets.js';
-
-export interface ScaleMeasurement {
-  profile: string;
-  messages: number;
-  backfillMs: number[];
-  rows: number;
-  longestTransactionMs: number;
-  longestStatementMs: number;
-  clientPeakRssKb: number;
-  clientBaselineRssKb: number;
-  backendPeakAnonKb: number | undefined;
-  writer: { ops: number; worstMs: number; p99Ms: number; failures: number };
-}
-
-const statusKb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? Number.NaN);
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { url: { type: 'string' }, runs: { type: 'string', default: '1' } } });
@@ -44,27 +29,13 @@ async function main(): Promise<void> {
   const observerPid = (await observer.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
   const writerPid = (await writer.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
   const oldSessions = (await writer.query('SELECT id FROM task_sessions ORDER BY id LIMIT 100')).rows.map((r: { id: string }) => r.id);
-  const out: ScaleMeasurement = {
-    profile: manifest.profile.name,
-    messages: manifest.profile.messages,
-    backfillMs: [],
-    rows: 0,
-    longestTransactionMs: 0,
-    longestStatementMs: 0,
-    clientPeakRssKb: 0,
-    clientBaselineRssKb: 0,
-    backendPeakAnonKb: undefined,
-    writer: { ops: 0, worstMs: 0, p99Ms: 0, failures: 0 },
-  };
+  const out = emptyMeasurement(manifest.profile);
   const latencies: number[] = [];
   try {
     await target.reset();
     await target.floor(); // warm, as the bench's backfill rows do
     for (let r = 0; r < Number(values.runs); r++) {
-      await target.reset();
-      await target.store().runMigrations({ backfill: 'defer' });
-      writeFileSync('/proc/self/clear_refs', '5');
-      out.clientBaselineRssKb = statusKb('VmRSS');
+      await startRun(target, out);
       const memory = await target.sampleServerMemory();
       let running = true;
       // The migrating backends: every client backend of this database but ours.

@@ -14,7 +14,7 @@ import { ensureReplicatedPostgresStore, ensureReplicatedSqliteStore, REPLICATED_
 import { STORE_PROFILES, type StoreProfileName } from './lib/synthetic-history.js';
 import { ensurePostgresStore, ensureSqliteStore } from './lib/synthetic-store.js';
 import { runWorker } from './run-worker.js';
-import type { ScaleMeasurement } from './scale-measure.js';
+import type { ScaleMeasurement } from './scale-measurement.js';
 
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
