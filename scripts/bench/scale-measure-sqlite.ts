@@ -11,6 +11,7 @@
 //   - a host writer's worst latency during the backfill, from another process
 //     (./sqlite-host-writer.ts).
 import { fork } from 'node:child_process';
+import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { MIGRATION_STEP } from '../../src/index.js';
 import { readSqliteManifest } from './lib/synthetic-store.js';
@@ -31,25 +32,19 @@ async function main(): Promise<void> {
     for (let r = 0; r < Number(values.runs); r++) {
       await startRun(target, out);
       const writer = fork(new URL('./sqlite-host-writer.ts', import.meta.url), [file], { execArgv: ['--import', 'tsx'] });
-      const messages: unknown[] = [];
-      let heard = () => {};
-      writer.on('message', (m) => (messages.push(m), heard()));
-      const nth = async (n: number) => {
-        while (messages.length < n) await new Promise<void>((resolve) => (heard = resolve));
-        return messages[n - 1];
-      };
-      await nth(1); // 'ready': the writer writes from before the first chunk
+      await once(writer, 'message'); // 'ready': the writer writes from before the first chunk
       let last = 0;
-      const report_ = await target.store().runMigrations({
+      const migrated = await target.store().runMigrations({
         onBackfillProgress: (p) => {
           out.longestTransactionMs = Math.max(out.longestTransactionMs, p.ms - last);
           last = p.ms;
         },
       });
+      const reported = once(writer, 'message');
       writer.send('stop');
-      const w = (await nth(2)) as WriterReport;
-      const step = report_.steps.find((s) => s.name === MIGRATION_STEP.backfillSubagentContexts);
-      if (!report_.ok || step?.status !== 'applied') throw new Error(`backfill not applied: ${JSON.stringify(report_.steps)}`);
+      const [w] = (await reported) as [WriterReport];
+      const step = migrated.steps.find((s) => s.name === MIGRATION_STEP.backfillSubagentContexts);
+      if (!migrated.ok || step?.status !== 'applied') throw new Error(`backfill not applied: ${JSON.stringify(migrated.steps)}`);
       out.backfillMs.push(step.ms!);
       out.clientPeakRssKb = Math.max(out.clientPeakRssKb, statusKb('VmHWM'));
       out.rows = await target.count();

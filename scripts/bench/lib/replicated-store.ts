@@ -8,8 +8,9 @@
 // first), then VACUUM (ANALYZE) as for the base stores. Cached like the base stores: built
 // under a temporary name, renamed when complete, its manifest naming the generator and copies.
 // SQLite likewise within one file: the base file copied, each further copy read from the base
-// file attached, the message indexes dropped and rebuilt around the copies; the instants are text, shifted by whole days on their date part
-// only (date() on the first ten characters), so the time of day keeps its microseconds.
+// file attached, the message indexes dropped and rebuilt around the copies; the instants are
+// text, shifted by whole days on their date part only (date() on the first ten characters), so
+// the time of day keeps its microseconds.
 import Database from 'better-sqlite3';
 import { copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
