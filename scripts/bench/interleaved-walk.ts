@@ -1,0 +1,105 @@
+// Issue 32: the PostgreSQL chunked walk on stores whose messages interleave more sessions than
+// the benchmark generator's four. Builds a throwaway database of 1M messages in 8,334 sessions
+// (the sparse-1m shape: 120 messages a session, 200 of them subagent messages), each message
+// going to one of the K newest sessions, so a heap page holds messages of up to K sessions (and
+// at most as many as fit on it). Prints the walk's read amplification (./lib/walk-pages.ts),
+// then times the single statement against runMigrations()' chunked step, alternately, and drops
+// the database. Not a section of `npm run bench`: a profiling tool (BENCHMARKS.md, "Issue 32,
+// the walk's reads").
+//   tsx scripts/bench/interleaved-walk.ts --interleave 4,16,64 [--runs 3]
+//   PROGRESS=1   count the chunks (through onBackfillProgress, which adds its counts)
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import * as postgres from '../../generated/postgres/index.js';
+import { createPostgresStore, MIGRATION_STEP } from '../../src/index.js';
+import { ACTIVATION_KEYS } from '../../src/activation-keys.js';
+import { BACKFILL_PROGRESS_KEYS } from '../../src/migrations/backfill-step.js';
+import { startEmbeddedPostgres } from '../lib/embedded-postgres.js';
+import { clientFor, createDatabase, poolFor } from '../lib/postgres-database.js';
+import { amplification, byCreatedAt, byKey, sessionPages, tablePages } from './lib/walk-pages.js';
+import { postgresSingleStatement } from './single-statement.js';
+
+const { values } = parseArgs({ options: { interleave: { type: 'string', default: '4,16,64' }, runs: { type: 'string', default: '3' } } });
+const MESSAGES = 1_000_000;
+const SESSIONS = 8_334;
+/** One message in this many is a subagent message: 200 rows, as on sparse-1m. */
+const SUBAGENT_EVERY = 5_000;
+
+/** Host tables, then sessions (keys in random order, as UUIDs are) and messages, each message in one of the `k` newest sessions. */
+function seed(k: number): string[] {
+  return [
+    postgres.hostSchema.map((s) => s.sql).join('\n'),
+    `INSERT INTO task_sessions (id, task_id, created_at, updated_at)
+     SELECT md5('s' || j), 'task-' || (j / 4), timestamp '2026-07-01' + (j::bigint * ${MESSAGES} / ${SESSIONS}) * interval '1 second', timestamp '2026-07-01'
+       FROM generate_series(0, ${SESSIONS - 1}) AS j`,
+    `INSERT INTO task_session_messages (id, task_session_id, task_id, turn_id, content, type, metadata, created_at, updated_at)
+     SELECT 'm' || lpad(i::text, 8, '0'), md5('s' || x.j), 'task-' || (x.j / 4), 'turn-' || (i / 7),
+            'message ' || i || ' with some ordinary text content to give rows a realistic width', 'message',
+            CASE WHEN i % ${SUBAGENT_EVERY} = 0
+                 THEN jsonb_build_object('tool_call_id', 'toolu_' || i, 'status', 'completed', 'normalized',
+                        jsonb_build_object('kind', 'subagent_task', 'subagent_task', jsonb_build_object('model', 'claude-opus-5', 'total_tokens', i)))::text
+                 ELSE jsonb_build_object('kind', 'text', 'text', 'hello ' || i)::text END,
+            timestamp '2026-07-01' + i * interval '1 second', NULL
+       FROM generate_series(0, ${MESSAGES - 1}) AS i,
+            LATERAL (SELECT least(${SESSIONS - 1}, i::bigint * ${SESSIONS} / ${MESSAGES} + i % ${k})::int AS j) AS x`,
+    'VACUUM ANALYZE task_sessions',
+    'VACUUM ANALYZE task_session_messages',
+  ];
+}
+
+async function measure(serverUrl: string, k: number, runs: number): Promise<void> {
+  const db = await createDatabase(serverUrl, `bench_interleave_${k}`, { replaceExisting: true });
+  const client = clientFor(db.url);
+  await client.connect();
+  const pool = poolFor({ connectionString: db.url, max: 2 });
+  try {
+    for (const statement of seed(k)) await client.query(statement);
+    const pages = await tablePages(client);
+    const sessions = await sessionPages(client);
+    const keyOrder = [...sessions].sort(byKey);
+    const timeOrder = [...sessions].sort(byCreatedAt);
+    const show = (order: typeof sessions) => [15, 50].map((n) => `${n} chunks ${amplification(order, n, pages).toFixed(2)}×`).join(', ');
+    console.log(
+      `interleave ${k}: ${pages} heap pages (${(MESSAGES / pages).toFixed(1)} messages a page); session-key order ${show(keyOrder)}; created_at order ${show(timeOrder)}`,
+    );
+    const store = createPostgresStore(pool);
+    await store.runMigrations({ backfill: 'defer' });
+    const clear = async () => {
+      await client.query('TRUNCATE task_session_subagents');
+      const keys = [ACTIVATION_KEYS.captureSince, ACTIVATION_KEYS.backfillThrough, BACKFILL_PROGRESS_KEYS.through, BACKFILL_PROGRESS_KEYS.cursor];
+      await client.query('DELETE FROM kandev_meta WHERE key = ANY($1::text[])', [keys]);
+    };
+    for (let r = 0; r < runs; r++) {
+      await clear();
+      const t = performance.now();
+      const rows = await postgresSingleStatement(client);
+      const single = performance.now() - t;
+      await clear();
+      let chunks = 0;
+      const report = await store.runMigrations(process.env.PROGRESS ? { onBackfillProgress: () => void chunks++ } : {});
+      const step = report.steps.find((s) => s.name === MIGRATION_STEP.backfillSubagentContexts)!;
+      const written = Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM task_session_subagents')).rows[0].n);
+      if (written !== rows) throw new Error(`chunked wrote ${written} rows, the single statement ${rows}`);
+      console.log(
+        `interleave ${k} run ${r}: single ${single.toFixed(0)} ms (${rows} rows); chunked step ${step.ms.toFixed(0)} ms${chunks ? ` (${chunks} progress reports)` : ''} ratio ${(step.ms / single).toFixed(2)}`,
+      );
+    }
+  } finally {
+    await pool.end();
+    await client.end();
+    await db.drop();
+  }
+}
+
+async function main() {
+  const server = await startEmbeddedPostgres({ dataDir: join(process.cwd(), '.bench-cache', 'pg') });
+  try {
+    for (const k of values.interleave!.split(',').map(Number)) await measure(server.url, k, Number(values.runs));
+  } finally {
+    await server.stop();
+  }
+}
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
