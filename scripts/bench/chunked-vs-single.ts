@@ -4,7 +4,7 @@
 //   tsx scripts/bench/chunked-vs-single.ts --dialect sqlite|postgres --profiles sparse-1m,dense-1m --runs 3
 //     [--target ms] [--max sessions]   the pacing overrides (backfillChunk)
 //   PAUSE=ms                           backfillChunk.pauseMs
-//   PROGRESS=1                         count the chunks (through onBackfillProgress, which adds its counts)
+//   PROGRESS=1                         count the chunks through onBackfillProgress (which adds a count query per chunk to the timing)
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';

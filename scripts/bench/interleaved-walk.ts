@@ -1,13 +1,13 @@
 // Issue 32: the PostgreSQL chunked walk on stores whose messages interleave more sessions than
-// the benchmark generator's four. Builds a throwaway database of 1M messages in 8,334 sessions
-// (the sparse-1m shape: 120 messages a session, 200 of them subagent messages), each message
-// going to one of the K newest sessions, so a heap page holds messages of up to K sessions (and
+// the benchmark generator's four. Builds a throwaway database of sparse-1m's size (1M messages in
+// 8,334 sessions, about 120 messages a session, 200 subagent messages), each message going in
+// turn to one of K consecutive sessions, so a heap page holds messages of up to K sessions (and
 // at most as many as fit on it). Prints the walk's read amplification (./lib/walk-pages.ts),
 // then times the single statement against runMigrations()' chunked step, alternately, and drops
 // the database. Not a section of `npm run bench`: a profiling tool (BENCHMARKS.md, "Issue 32,
 // the walk's reads").
 //   tsx scripts/bench/interleaved-walk.ts --interleave 4,16,64 [--runs 3]
-//   PROGRESS=1   count the chunks (through onBackfillProgress, which adds its counts)
+//   PROGRESS=1   count the chunks through onBackfillProgress (which adds a count query per chunk to the timing)
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as postgres from '../../generated/postgres/index.js';
@@ -25,7 +25,7 @@ const SESSIONS = 8_334;
 /** One message in this many is a subagent message: 200 rows, as on sparse-1m. */
 const SUBAGENT_EVERY = 5_000;
 
-/** Host tables, then sessions (keys in random order, as UUIDs are) and messages, each message in one of the `k` newest sessions. */
+/** Host tables, then sessions (keys in random order, as UUIDs are) and messages, each message in turn in one of `k` consecutive sessions. */
 function seed(k: number): string[] {
   return [
     postgres.hostSchema.map((s) => s.sql).join('\n'),
@@ -77,11 +77,12 @@ async function measure(serverUrl: string, k: number, runs: number): Promise<void
       await clear();
       let chunks = 0;
       const report = await store.runMigrations(process.env.PROGRESS ? { onBackfillProgress: () => void chunks++ } : {});
-      const step = report.steps.find((s) => s.name === MIGRATION_STEP.backfillSubagentContexts)!;
+      const step = report.steps.find((s) => s.name === MIGRATION_STEP.backfillSubagentContexts);
+      if (!step) throw new Error(`runMigrations() reported no ${MIGRATION_STEP.backfillSubagentContexts} step: ${JSON.stringify(report)}`);
       const written = Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM task_session_subagents')).rows[0].n);
       if (written !== rows) throw new Error(`chunked wrote ${written} rows, the single statement ${rows}`);
       console.log(
-        `interleave ${k} run ${r}: single ${single.toFixed(0)} ms (${rows} rows); chunked step ${step.ms.toFixed(0)} ms${chunks ? ` (${chunks} progress reports)` : ''} ratio ${(step.ms / single).toFixed(2)}`,
+        `interleave ${k} run ${r}: single ${single.toFixed(0)} ms (${rows} rows); chunked step ${step.ms.toFixed(0)} ms${chunks ? ` (${chunks} chunks)` : ''} ratio ${(step.ms / single).toFixed(2)}`,
       );
     }
   } finally {

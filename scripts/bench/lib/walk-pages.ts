@@ -28,13 +28,17 @@ export async function sessionPages(client: pg.ClientBase): Promise<SessionPages[
   return rows.map((r) => ({ id: r.id, createdAt: r.created_at, pages: r.pages }));
 }
 
-/** Byte order, as the walk's `ORDER BY s.id` on the benchmark stores' C-collated keys. */
+/** The walk's `ORDER BY s.id` on the benchmark stores' keys: hex and ASCII, where UTF-16 order is byte order. */
 export const byKey = (a: SessionPages, b: SessionPages) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /** Sessions in the order they were created (key order among equals). */
 export const byCreatedAt = (a: SessionPages, b: SessionPages) => a.createdAt.getTime() - b.createdAt.getTime() || byKey(a, b);
 
-/** Sum over `chunks` equal runs of `order` of the pages each run touches, over the table's pages. */
+/**
+ * Sum over `chunks` equal runs of `order` of the pages each run touches, over the table's pages.
+ * A model: the real walk sizes its chunks by time as it goes (src/migrations/backfill-step.ts),
+ * and rounding the run length up can give one run fewer than asked.
+ */
 export function amplification(order: SessionPages[], chunks: number, pages: number): number {
   const per = Math.ceil(order.length / chunks);
   let touched = 0;

@@ -132,7 +132,7 @@ function generatePostgres(url: string, queries: readonly ParsedQuery[], outDir: 
       dbUrl: url,
     };
     writeFileSync(join(work, 'config.json'), JSON.stringify(config));
-    const noDelay = new URL('./pgtyped-no-delay.mjs', import.meta.url).href; // Nagle's 40 ms waits, about 2 s in all (its comment)
+    const noDelay = new URL('./pgtyped-no-delay.mjs', import.meta.url).href; // Nagle's 40 ms waits, about 2 s in all (pgtyped-no-delay.mjs says why)
     const run = spawnSync(process.execPath, ['--import', noDelay, cli, '-c', join(work, 'config.json')], { cwd: work, encoding: 'utf8' });
     const output = `${run.stdout ?? ''}${run.stderr ?? ''}`;
     const problems: string[] = [];
