@@ -165,13 +165,19 @@ async function keys(p: Probe, dialect: Dialect): Promise<Record<string, string>>
   return Object.fromEntries(rows.map((r) => [r.key, r.value]));
 }
 
-/** Every legacy row's original values, as text, keyed by id. */
-async function legacySnapshot(p: Probe, dialect: Dialect): Promise<string[]> {
-  const cast = (c: string) => byDialect(dialect, { sqlite: `CAST(${c} AS TEXT)`, postgres: `${c}::text` });
-  const rows = await p.query<Record<string, string | null>>(
-    `SELECT ${LEGACY_COLUMNS.map((c) => `${cast(c)} AS ${c}`).join(', ')} FROM task_session_subagents WHERE tool_call_id LIKE 'legacy_%' ORDER BY id`,
-  );
-  return rows.map((r) => JSON.stringify(LEGACY_COLUMNS.map((c) => r[c])));
+/**
+ * Every legacy row's original values, quoted (NULL, '' and 'NULL' differ), a line per row in id
+ * order, joined by the database: one string, not 25,000 rows (SQLite: 110 ms, not 370, twice a kill).
+ */
+async function legacySnapshot(p: Probe, dialect: Dialect): Promise<string> {
+  const value = (c: string) => byDialect(dialect, { sqlite: `quote(${c})`, postgres: `quote_nullable(${c}::text)` });
+  const line = LEGACY_COLUMNS.map(value).join(` || ',' || `);
+  const joined = byDialect(dialect, {
+    sqlite: `SELECT group_concat(line, char(10)) AS rows FROM (SELECT ${line} AS line FROM task_session_subagents WHERE tool_call_id LIKE 'legacy_%' ORDER BY id)`,
+    postgres: `SELECT string_agg(${line}, E'\\n' ORDER BY id) AS rows FROM task_session_subagents WHERE tool_call_id LIKE 'legacy_%'`,
+  });
+  const [row] = await p.query<{ rows: string | null }>(joined);
+  return row.rows ?? '';
 }
 
 async function count(p: Probe, sql: string): Promise<number> {
@@ -180,7 +186,7 @@ async function count(p: Probe, sql: string): Promise<number> {
 }
 
 /** The invariants that must hold after ANY kill, and after every clean run. */
-async function assertInvariants(p: Probe, dialect: Dialect, phase: Phase, legacy: string[], expectedBackfill: number): Promise<Record<string, string>> {
+async function assertInvariants(p: Probe, dialect: Dialect, phase: Phase, legacy: string, expectedBackfill: number): Promise<Record<string, string>> {
   expect(await tableNames(p, dialect)).toEqual(['task_session_subagents']); // no missing or half-rebuilt table
   const k = await keys(p, dialect);
   // No partial key pair (AC-24d) ...
@@ -202,8 +208,9 @@ async function assertInvariants(p: Probe, dialect: Dialect, phase: Phase, legacy
   // Exactly one row per key.
   const key = (await hasExecutionColumn(p, dialect)) ? 'task_session_id, agent_execution_id, tool_call_id' : 'task_session_id, tool_call_id';
   expect(await count(p, `SELECT COUNT(*) AS n FROM (SELECT ${key} FROM task_session_subagents GROUP BY ${key} HAVING COUNT(*) > 1) AS d`)).toBe(0);
-  // Every legacy row present with its original values.
-  if (phase === 'legacy_rebuild') expect(await legacySnapshot(p, dialect)).toEqual(legacy);
+  // Every legacy row present with its original values (line by line on a difference: a readable diff).
+  const now = phase === 'legacy_rebuild' ? await legacySnapshot(p, dialect) : legacy;
+  if (now !== legacy) expect(now.split('\n')).toEqual(legacy.split('\n'));
   return k;
 }
 
@@ -224,7 +231,8 @@ describeBothDialects('crash safety', (dialect) => {
       // Calibrate: the original legacy rows, the expected backfill, and how long a pass takes.
       const calibration = await c.fresh();
       let probe = await c.probe(calibration);
-      const legacy = phase === 'legacy_rebuild' ? await legacySnapshot(probe, dialect) : [];
+      const legacy = phase === 'legacy_rebuild' ? await legacySnapshot(probe, dialect) : '';
+      if (phase === 'legacy_rebuild') expect(legacy.split('\n').length).toBeGreaterThan(100);
       await probe.close();
       const clean = await runChild(dialect, calibration, null);
       probe = await c.probe(calibration);
