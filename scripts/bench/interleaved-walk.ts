@@ -6,7 +6,9 @@
 // then times the single statement against runMigrations()' chunked step, alternately, and drops
 // the database. Not a section of `npm run bench`: a profiling tool (BENCHMARKS.md, "Issue 32,
 // the walk's reads").
-//   tsx scripts/bench/interleaved-walk.ts --interleave 4,16,64 [--runs 3]
+//   tsx scripts/bench/interleaved-walk.ts --interleave 4,16,64 [--runs 3] [--windows]
+//   --windows             also time the created_at window walk, a prototype (./lib/window-walk.ts)
+//   --database <name>     measure a database of the cached cluster instead (bench_sparse_1m), kept
 //   PROGRESS=1   count the chunks through onBackfillProgress (which adds a count query per chunk to the timing)
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -15,11 +17,19 @@ import { createPostgresStore, MIGRATION_STEP } from '../../src/index.js';
 import { ACTIVATION_KEYS } from '../../src/activation-keys.js';
 import { BACKFILL_PROGRESS_KEYS } from '../../src/migrations/backfill-step.js';
 import { startEmbeddedPostgres } from '../lib/embedded-postgres.js';
-import { clientFor, createDatabase, poolFor } from '../lib/postgres-database.js';
+import { clientFor, createDatabase, databaseUrl, poolFor } from '../lib/postgres-database.js';
 import { amplification, byCreatedAt, byKey, sessionPages, tablePages } from './lib/walk-pages.js';
+import { windowWalk } from './lib/window-walk.js';
 import { postgresSingleStatement } from './single-statement.js';
 
-const { values } = parseArgs({ options: { interleave: { type: 'string', default: '4,16,64' }, runs: { type: 'string', default: '3' } } });
+const { values } = parseArgs({
+  options: {
+    interleave: { type: 'string', default: '4,16,64' },
+    runs: { type: 'string', default: '3' },
+    windows: { type: 'boolean', default: false },
+    database: { type: 'string' },
+  },
+});
 const MESSAGES = 1_000_000;
 const SESSIONS = 8_334;
 /** One message in this many is a subagent message: 200 rows, as on sparse-1m. */
@@ -47,20 +57,24 @@ function seed(k: number): string[] {
   ];
 }
 
-async function measure(serverUrl: string, k: number, runs: number): Promise<void> {
-  const db = await createDatabase(serverUrl, `bench_interleave_${k}`, { replaceExisting: true });
-  const client = clientFor(db.url);
+/** `k`: build a store interleaving k sessions, dropped after; a name: that database of the cluster, kept. */
+async function measure(serverUrl: string, k: number | string, runs: number): Promise<void> {
+  const built = typeof k === 'number';
+  const db = built ? await createDatabase(serverUrl, `bench_interleave_${k}`, { replaceExisting: true }) : undefined;
+  const url = db?.url ?? databaseUrl(serverUrl, k as string);
+  const client = clientFor(url);
   await client.connect();
-  const pool = poolFor({ connectionString: db.url, max: 2 });
+  const pool = poolFor({ connectionString: url, max: 2 });
   try {
-    for (const statement of seed(k)) await client.query(statement);
+    if (built) for (const statement of seed(k)) await client.query(statement);
     const pages = await tablePages(client);
+    const messages = Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM task_session_messages')).rows[0].n);
     const sessions = await sessionPages(client);
     const keyOrder = [...sessions].sort(byKey);
     const timeOrder = [...sessions].sort(byCreatedAt);
     const show = (order: typeof sessions) => [15, 50].map((n) => `${n} chunks ${amplification(order, n, pages).toFixed(2)}×`).join(', ');
     console.log(
-      `interleave ${k}: ${pages} heap pages (${(MESSAGES / pages).toFixed(1)} messages a page); session-key order ${show(keyOrder)}; created_at order ${show(timeOrder)}`,
+      `interleave ${k}: ${pages} heap pages (${(messages / pages).toFixed(1)} messages a page); session-key order ${show(keyOrder)}; created_at order ${show(timeOrder)}`,
     );
     const store = createPostgresStore(pool);
     await store.runMigrations({ backfill: 'defer' });
@@ -84,18 +98,29 @@ async function measure(serverUrl: string, k: number, runs: number): Promise<void
       console.log(
         `interleave ${k} run ${r}: single ${single.toFixed(0)} ms (${rows} rows); chunked step ${step.ms.toFixed(0)} ms${chunks ? ` (${chunks} chunks)` : ''} ratio ${(step.ms / single).toFixed(2)}`,
       );
+      if (!values.windows) continue;
+      await clear();
+      const w0 = performance.now();
+      const walk = await windowWalk(client);
+      const windows = performance.now() - w0;
+      if (walk.rows !== rows) throw new Error(`the window walk wrote ${walk.rows} rows, the single statement ${rows}`);
+      console.log(
+        `interleave ${k} run ${r}: window walk ${windows.toFixed(0)} ms (${walk.chunks} windows, longest ${walk.longestMs.toFixed(0)} ms) ratio ${(windows / single).toFixed(2)}`,
+      );
     }
+    await clear(); // a kept database is left as `backfill: 'defer'` leaves it
   } finally {
     await pool.end();
     await client.end();
-    await db.drop();
+    await db?.drop();
   }
 }
 
 async function main() {
   const server = await startEmbeddedPostgres({ dataDir: join(process.cwd(), '.bench-cache', 'pg') });
   try {
-    for (const k of values.interleave!.split(',').map(Number)) await measure(server.url, k, Number(values.runs));
+    if (values.database) await measure(server.url, values.database, Number(values.runs));
+    else for (const k of values.interleave!.split(',').map(Number)) await measure(server.url, k, Number(values.runs));
   } finally {
     await server.stop();
   }

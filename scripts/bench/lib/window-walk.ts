@@ -1,0 +1,75 @@
+// Issue 32, a PROTOTYPE of a faster PostgreSQL walk, for measurement only: the package's
+// backfill does not run it (BENCHMARKS.md, "Issue 32, the walk's reads"). The chunk statement
+// is the package's own (generated/postgres/backfill_subagent_contexts.queries.ts) with its
+// session-key range swapped for a created_at window, walked newest window first:
+//   - windows, not counted chunks: (hi − w, hi], w doubled while a chunk takes under half the
+//     time target and scaled down when one overran, as the package sizes its session chunks.
+//     Finding each chunk's edge by counting messages (ORDER BY created_at OFFSET n) cost a
+//     quarter of the walk;
+//   - a bitmap heap scan per window (index and sequential scans off for the statement): the
+//     window's pages are read once each, in the order they lie on disk, however many sessions
+//     share them. The package's walk reads a page once per chunk holding one of its sessions;
+//   - AC-21b's winner (newest created_at, then greatest id) without a staging table: the
+//     statement ranks the candidates inside its window, and ON CONFLICT DO NOTHING keeps what
+//     a newer window wrote first. Equal created_at values fall in one window.
+// What it leaves out, and a real one needs: the cursor in kandev_meta (resume), the activation
+// keys, a fallback where the host has no index on created_at, windows bounded by the mark read
+// before the first chunk, microsecond-exact edges (here epoch seconds as float8, the same value
+// on both sides of an edge, so no message is read twice or skipped), and a created_at before 1970.
+import type { PoolClient, Client } from 'pg';
+import { backfillSubagentContexts } from '../../../generated/postgres/index.js';
+
+const SESSION_RANGE = '   WHERE m.task_session_id > $1 AND m.task_session_id <= $2\n     AND m.task_session_id = ANY($3::text[])\n';
+const TIME_WINDOW = "   WHERE m.created_at > to_timestamp($1) AT TIME ZONE 'UTC' AND m.created_at <= to_timestamp($2) AT TIME ZONE 'UTC'\n";
+
+/** The chunk statement over a created_at window; fails by name if the generated statement changed shape. */
+function windowStatement(): string {
+  const text = backfillSubagentContexts.text;
+  if (!text.includes(SESSION_RANGE))
+    throw new Error('window-walk: the generated backfill statement no longer has the session-range WHERE this prototype replaces');
+  return text.replace(SESSION_RANGE, TIME_WINDOW);
+}
+
+export interface WindowWalk {
+  chunks: number;
+  rows: number;
+  /** The longest chunk's transaction, ms. */
+  longestMs: number;
+}
+
+/** Walks every message, newest window first, each window one transaction; `targetMs` per chunk. */
+export async function windowWalk(client: Client | PoolClient, targetMs = 500): Promise<WindowWalk> {
+  const statement = windowStatement();
+  const ends = (
+    await client.query<{ lo: number | null; hi: number | null }>(
+      'SELECT extract(epoch FROM min(created_at))::float8 AS lo, extract(epoch FROM max(created_at))::float8 AS hi FROM task_session_messages',
+    )
+  ).rows[0];
+  const walk: WindowWalk = { chunks: 0, rows: 0, longestMs: 0 };
+  if (ends.lo === null || ends.hi === null) return walk;
+  let hi = ends.hi + 1; // the newest message inside the first window
+  let w = Math.max(1, (ends.hi - ends.lo) / 64); // seconds; the first windows double from here
+  for (;;) {
+    const last = hi - w <= ends.lo;
+    const lo = last ? 0 : hi - w;
+    const started = performance.now();
+    await client.query('BEGIN');
+    try {
+      await client.query("SET LOCAL work_mem = '64kB'"); // as the package's chunks
+      await client.query('SET LOCAL enable_indexscan = off');
+      await client.query('SET LOCAL enable_seqscan = off');
+      walk.rows += (await client.query(statement, [lo, hi])).rowCount ?? 0;
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK');
+      throw err;
+    }
+    const elapsed = performance.now() - started;
+    walk.chunks++;
+    walk.longestMs = Math.max(walk.longestMs, elapsed);
+    if (last) return walk;
+    hi = lo;
+    if (elapsed < targetMs / 2) w *= 2;
+    else if (elapsed > targetMs) w = (w * targetMs) / elapsed;
+  }
+}
