@@ -8,9 +8,10 @@
 // the walk's reads").
 //   tsx scripts/bench/interleaved-walk.ts --interleave 4,16,64 [--runs 3] [--windows]
 //   --windows             also time the created_at window walk, a prototype (./lib/window-walk.ts)
-//   --database <name>     measure a database of the cached cluster instead (bench_sparse_1m), kept
+//   --database <name>     measure a benchmark store of the cached cluster instead (bench_sparse_1m; --interleave ignored)
 //   PROGRESS=1   count the chunks through onBackfillProgress (which adds a count query per chunk to the timing)
 import { join } from 'node:path';
+import type pg from 'pg';
 import { parseArgs } from 'node:util';
 import * as postgres from '../../generated/postgres/index.js';
 import { createPostgresStore, MIGRATION_STEP } from '../../src/index.js';
@@ -19,6 +20,7 @@ import { BACKFILL_PROGRESS_KEYS } from '../../src/migrations/backfill-step.js';
 import { startEmbeddedPostgres } from '../lib/embedded-postgres.js';
 import { clientFor, createDatabase, databaseUrl, poolFor } from '../lib/postgres-database.js';
 import { amplification, byCreatedAt, byKey, sessionPages, tablePages } from './lib/walk-pages.js';
+import { readPostgresManifest, resetPostgresStore } from './lib/synthetic-store.js';
 import { windowWalk } from './lib/window-walk.js';
 import { postgresSingleStatement } from './single-statement.js';
 
@@ -57,11 +59,28 @@ function seed(k: number): string[] {
   ];
 }
 
-/** `k`: build a store interleaving k sessions, dropped after; a name: that database of the cluster, kept. */
+/** The rows compared across the paths, as text (timestamps to the microsecond), in key order. */
+async function rowsText(client: pg.Client): Promise<string> {
+  const rows = await client.query(
+    `SELECT task_session_id, tool_call_id, tool_status, total_tokens::text, tool_use_count::text, duration_ms::text, observed_at::text,
+            settled_at::text, updated_at::text, model, agent_status, subagent_type, description
+       FROM task_session_subagents ORDER BY task_session_id, tool_call_id`,
+  );
+  return JSON.stringify(rows.rows);
+}
+
+type Path = 'single' | 'chunked' | 'windows';
+
+/**
+ * `k`: build a store interleaving k sessions, dropped after; a name: that benchmark store of
+ * the cluster (it must carry bench_store_manifest), reset as the benchmarks leave it.
+ */
 async function measure(serverUrl: string, k: number | string, runs: number): Promise<void> {
   const built = typeof k === 'number';
   const db = built ? await createDatabase(serverUrl, `bench_interleave_${k}`, { replaceExisting: true }) : undefined;
   const url = db?.url ?? databaseUrl(serverUrl, k as string);
+  const manifest = built ? null : await readPostgresManifest(url);
+  if (!built && !manifest) throw new Error(`${k} is not a benchmark store (no bench_store_manifest): not touching it`);
   const client = clientFor(url);
   await client.connect();
   const pool = poolFor({ connectionString: url, max: 2 });
@@ -83,33 +102,43 @@ async function measure(serverUrl: string, k: number | string, runs: number): Pro
       const keys = [ACTIVATION_KEYS.captureSince, ACTIVATION_KEYS.backfillThrough, BACKFILL_PROGRESS_KEYS.through, BACKFILL_PROGRESS_KEYS.cursor];
       await client.query('DELETE FROM kandev_meta WHERE key = ANY($1::text[])', [keys]);
     };
+    let chunks = 0;
+    const run: Record<Path, () => Promise<void>> = {
+      single: async () => void (await postgresSingleStatement(client)),
+      chunked: async () => {
+        const report = await store.runMigrations(process.env.PROGRESS ? { onBackfillProgress: () => void chunks++ } : {});
+        if (!report.steps.some((s) => s.name === MIGRATION_STEP.backfillSubagentContexts && s.status === 'applied'))
+          throw new Error(`runMigrations() applied no ${MIGRATION_STEP.backfillSubagentContexts} step: ${JSON.stringify(report)}`);
+      },
+      windows: async () => void (chunks = (await windowWalk(client)).chunks),
+    };
+    const paths: Path[] = values.windows ? ['single', 'chunked', 'windows'] : ['single', 'chunked'];
     for (let r = 0; r < runs; r++) {
-      await clear();
-      const t = performance.now();
-      const rows = await postgresSingleStatement(client);
-      const single = performance.now() - t;
-      await clear();
-      let chunks = 0;
-      const report = await store.runMigrations(process.env.PROGRESS ? { onBackfillProgress: () => void chunks++ } : {});
-      const step = report.steps.find((s) => s.name === MIGRATION_STEP.backfillSubagentContexts);
-      if (!step) throw new Error(`runMigrations() reported no ${MIGRATION_STEP.backfillSubagentContexts} step: ${JSON.stringify(report)}`);
-      const written = Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM task_session_subagents')).rows[0].n);
-      if (written !== rows) throw new Error(`chunked wrote ${written} rows, the single statement ${rows}`);
+      // Each run starts with another path, so no path always runs on the cache another left.
+      const order = paths.map((_, i) => paths[(i + r) % paths.length]);
+      const ms = {} as Record<Path, number>;
+      const text = {} as Record<Path, string>;
+      const counts = {} as Record<Path, number>;
+      for (const path of order) {
+        await clear();
+        chunks = 0;
+        const t = performance.now();
+        await run[path]();
+        ms[path] = performance.now() - t;
+        counts[path] = chunks;
+        text[path] = await rowsText(client);
+      }
+      for (const path of paths) if (text[path] !== text.single) throw new Error(`the ${path} path wrote other rows than the single statement`);
+      const rows = (JSON.parse(text.single) as unknown[]).length;
+      const shown = paths
+        .filter((p) => p !== 'single')
+        .map((p) => `${p} ${ms[p].toFixed(0)} ms${counts[p] ? ` (${counts[p]} chunks)` : ''} ratio ${(ms[p] / ms.single).toFixed(2)}`);
       console.log(
-        `interleave ${k} run ${r}: single ${single.toFixed(0)} ms (${rows} rows); chunked step ${step.ms.toFixed(0)} ms${chunks ? ` (${chunks} chunks)` : ''} ratio ${(step.ms / single).toFixed(2)}`,
-      );
-      if (!values.windows) continue;
-      await clear();
-      const w0 = performance.now();
-      const walk = await windowWalk(client);
-      const windows = performance.now() - w0;
-      if (walk.rows !== rows) throw new Error(`the window walk wrote ${walk.rows} rows, the single statement ${rows}`);
-      console.log(
-        `interleave ${k} run ${r}: window walk ${windows.toFixed(0)} ms (${walk.chunks} windows, longest ${walk.longestMs.toFixed(0)} ms) ratio ${(windows / single).toFixed(2)}`,
+        `interleave ${k} run ${r} (${order.join(', ')}): single ${ms.single.toFixed(0)} ms (${rows} rows, the same in every path); ${shown.join('; ')}`,
       );
     }
-    await clear(); // a kept database is left as `backfill: 'defer'` leaves it
   } finally {
+    if (manifest) await resetPostgresStore(client, manifest); // the package's tables dropped again
     await pool.end();
     await client.end();
     await db?.drop();

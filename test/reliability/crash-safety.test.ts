@@ -173,7 +173,7 @@ async function legacySnapshot(p: Probe, dialect: Dialect): Promise<string> {
   const value = (c: string) => byDialect(dialect, { sqlite: `quote(${c})`, postgres: `quote_nullable(${c}::text)` });
   const line = LEGACY_COLUMNS.map(value).join(` || ',' || `);
   const joined = byDialect(dialect, {
-    sqlite: `SELECT group_concat(line, char(10)) AS rows FROM (SELECT ${line} AS line FROM task_session_subagents WHERE tool_call_id LIKE 'legacy_%' ORDER BY id)`,
+    sqlite: `SELECT group_concat(${line}, char(10) ORDER BY id) AS rows FROM task_session_subagents WHERE tool_call_id LIKE 'legacy_%'`,
     postgres: `SELECT string_agg(${line}, E'\\n' ORDER BY id) AS rows FROM task_session_subagents WHERE tool_call_id LIKE 'legacy_%'`,
   });
   const [row] = await p.query<{ rows: string | null }>(joined);

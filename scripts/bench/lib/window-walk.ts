@@ -12,10 +12,13 @@
 //   - AC-21b's winner (newest created_at, then greatest id) without a staging table: the
 //     statement ranks the candidates inside its window, and ON CONFLICT DO NOTHING keeps what
 //     a newer window wrote first. Equal created_at values fall in one window.
-// What it leaves out, and a real one needs: the cursor in kandev_meta (resume), the activation
-// keys, a fallback where the host has no index on created_at, windows bounded by the mark read
-// before the first chunk, microsecond-exact edges (here epoch seconds as float8, the same value
-// on both sides of an edge, so no message is read twice or skipped), and a created_at before 1970.
+// What it leaves out, and a real one needs: the migration lock and the sessions' key-share
+// locks, the cursor in kandev_meta (resume), the activation keys, a fallback where the host has
+// no index on created_at, windows bounded by the mark read before the first chunk,
+// microsecond-exact edges (here epoch seconds as float8, the same value on both sides of an
+// edge, so no message is read twice or skipped), edges that hold for a `timestamptz` column
+// (these are UTC `timestamp` values: under another TimeZone they would shift), and a created_at
+// before 1970.
 import type { PoolClient, Client } from 'pg';
 import { backfillSubagentContexts } from '../../../generated/postgres/index.js';
 
