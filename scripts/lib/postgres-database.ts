@@ -56,10 +56,22 @@ export function clientFor(config: string | pg.ClientConfig): pg.Client {
   return client;
 }
 
+/**
+ * How a database is copied. PostgreSQL 15 made WAL_LOG the default: it writes the template's
+ * pages to the WAL and so avoids FILE_COPY's two checkpoints, which on a busy cluster with fsync
+ * on cost more than the WAL for a small template. On a server with fsync off (the test suite's)
+ * a checkpoint writes nothing to disk, and FILE_COPY is cheaper: a copy of the suite's schema
+ * template takes 14 ms instead of 42, and the drop after it 7 instead of 19 (PostgreSQL 18),
+ * for most tests one each. So FILE_COPY there, and the server's default everywhere else (the
+ * benchmarks' cluster has fsync on). Before 15 FILE_COPY was the only way and the clause did
+ * not exist.
+ */
+const FILE_COPY_SINCE = 150000;
+
 /** A kept maintenance connection, what createDatabase needs to know of its server, and how many statements are running on it. */
 interface Maintenance {
   readonly client: pg.Client;
-  /** Read once when the connection opens: copy databases with STRATEGY FILE_COPY (below). */
+  /** Read once when the connection opens: copy databases with STRATEGY FILE_COPY (above). */
   readonly fileCopy: boolean;
   running: number;
 }
@@ -132,18 +144,6 @@ async function admin(serverUrl: string, sql: string | ((server: { fileCopy: bool
 export async function dropDatabase(serverUrl: string, name: string): Promise<void> {
   await admin(serverUrl, `DROP DATABASE IF EXISTS ${checkedName(name)} WITH (FORCE)`);
 }
-
-/**
- * How a database is copied. PostgreSQL 15 made WAL_LOG the default: it writes the template's
- * pages to the WAL and so avoids FILE_COPY's two checkpoints, which on a busy cluster with fsync
- * on cost more than the WAL for a small template. On a server with fsync off (the test suite's)
- * a checkpoint writes nothing to disk, and FILE_COPY is cheaper: a copy of the suite's schema
- * template takes 14 ms instead of 42, and the drop after it 7 instead of 19 (PostgreSQL 18),
- * for most tests one each. So FILE_COPY there, and the server's default everywhere else (the
- * benchmarks' cluster has fsync on). Before 15 FILE_COPY was the only way and the clause did
- * not exist.
- */
-const FILE_COPY_SINCE = 150000;
 
 export interface CreateDatabaseOptions {
   /** Copy this database instead of template1 (it must have no other connections). */
