@@ -24,7 +24,11 @@ export function visible(text: string): string {
   });
 }
 
-const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+// Made on first use, not at import: building a Segmenter loads ICU's break rules, about 20 ms,
+// and every process that imports the package (the CLI's `--version`, `proxy`, a host's boot)
+// paid it before a single line was shown.
+let graphemes: Intl.Segmenter | undefined;
+const segmenter = () => (graphemes ??= new Intl.Segmenter('en', { granularity: 'grapheme' }));
 
 // East Asian wide and fullwidth characters and emoji take two terminal columns.
 const WIDE =
@@ -38,7 +42,7 @@ const ESCAPE = /^\\(?:x[0-9a-f]{2}|u[0-9a-f]{4})$/;
 function units(text: string, limit: number): { units: [string, number][]; overflow: boolean } {
   const out: [string, number][] = [];
   let used = 0;
-  for (const { segment } of graphemes.segment(text)) {
+  for (const { segment } of segmenter().segment(text)) {
     const shown = visible(segment);
     // A grapheme holding controls became escapes: each escape is its own unit, never cut.
     const parts = shown === segment ? [segment] : shown.split(/(\\x[0-9a-f]{2}|\\u[0-9a-f]{4})/).filter(Boolean);
