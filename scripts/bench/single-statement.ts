@@ -2,7 +2,8 @@
 // reference (issue 32: chunked ≤ 1.2× it on the 1M stores): the high-water mark read first
 // (AC-24d's order), then the chunk statement ONCE over every session key, in one transaction,
 // under the same work_mem the chunks run with; on SQLite in storage order, as 0.2 read it.
-// test/helpers/single-statement-backfill.ts is the tests' copy (rows compared); this one is timed. The package's table must exist
+// test/helpers/single-statement-backfill.ts is the tests' copy (rows compared, so it keeps the
+// chunks' access path); this one is timed. The package's table must exist
 // (runMigrations({ backfill: 'defer' }) first); the rows it writes are left for the caller.
 import type Database from 'better-sqlite3';
 import type pg from 'pg';

@@ -24,7 +24,7 @@ export function visible(text: string): string {
   });
 }
 
-// Made on first use, not at import: building a Segmenter loads ICU's break rules, about 20 ms,
+// Made on first use, not at import: building a Segmenter loads ICU's break rules, about 15 ms,
 // and every process that imports the package (the CLI's `--version`, `proxy`, a host's boot)
 // paid it before a single line was shown.
 let graphemes: Intl.Segmenter | undefined;
