@@ -53,6 +53,47 @@ describeBothDialects('JSON validity in the backfill', (dialect) => {
   });
 });
 
+// A host whose metadata column has a nondeterministic collation (here an ICU one that ignores
+// punctuation). PostgreSQL 18 lets strpos() and replace() run under it; the depth test's regular
+// expression raises under it, so valid_jsonb.sql reads the text as "C" there (tc-many, 1,500
+// brackets, takes that path: without it the backfill fails), and in the bracket count, where '['
+// would otherwise match quotes and commas too and send tc-shallow down the slower path (its
+// outcome is the same, so only the first is pinned here). Before 18 the prefilter's strpos()
+// itself refuses the collation: that is asserted, not skipped.
+describe('a metadata column with a nondeterministic collation [postgres]', () => {
+  let db: TestDb;
+  beforeEach(async () => {
+    db = await openTestDb('postgres');
+    await insertSession(db, 's1', 'task-1');
+    await db.exec(`CREATE COLLATION ignore_punctuation (provider = icu, locale = 'und-u-ka-shifted', deterministic = false)`);
+    await db.exec('ALTER TABLE task_session_messages ALTER COLUMN metadata TYPE text COLLATE ignore_punctuation');
+  });
+  afterEach(async () => db.close());
+
+  it('18 and later: the count and the depth are read bytewise, and the backfill writes what it writes under "C"; before 18: the prefilter refuses', async () => {
+    const shallow = `[${Array.from({ length: 300 }, (_, i) => `{"a":"x, y","n":${i}}`).join(',')}]`; // 301 brackets, many quotes and commas
+    const docs: [string, string][] = [
+      ['tc-shallow', withExtra('tc-shallow', shallow)],
+      ['tc-deep-1001', withExtra('tc-deep-1001', nested(1_000))],
+      ['tc-many', withExtra('tc-many', `[${Array.from({ length: 1_500 }, (_, i) => `{"a":[${i}],"s":"]]]]"}`).join(',')}]`)],
+    ];
+    for (const [i, [, metadata]] of docs.entries()) {
+      await insertMessage(db, { id: `m${i}`, sessionId: 's1', metadata, createdAt: hostTimestamp(db, T0 + BigInt(i) * 1_000n) });
+    }
+    const version = Number((await db.query<{ v: string }>(`SELECT current_setting('server_version_num') AS v`))[0].v);
+    const report = await db.store({ clock: steppingClock(T0 + 10_000_000_000n) }).runMigrations();
+    const rows = await db.query<{ t: string }>('SELECT tool_call_id AS t FROM task_session_subagents ORDER BY 1');
+    if (version >= 180_000) {
+      expect(report.ok).toBe(true);
+      expect(rows.map((r) => r.t)).toEqual(['tc-many', 'tc-shallow']);
+    } else {
+      expect(report.ok).toBe(false);
+      expect(JSON.stringify(report.steps)).toMatch(/nondeterministic collations are not supported/);
+      expect(rows).toEqual([]);
+    }
+  });
+});
+
 describe('the helper PostgreSQL 15 needs, and 16 does not [postgres]', () => {
   let db: TestDb;
   let version: number;
