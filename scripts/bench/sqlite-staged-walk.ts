@@ -6,8 +6,9 @@
 //
 // The staged walk, two phases, each statement run on its own as the package runs its chunks
 // (but here all in one transaction, rolled back: no commit and no pause between them):
-//   1. rowid ranges --range wide (as many messages where rowids have no gaps), in storage order: the package's chunk statement up to
-//      its `qualifying` CTE (prefilter, JSON validity, AC-21/21a), its rows kept in a staging table;
+//   1. rowid ranges --range wide (as many messages where rowids have no gaps), in storage order:
+//      the package's chunk statement up to its `qualifying` CTE (prefilter, JSON validity,
+//      AC-21/21a), its rows kept in a staging table;
 //   2. chunks of --sessions session keys over the staging table: the same statement from its
 //      `winner` CTE on (AC-21b's winner per session and tool call, the fields read from the
 //      winning message by rowid, the INSERT).
@@ -104,8 +105,8 @@ async function measure(name: StoreProfileName, runs: number, range: number, per:
       // Each run starts with a different variant, so none always runs on the cache another left.
       const result: Partial<Record<(typeof order)[number], { ms: number; rows: string }>> = {};
       for (let k = 0; k < order.length; k++) {
-        const name = order[(r + k) % order.length];
-        result[name] = timed(variants[name]);
+        const variant = order[(r + k) % order.length];
+        result[variant] = timed(variants[variant]);
       }
       const { single, walk, staged: stagedWalk } = result as Required<typeof result>;
       if (JSON.parse(single.rows).length === 0) throw new Error(`${name} run ${r}: the single statement wrote no row`);
