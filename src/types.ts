@@ -159,14 +159,23 @@ export interface MigrationReport {
 
 /** The backfill's progress, reported after each chunk commits (docs/migrations.md). */
 export interface BackfillProgress {
-  /** Chunks committed by this run (a resumed run counts its own). */
+  /** Transactions committed by this run: the session chunks, and on SQLite its first phase's ranges (a resumed run counts its own). */
   chunks: number;
   /** Host sessions walked by this run. */
   sessions: number;
   /** Rows this run inserted (a replayed chunk inserts none: AC-22). */
   rowsWritten: number;
-  /** Messages of the sessions this run walked (each chunk counts its own after its INSERT). */
+  /**
+   * Messages this run read: on PostgreSQL those of the sessions it walked (each chunk counts its
+   * own after its INSERT), on SQLite those of the rowid ranges its first phase read.
+   */
   messagesScanned: number;
+  /**
+   * SQLite: the rowids its first phase had left to read when this run began, about as many
+   * messages where the host's rowids have no gaps (`messagesScanned` of it is the phase's done
+   * fraction). 0 on PostgreSQL.
+   */
+  messagesToScan: number;
   /**
    * The sessions this run had to walk when it began (those after the cursor): `sessions` of
    * it is the done fraction. Sessions the host creates meanwhile may take `sessions` past it.
@@ -176,6 +185,12 @@ export interface BackfillProgress {
   ms: number;
   /** The last chunk: the activation keys are written. */
   done: boolean;
+  /**
+   * SQLite's backfill first reads the messages in storage order ('stage': `chunks` counts its
+   * ranges and `messagesScanned` grows), then writes session by session ('sessions'); a
+   * PostgreSQL backfill reports 'sessions' only (docs/migrations.md, "The backfill in chunks").
+   */
+  phase: 'stage' | 'sessions';
 }
 
 /** Overrides of the backfill's chunk pacing (docs/migrations.md gives the defaults and why). */
@@ -184,6 +199,8 @@ export interface BackfillChunkOptions {
   targetMs?: number;
   /** At most this many host sessions per chunk. */
   maxSessions?: number;
+  /** SQLite: at most this many rowids per range of the backfill's first phase (docs/migrations.md). */
+  maxStageRowids?: number;
   /** Idle time between chunks, with the lock free (ms). */
   pauseMs?: number;
 }

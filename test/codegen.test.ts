@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDatabase, type CreatedDatabase } from '../scripts/lib/postgres-database.js';
+import { DIALECT_ONLY } from '../scripts/lib/query-files.js';
 import { DIALECTS } from '../src/dialect.js';
 import { runCodegen, type CodegenRun } from './helpers/codegen-run.js';
 
@@ -275,7 +276,15 @@ describe('codegen', () => {
   });
 
   it("SQLite modules export the same statement names as pgtyped's, I…Query included", () => {
-    for (const f of sqlFiles(join('queries', 'sqlite'))) {
+    const postgresFiles = new Set(sqlFiles(join('queries', 'postgres')));
+    const sqliteOnly = sqlFiles(join('queries', 'sqlite')).filter((f) => !postgresFiles.has(f));
+    // A statement one dialect lacks is declared (DIALECT_ONLY), never an accident.
+    expect(sqliteOnly.sort()).toEqual(
+      Object.keys(DIALECT_ONLY)
+        .filter((f) => DIALECT_ONLY[f].join() === 'sqlite')
+        .sort(),
+    );
+    for (const f of sqlFiles(join('queries', 'sqlite')).filter((f) => postgresFiles.has(f))) {
       const names = (d: string) =>
         [...readFileSync(join('generated', d, `${f}.queries.ts`), 'utf8').matchAll(/^export (?:const|interface|type) (\w+)/gm)].map((m) => m[1]).sort();
       expect(names('sqlite'), f).toEqual(names('postgres'));

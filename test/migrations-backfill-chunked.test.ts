@@ -4,8 +4,11 @@
 // by id), malformed and non-qualifying metadata, identities empty or beyond the indexable bound
 // (AC-21a), messages whose session is gone — the rows of runMigrations() with chunks of one to
 // a few sessions equal the rows of the same statement run ONCE over the whole key range (the
-// single-statement backfill: one chunk holding every session), and the activation keys equal
-// what that run publishes (backfill_through from the source predicate, AC-24 point 1).
+// single-statement backfill: one chunk holding every session; on SQLite 0.2's read of every
+// message in storage order, with no staged phase), and the activation keys equal what that run
+// publishes (backfill_through from the source predicate, AC-24 point 1). On SQLite the first
+// phase reads the messages in rowid ranges of one to a few rowids, so a tool call's competing
+// messages (inserted in random created_at order) are staged by different ranges.
 import { afterEach, expect, it } from 'vitest';
 import { ACTIVATION_KEYS } from '../src/index.js';
 import { hostTimestamp } from './helpers/host-timestamp.js';
@@ -80,21 +83,29 @@ describeBothDialects('runMigrations: the chunked backfill equals the single stat
     db = undefined;
   });
 
-  it(`on ${STORES} random stores, with chunks of 1 to 4 sessions`, async () => {
+  it(`on ${STORES} random stores, with chunks of 1 to 4 sessions (and on SQLite ranges of 1 to 4 rowids)`, async () => {
     for (let seed = 1; seed <= STORES; seed++) {
       const r = prng(3200 + seed);
       db = await openTestDb(dialect, 'package');
       await seedRandomStore(db, r);
       const single = await singleStatementRows(db);
       const maxSessions = 1 + r.int(4);
+      const maxStageRowids = 1 + r.int(4);
       const chunks: number[] = [];
-      const report = await db.store().runMigrations({ backfillChunk: { maxSessions, pauseMs: 0 }, onBackfillProgress: (p) => chunks.push(p.sessions) });
+      const ranges: number[] = [];
+      const report = await db.store().runMigrations({
+        backfillChunk: { maxSessions, maxStageRowids, pauseMs: 0 },
+        onBackfillProgress: (p) => (p.phase === 'stage' ? ranges : chunks).push(p.sessions),
+      });
       expect(report.ok, JSON.stringify(report.steps)).toBe(true);
       const chunked = await backfilledRows(db);
       expect(chunked, `seed ${seed}, chunks of ${maxSessions}`).toEqual(single.rows);
       // The walk starts after the key '' (a session keyed '' is not recordable, AC-21a).
       const sessions = (await db.query(`SELECT id FROM task_sessions WHERE id <> ''`)).length;
       expect(chunks.length, `seed ${seed}`).toBe(Math.floor(sessions / maxSessions) + 1); // really chunked
+      // SQLite's first phase really read in ranges: as many as the rowids need (every message kept its rowid).
+      const messages = (await db.query(`SELECT id FROM task_session_messages`)).length;
+      expect(ranges.length, `seed ${seed}`).toBe(dialect === 'sqlite' ? Math.ceil(messages / maxStageRowids) : 0);
       const keys = await metaKeys(db);
       expect(keys[ACTIVATION_KEYS.backfillThrough]).toBe(single.through);
       expect(Object.keys(keys).sort()).toEqual(Object.values(ACTIVATION_KEYS).sort()); // progress keys gone

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { poolFor } from '../scripts/lib/postgres-database.js';
 import { afterEach, expect, it } from 'vitest';
 import { ACTIVATION_KEYS, createPostgresStore, type MigrationOptions, type MigrationReport } from '../src/index.js';
-import { endStateFacts, metaKeys, seedPreAmendmentRows, stepStatuses } from './helpers/migration-db.js';
+import { endStateFacts, metaKeys, seedPreAmendmentRows, stageProgressKeys, stepStatuses } from './helpers/migration-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { BACKFILL_PROGRESS_KEYS } from '../src/migrations/backfill-step.js';
 import { backfilledToolCalls, seedBusyHostStore, survivingQualifyingToolCalls } from './helpers/busy-host-store.js';
@@ -59,9 +59,10 @@ describeBothDialects('runMigrations: concurrent migrators', (dialect) => {
     const backfilled = await db.query<{ n: number | string }>(`SELECT count(*) AS n FROM task_session_subagents WHERE source = 'backfill'`);
     expect(Number(backfilled[0].n)).toBe(30 + 1); // 30 subagents + the pre-amendment row that was itself backfilled
     // Each activation key written once, and the backfill's high-water mark read and kept once
-    // (the chunked backfill's progress key, removed when it finished), whoever ran which chunk.
+    // (the chunked backfill's progress key, removed when it finished; on SQLite with its first
+    // phase's keys, inserted once each), whoever ran which chunk.
     const writes = await db.query<{ key: string }>(`SELECT key FROM meta_writes ORDER BY key`);
-    expect(writes.map((w) => w.key)).toEqual([...Object.values(ACTIVATION_KEYS), BACKFILL_PROGRESS_KEYS.through].sort());
+    expect(writes.map((w) => w.key)).toEqual([...Object.values(ACTIVATION_KEYS), BACKFILL_PROGRESS_KEYS.through, ...stageProgressKeys(dialect)].sort());
     expect(Object.keys(await metaKeys(db)).sort()).toEqual(Object.values(ACTIVATION_KEYS).sort());
   });
 
@@ -89,7 +90,9 @@ describeBothDialects('runMigrations: concurrent migrators', (dialect) => {
     expect(reports.filter((r) => r.walked > 0).length).toBeGreaterThan(1);
     expect(await backfilledToolCalls(db)).toEqual(await survivingQualifyingToolCalls(db));
     const writes = (await db.query<{ key: string }>(`SELECT key FROM meta_writes`)).map((w) => w.key).sort();
-    expect(writes).toEqual([...Object.values(ACTIVATION_KEYS), BACKFILL_PROGRESS_KEYS.through, BACKFILL_PROGRESS_KEYS.cursor].sort());
+    expect(writes).toEqual(
+      [...Object.values(ACTIVATION_KEYS), BACKFILL_PROGRESS_KEYS.through, BACKFILL_PROGRESS_KEYS.cursor, ...stageProgressKeys(dialect)].sort(),
+    );
   });
 });
 

@@ -13,7 +13,7 @@ import * as demo from '../generated/sqlite/demo/index.js';
 import * as product from '../generated/sqlite/index.js';
 import * as proxy from '../generated/sqlite/proxy/index.js';
 import * as importer from '../generated/sqlite/import/index.js';
-import { hostIndexSchema, hostSchema, legacySchema, packageSchema, upgradeSchema } from '../generated/sqlite/index.js';
+import { backfillSchema, hostIndexSchema, hostSchema, legacySchema, packageSchema, upgradeSchema } from '../generated/sqlite/index.js';
 import { createSqliteMigrationDatabase } from '../src/sqlite/migrations.js';
 import { SqlitePreparedQuery } from '../src/sqlite/prepared-query.js';
 import { openFloorDatabase, type FloorDatabase } from './helpers/floor-sqlite.js';
@@ -65,7 +65,7 @@ describe('SQLite floor: everything the package runs works on the declared minimu
     expect(`${x}.${y}`).toBe(floor.text.split('.').slice(0, 2).join('.'));
   });
 
-  it('every schema script applies: the host tables, a fresh store, the AC-33 rebuild of a pre-amendment one, the optional host index', () => {
+  it('every schema script applies: the host tables, a fresh store, the AC-33 rebuild of a pre-amendment one, the optional host index, the backfill staging table', () => {
     for (const s of hostSchema) db.exec(s.sql);
     for (const s of legacySchema) db.exec(s.sql);
     db.exec('PRAGMA foreign_keys = OFF');
@@ -80,6 +80,8 @@ describe('SQLite floor: everything the package runs works on the declared minimu
     for (const s of packageSchema) db.exec(s.sql);
     // The optional host index (store.ensureHostIndex()), twice: it is idempotent too.
     for (const s of [...hostIndexSchema, ...hostIndexSchema]) db.exec(s.sql);
+    // The backfill's staging table (created at its start, IF NOT EXISTS: a resumed run creates it again).
+    for (const s of [...backfillSchema, ...backfillSchema]) db.exec(s.sql);
     const upgradeNames = new Set(upgradeSchema.map((s) => s.name));
     expect(upgradeNames).toEqual(new Set(['set_aside_pre_amendment_table', 'copy_pre_amendment_rows']));
   });

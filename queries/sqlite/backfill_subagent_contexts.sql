@@ -1,9 +1,12 @@
 /*
  * AC-21…AC-23b: the backfill of ONE CHUNK of the host's sessions, an INSERT … SELECT with no
- * LIMIT over every message whose session key is in (after, upTo] (issues 32 and 34: the
- * one-time backfill is a series of these, each its own BEGIN IMMEDIATE, so a host writer waits
- * for one chunk, never the whole backfill; src/migrations/backfill-step.ts; docs/migrations.md
- * says what changed from AC-23a's single statement and why). No row ever reaches JavaScript.
+ * LIMIT over every candidate message whose session key is in (after, upTo] (issues 32 and 34:
+ * the one-time backfill is a series of these, each its own BEGIN IMMEDIATE, so a host writer
+ * waits for one chunk, never the whole backfill; src/migrations/backfill-step.ts; docs/migrations.md
+ * says what changed from AC-23a's single statement and why). The candidates are the messages
+ * phase 1 staged (stage_backfill_candidates.sql, src/migrations/backfill-stage.ts): every
+ * message that can qualify, found by reading the host's table in storage order; each is
+ * judged again here, as it is now. No row ever reaches JavaScript.
  * Every derived value follows the live path's column rules, so the same subagent reads alike
  * whichever path wrote it.
  *
@@ -22,8 +25,10 @@
  * is gone (possible only where the host ran with foreign keys off) is skipped rather than
  * failing the insert's foreign key.
  *
- * Plan: the chunk's messages are read through the host's (task_session_id, created_at) index,
- * a range per chunk (a full scan per chunk would make the backfill quadratic). The cheap text prefilter
+ * Plan: the chunk's candidates are a range of the staging table's key, each message read by
+ * its id (a full scan per chunk would make the backfill quadratic, and reading a chunk's
+ * sessions through the host's (task_session_id, created_at) index cost a row lookup per
+ * message of the store, where this costs one per candidate). The cheap text prefilter
  * metadata GLOB '*_task*' runs before any JSON parsing. It is a superset of the JSON
  * predicate for what hosts write: a qualifying document holds the JSON string
  * "subagent_task" (normalized.kind), whose characters appear verbatim in the text unless a
@@ -58,9 +63,15 @@ WITH candidate AS (
   -- dropped here, once per message, rather than normalized inside every JSON call below:
   -- SQLite repeats a CTE column's expression wherever it is used (no common
   -- subexpressions), which made json_valid run ~35 times per candidate.
+  -- The chunk's candidates come from the staging table phase 1 filled (a range of its key),
+  -- each message then read by id (its primary key index): CROSS JOIN keeps the staging table
+  -- the outer loop. The session restated: a message moved to another session meanwhile is
+  -- judged where it now is, in that session's chunk, if phase 1 staged it there.
   SELECT m.rowid AS rid, m.id, m.task_session_id, m.task_id, m.created_at, m.metadata AS meta
-    FROM task_session_messages AS m
-   WHERE m.task_session_id > :after! AND m.task_session_id <= :upTo!
+    FROM subagent_context_backfill_stage AS s
+         CROSS JOIN task_session_messages AS m ON m.id = s.id
+   WHERE s.task_session_id > :after! AND s.task_session_id <= :upTo!
+     AND m.task_session_id = s.task_session_id
      AND {{subagent_prefilter(m.metadata)}}
      AND {{prefiltered_valid_json(m.metadata)}}
 ), keyed AS MATERIALIZED (

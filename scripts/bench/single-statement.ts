@@ -1,9 +1,9 @@
 // The single-statement backfill (0.2's, before chunks), as the chunked backfill's same-run
 // reference (issue 32: chunked ≤ 1.2× it on the 1M stores): the high-water mark read first
 // (AC-24d's order), then the chunk statement ONCE over every session key, in one transaction,
-// under the same work_mem the chunks run with; on SQLite in storage order, as 0.2 read it.
-// test/helpers/single-statement-backfill.ts is the tests' copy (rows compared, so it keeps the
-// chunks' access path); this one is timed. The package's table must exist
+// under the same work_mem the chunks run with; on SQLite reading the messages themselves in
+// storage order, as 0.2 read them, not the candidates the package stages first.
+// test/helpers/single-statement-backfill.ts runs the same statements for the tests' rows; this one is timed. The package's table must exist
 // (runMigrations({ backfill: 'defer' }) first); the rows it writes are left for the caller.
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
@@ -11,20 +11,25 @@ import * as postgresQueries from '../../generated/postgres/index.js';
 import * as sqliteQueries from '../../generated/sqlite/index.js';
 import { BACKFILL_WORK_MEM } from '../../src/postgres/migrations.js';
 
-/** The chunk statement's message scan; the single statement reads it NOT INDEXED. */
-const SQLITE_CHUNK_SCAN = '    FROM task_session_messages AS m\n   WHERE m.task_session_id > @after AND m.task_session_id <= @upTo\n';
+/** The chunk statement's candidate scan: the staging table's range, each message by id. */
+const SQLITE_STAGED_SCAN =
+  '    FROM subagent_context_backfill_stage AS s\n' +
+  '         CROSS JOIN task_session_messages AS m ON m.id = s.id\n' +
+  '   WHERE s.task_session_id > @after AND s.task_session_id <= @upTo\n' +
+  '     AND m.task_session_id = s.task_session_id\n';
+/** 0.2's scan: every message of the key range, in storage order. */
+const SQLITE_STORAGE_ORDER_SCAN = '    FROM task_session_messages AS m NOT INDEXED\n   WHERE m.task_session_id > @after AND m.task_session_id <= @upTo\n';
 
 /**
- * 0.2's SQLite statement read the messages in storage order (`NOT INDEXED`); the chunk
- * statement reads a chunk's sessions through the host's (task_session_id, created_at) index,
- * which over every session costs 1.5–2.7× the storage-order read (BENCHMARKS.md, "The backfill
- * rows since the chunked backfill"). Same statement, same predicate, 0.2's access path.
+ * 0.2's SQLite statement: the package's chunk statement with the staged candidates replaced by
+ * every message of the key range, read in storage order (`NOT INDEXED`). Same predicates, same
+ * winner rule, 0.2's access path; it needs no staging table.
  */
-function sqliteStorageOrderStatement(): string {
+export function sqliteStorageOrderStatement(): string {
   const text = sqliteQueries.backfillSubagentContexts.sql;
-  if (text.split(SQLITE_CHUNK_SCAN).length !== 2)
-    throw new Error("single-statement: the SQLite backfill statement's message scan changed shape; update SQLITE_CHUNK_SCAN");
-  return text.replace(SQLITE_CHUNK_SCAN, SQLITE_CHUNK_SCAN.replace('AS m\n', 'AS m NOT INDEXED\n'));
+  if (text.split(SQLITE_STAGED_SCAN).length !== 2)
+    throw new Error("single-statement: the SQLite backfill statement's candidate scan changed shape; update SQLITE_STAGED_SCAN");
+  return text.replace(SQLITE_STAGED_SCAN, SQLITE_STORAGE_ORDER_SCAN);
 }
 
 export function sqliteSingleStatement(db: Database.Database): number {

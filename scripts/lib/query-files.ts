@@ -205,6 +205,18 @@ export const DIALECT_ONLY: Readonly<Record<string, readonly Dialect[]>> = {
   // The optional host index's interrupted build: only CREATE INDEX CONCURRENTLY leaves an
   // INVALID index behind; SQLite builds an index in one transaction, whole or not at all.
   drop_unfinished_host_index: ['postgres'],
+  // The backfill's progress per chunk: PostgreSQL's chunks read their sessions' messages and
+  // count them; SQLite's read staged candidates, and phase 1 counts the messages it read.
+  count_backfill_chunk_messages: ['postgres'],
+  // The SQLite backfill's phase 1 (src/migrations/backfill-stage.ts). PostgreSQL's chunks
+  // still read their sessions' messages themselves: its faster walk would be a created_at
+  // window walk, not staging (BENCHMARKS.md, "Issue 32, the walk's reads").
+  stage_backfill_candidates: ['sqlite'],
+  read_message_rowid_bound: ['sqlite'],
+  read_message_rowid_anchor: ['sqlite'],
+  read_message_rowid_by_id: ['sqlite'],
+  count_messages_in_rowid_range: ['sqlite'],
+  drop_backfill_stage: ['sqlite'],
 };
 
 export function pascal(name: string): string {

@@ -6,8 +6,12 @@ import type { DialectName as Dialect } from '../../src/dialect.js';
 import { addColumnScript, subagentColumns } from './schema-columns.js';
 import type { SchemaScript } from './schema-script.js';
 
-/** package: fresh-database DDL; upgrade: idempotent shape changes; hostIndex: the optional host index; host/legacy: fixtures. */
-export type SchemaKind = 'package' | 'upgrade' | 'hostIndex' | 'host' | 'legacy';
+/**
+ * package: fresh-database DDL; upgrade: idempotent shape changes; hostIndex: the optional host
+ * index; backfill: what the one-time backfill creates while it runs and drops at its end;
+ * host/legacy: fixtures.
+ */
+export type SchemaKind = 'package' | 'upgrade' | 'hostIndex' | 'backfill' | 'host' | 'legacy';
 
 function dirOf(kind: SchemaKind, dialect: Dialect): string {
   switch (kind) {
@@ -17,6 +21,8 @@ function dirOf(kind: SchemaKind, dialect: Dialect): string {
       return join('schema', dialect, 'upgrade');
     case 'hostIndex':
       return join('schema', 'host-index', dialect);
+    case 'backfill':
+      return join('schema', 'backfill', dialect);
     case 'host':
       return join('schema', 'host', dialect);
     case 'legacy':
@@ -49,10 +55,11 @@ export function renderSchemaModule(root: string, dialect: Dialect): string {
     package: 'Fresh-database DDL owned by this package, in order; every script is idempotent.',
     upgrade: 'Idempotent shape changes for databases an earlier host build created.',
     hostIndex: "The optional index on the host's messages table (store.ensureHostIndex(); never runMigrations()).",
+    backfill: 'What the one-time backfill creates while it runs and drops in the transaction that writes the activation keys.',
     host: 'The host tables as the host ships them (tests, demo, benchmarks).',
     legacy: 'The pre-amendment task_session_subagents shape (tests of AC-33).',
   };
-  for (const kind of ['package', 'upgrade', 'hostIndex', 'host', 'legacy'] as const) {
+  for (const kind of ['package', 'upgrade', 'hostIndex', 'backfill', 'host', 'legacy'] as const) {
     const scripts = schemaScripts(root, kind, dialect);
     lines.push(`/** ${docs[kind]} */`);
     lines.push(`export const ${kind}Schema: readonly SchemaScript[] = [`);

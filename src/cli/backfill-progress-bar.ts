@@ -1,6 +1,7 @@
 // `subagent-context migrate`'s view of the backfill while it runs (issue 32 item 4), on stderr
 // so stdout keeps the report (and --json its JSON). On a terminal: one line redrawn in place,
-// a bar with the sessions walked, messages scanned, rows written, the rate and an ETA. Anywhere
+// a bar with the sessions walked, messages scanned, rows written, the rate and an ETA (on
+// SQLite first a bar of the messages its first phase reads, then the sessions'). Anywhere
 // else (a log file, CI, a pipe): plain lines, one every few seconds while it runs and one at
 // the end, and nothing at all for a backfill with no session to walk, so a short upgrade leaves
 // a log as it was. The figures come from runMigrations({ onBackfillProgress }) after each
@@ -47,8 +48,9 @@ export function formatDuration(ms: number): string {
 /** Under a minute in seconds ('3.2 s'), else as formatDuration. */
 const took = (ms: number) => (ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : formatDuration(ms));
 
-/** The walked fraction of the sessions this run had to walk (1 when there were none). */
+/** The done fraction: of the messages SQLite's first phase reads, then of the sessions to walk (1 when there were none). */
 function fraction(p: BackfillProgress): number {
+  if (p.phase === 'stage') return p.messagesToScan > 0 ? Math.min(1, p.messagesScanned / p.messagesToScan) : 0;
   return p.sessionsToWalk > 0 ? Math.min(1, p.sessions / p.sessionsToWalk) : 1;
 }
 
@@ -56,9 +58,16 @@ function rate(p: BackfillProgress): string {
   return p.ms > 0 ? `${int((p.messagesScanned * 1000) / p.ms)} messages/s` : '— messages/s';
 }
 
-/** Time left at this run's pace so far, per session; unknown before the first session. */
+/**
+ * Time left at this run's pace so far, per session; unknown before the first session. In
+ * SQLite's first phase, the phase's own time left, per message read: the sessions come after.
+ */
 function eta(p: BackfillProgress): string {
   if (p.done) return 'done';
+  if (p.phase === 'stage') {
+    if (p.messagesScanned === 0 || p.messagesToScan <= p.messagesScanned) return 'ETA —';
+    return `reading ETA ${formatDuration((p.ms * (p.messagesToScan - p.messagesScanned)) / p.messagesScanned)}`;
+  }
   if (p.sessions === 0 || p.sessionsToWalk <= p.sessions) return 'ETA —';
   return `ETA ${formatDuration((p.ms * (p.sessionsToWalk - p.sessions)) / p.sessions)}`;
 }
@@ -69,19 +78,20 @@ export function drawnLine(p: BackfillProgress): string {
   const filled = Math.round(f * BAR_WIDTH);
   const bar = `[${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}]`;
   const percent = `${String(Math.floor(f * 100)).padStart(3)}%`;
-  const figures = [
-    `${int(p.sessions)}/${int(Math.max(p.sessions, p.sessionsToWalk))} sessions`,
-    `${int(p.messagesScanned)} messages scanned`,
-    `${int(p.rowsWritten)} rows written`,
-    rate(p),
-    p.done ? `done in ${took(p.ms)}` : eta(p),
-  ];
+  const walked =
+    p.phase === 'stage'
+      ? [`reading messages ${int(p.messagesScanned)}/${int(Math.max(p.messagesScanned, p.messagesToScan))}`]
+      : [`${int(p.sessions)}/${int(Math.max(p.sessions, p.sessionsToWalk))} sessions`, `${int(p.messagesScanned)} messages scanned`];
+  const figures = [...walked, `${int(p.rowsWritten)} rows written`, rate(p), p.done ? `done in ${took(p.ms)}` : eta(p)];
   return `backfill ${bar} ${percent} ${figures.join(' · ')}`;
 }
 
 /** A line for a log: the same figures, no bar. */
 export function plainLine(p: BackfillProgress): string {
-  const walked = `${int(p.sessions)} of ${int(Math.max(p.sessions, p.sessionsToWalk))} sessions`;
+  const walked =
+    p.phase === 'stage'
+      ? `reading messages, ${int(p.messagesScanned)} of about ${int(Math.max(p.messagesScanned, p.messagesToScan))}`
+      : `${int(p.sessions)} of ${int(Math.max(p.sessions, p.sessionsToWalk))} sessions`;
   const figures = `${int(p.messagesScanned)} messages scanned, ${int(p.rowsWritten)} rows written, ${rate(p)}`;
   if (p.done) return `backfill: done, ${walked}, ${figures}, in ${took(p.ms)}`;
   return `backfill: ${Math.floor(fraction(p) * 100)}% (${walked}), ${figures}, ${eta(p)}`;

@@ -7,14 +7,18 @@
 //   start   (one transaction) the guard (BOTH keys, AC-24d); the high-water mark read ONCE,
 //           before any chunk's INSERT (AC-24d), and kept in kandev_meta with the cursor, so a
 //           crash or a second migrator resumes from the database, never from memory.
+//   stage   (SQLite only, ./backfill-stage.ts) the candidates found in storage order, a
+//           rowid range per transaction, kept in a staging table the chunks then read.
 //   chunk   (one transaction each) the next sessions in key order after the cursor, their
 //           messages' rows (AC-21b's winner is per session and tool call, so a chunk holds
 //           every message that competes for a row), the cursor moved past them.
 //   last    the chunk that finds the sessions exhausted samples capture_since AFTER its
 //           INSERT (AC-24 point 4), writes both keys (write-once) and removes the progress
-//           keys, in that one transaction: both keys or neither (AC-24d).
+//           keys (and the staging table), in that one transaction: both keys or neither (AC-24d).
 import { ACTIVATION_KEYS } from '../activation-keys.js';
 import type { BackfillProgress, MigrationOptions } from '../types.js';
+import { keysPresent, nextChunkSize, pause, progressFigure } from './backfill-pacing.js';
+import { endStaging, stageCandidates, startStaging, STAGE_PROGRESS_KEYS } from './backfill-stage.js';
 import { awaited, type Flow } from './flow.js';
 import { jsonHelperRefusal, jsonHelperRunnable } from './json-helper.js';
 import type { AppliedOrSkipped, BackfillChunk, BackfillPacing, MigrationDatabase, MigrationPrimitives } from './migration-database.js';
@@ -23,12 +27,16 @@ const { captureSince, backfillThrough } = ACTIVATION_KEYS;
 
 /**
  * The backfill's own kandev_meta keys while it runs (never an activation key): the mark read
- * before the first chunk, and the last session key done. Both are removed in the transaction
- * that writes the activation keys, so a finished store holds the three keys only.
+ * before the first chunk, the last session key done, and on SQLite phase 1's bound, cursor and
+ * anchor (./backfill-stage.ts). All are removed in the transaction that writes the activation
+ * keys, so a finished store holds the three keys only.
  */
 export const BACKFILL_PROGRESS_KEYS = {
   through: 'subagent_context_backfill_pending_through',
   cursor: 'subagent_context_backfill_cursor',
+  stageBound: STAGE_PROGRESS_KEYS.bound,
+  stageCursor: STAGE_PROGRESS_KEYS.cursor,
+  stageAnchor: STAGE_PROGRESS_KEYS.anchor,
 } as const;
 
 /** Sessions in the first chunk; later chunks follow the time target. */
@@ -37,12 +45,6 @@ export const FIRST_CHUNK_SESSIONS = 16;
 export const MAX_CHUNK_SESSIONS = 20_000;
 
 type ChunkOutcome = { readonly kind: 'skipped' } | { readonly kind: 'chunk' | 'finished'; readonly chunk: BackfillChunk; readonly rows: number };
-
-function* keysPresent(db: MigrationPrimitives): Flow<boolean> {
-  const capturePresent = yield* awaited(db.keyPresent(captureSince));
-  const throughPresent = yield* awaited(db.keyPresent(backfillThrough));
-  return capturePresent && throughPresent;
-}
 
 /** Issue #16 item 3: the statements call PostgreSQL's pg_input_is_valid (valid_jsonb.sql); re-judged under each lock. */
 function* refuseUntrustedHelper(db: MigrationPrimitives): Flow<void> {
@@ -63,6 +65,8 @@ function* startBackfill(db: MigrationPrimitives): Flow<'skipped' | 'running'> {
     const through = yield* awaited(db.readBackfillThrough());
     yield* awaited(db.writeKeyOnce(BACKFILL_PROGRESS_KEYS.through, through));
   }
+  // Phase 1's bound is read in this same transaction: no message before the mark is past it.
+  if (db.staging) yield* startStaging(db);
   return 'running';
 }
 
@@ -89,6 +93,7 @@ function* backfillChunk(db: MigrationPrimitives, limit: number, sampleCaptureSin
   yield* awaited(db.writeKeyOnce(captureSince, since));
   yield* awaited(db.deleteKey(BACKFILL_PROGRESS_KEYS.cursor));
   yield* awaited(db.deleteKey(BACKFILL_PROGRESS_KEYS.through));
+  if (db.staging) yield* endStaging(db);
   return { kind: 'finished', chunk: { after, sessions }, rows };
 }
 
@@ -99,30 +104,12 @@ function* sessionsLeft(db: MigrationPrimitives): Flow<number> {
 }
 
 function* chunkMessages(db: MigrationPrimitives, chunk: BackfillChunk): Flow<number> {
-  return yield* awaited(db.countChunkMessages(chunk));
+  return db.countChunkMessages ? yield* awaited(db.countChunkMessages(chunk)) : 0;
 }
 
-/**
- * A progress figure, read lock-free OUTSIDE the chunks' transactions: it can neither lengthen
- * a chunk nor fail one (a role's statement_timeout cancelling a count leaves the figure at 0).
- */
-async function progressFigure(db: MigrationDatabase, read: (p: MigrationPrimitives) => Flow<number>): Promise<number> {
-  try {
-    return await db.unlocked(read);
-  } catch {
-    return 0;
-  }
-}
-
-/**
- * The next chunk's size in sessions: doubled while chunks take under half the time target,
- * scaled down to it when one overran, within [1, max].
- */
+/** The next chunk's size in sessions (./backfill-pacing.ts), within [1, pacing.maxSessions]. */
 export function nextChunkSessions(current: number, elapsedMs: number, pacing: Pick<BackfillPacing, 'targetMs' | 'maxSessions'>): number {
-  let next = current;
-  if (elapsedMs > pacing.targetMs) next = Math.floor((current * pacing.targetMs) / elapsedMs);
-  else if (elapsedMs < pacing.targetMs / 2) next = current * 2;
-  return Math.max(1, Math.min(pacing.maxSessions, next));
+  return nextChunkSize(current, elapsedMs, pacing, pacing.maxSessions);
 }
 
 /** PostgreSQL's query_canceled, which a statement_timeout raises. */
@@ -130,15 +117,32 @@ function isStatementTimeout(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '57014';
 }
 
-const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureSince: () => string, options: MigrationOptions = {}): Promise<AppliedOrSkipped> {
   if ((await db.locked(startBackfill)) === 'skipped') return 'skipped';
   const pacing = await db.backfillPacing(options.backfillChunk);
   const report = options.onBackfillProgress;
-  const progress: BackfillProgress = { chunks: 0, sessions: 0, rowsWritten: 0, messagesScanned: 0, sessionsToWalk: 0, ms: 0, done: false };
+  const progress: BackfillProgress = {
+    chunks: 0,
+    sessions: 0,
+    rowsWritten: 0,
+    messagesScanned: 0,
+    messagesToScan: 0,
+    sessionsToWalk: 0,
+    ms: 0,
+    done: false,
+    phase: db.stagesBackfill ? 'stage' : 'sessions',
+  };
   if (report) progress.sessionsToWalk = await progressFigure(db, sessionsLeft);
   const started = performance.now();
+  const emit = () => {
+    try {
+      report?.({ ...progress });
+    } catch {
+      // a host's progress display must not fail its upgrade
+    }
+  };
+  if (db.stagesBackfill && (await stageCandidates(db, { pacing, progress, started, report: report && emit })) === 'skipped') return 'skipped';
+  progress.phase = 'sessions';
   let limit = Math.min(FIRST_CHUNK_SESSIONS, pacing.maxSessions);
   for (;;) {
     const t0 = performance.now();
@@ -160,14 +164,11 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
     progress.sessions += chunk.sessions.length;
     progress.rowsWritten += outcome.rows;
     // Progress only: a host that asked for none pays no statement for it.
-    if (report && chunk.sessions.length) progress.messagesScanned += await progressFigure(db, (p) => chunkMessages(p, chunk));
+    // (SQLite counted the messages as phase 1 read them.)
+    if (report && chunk.sessions.length && !db.stagesBackfill) progress.messagesScanned += await progressFigure(db, (p) => chunkMessages(p, chunk));
     progress.ms = Math.round(performance.now() - started);
     progress.done = outcome.kind === 'finished';
-    try {
-      report?.({ ...progress });
-    } catch {
-      // a host's progress display must not fail its upgrade
-    }
+    emit();
     if (outcome.kind === 'finished') return 'applied';
     limit = nextChunkSessions(limit, elapsed, pacing);
     // Between chunks the lock is free: a host writer (SQLite) or a second migrator gets it.

@@ -23,6 +23,8 @@ export interface BackfillPacing {
   readonly maxSessions: number;
   /** Idle time between chunks, with the lock free. */
   readonly pauseMs: number;
+  /** Never more rowids in one range of a staged backfill's phase 1. */
+  readonly maxStageRowids: number;
 }
 
 /** One DDL script from generated/<dialect>/schema.ts, applied whole. */
@@ -73,14 +75,47 @@ export interface MigrationPrimitives {
   insertBackfillRows(chunk: BackfillChunk): MaybePromise<number>;
   /** Progress only (issue 32 item 4): the sessions after `after` (queries/<dialect>/count_backfill_sessions_after.sql). */
   countSessionsAfter(after: string): MaybePromise<number>;
-  /** Progress only: the messages of a chunk's sessions (queries/<dialect>/count_backfill_chunk_messages.sql). */
-  countChunkMessages(chunk: BackfillChunk): MaybePromise<number>;
+  /**
+   * Progress only: the messages of a chunk's sessions (queries/postgres/count_backfill_chunk_messages.sql).
+   * Absent where the backfill stages its candidates (`staging`): phase 1 counted the messages.
+   */
+  countChunkMessages?(chunk: BackfillChunk): MaybePromise<number>;
+  /**
+   * Phase 1 of a staged backfill (SQLite; ./backfill-stage.ts): the chunks then write from the
+   * candidates staged here instead of reading the host's messages themselves. Absent: the
+   * chunks read every message of their sessions (PostgreSQL).
+   */
+  readonly staging?: StagingPrimitives;
   applySchema(script: SchemaScript): MaybePromise<void>;
   /** Columns, indexes and triggers a host added to task_session_subagents (queries/<dialect>/read_subagent_table_host_objects.sql). */
   readHostObjects(): MaybePromise<readonly HostObject[]>;
   readVersion(): MaybePromise<DatabaseVersion>;
   /** Whether the host tables exist (queries/<dialect>/probe_store_tables.sql, resolved as every statement resolves them). */
   probeHostTables(): MaybePromise<HostTablePresence>;
+}
+
+/** The host message a rowid range ends at: phase 1's anchor against renumbered rowids (./backfill-stage.ts). */
+export interface RowidAnchor {
+  readonly rowid: bigint;
+  readonly id: string;
+}
+
+/** What a staged backfill's phase 1 runs (SQLite; queries/sqlite and schema/backfill/sqlite). */
+export interface StagingPrimitives {
+  /** Creates the staging table (IF NOT EXISTS). */
+  createStage(): MaybePromise<void>;
+  /** Drops it (IF EXISTS), in the transaction that writes the activation keys. */
+  dropStage(): MaybePromise<void>;
+  /** The rowids of the host's messages now: (start, bound], one below the least to the greatest ((0, 0] when none). */
+  readRowidBound(): MaybePromise<{ readonly start: bigint; readonly bound: bigint }>;
+  /** Stages the candidates with rowids in (after, upTo]; the rows staged. */
+  stageRange(after: bigint, upTo: bigint): MaybePromise<number>;
+  /** The message with the greatest rowid at most `upTo`, if any. */
+  anchorAtOrBelow(upTo: bigint): MaybePromise<RowidAnchor | undefined>;
+  /** A message's rowid by its id, or undefined when it is gone. */
+  rowidOf(id: string): MaybePromise<bigint | undefined>;
+  /** Progress only: the messages with rowids in (after, upTo]. */
+  countRange(after: bigint, upTo: bigint): MaybePromise<number>;
 }
 
 /** The host's tables the package reads (and never creates unless asked: store.createHostTables()). */
@@ -142,6 +177,8 @@ export interface MigrationDatabase {
    * COMMIT when it returns, ROLLBACK and reject when it throws.
    */
   locked<T>(body: (db: MigrationPrimitives) => Flow<T>): Promise<T>;
+  /** Whether the backfill stages its candidates first (the primitives' `staging`; ./backfill-stage.ts). */
+  readonly stagesBackfill: boolean;
   /** The backfill's pacing on this database, with the host's overrides applied. */
   backfillPacing(overrides: BackfillChunkOptions | undefined): Promise<BackfillPacing>;
   /** Runs `body` on the connection without a transaction or the lock (lock-free reads). */

@@ -34,6 +34,7 @@ import { runAsync } from '../migrations/flow.js';
 import { jsonHelperRefusal } from '../migrations/json-helper.js';
 import type { BackfillPacing, MigrationDatabase, MigrationPrimitives, SchemaScript } from '../migrations/migration-database.js';
 import { MAX_CHUNK_SESSIONS } from '../migrations/backfill-step.js';
+import { MAX_STAGE_ROWIDS } from '../migrations/backfill-stage.js';
 import { runMigrationPass } from '../migrations/migration-pass.js';
 import { MIGRATION_STEP } from '../migrations/step-names.js';
 import { executionIdentityShapeHolds, toTableShape } from '../migrations/table-shape.js';
@@ -151,6 +152,7 @@ export function createPostgresMigrationDatabase(pool: pg.Pool, options: { minimu
     engine: 'PostgreSQL',
     minimumVersion: options.minimumVersion ?? MINIMUM_VERSION,
     steps: POSTGRES_STEPS,
+    stagesBackfill: false,
     /**
      * The lock wait is bounded by a generous lock_timeout (a concurrent migrator may be running
      * the whole backfill); once held, waits for table locks the host holds are bounded more
@@ -183,6 +185,7 @@ export function postgresBackfillPacing(statementTimeoutMs: number, overrides: Ba
   return {
     targetMs: overrides?.targetMs ?? fitted,
     maxSessions: overrides?.maxSessions ?? MAX_CHUNK_SESSIONS,
+    maxStageRowids: overrides?.maxStageRowids ?? MAX_STAGE_ROWIDS,
     pauseMs: overrides?.pauseMs ?? 0,
   };
 }

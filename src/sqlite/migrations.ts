@@ -6,18 +6,24 @@
 import type { Database } from 'better-sqlite3';
 import {
   addColumnSchema,
+  backfillSchema,
   backfillSubagentContexts,
-  countBackfillChunkMessages,
   countBackfillSessionsAfter,
+  countMessagesInRowidRange,
   deleteMetaKey,
+  dropBackfillStage,
   nextBackfillSessions,
   observeSubagentTableShape,
   packageSchema,
   probeStoreTables,
   readBackfillThrough,
   readDatabaseVersion,
+  readMessageRowidAnchor,
+  readMessageRowidBound,
+  readMessageRowidById,
   readMetaKey,
   readSubagentTableHostObjects,
+  stageBackfillCandidates,
   upgradeSchema,
   upsertMetaKey,
   writeMetaKeyOnce,
@@ -25,8 +31,9 @@ import {
 import type { StoreContext } from '../dialect.js';
 import { addSubagentColumnsStep } from '../migrations/column-step.js';
 import { runSync } from '../migrations/flow.js';
-import type { BackfillPacing, MigrationDatabase, MigrationPrimitives, SchemaScript } from '../migrations/migration-database.js';
+import type { BackfillPacing, MigrationDatabase, MigrationPrimitives, SchemaScript, StagingPrimitives } from '../migrations/migration-database.js';
 import { MAX_CHUNK_SESSIONS } from '../migrations/backfill-step.js';
+import { MAX_STAGE_ROWIDS } from '../migrations/backfill-stage.js';
 import { runMigrationPass } from '../migrations/migration-pass.js';
 import { MIGRATION_STEP } from '../migrations/step-names.js';
 import { executionIdentityShapeHolds, sqliteTableShape } from '../migrations/table-shape.js';
@@ -54,6 +61,7 @@ const SUBAGENT_INDEXES = script(packageSchema, 'task_session_subagents_indexes')
 const SET_ASIDE_PRE_AMENDMENT_TABLE = script(upgradeSchema, 'set_aside_pre_amendment_table');
 const COPY_PRE_AMENDMENT_ROWS = script(upgradeSchema, 'copy_pre_amendment_rows');
 const USAGE_LEDGER = script(packageSchema, 'usage_ledger');
+const BACKFILL_STAGE = script(backfillSchema, 'backfill_stage');
 
 function sqliteSteps(db: Database): MigrationDatabase['steps'] {
   return {
@@ -104,7 +112,7 @@ function sqlitePrimitives(db: Database): MigrationPrimitives {
     },
     insertBackfillRows: ({ after, sessions }) => backfillSubagentContexts.exec({ after, upTo: sessions[sessions.length - 1] }, db),
     countSessionsAfter: (after) => Number(countBackfillSessionsAfter.one({ after }, db).sessions),
-    countChunkMessages: ({ after, sessions }) => Number(countBackfillChunkMessages.one({ after, upTo: sessions[sessions.length - 1] }, db).messages),
+    staging: sqliteStaging(db),
     applySchema: (s) => void db.exec(s.sql),
     readHostObjects: () => readSubagentTableHostObjects.many({}, db),
     readVersion: () => {
@@ -118,6 +126,26 @@ function sqlitePrimitives(db: Database): MigrationPrimitives {
   };
 }
 
+/**
+ * Phase 1 of the backfill (src/migrations/backfill-stage.ts): the host's messages read in
+ * storage order, a rowid range at a time. The host's table is an ordinary rowid table
+ * (schema/host/sqlite), as the chunk statement has always assumed.
+ */
+function sqliteStaging(db: Database): StagingPrimitives {
+  return {
+    createStage: () => void db.exec(BACKFILL_STAGE.sql),
+    dropStage: () => void dropBackfillStage.exec({}, db),
+    readRowidBound: () => readMessageRowidBound.one({}, db),
+    stageRange: (after, upTo) => stageBackfillCandidates.exec({ after, upTo }, db),
+    anchorAtOrBelow: (upTo) => {
+      const row = readMessageRowidAnchor.maybeOne({ upTo }, db);
+      return row && { rowid: row.rid, id: String(row.id) };
+    },
+    rowidOf: (id) => readMessageRowidById.maybeOne({ id }, db)?.rid,
+    countRange: (after, upTo) => Number(countMessagesInRowidRange.one({ after, upTo }, db).messages),
+  };
+}
+
 /** Internal: `minimumVersion` exists for the tests of the too-old path. */
 export function createSqliteMigrationDatabase(db: Database, options: { minimumVersion?: MigrationDatabase['minimumVersion'] } = {}): MigrationDatabase {
   const primitives = sqlitePrimitives(db);
@@ -125,6 +153,7 @@ export function createSqliteMigrationDatabase(db: Database, options: { minimumVe
     engine: 'SQLite',
     minimumVersion: options.minimumVersion ?? MINIMUM_VERSION,
     steps: sqliteSteps(db),
+    stagesBackfill: true,
     // async only for the signature: the body runs to COMMIT before the promise is returned.
     locked: async (body) => withImmediateTransaction(db, () => runSync(body(primitives))),
     unlocked: async (body) => runSync(body(primitives)),
@@ -148,6 +177,7 @@ function sqliteBackfillPacing(overrides: BackfillChunkOptions | undefined): Back
   return {
     targetMs: overrides?.targetMs ?? SQLITE_CHUNK_TARGET_MS,
     maxSessions: overrides?.maxSessions ?? MAX_CHUNK_SESSIONS,
+    maxStageRowids: overrides?.maxStageRowids ?? MAX_STAGE_ROWIDS,
     pauseMs: overrides?.pauseMs ?? SQLITE_CHUNK_PAUSE_MS,
   };
 }

@@ -2,7 +2,8 @@
 // independently of the package's own probe (queries/<dialect>/observe_subagent_table_shape),
 // plus the activation keys, the pre-amendment rows and the report's steps.
 import type { MigrationReport } from '../../src/index.js';
-import type { TestDb } from './test-db.js';
+import { BACKFILL_PROGRESS_KEYS } from '../../src/migrations/backfill-step.js';
+import type { Dialect, TestDb } from './test-db.js';
 import { byDialect } from './by-dialect.js';
 
 /** AC-33 clauses 1–3, read from the catalog by SQL written for the tests. */
@@ -86,6 +87,12 @@ export async function tableExists(db: TestDb, name: string): Promise<boolean> {
 export async function metaKeys(db: TestDb): Promise<Record<string, string>> {
   const rows = await db.query<{ key: string; value: string }>(`SELECT key, value FROM kandev_meta ORDER BY key`);
   return Object.fromEntries(rows.map((r) => [r.key, r.value]));
+}
+
+/** The backfill's phase-1 keys (SQLite stages its candidates first; PostgreSQL has none), sorted. */
+export function stageProgressKeys(dialect: Dialect): string[] {
+  const { stageAnchor, stageBound, stageCursor } = BACKFILL_PROGRESS_KEYS;
+  return byDialect(dialect, { sqlite: [stageAnchor, stageBound, stageCursor].sort(), postgres: [] });
 }
 
 export function stepStatuses(report: MigrationReport): Record<string, string> {

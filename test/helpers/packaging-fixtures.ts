@@ -43,12 +43,17 @@ export const INSTALLS: Record<Dialect, readonly string[]> = {
 };
 
 const queries = parseDialect('.', 'sqlite');
-export const PRODUCT = queries.filter((q) => q.group.folder === '').map((q) => q.name);
+const productOf = (qs: ReturnType<typeof parseDialect>) => qs.filter((q) => q.group.folder === '').map((q) => q.name);
+const sqliteProduct = productOf(queries);
+const postgresProduct = productOf(parseDialect('.', 'postgres'));
+/** Product statements both dialects have. */
+export const PRODUCT = sqliteProduct.filter((n) => postgresProduct.includes(n));
 export const DEMO = queries.filter((q) => q.group.folder === 'demo').map((q) => q.name);
-/** Product statements only PostgreSQL has (scripts/lib/query-files.ts DIALECT_ONLY). */
-export const POSTGRES_ONLY = parseDialect('.', 'postgres')
-  .filter((q) => q.group.folder === '' && !PRODUCT.includes(q.name))
-  .map((q) => q.name);
+/** Product statements only one dialect has (scripts/lib/query-files.ts DIALECT_ONLY). */
+export const DIALECT_ONLY_STATEMENTS: Record<Dialect, readonly string[]> = {
+  sqlite: sqliteProduct.filter((n) => !postgresProduct.includes(n)),
+  postgres: postgresProduct.filter((n) => !sqliteProduct.includes(n)),
+};
 const EXAMPLES = documentedExamples();
 
 export function example(name: string): string {
@@ -60,10 +65,11 @@ export function example(name: string): string {
 /** A program naming every product statement's function and types from the dialect's entry,
  * and expecting the demo's to be absent; it prints the entry's runtime export names. */
 export function exportsCheck(dialect: Dialect): string {
+  const product = [...PRODUCT, ...DIALECT_ONLY_STATEMENTS[dialect]];
   return [
     `import * as entry from 'subagent-context/${dialect}';`,
-    `export const statements = [${PRODUCT.map((n) => `entry.${n}`).join(', ')}];`,
-    ...PRODUCT.map((n) => `export type T_${n} = [entry.I${pascal(n)}Params, entry.I${pascal(n)}Result, entry.I${pascal(n)}Query];`),
+    `export const statements = [${product.map((n) => `entry.${n}`).join(', ')}];`,
+    ...product.map((n) => `export type T_${n} = [entry.I${pascal(n)}Params, entry.I${pascal(n)}Result, entry.I${pascal(n)}Query];`),
     ...DEMO.flatMap((n) => ['// @ts-expect-error the demo statements are not exported', `export type D_${n} = entry.I${pascal(n)}Result;`]),
     'console.log(JSON.stringify(Object.keys(entry).sort()));',
     '',

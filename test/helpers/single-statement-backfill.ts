@@ -1,9 +1,12 @@
 // The single-statement backfill, as the property and resume tests' reference (issues 32 and
 // 34): the chunk statement run ONCE over the whole session key range, after the high-water
-// mark read first (AC-24d's order), in one transaction, as the backfill was before chunks.
-// Its rows are read and then deleted, so the same store then runs the chunked backfill.
+// mark read first (AC-24d's order), in one transaction, as the backfill was before chunks; on
+// SQLite over every message in storage order, as 0.2 read them, with no staged phase
+// (scripts/bench/single-statement.ts). Its rows are read and then deleted, so the same store
+// then runs the chunked backfill.
 import * as postgresQueries from '../../generated/postgres/index.js';
 import * as sqliteQueries from '../../generated/sqlite/index.js';
+import { sqliteStorageOrderStatement } from '../../scripts/bench/single-statement.js';
 import { withoutId } from './backfill-helpers.js';
 import { byDialect } from './by-dialect.js';
 import { withPinnedSearchPath } from './pinned-search-path.js';
@@ -17,7 +20,7 @@ export async function singleStatementRows(db: TestDb): Promise<{ rows: Record<st
     sqlite: async () => {
       const tx = db.sqlite!.transaction(() => {
         const mark = sqliteQueries.readBackfillThrough.get({}, db.sqlite!)!.backfill_through;
-        if (sessions.length) sqliteQueries.backfillSubagentContexts.run({ after: '', upTo }, db.sqlite!);
+        if (sessions.length) db.sqlite!.prepare(sqliteStorageOrderStatement()).run({ after: '', upTo });
         return String(mark);
       });
       return tx.immediate();

@@ -132,10 +132,11 @@ function render(q: ParsedQuery, sql: string, columns: ColumnType[] | null): stri
   ].join('\n');
 }
 
-/** Each statement is prepared in an in-memory database holding the host and package schema. */
+/** Each statement is prepared in an in-memory database holding the host and package schema and the backfill's staging table. */
 function generateSqlite(root: string, queries: readonly ParsedQuery[], outDir: string): CompiledStatement[] {
   const db = new Database(':memory:');
-  for (const script of [...schemaScripts(root, 'host', 'sqlite'), ...schemaScripts(root, 'package', 'sqlite')]) db.exec(script.sql);
+  for (const script of [...schemaScripts(root, 'host', 'sqlite'), ...schemaScripts(root, 'package', 'sqlite'), ...schemaScripts(root, 'backfill', 'sqlite')])
+    db.exec(script.sql);
   const errors: string[] = [];
   const compiled: CompiledStatement[] = [];
   for (const q of queries) {

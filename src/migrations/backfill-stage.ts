@@ -1,0 +1,151 @@
+// Phase 1 of a staged backfill (SQLite; issue 32, docs/migrations.md "The backfill in
+// chunks"). The session chunks of ./backfill-step.ts would otherwise read every message of
+// their sessions through the host's (task_session_id, created_at) index, a row lookup per
+// message: 2.2-2.8x the storage-order read 0.2's single statement made (BENCHMARKS.md). So the
+// host's messages are first read in storage order, a rowid range per transaction, and the
+// messages that can qualify are kept in a staging table; the session chunks then write from
+// those candidates alone, each read again by id and judged as it is then. AC-21b's winner is
+// still chosen per session and tool call inside one chunk, over every candidate of the session.
+//
+//   start   (./backfill-step.ts, the first transaction) the staging table created, the rowid
+//           bound read with the high-water mark: phase 1 walks (0, bound].
+//   range   (one transaction each) the candidates of (cursor, cursor + n] staged, the cursor
+//           and its anchor (the message at the range's end, by rowid and id) kept in kandev_meta.
+//   check   before each range: the anchor's rowid, looked up by its id. SQLite documents that
+//           VACUUM may renumber a table's rowids; a changed one means the ranges walked no
+//           longer hold the same messages, and phase 1 starts over (what it staged stays: phase
+//           2 reads each candidate by id), up to a bound read again. A deleted anchor cannot
+//           tell, and the walk goes on.
+import type { BackfillProgress } from '../types.js';
+import { keysPresent, nextChunkSize, pause, progressFigure } from './backfill-pacing.js';
+import { awaited, type Flow } from './flow.js';
+import type { BackfillPacing, MigrationDatabase, MigrationPrimitives, StagingPrimitives } from './migration-database.js';
+
+/** Phase 1's kandev_meta keys; removed, with the staging table, when the activation keys are written. */
+export const STAGE_PROGRESS_KEYS = {
+  bound: 'subagent_context_backfill_stage_bound',
+  cursor: 'subagent_context_backfill_stage_cursor',
+  anchor: 'subagent_context_backfill_stage_anchor',
+} as const;
+
+/** Rowids in the first range; later ranges follow the time target, as the session chunks do. */
+const FIRST_STAGE_ROWIDS = 65_536;
+/** Never more rowids in one range, whatever the time target allows (backfillChunk.maxStageRowids overrides it). */
+export const MAX_STAGE_ROWIDS = 4_000_000;
+
+type StageOutcome =
+  { readonly kind: 'skipped' | 'staged' | 'restarted' } | { readonly kind: 'range'; readonly after: bigint; readonly upTo: bigint; readonly last: boolean };
+
+function staging(db: MigrationPrimitives): StagingPrimitives {
+  if (!db.staging) throw new Error('a staged backfill on a database without staging primitives');
+  return db.staging;
+}
+
+function* requiredKey(db: MigrationPrimitives, key: string): Flow<string> {
+  const value = yield* awaited(db.readKey(key));
+  if (value === undefined) throw new Error(`${key} vanished mid-backfill; the next run starts over`);
+  return value;
+}
+
+/** In the backfill's first transaction, once: the staging table and phase 1's bound and cursor. */
+export function* startStaging(db: MigrationPrimitives): Flow<void> {
+  if ((yield* awaited(db.readKey(STAGE_PROGRESS_KEYS.bound))) !== undefined) return;
+  const stage = staging(db);
+  yield* awaited(stage.createStage());
+  // Every message committed before this transaction has a rowid in (start, bound].
+  yield* restartStaging(db, stage);
+}
+
+/** Phase 1 from the start: the cursor below the least rowid there is now, the bound at the greatest. */
+function* restartStaging(db: MigrationPrimitives, stage: StagingPrimitives): Flow<void> {
+  const { start, bound } = yield* awaited(stage.readRowidBound());
+  yield* awaited(db.deleteKey(STAGE_PROGRESS_KEYS.anchor));
+  yield* awaited(db.upsertKey(STAGE_PROGRESS_KEYS.cursor, String(start)));
+  yield* awaited(db.upsertKey(STAGE_PROGRESS_KEYS.bound, String(bound)));
+}
+
+/** In the transaction that writes the activation keys: nothing of phase 1 is left. */
+export function* endStaging(db: MigrationPrimitives): Flow<void> {
+  yield* awaited(staging(db).dropStage());
+  for (const key of Object.values(STAGE_PROGRESS_KEYS)) yield* awaited(db.deleteKey(key));
+}
+
+/** `${rowid}:${id}`: the rowid is digits, so the first ':' ends it whatever the id holds. */
+function parseAnchor(value: string): { rowid: bigint; id: string } {
+  const at = value.indexOf(':');
+  return { rowid: BigInt(value.slice(0, at)), id: value.slice(at + 1) };
+}
+
+/** One range's transaction. */
+function* stageRange(db: MigrationPrimitives, rowids: number): Flow<StageOutcome> {
+  // A concurrent migrator may have finished between our transactions.
+  if (yield* keysPresent(db)) return { kind: 'skipped' };
+  const stage = staging(db);
+  const bound = BigInt(yield* requiredKey(db, STAGE_PROGRESS_KEYS.bound));
+  const after = BigInt(yield* requiredKey(db, STAGE_PROGRESS_KEYS.cursor));
+  if (after >= bound) return { kind: 'staged' };
+  const anchor = yield* awaited(db.readKey(STAGE_PROGRESS_KEYS.anchor));
+  if (anchor !== undefined) {
+    const { rowid, id } = parseAnchor(anchor);
+    const now = yield* awaited(stage.rowidOf(id));
+    if (now !== undefined && now !== rowid) {
+      // Renumbered: the old range means nothing now. The new one covers every message there
+      // is, those committed after the mark included (rows for them are what a chunk of the
+      // session walk would also have written).
+      yield* restartStaging(db, stage);
+      return { kind: 'restarted' };
+    }
+  }
+  const upTo = after + BigInt(rowids) < bound ? after + BigInt(rowids) : bound;
+  yield* awaited(stage.stageRange(after, upTo));
+  const end = yield* awaited(stage.anchorAtOrBelow(upTo));
+  if (end) yield* awaited(db.upsertKey(STAGE_PROGRESS_KEYS.anchor, `${end.rowid}:${end.id}`));
+  yield* awaited(db.upsertKey(STAGE_PROGRESS_KEYS.cursor, String(upTo)));
+  return { kind: 'range', after, upTo, last: upTo >= bound };
+}
+
+export interface StagingRun {
+  readonly pacing: BackfillPacing;
+  readonly progress: BackfillProgress;
+  /** performance.now() when the backfill's first transaction began (progress.ms). */
+  readonly started: number;
+  /** Reports the progress; absent when the host asked for none (then no count is read). */
+  readonly report: (() => void) | undefined;
+}
+
+/** Phase 1, from the cursor in kandev_meta to the bound: 'staged', or 'skipped' when another migrator finished. */
+export async function stageCandidates(db: MigrationDatabase, run: StagingRun): Promise<'staged' | 'skipped'> {
+  const { pacing, progress } = run;
+  if (run.report) progress.messagesToScan = await progressFigure(db, rowidsLeft);
+  let rowids = Math.min(FIRST_STAGE_ROWIDS, pacing.maxStageRowids);
+  for (;;) {
+    const t0 = performance.now();
+    const outcome = await db.locked((p) => stageRange(p, rowids));
+    const elapsed = performance.now() - t0;
+    if (outcome.kind === 'skipped' || outcome.kind === 'staged') return outcome.kind;
+    if (outcome.kind === 'range') {
+      progress.chunks++;
+      if (run.report) {
+        const { after, upTo } = outcome;
+        progress.messagesScanned += await progressFigure(db, (p) => countRange(p, after, upTo));
+        progress.ms = Math.round(performance.now() - run.started);
+        run.report();
+      }
+      if (outcome.last) return 'staged';
+      rowids = nextChunkSize(rowids, elapsed, pacing, pacing.maxStageRowids);
+    }
+    // Between ranges the lock is free: a host writer or a second migrator gets it.
+    await pause(pacing.pauseMs);
+  }
+}
+
+/** Progress only: the rowids phase 1 has left, as this run begins (lock-free; an estimate). */
+function* rowidsLeft(db: MigrationPrimitives): Flow<number> {
+  const bound = yield* awaited(db.readKey(STAGE_PROGRESS_KEYS.bound));
+  const cursor = yield* awaited(db.readKey(STAGE_PROGRESS_KEYS.cursor));
+  return bound === undefined || cursor === undefined ? 0 : Math.max(0, Number(BigInt(bound) - BigInt(cursor)));
+}
+
+function* countRange(db: MigrationPrimitives, after: bigint, upTo: bigint): Flow<number> {
+  return yield* awaited(staging(db).countRange(after, upTo));
+}
