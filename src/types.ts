@@ -157,7 +157,7 @@ export interface MigrationReport {
   steps: MigrationStep[];
 }
 
-/** The backfill's progress, reported after each chunk commits (docs/migrations.md). */
+/** The backfill's progress, reported after each of its transactions commits (docs/migrations.md). */
 export interface BackfillProgress {
   /** Transactions committed by this run: the session chunks, and on SQLite its first phase's ranges (a resumed run counts its own). */
   chunks: number;
@@ -183,6 +183,8 @@ export interface BackfillProgress {
   sessionsToWalk: number;
   /** Since the first chunk began. */
   ms: number;
+  /** Since the current phase began: the ETA's clock (SQLite's first phase is not session work). */
+  phaseMs: number;
   /** The last chunk: the activation keys are written. */
   done: boolean;
   /**
@@ -212,7 +214,7 @@ export interface MigrationOptions {
    * works as soon as this pass returns; docs/migrations.md). Default 'run'.
    */
   backfill?: 'run' | 'defer';
-  /** Called after each backfill chunk commits; an exception it throws is ignored. */
+  /** Called after each of the backfill's transactions commits (its chunks, and SQLite's first-phase ranges); an exception it throws is ignored. */
   onBackfillProgress?(progress: BackfillProgress): void;
   backfillChunk?: BackfillChunkOptions;
 }

@@ -25,6 +25,7 @@ const at = (p: Partial<BackfillProgress>): BackfillProgress => ({
   done: false,
   phase: 'sessions',
   ...p,
+  phaseMs: p.phaseMs ?? p.ms ?? 0, // one phase (PostgreSQL's): its clock is the run's
 });
 
 /** A terminal stand-in that keeps what was written, with a clock the test moves. */
@@ -52,6 +53,25 @@ describe('the backfill progress renderer', () => {
     expect(drawnLine(at({}))).toMatch(/ETA —$/);
     expect(formatDuration(4_000_000)).toBe('1:06:40');
     expect(formatDuration(75_000)).toBe('1:15');
+  });
+
+  it("SQLite's first phase: the messages read and its own ETA; the sessions' ETA counts the session walk's time only", () => {
+    const reading = at({ phase: 'stage', chunks: 3, messagesScanned: 250_000, messagesToScan: 1_000_000, sessionsToWalk: 8_000, ms: 5_000 });
+    expect(drawnLine(reading)).toBe(
+      'backfill [######..................]  25% reading messages 250,000/1,000,000 · 0 rows written · 50,000 messages/s · reading ETA 0:15',
+    );
+    expect(plainLine(reading)).toMatch(/^backfill: 25% \(reading messages, 250,000 of about 1,000,000\), /);
+    // 60 s of reading, then 2 s for 1,000 of 8,000 sessions: 14 s left, not 7 minutes.
+    const walking = at({
+      chunks: 20,
+      sessions: 1_000,
+      sessionsToWalk: 8_000,
+      messagesScanned: 1_000_000,
+      messagesToScan: 1_000_000,
+      ms: 62_000,
+      phaseMs: 2_000,
+    });
+    expect(drawnLine(walking)).toMatch(/ · ETA 0:14$/);
   });
 
   it('on a terminal: one line redrawn in place (\\r, cleared), throttled, ended by the last chunk', () => {

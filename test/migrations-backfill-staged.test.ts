@@ -127,4 +127,50 @@ describeBothDialects('runMigrations: the backfill while the host rewrites its me
     expect(migrated.find((r) => r.task_session_id === 's5' && r.tool_call_id === 'toolu_2')?.description).toBe('v0');
     expect(migrated.find((r) => r.task_session_id === 's5' && r.tool_call_id === 'toolu_3')?.description).toBe('rewritten');
   });
+  it('rowids compacted in order below the cursor (as VACUUM closes gaps), one rowid of 2^40, the staging table dropped by hand: phase 1 starts over or jumps, the rows are the single statement’s', async () => {
+    db = await openTestDb(dialect, 'package');
+    const t = db;
+    const messages = await seedCompetingStore(t);
+    // A message far beyond the others (a host may set a rowid): ranges of 5 rowids would need 2^38 transactions to reach it.
+    if (dialect === 'sqlite') t.sqlite!.exec(`UPDATE task_session_messages SET rowid = ${2 ** 40} WHERE id = 's2-t2-v1'`);
+    const reports: BackfillProgress[] = [];
+    const first = await t.store().runMigrations({
+      backfillChunk: { maxSessions: 2, maxStageRowids: 5, pauseMs: 0 },
+      onBackfillProgress: (p) => {
+        reports.push(p);
+        if (dialect !== 'sqlite' || reports.length !== 2) return;
+        // Chat messages below the cursor deleted, then every rowid renumbered in order with no gap.
+        const cursor = t.sqlite!.prepare(`SELECT value FROM kandev_meta WHERE key = 'subagent_context_backfill_stage_cursor'`).pluck().get() as string;
+        t.sqlite!.exec(`DELETE FROM task_session_messages WHERE id LIKE '%-chat' AND rowid <= ${cursor}`);
+        t.sqlite!.exec(`CREATE TEMP TABLE renumber AS SELECT rowid AS old, row_number() OVER (ORDER BY rowid) AS new FROM task_session_messages;
+          UPDATE task_session_messages SET rowid = -rowid;
+          UPDATE task_session_messages SET rowid = (SELECT r.new FROM renumber AS r WHERE r.old = -task_session_messages.rowid);
+          DROP TABLE renumber;`);
+      },
+    });
+    expect(first.ok, JSON.stringify(first.steps)).toBe(true);
+    const ranges = reports.filter((p) => p.phase === 'stage').length;
+    // SQLite: two ranges, then all of them again (the jump over the far rowid costs one range at most).
+    if (dialect === 'sqlite') expect(ranges).toBeGreaterThan(2 + Math.floor((messages - SESSIONS) / 5) - 1);
+    expect(ranges).toBeLessThanOrEqual(byDialect(dialect, { sqlite: 2 + Math.ceil(messages / 5) + 1, postgres: 0 }));
+    const migrated = await backfilledRows(t);
+    await t.exec(`DELETE FROM task_session_subagents`);
+    expect(migrated).toEqual((await singleStatementRows(t)).rows); // over the store as it is now
+
+    // The staging table dropped by hand while the backfill's keys stay: that run fails, the next stages again.
+    await t.exec(`DELETE FROM kandev_meta WHERE key IN ('${ACTIVATION_KEYS.captureSince}', '${ACTIVATION_KEYS.backfillThrough}')`);
+    let dropped = false;
+    const broken = await t.store().runMigrations({
+      backfillChunk: { maxSessions: 2, maxStageRowids: 5, pauseMs: 0 },
+      onBackfillProgress: () => {
+        if (dialect === 'sqlite' && !dropped) t.sqlite!.exec('DROP TABLE subagent_context_backfill_stage');
+        dropped = true;
+      },
+    });
+    expect(broken.ok).toBe(dialect !== 'sqlite');
+    if (dialect === 'sqlite') expect((await t.store().runMigrations({ backfillChunk: { pauseMs: 0 } })).ok).toBe(true);
+    expect(await backfilledRows(t)).toEqual(migrated);
+    expect(Object.keys(await metaKeys(t)).sort()).toEqual(Object.values(ACTIVATION_KEYS).sort());
+    expect(await stageTablePresent(t)).toBe(false);
+  });
 });

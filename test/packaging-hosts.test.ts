@@ -26,18 +26,7 @@ import { composeWorkedExample } from './helpers/readme-examples.js';
 import { run, type CommandResult } from './helpers/run-command.js';
 import { DIALECTS, type Dialect } from './helpers/test-db.js';
 import { byDialect } from './helpers/by-dialect.js';
-import {
-  manifest,
-  DRIVERS,
-  DRIVER,
-  INSTALLS,
-  PRODUCT,
-  DEMO,
-  DIALECT_ONLY_STATEMENTS,
-  example,
-  exportsCheck,
-  REQUIRE_CHECK,
-} from './helpers/packaging-fixtures.js';
+import { manifest, DRIVERS, DRIVER, INSTALLS, PRODUCT, DEMO, ONLY_IN, example, exportsCheck, REQUIRE_CHECK } from './helpers/packaging-fixtures.js';
 
 interface Prepared {
   readonly project: ConsumerProject;
@@ -138,13 +127,13 @@ describe('packaging: a host with one driver', () => {
       const out = await runIn(dialect, process.execPath, ['out/exports-check.js']);
       expect(out.code, out.output).toBe(0);
       names[dialect] = JSON.parse(out.stdout) as string[];
-      for (const n of [...PRODUCT, ...DIALECT_ONLY_STATEMENTS[dialect]]) expect(names[dialect], `${dialect}: ${n}`).toContain(n);
+      for (const n of [...PRODUCT, ...ONLY_IN[dialect]]) expect(names[dialect], `${dialect}: ${n}`).toContain(n);
       for (const n of DEMO) expect(names[dialect], `${dialect}: ${n}`).not.toContain(n);
     }
     const own = { sqlite: ['createSqliteStore', 'SqlitePreparedQuery'], postgres: ['createPostgresStore', 'PostgresPreparedQuery'] };
-    for (const d of DIALECTS) own[d].push(...DIALECT_ONLY_STATEMENTS[d]);
-    expect(DIALECT_ONLY_STATEMENTS.postgres).toContain('upsertSubagentContextsBatch');
-    expect(DIALECT_ONLY_STATEMENTS.sqlite).toContain('stageBackfillCandidates');
+    for (const d of DIALECTS) own[d].push(...ONLY_IN[d]);
+    expect(ONLY_IN.postgres).toContain('upsertSubagentContextsBatch');
+    expect(ONLY_IN.sqlite).toContain('stageBackfillCandidates');
     const shared = (d: Dialect) => names[d].filter((n) => !own[d].includes(n));
     expect(shared('sqlite')).toEqual(shared('postgres'));
     for (const d of DIALECTS) for (const n of own[d]) expect(names[d]).toContain(n);

@@ -114,7 +114,7 @@ describeBothDialects('generated result types hold at run time', (dialect) => {
     // The report's ledger statements also bind the window's end and the task scope: none (every task, no end).
     const unbounded = byDialect(dialect, { sqlite: { until: '~', untilCeil: '~' }, postgres: { until: 'infinity' } });
     // SQLite's backfill staging statements: every rowid, and a message that exists.
-    const staging = { upTo: 2n ** 62n, id: 'm-call-settled' };
+    const staging = { after: -(2n ** 62n), upTo: 2n ** 62n, id: 'm-call-settled' };
     const params = { ...window, ...unbounded, ...staging, taskIds: null, sessionId: 's1', turnId: 'turn-1' };
     if (byDialect(dialect, { sqlite: true, postgres: false })) {
       const q = (sqliteGenerated as unknown as Record<string, { all(p: object, c: unknown): Record<string, unknown>[] }>)[name];

@@ -217,6 +217,8 @@ export const DIALECT_ONLY: Readonly<Record<string, readonly Dialect[]>> = {
   read_message_rowid_by_id: ['sqlite'],
   count_messages_in_rowid_range: ['sqlite'],
   drop_backfill_stage: ['sqlite'],
+  read_next_message_rowid: ['sqlite'],
+  probe_backfill_stage: ['sqlite'],
 };
 
 export function pascal(name: string): string {

@@ -66,10 +66,10 @@ function eta(p: BackfillProgress): string {
   if (p.done) return 'done';
   if (p.phase === 'stage') {
     if (p.messagesScanned === 0 || p.messagesToScan <= p.messagesScanned) return 'ETA —';
-    return `reading ETA ${formatDuration((p.ms * (p.messagesToScan - p.messagesScanned)) / p.messagesScanned)}`;
+    return `reading ETA ${formatDuration((p.phaseMs * (p.messagesToScan - p.messagesScanned)) / p.messagesScanned)}`;
   }
   if (p.sessions === 0 || p.sessionsToWalk <= p.sessions) return 'ETA —';
-  return `ETA ${formatDuration((p.ms * (p.sessionsToWalk - p.sessions)) / p.sessions)}`;
+  return `ETA ${formatDuration((p.phaseMs * (p.sessionsToWalk - p.sessions)) / p.sessions)}`;
 }
 
 /** A terminal's line: the bar first, the figures after it. */

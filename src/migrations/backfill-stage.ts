@@ -9,13 +9,15 @@
 //
 //   start   (./backfill-step.ts, the first transaction) the staging table created, the rowid
 //           bound read with the high-water mark: phase 1 walks (0, bound].
-//   range   (one transaction each) the candidates of (cursor, cursor + n] staged, the cursor
-//           and its anchor (the message at the range's end, by rowid and id) kept in kandev_meta.
-//   check   before each range: the anchor's rowid, looked up by its id. SQLite documents that
-//           VACUUM may renumber a table's rowids; a changed one means the ranges walked no
-//           longer hold the same messages, and phase 1 starts over (what it staged stays: phase
-//           2 reads each candidate by id), up to a bound read again. A deleted anchor cannot
-//           tell, and the walk goes on.
+//   range   (one transaction each) the candidates of (cursor, cursor + n] staged; the cursor
+//           moved to just below the next message there is (rowids may jump by billions), and
+//           its anchor (the message with the greatest rowid at or below it, by rowid and id)
+//           kept in kandev_meta.
+//   check   before each range. SQLite documents that VACUUM may renumber a table's rowids (in
+//           order, closing gaps). The walk starts over (what it staged stays: phase 2 reads each
+//           candidate by id), up to a bound read again, when a message now sits at or below the
+//           cursor above the anchor (rows moved down into the part walked), or the anchor has
+//           another rowid. An anchor the host deleted is not a renumbering: the walk goes on.
 import type { BackfillProgress } from '../types.js';
 import { keysPresent, nextChunkSize, pause, progressFigure } from './backfill-pacing.js';
 import { awaited, type Flow } from './flow.js';
@@ -33,6 +35,11 @@ const FIRST_STAGE_ROWIDS = 65_536;
 /** Never more rowids in one range, whatever the time target allows (backfillChunk.maxStageRowids overrides it). */
 export const MAX_STAGE_ROWIDS = 4_000_000;
 
+/** backfillChunk.maxStageRowids when it is a positive integer, else the default. */
+export function maxStageRowids(override: number | undefined): number {
+  return override !== undefined && Number.isSafeInteger(override) && override > 0 ? override : MAX_STAGE_ROWIDS;
+}
+
 type StageOutcome =
   { readonly kind: 'skipped' | 'staged' | 'restarted' } | { readonly kind: 'range'; readonly after: bigint; readonly upTo: bigint; readonly last: boolean };
 
@@ -47,12 +54,18 @@ function* requiredKey(db: MigrationPrimitives, key: string): Flow<string> {
   return value;
 }
 
-/** In the backfill's first transaction, once: the staging table and phase 1's bound and cursor. */
+/**
+ * In each run's first transaction: the staging table and phase 1's bound and cursor, read once
+ * per backfill (every message committed before this transaction has a rowid in (start, bound]).
+ * A backfill resumed with its phase-1 keys and table intact goes on; one whose keys or table
+ * are gone (removed by hand: a crash cannot split them) stages again from the start.
+ */
 export function* startStaging(db: MigrationPrimitives): Flow<void> {
-  if ((yield* awaited(db.readKey(STAGE_PROGRESS_KEYS.bound))) !== undefined) return;
   const stage = staging(db);
+  const bound = yield* awaited(db.readKey(STAGE_PROGRESS_KEYS.bound));
+  const cursor = yield* awaited(db.readKey(STAGE_PROGRESS_KEYS.cursor));
+  if (bound !== undefined && cursor !== undefined && (yield* awaited(stage.stageExists()))) return;
   yield* awaited(stage.createStage());
-  // Every message committed before this transaction has a rowid in (start, bound].
   yield* restartStaging(db, stage);
 }
 
@@ -84,24 +97,33 @@ function* stageRange(db: MigrationPrimitives, rowids: number): Flow<StageOutcome
   const bound = BigInt(yield* requiredKey(db, STAGE_PROGRESS_KEYS.bound));
   const after = BigInt(yield* requiredKey(db, STAGE_PROGRESS_KEYS.cursor));
   if (after >= bound) return { kind: 'staged' };
-  const anchor = yield* awaited(db.readKey(STAGE_PROGRESS_KEYS.anchor));
-  if (anchor !== undefined) {
-    const { rowid, id } = parseAnchor(anchor);
-    const now = yield* awaited(stage.rowidOf(id));
-    if (now !== undefined && now !== rowid) {
-      // Renumbered: the old range means nothing now. The new one covers every message there
-      // is, those committed after the mark included (rows for them are what a chunk of the
-      // session walk would also have written).
-      yield* restartStaging(db, stage);
-      return { kind: 'restarted' };
-    }
+  if (yield* renumbered(db, stage, after)) {
+    // The old ranges mean nothing now. The new bound covers every message there is, those
+    // committed after the mark included (rows for them are what a chunk of the session walk
+    // would also have written).
+    yield* restartStaging(db, stage);
+    return { kind: 'restarted' };
   }
   const upTo = after + BigInt(rowids) < bound ? after + BigInt(rowids) : bound;
   yield* awaited(stage.stageRange(after, upTo));
-  const end = yield* awaited(stage.anchorAtOrBelow(upTo));
+  // The next range starts just below the next message there is, never past the bound.
+  const next = yield* awaited(stage.nextRowidAfter(upTo));
+  const cursor = next === undefined || next > bound ? bound : next - 1n;
+  const end = yield* awaited(stage.anchorAtOrBelow(cursor));
   if (end) yield* awaited(db.upsertKey(STAGE_PROGRESS_KEYS.anchor, `${end.rowid}:${end.id}`));
-  yield* awaited(db.upsertKey(STAGE_PROGRESS_KEYS.cursor, String(upTo)));
-  return { kind: 'range', after, upTo, last: upTo >= bound };
+  yield* awaited(db.upsertKey(STAGE_PROGRESS_KEYS.cursor, String(cursor)));
+  return { kind: 'range', after, upTo, last: cursor >= bound };
+}
+
+/** Whether the rowids below the cursor changed since the last range (the header's check). */
+function* renumbered(db: MigrationPrimitives, stage: StagingPrimitives, cursor: bigint): Flow<boolean> {
+  const kept = yield* awaited(db.readKey(STAGE_PROGRESS_KEYS.anchor));
+  const now = yield* awaited(stage.anchorAtOrBelow(cursor));
+  if (kept === undefined) return now !== undefined; // nothing was at or below the cursor
+  const anchor = parseAnchor(kept);
+  if (now !== undefined && now.rowid > anchor.rowid) return true; // a message moved down into the part walked
+  const rowid = yield* awaited(stage.rowidOf(anchor.id));
+  return rowid !== undefined && rowid !== anchor.rowid;
 }
 
 export interface StagingRun {
@@ -118,17 +140,21 @@ export async function stageCandidates(db: MigrationDatabase, run: StagingRun): P
   const { pacing, progress } = run;
   if (run.report) progress.messagesToScan = await progressFigure(db, rowidsLeft);
   let rowids = Math.min(FIRST_STAGE_ROWIDS, pacing.maxStageRowids);
+  const started = performance.now();
   for (;;) {
     const t0 = performance.now();
     const outcome = await db.locked((p) => stageRange(p, rowids));
     const elapsed = performance.now() - t0;
     if (outcome.kind === 'skipped' || outcome.kind === 'staged') return outcome.kind;
+    // Started over: what is left is the whole table again.
+    if (outcome.kind === 'restarted' && run.report) progress.messagesToScan = progress.messagesScanned + (await progressFigure(db, rowidsLeft));
     if (outcome.kind === 'range') {
       progress.chunks++;
       if (run.report) {
         const { after, upTo } = outcome;
         progress.messagesScanned += await progressFigure(db, (p) => countRange(p, after, upTo));
         progress.ms = Math.round(performance.now() - run.started);
+        progress.phaseMs = Math.round(performance.now() - started);
         run.report();
       }
       if (outcome.last) return 'staged';

@@ -129,6 +129,7 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
     messagesToScan: 0,
     sessionsToWalk: 0,
     ms: 0,
+    phaseMs: 0,
     done: false,
     phase: db.stagesBackfill ? 'stage' : 'sessions',
   };
@@ -143,6 +144,7 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
   };
   if (db.stagesBackfill && (await stageCandidates(db, { pacing, progress, started, report: report && emit })) === 'skipped') return 'skipped';
   progress.phase = 'sessions';
+  const walkStarted = performance.now();
   let limit = Math.min(FIRST_CHUNK_SESSIONS, pacing.maxSessions);
   for (;;) {
     const t0 = performance.now();
@@ -167,6 +169,7 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
     // (SQLite counted the messages as phase 1 read them.)
     if (report && chunk.sessions.length && !db.stagesBackfill) progress.messagesScanned += await progressFigure(db, (p) => chunkMessages(p, chunk));
     progress.ms = Math.round(performance.now() - started);
+    progress.phaseMs = Math.round(performance.now() - walkStarted);
     progress.done = outcome.kind === 'finished';
     emit();
     if (outcome.kind === 'finished') return 'applied';

@@ -104,6 +104,10 @@ export interface RowidAnchor {
 export interface StagingPrimitives {
   /** Creates the staging table (IF NOT EXISTS). */
   createStage(): MaybePromise<void>;
+  /** Whether the staging table exists. */
+  stageExists(): MaybePromise<boolean>;
+  /** The least rowid above `after`, if any. */
+  nextRowidAfter(after: bigint): MaybePromise<bigint | undefined>;
   /** Drops it (IF EXISTS), in the transaction that writes the activation keys. */
   dropStage(): MaybePromise<void>;
   /** The rowids of the host's messages now: (start, bound], one below the least to the greatest ((0, 0] when none). */

@@ -34,7 +34,7 @@ import { runAsync } from '../migrations/flow.js';
 import { jsonHelperRefusal } from '../migrations/json-helper.js';
 import type { BackfillPacing, MigrationDatabase, MigrationPrimitives, SchemaScript } from '../migrations/migration-database.js';
 import { MAX_CHUNK_SESSIONS } from '../migrations/backfill-step.js';
-import { MAX_STAGE_ROWIDS } from '../migrations/backfill-stage.js';
+import { maxStageRowids } from '../migrations/backfill-stage.js';
 import { runMigrationPass } from '../migrations/migration-pass.js';
 import { MIGRATION_STEP } from '../migrations/step-names.js';
 import { executionIdentityShapeHolds, toTableShape } from '../migrations/table-shape.js';
@@ -185,7 +185,7 @@ export function postgresBackfillPacing(statementTimeoutMs: number, overrides: Ba
   return {
     targetMs: overrides?.targetMs ?? fitted,
     maxSessions: overrides?.maxSessions ?? MAX_CHUNK_SESSIONS,
-    maxStageRowids: overrides?.maxStageRowids ?? MAX_STAGE_ROWIDS,
+    maxStageRowids: maxStageRowids(overrides?.maxStageRowids),
     pauseMs: overrides?.pauseMs ?? 0,
   };
 }

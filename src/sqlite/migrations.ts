@@ -15,6 +15,7 @@ import {
   nextBackfillSessions,
   observeSubagentTableShape,
   packageSchema,
+  probeBackfillStage,
   probeStoreTables,
   readBackfillThrough,
   readDatabaseVersion,
@@ -22,6 +23,7 @@ import {
   readMessageRowidBound,
   readMessageRowidById,
   readMetaKey,
+  readNextMessageRowid,
   readSubagentTableHostObjects,
   stageBackfillCandidates,
   upgradeSchema,
@@ -33,7 +35,7 @@ import { addSubagentColumnsStep } from '../migrations/column-step.js';
 import { runSync } from '../migrations/flow.js';
 import type { BackfillPacing, MigrationDatabase, MigrationPrimitives, SchemaScript, StagingPrimitives } from '../migrations/migration-database.js';
 import { MAX_CHUNK_SESSIONS } from '../migrations/backfill-step.js';
-import { MAX_STAGE_ROWIDS } from '../migrations/backfill-stage.js';
+import { maxStageRowids } from '../migrations/backfill-stage.js';
 import { runMigrationPass } from '../migrations/migration-pass.js';
 import { MIGRATION_STEP } from '../migrations/step-names.js';
 import { executionIdentityShapeHolds, sqliteTableShape } from '../migrations/table-shape.js';
@@ -134,6 +136,8 @@ function sqlitePrimitives(db: Database): MigrationPrimitives {
 function sqliteStaging(db: Database): StagingPrimitives {
   return {
     createStage: () => void db.exec(BACKFILL_STAGE.sql),
+    stageExists: () => probeBackfillStage.one({}, db).present === 1n,
+    nextRowidAfter: (after) => readNextMessageRowid.maybeOne({ after }, db)?.rid,
     dropStage: () => void dropBackfillStage.exec({}, db),
     readRowidBound: () => readMessageRowidBound.one({}, db),
     stageRange: (after, upTo) => stageBackfillCandidates.exec({ after, upTo }, db),
@@ -177,7 +181,7 @@ function sqliteBackfillPacing(overrides: BackfillChunkOptions | undefined): Back
   return {
     targetMs: overrides?.targetMs ?? SQLITE_CHUNK_TARGET_MS,
     maxSessions: overrides?.maxSessions ?? MAX_CHUNK_SESSIONS,
-    maxStageRowids: overrides?.maxStageRowids ?? MAX_STAGE_ROWIDS,
+    maxStageRowids: maxStageRowids(overrides?.maxStageRowids),
     pauseMs: overrides?.pauseMs ?? SQLITE_CHUNK_PAUSE_MS,
   };
 }

@@ -50,7 +50,7 @@ const postgresProduct = productOf(parseDialect('.', 'postgres'));
 export const PRODUCT = sqliteProduct.filter((n) => postgresProduct.includes(n));
 export const DEMO = queries.filter((q) => q.group.folder === 'demo').map((q) => q.name);
 /** Product statements only one dialect has (scripts/lib/query-files.ts DIALECT_ONLY). */
-export const DIALECT_ONLY_STATEMENTS: Record<Dialect, readonly string[]> = {
+export const ONLY_IN: Record<Dialect, readonly string[]> = {
   sqlite: sqliteProduct.filter((n) => !postgresProduct.includes(n)),
   postgres: postgresProduct.filter((n) => !sqliteProduct.includes(n)),
 };
@@ -65,7 +65,7 @@ export function example(name: string): string {
 /** A program naming every product statement's function and types from the dialect's entry,
  * and expecting the demo's to be absent; it prints the entry's runtime export names. */
 export function exportsCheck(dialect: Dialect): string {
-  const product = [...PRODUCT, ...DIALECT_ONLY_STATEMENTS[dialect]];
+  const product = [...PRODUCT, ...ONLY_IN[dialect]];
   return [
     `import * as entry from 'subagent-context/${dialect}';`,
     `export const statements = [${product.map((n) => `entry.${n}`).join(', ')}];`,
