@@ -167,7 +167,8 @@ export interface BackfillProgress {
   rowsWritten: number;
   /**
    * Messages this run read: on PostgreSQL those of the sessions it walked (each chunk counts its
-   * own after its INSERT), on SQLite those of the rowid ranges its first phase read.
+   * own after its INSERT); on SQLite the rowids of the ranges its first phase read, as many
+   * messages where the host's rowids have no gaps (counting them would read each range twice).
    */
   messagesScanned: number;
   /**

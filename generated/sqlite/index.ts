@@ -3,7 +3,6 @@ export * from './backfill_subagent_contexts.queries.js';
 export * from './count_backfill_sessions_after.queries.js';
 export * from './count_collisions_since_capture.queries.js';
 export * from './count_excess_since_capture.queries.js';
-export * from './count_messages_in_rowid_range.queries.js';
 export * from './count_shortfall_since_capture.queries.js';
 export * from './delete_meta_key.queries.js';
 export * from './drop_backfill_stage.queries.js';

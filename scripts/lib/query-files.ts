@@ -215,7 +215,6 @@ export const DIALECT_ONLY: Readonly<Record<string, readonly Dialect[]>> = {
   read_message_rowid_bound: ['sqlite'],
   read_message_rowid_anchor: ['sqlite'],
   read_message_rowid_by_id: ['sqlite'],
-  count_messages_in_rowid_range: ['sqlite'],
   drop_backfill_stage: ['sqlite'],
   read_next_message_rowid: ['sqlite'],
   probe_backfill_stage: ['sqlite'],

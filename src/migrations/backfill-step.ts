@@ -52,8 +52,11 @@ function* refuseUntrustedHelper(db: MigrationPrimitives): Flow<void> {
   if (!jsonHelperRunnable(helper)) throw new Error(`not run: ${jsonHelperRefusal(helper)}`);
 }
 
-/** The first transaction: the guard, and the high-water mark read once, before any INSERT. */
-function* startBackfill(db: MigrationPrimitives): Flow<'skipped' | 'running'> {
+/**
+ * The first transaction: the guard, and the high-water mark read once, before any INSERT.
+ * 'skipped', or the phase the walk begins with ('stage' where the dialect stages).
+ */
+function* startBackfill(db: MigrationPrimitives): Flow<'skipped' | BackfillProgress['phase']> {
   // AC-24d: the guard is BOTH keys, re-read under the lock; a partial pair re-runs (every
   // INSERT is then a no-op, the present key stays as it is, the missing one appears).
   if (yield* keysPresent(db)) return 'skipped';
@@ -66,8 +69,9 @@ function* startBackfill(db: MigrationPrimitives): Flow<'skipped' | 'running'> {
     yield* awaited(db.writeKeyOnce(BACKFILL_PROGRESS_KEYS.through, through));
   }
   // Phase 1's bound is read in this same transaction: no message before the mark is past it.
-  if (db.staging) yield* startStaging(db);
-  return 'running';
+  if (!db.staging) return 'sessions';
+  yield* startStaging(db);
+  return 'stage';
 }
 
 /** One chunk's transaction; the one that exhausts the sessions also activates. */
@@ -118,7 +122,8 @@ function isStatementTimeout(err: unknown): boolean {
 }
 
 export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureSince: () => string, options: MigrationOptions = {}): Promise<AppliedOrSkipped> {
-  if ((await db.locked(startBackfill)) === 'skipped') return 'skipped';
+  const start = await db.locked(startBackfill);
+  if (start === 'skipped') return 'skipped';
   const pacing = await db.backfillPacing(options.backfillChunk);
   const report = options.onBackfillProgress;
   const progress: BackfillProgress = {
@@ -131,7 +136,7 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
     ms: 0,
     phaseMs: 0,
     done: false,
-    phase: db.stagesBackfill ? 'stage' : 'sessions',
+    phase: start,
   };
   if (report) progress.sessionsToWalk = await progressFigure(db, sessionsLeft);
   const started = performance.now();
@@ -142,7 +147,7 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
       // a host's progress display must not fail its upgrade
     }
   };
-  if (db.stagesBackfill && (await stageCandidates(db, { pacing, progress, started, report: report && emit })) === 'skipped') return 'skipped';
+  if (start === 'stage' && (await stageCandidates(db, { pacing, progress, started, report: report && emit })) === 'skipped') return 'skipped';
   progress.phase = 'sessions';
   const walkStarted = performance.now();
   let limit = Math.min(FIRST_CHUNK_SESSIONS, pacing.maxSessions);
@@ -167,7 +172,7 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
     progress.rowsWritten += outcome.rows;
     // Progress only: a host that asked for none pays no statement for it.
     // (SQLite counted the messages as phase 1 read them.)
-    if (report && chunk.sessions.length && !db.stagesBackfill) progress.messagesScanned += await progressFigure(db, (p) => chunkMessages(p, chunk));
+    if (report && chunk.sessions.length && start === 'sessions') progress.messagesScanned += await progressFigure(db, (p) => chunkMessages(p, chunk));
     progress.ms = Math.round(performance.now() - started);
     progress.phaseMs = Math.round(performance.now() - walkStarted);
     progress.done = outcome.kind === 'finished';

@@ -118,8 +118,6 @@ export interface StagingPrimitives {
   anchorAtOrBelow(upTo: bigint): MaybePromise<RowidAnchor | undefined>;
   /** A message's rowid by its id, or undefined when it is gone. */
   rowidOf(id: string): MaybePromise<bigint | undefined>;
-  /** Progress only: the messages with rowids in (after, upTo]. */
-  countRange(after: bigint, upTo: bigint): MaybePromise<number>;
 }
 
 /** The host's tables the package reads (and never creates unless asked: store.createHostTables()). */
@@ -181,8 +179,6 @@ export interface MigrationDatabase {
    * COMMIT when it returns, ROLLBACK and reject when it throws.
    */
   locked<T>(body: (db: MigrationPrimitives) => Flow<T>): Promise<T>;
-  /** Whether the backfill stages its candidates first (the primitives' `staging`; ./backfill-stage.ts). */
-  readonly stagesBackfill: boolean;
   /** The backfill's pacing on this database, with the host's overrides applied. */
   backfillPacing(overrides: BackfillChunkOptions | undefined): Promise<BackfillPacing>;
   /** Runs `body` on the connection without a transaction or the lock (lock-free reads). */

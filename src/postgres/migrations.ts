@@ -152,7 +152,6 @@ export function createPostgresMigrationDatabase(pool: pg.Pool, options: { minimu
     engine: 'PostgreSQL',
     minimumVersion: options.minimumVersion ?? MINIMUM_VERSION,
     steps: POSTGRES_STEPS,
-    stagesBackfill: false,
     /**
      * The lock wait is bounded by a generous lock_timeout (a concurrent migrator may be running
      * the whole backfill); once held, waits for table locks the host holds are bounded more

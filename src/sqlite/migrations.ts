@@ -9,7 +9,6 @@ import {
   backfillSchema,
   backfillSubagentContexts,
   countBackfillSessionsAfter,
-  countMessagesInRowidRange,
   deleteMetaKey,
   dropBackfillStage,
   nextBackfillSessions,
@@ -146,7 +145,6 @@ function sqliteStaging(db: Database): StagingPrimitives {
       return row && { rowid: row.rid, id: String(row.id) };
     },
     rowidOf: (id) => readMessageRowidById.maybeOne({ id }, db)?.rid,
-    countRange: (after, upTo) => Number(countMessagesInRowidRange.one({ after, upTo }, db).messages),
   };
 }
 
@@ -157,7 +155,6 @@ export function createSqliteMigrationDatabase(db: Database, options: { minimumVe
     engine: 'SQLite',
     minimumVersion: options.minimumVersion ?? MINIMUM_VERSION,
     steps: sqliteSteps(db),
-    stagesBackfill: true,
     // async only for the signature: the body runs to COMMIT before the promise is returned.
     locked: async (body) => withImmediateTransaction(db, () => runSync(body(primitives))),
     unlocked: async (body) => runSync(body(primitives)),
