@@ -12,11 +12,10 @@ import type { HealthReport, HostIndexReport, Logger, MigrationOptions, Migration
 /**
  * The dialects. Derived from this list: the type below, the dialect records (ByDialect,
  * byDialect, matchDialect; src/database-target.ts), the test matrix (test/helpers/test-db.ts
- * describeBothDialects) and the dialects the benchmark and soak scripts run by default. A new
- * dialect added here makes the compiler name every record that lacks its entry. Codegen is not
- * derived from it: scripts/codegen.ts parses, checks and generates the two dialects by name
- * (scripts/lib/codegen-sqlite.ts, codegen-postgres.ts), so a new dialect needs its generator
- * written there too.
+ * describeBothDialects), codegen (scripts/codegen.ts runs one generator per dialect, and
+ * scripts/lib/generators/index.ts types that record by this list) and the dialects the benchmark
+ * and soak scripts run by default. A new dialect added here makes the compiler name every
+ * record that lacks its entry, its generator included.
  */
 export const DIALECTS = ['sqlite', 'postgres'] as const;
 export type DialectName = (typeof DIALECTS)[number];

@@ -7,7 +7,7 @@
  * whichever path wrote it.
  *
  * The chunk: the sessions the runner locked FOR KEY SHARE in this transaction
- * (lock_backfill_sessions.sql), all with keys in (after, upTo]. AC-21b's winner is chosen per
+ * (next_backfill_sessions.sql), all with keys in (after, upTo]. AC-21b's winner is chosen per
  * (task_session_id, tool_call_id), so every message that competes for a row is in the same
  * chunk, and the union of the chunks' rows is exactly what one statement over all sessions
  * writes (test/migrations-backfill-chunked.test.ts compares the two on random stores). The

@@ -13,8 +13,8 @@
  * The chunk: AC-21b's winner is chosen per (task_session_id, tool_call_id), so every message
  * that competes for a row is in the same chunk, and the union of the chunks' rows is exactly
  * what one statement over the whole key range writes (test/migrations-backfill-chunked.test.ts
- * compares the two on random stores). The runner reads the chunk's upper key
- * (read_backfill_sessions.sql) in the same write transaction, so no session can appear in or
+ * compares the two on random stores). The runner reads the chunk's sessions
+ * (next_backfill_sessions.sql) in the same write transaction, so no session can appear in or
  * vanish from the range between the two statements.
  *
  * Robustness: nothing in a message may abort this statement, or the backfill would fail

@@ -8,6 +8,9 @@
 // the walk's reads").
 //   tsx scripts/bench/interleaved-walk.ts --interleave 4,16,64 [--runs 3] [--windows]
 //   --windows             also time the created_at window walk, a prototype (./lib/window-walk.ts)
+//   --session-orders      also time the session walk prototypes (./lib/session-order-walk.ts): sessions in
+//                         created_at order with a bitmap heap scan per chunk, the same in key order, and
+//                         created_at order with the planner's own scan
 //   --database <name>     measure a benchmark store of the cached cluster instead (bench_sparse_1m; --interleave ignored)
 //   PROGRESS=1   count the chunks through onBackfillProgress (which adds a count query per chunk to the timing)
 import { join } from 'node:path';
@@ -21,6 +24,7 @@ import { startEmbeddedPostgres } from '../lib/embedded-postgres.js';
 import { clientFor, createDatabase, databaseUrl, poolFor } from '../lib/postgres-database.js';
 import { amplification, byCreatedAt, byKey, sessionPages, tablePages } from './lib/walk-pages.js';
 import { readPostgresManifest, resetPostgresStore } from './lib/synthetic-store.js';
+import { sessionOrderWalk } from './lib/session-order-walk.js';
 import { windowWalk } from './lib/window-walk.js';
 import { postgresSingleStatement } from './single-statement.js';
 
@@ -29,6 +33,7 @@ const { values } = parseArgs({
     interleave: { type: 'string', default: '4,16,64' },
     runs: { type: 'string', default: '3' },
     windows: { type: 'boolean', default: false },
+    'session-orders': { type: 'boolean', default: false },
     database: { type: 'string' },
   },
 });
@@ -69,7 +74,7 @@ async function rowsText(client: pg.Client): Promise<string> {
   return JSON.stringify(rows.rows);
 }
 
-type Path = 'single' | 'chunked' | 'windows';
+type Path = 'single' | 'chunked' | 'windows' | 'createdBitmap' | 'keyBitmap' | 'createdPlanner' | 'createdBitmapNoLock';
 
 /**
  * `k`: build a store interleaving k sessions, dropped after; a name: that benchmark store of
@@ -111,8 +116,14 @@ async function measure(serverUrl: string, k: number | string, runs: number): Pro
           throw new Error(`runMigrations() applied no ${MIGRATION_STEP.backfillSubagentContexts} step: ${JSON.stringify(report)}`);
       },
       windows: async () => void (chunks = (await windowWalk(client)).chunks),
+      createdBitmap: async () => void (chunks = (await sessionOrderWalk(client, { order: 'created_at', bitmap: true })).chunks),
+      keyBitmap: async () => void (chunks = (await sessionOrderWalk(client, { order: 'key', bitmap: true })).chunks),
+      createdBitmapNoLock: async () => void (chunks = (await sessionOrderWalk(client, { order: 'created_at', bitmap: true, lock: false })).chunks),
+      createdPlanner: async () => void (chunks = (await sessionOrderWalk(client, { order: 'created_at', bitmap: false })).chunks),
     };
-    const paths: Path[] = values.windows ? ['single', 'chunked', 'windows'] : ['single', 'chunked'];
+    const paths: Path[] = ['single', 'chunked'];
+    if (values.windows) paths.push('windows');
+    if (values['session-orders']) paths.push('createdBitmap', 'keyBitmap', 'createdPlanner', 'createdBitmapNoLock');
     for (let r = 0; r < runs; r++) {
       // Each run starts with another path, so no path always runs on the cache another left.
       const order = paths.map((_, i) => paths[(i + r) % paths.length]);
