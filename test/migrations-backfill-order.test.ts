@@ -113,16 +113,23 @@ describeBothDialects('runMigrations: the AC-24 backfill order', (dialect) => {
 
     const events = (await log.events()).filter((e) => e.what !== 'host microtask');
     const start = events.findIndex((e) => e.what === `key ${BACKFILL_PROGRESS_KEYS.through}`);
-    // SQLite first stages the candidates (src/migrations/backfill-stage.ts): its bound and
-    // cursor written with the mark, then one range (every rowid fits the first) and its anchor,
+    // SQLite first stages the candidates (src/migrations/backfill-stage.ts): its bound, cursor
+    // and schema version written with the mark, then one range (every rowid fits the first) and its anchor,
     // in a transaction of its own, before any chunk's INSERT. PostgreSQL stages nothing.
     const stageKeys = new Set<string>(
-      [BACKFILL_PROGRESS_KEYS.stageBound, BACKFILL_PROGRESS_KEYS.stageCursor, BACKFILL_PROGRESS_KEYS.stageAnchor].map((k) => `key ${k}`),
+      [BACKFILL_PROGRESS_KEYS.stageBound, BACKFILL_PROGRESS_KEYS.stageCursor, BACKFILL_PROGRESS_KEYS.stageSchema, BACKFILL_PROGRESS_KEYS.stageAnchor].map(
+        (k) => `key ${k}`,
+      ),
     );
     const staging = events.slice(start).filter((e) => stageKeys.has(e.what));
     expect(staging.map((e) => e.what)).toEqual(
       byDialect(dialect, {
-        sqlite: [`key ${BACKFILL_PROGRESS_KEYS.stageCursor}`, `key ${BACKFILL_PROGRESS_KEYS.stageBound}`, `key ${BACKFILL_PROGRESS_KEYS.stageAnchor}`],
+        sqlite: [
+          `key ${BACKFILL_PROGRESS_KEYS.stageCursor}`,
+          `key ${BACKFILL_PROGRESS_KEYS.stageBound}`,
+          `key ${BACKFILL_PROGRESS_KEYS.stageSchema}`,
+          `key ${BACKFILL_PROGRESS_KEYS.stageAnchor}`,
+        ],
         postgres: [],
       }),
     );
@@ -130,9 +137,10 @@ describeBothDialects('runMigrations: the AC-24 backfill order', (dialect) => {
     if (dialect === 'sqlite') {
       expect(staging[0].tx).toBe(backfill[0].tx); // with the mark
       expect(staging[1].tx).toBe(backfill[0].tx);
-      expect(staging[2].tx).not.toBe(backfill[0].tx); // the range's own transaction
-      expect(staging[2].tx).not.toBe(backfill[1].tx); // before the first chunk's
-      expect(staging[2].committedRows).toBe(0); // no row written yet
+      expect(staging[2].tx).toBe(backfill[0].tx);
+      expect(staging[3].tx).not.toBe(backfill[0].tx); // the range's own transaction
+      expect(staging[3].tx).not.toBe(backfill[1].tx); // before the first chunk's
+      expect(staging[3].committedRows).toBe(0); // no row written yet
     }
     expect(backfill.map((e) => e.what)).toEqual([
       `key ${BACKFILL_PROGRESS_KEYS.through}`, // the mark, kept before any chunk

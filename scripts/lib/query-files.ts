@@ -218,6 +218,7 @@ export const DIALECT_ONLY: Readonly<Record<string, readonly Dialect[]>> = {
   drop_backfill_stage: ['sqlite'],
   read_next_message_rowid: ['sqlite'],
   probe_backfill_stage: ['sqlite'],
+  read_schema_version: ['sqlite'],
 };
 
 export function pascal(name: string): string {

@@ -17,7 +17,11 @@
 //           order, closing gaps). The walk starts over (what it staged stays: phase 2 reads each
 //           candidate by id), up to a bound read again, when a message now sits at or below the
 //           cursor above the anchor (rows moved down into the part walked), or the anchor has
-//           another rowid. An anchor the host deleted is not a renumbering: the walk goes on.
+//           another rowid. An anchor the host deleted proves nothing either way, so then the
+//           schema version kept with it decides (VACUUM changes it): the walk starts over only
+//           if it changed, so a host deleting messages never restarts it on its own.
+//   phase 2 reads the staging table only once phase 1 is complete (stagingComplete): a chunk
+//           that finds it incomplete (another process restarted it) goes back to phase 1.
 import type { BackfillProgress } from '../types.js';
 import { keysPresent, nextChunkSize, pause, progressFigure } from './backfill-pacing.js';
 import { awaited, type Flow } from './flow.js';
@@ -28,12 +32,19 @@ export const STAGE_PROGRESS_KEYS = {
   bound: 'subagent_context_backfill_stage_bound',
   cursor: 'subagent_context_backfill_stage_cursor',
   anchor: 'subagent_context_backfill_stage_anchor',
+  schema: 'subagent_context_backfill_stage_schema',
 } as const;
 
 /** Rowids in the first range; later ranges follow the time target, as the session chunks do. */
 const FIRST_STAGE_ROWIDS = 65_536;
-/** Never more rowids in one range, whatever the time target allows (backfillChunk.maxStageRowids overrides it). */
-export const MAX_STAGE_ROWIDS = 4_000_000;
+/**
+ * Never more rowids in one range, whatever the time target allows (backfillChunk.maxStageRowids
+ * overrides it). Ranges are sized in rowids, not messages: after a stretch the host emptied
+ * (quick ranges, so they grow), a range may land where every rowid holds a message. This bound
+ * keeps such a range near half a second here (about 1 µs a message on the benchmark stores);
+ * contiguous stores settle well below it (about 180,000 rowids for a 200 ms target).
+ */
+export const MAX_STAGE_ROWIDS = 524_288;
 
 /** backfillChunk.maxStageRowids when it is a positive integer, else the default. */
 export function maxStageRowids(override: number | undefined): number {
@@ -41,7 +52,9 @@ export function maxStageRowids(override: number | undefined): number {
 }
 
 type StageOutcome =
-  { readonly kind: 'skipped' | 'staged' | 'restarted' } | { readonly kind: 'range'; readonly after: bigint; readonly upTo: bigint; readonly last: boolean };
+  | { readonly kind: 'skipped' | 'staged' | 'restarted' }
+  /** `cursor`: where the next range starts (past any gap after `upTo`). */
+  | { readonly kind: 'range'; readonly after: bigint; readonly upTo: bigint; readonly cursor: bigint; readonly last: boolean };
 
 function staging(db: MigrationPrimitives): StagingPrimitives {
   if (!db.staging) throw new Error('a staged backfill on a database without staging primitives');
@@ -55,16 +68,20 @@ function* requiredKey(db: MigrationPrimitives, key: string): Flow<string> {
 }
 
 /**
- * In each run's first transaction: the staging table and phase 1's bound and cursor, read once
- * per backfill (every message committed before this transaction has a rowid in (start, bound]).
- * A backfill resumed with its phase-1 keys and table intact goes on; one whose keys or table
- * are gone (removed by hand: a crash cannot split them) stages again from the start.
+ * In a run's first transaction, and when a chunk found phase 1 incomplete: the staging table
+ * and phase 1's bound and cursor (every message committed before the transaction has a rowid
+ * in (start, bound]). A backfill resumed with its phase-1 keys and table intact goes on; one
+ * whose keys or table are gone (removed by hand: a crash cannot split them) stages again from
+ * the start, and so does one with a new mark (`fresh`: what an earlier mark staged is dropped).
  */
-export function* startStaging(db: MigrationPrimitives): Flow<void> {
+export function* startStaging(db: MigrationPrimitives, options: { readonly fresh: boolean }): Flow<void> {
   const stage = staging(db);
-  const bound = yield* awaited(db.readKey(STAGE_PROGRESS_KEYS.bound));
-  const cursor = yield* awaited(db.readKey(STAGE_PROGRESS_KEYS.cursor));
-  if (bound !== undefined && cursor !== undefined && (yield* awaited(stage.stageExists()))) return;
+  if (options.fresh) yield* awaited(stage.dropStage());
+  else {
+    const bound = yield* awaited(db.readKey(STAGE_PROGRESS_KEYS.bound));
+    const cursor = yield* awaited(db.readKey(STAGE_PROGRESS_KEYS.cursor));
+    if (bound !== undefined && cursor !== undefined && (yield* awaited(stage.stageExists()))) return;
+  }
   yield* awaited(stage.createStage());
   yield* restartStaging(db, stage);
 }
@@ -75,6 +92,15 @@ function* restartStaging(db: MigrationPrimitives, stage: StagingPrimitives): Flo
   yield* awaited(db.deleteKey(STAGE_PROGRESS_KEYS.anchor));
   yield* awaited(db.upsertKey(STAGE_PROGRESS_KEYS.cursor, String(start)));
   yield* awaited(db.upsertKey(STAGE_PROGRESS_KEYS.bound, String(bound)));
+  yield* awaited(db.upsertKey(STAGE_PROGRESS_KEYS.schema, String(yield* awaited(stage.schemaVersion()))));
+}
+
+/** Whether phase 1 has staged every range up to its bound, into a staging table that is there. */
+export function* stagingComplete(db: MigrationPrimitives): Flow<boolean> {
+  const bound = yield* awaited(db.readKey(STAGE_PROGRESS_KEYS.bound));
+  const cursor = yield* awaited(db.readKey(STAGE_PROGRESS_KEYS.cursor));
+  if (bound === undefined || cursor === undefined || BigInt(cursor) < BigInt(bound)) return false;
+  return yield* awaited(staging(db).stageExists());
 }
 
 /** In the transaction that writes the activation keys: nothing of phase 1 is left. */
@@ -112,7 +138,8 @@ function* stageRange(db: MigrationPrimitives, rowids: number): Flow<StageOutcome
   const end = yield* awaited(stage.anchorAtOrBelow(cursor));
   if (end) yield* awaited(db.upsertKey(STAGE_PROGRESS_KEYS.anchor, `${end.rowid}:${end.id}`));
   yield* awaited(db.upsertKey(STAGE_PROGRESS_KEYS.cursor, String(cursor)));
-  return { kind: 'range', after, upTo, last: cursor >= bound };
+  yield* awaited(db.upsertKey(STAGE_PROGRESS_KEYS.schema, String(yield* awaited(stage.schemaVersion()))));
+  return { kind: 'range', after, upTo, cursor, last: cursor >= bound };
 }
 
 /** Whether the rowids below the cursor changed since the last range (the header's check). */
@@ -123,7 +150,10 @@ function* renumbered(db: MigrationPrimitives, stage: StagingPrimitives, cursor: 
   const anchor = parseAnchor(kept);
   if (now !== undefined && now.rowid > anchor.rowid) return true; // a message moved down into the part walked
   const rowid = yield* awaited(stage.rowidOf(anchor.id));
-  return rowid !== undefined && rowid !== anchor.rowid;
+  if (rowid !== undefined) return rowid !== anchor.rowid;
+  // The anchor is gone: the rows may have moved without any sign left among them but this.
+  const keptSchema = yield* awaited(db.readKey(STAGE_PROGRESS_KEYS.schema));
+  return keptSchema === undefined || BigInt(keptSchema) !== (yield* awaited(stage.schemaVersion()));
 }
 
 export interface StagingRun {
@@ -151,8 +181,8 @@ export async function stageCandidates(db: MigrationDatabase, run: StagingRun): P
     if (outcome.kind === 'range') {
       progress.chunks++;
       if (run.report) {
-        // The range's rowids, not a count: counting them would read the range a second time.
-        progress.messagesScanned += Number(outcome.upTo - outcome.after);
+        // The range's rowids and the gap after it, not a count: counting would read the range twice.
+        progress.messagesScanned += Number(outcome.cursor - outcome.after);
         progress.ms = Math.round(performance.now() - run.started);
         progress.phaseMs = Math.round(performance.now() - started);
         run.report();

@@ -8,7 +8,8 @@
 //           before any chunk's INSERT (AC-24d), and kept in kandev_meta with the cursor, so a
 //           crash or a second migrator resumes from the database, never from memory.
 //   stage   (SQLite only, ./backfill-stage.ts) the candidates found in storage order, a
-//           rowid range per transaction, kept in a staging table the chunks then read.
+//           rowid range per transaction, kept in a staging table the chunks then read (and
+//           again if a chunk finds it incomplete: another process restarted it).
 //   chunk   (one transaction each) the next sessions in key order after the cursor, their
 //           messages' rows (AC-21b's winner is per session and tool call, so a chunk holds
 //           every message that competes for a row), the cursor moved past them.
@@ -18,7 +19,7 @@
 import { ACTIVATION_KEYS } from '../activation-keys.js';
 import type { BackfillProgress, MigrationOptions } from '../types.js';
 import { keysPresent, nextChunkSize, pause, progressFigure } from './backfill-pacing.js';
-import { endStaging, stageCandidates, startStaging, STAGE_PROGRESS_KEYS } from './backfill-stage.js';
+import { endStaging, stageCandidates, stagingComplete, startStaging, STAGE_PROGRESS_KEYS } from './backfill-stage.js';
 import { awaited, type Flow } from './flow.js';
 import { jsonHelperRefusal, jsonHelperRunnable } from './json-helper.js';
 import type { AppliedOrSkipped, BackfillChunk, BackfillPacing, MigrationDatabase, MigrationPrimitives } from './migration-database.js';
@@ -37,6 +38,7 @@ export const BACKFILL_PROGRESS_KEYS = {
   stageBound: STAGE_PROGRESS_KEYS.bound,
   stageCursor: STAGE_PROGRESS_KEYS.cursor,
   stageAnchor: STAGE_PROGRESS_KEYS.anchor,
+  stageSchema: STAGE_PROGRESS_KEYS.schema,
 } as const;
 
 /** Sessions in the first chunk; later chunks follow the time target. */
@@ -44,7 +46,8 @@ export const FIRST_CHUNK_SESSIONS = 16;
 /** Never more sessions in one chunk than this, whatever the time target allows. */
 export const MAX_CHUNK_SESSIONS = 20_000;
 
-type ChunkOutcome = { readonly kind: 'skipped' } | { readonly kind: 'chunk' | 'finished'; readonly chunk: BackfillChunk; readonly rows: number };
+type ChunkOutcome =
+  { readonly kind: 'skipped' } | { readonly kind: 'restage' } | { readonly kind: 'chunk' | 'finished'; readonly chunk: BackfillChunk; readonly rows: number };
 
 /** Issue #16 item 3: the statements call PostgreSQL's pg_input_is_valid (valid_jsonb.sql); re-judged under each lock. */
 function* refuseUntrustedHelper(db: MigrationPrimitives): Flow<void> {
@@ -64,13 +67,17 @@ function* startBackfill(db: MigrationPrimitives): Flow<'skipped' | BackfillProgr
   // AC-24d: read BEFORE the first chunk's INSERT, so it can only under-claim. Kept: a resumed
   // run must publish this value, not one read after chunks already committed (which could name
   // a message committed into a session the walk had passed).
-  if ((yield* awaited(db.readKey(BACKFILL_PROGRESS_KEYS.through))) === undefined) {
+  const fresh = (yield* awaited(db.readKey(BACKFILL_PROGRESS_KEYS.through))) === undefined;
+  if (fresh) {
     const through = yield* awaited(db.readBackfillThrough());
     yield* awaited(db.writeKeyOnce(BACKFILL_PROGRESS_KEYS.through, through));
+    // A new mark starts the walk over. Progress kept from an earlier mark (whose key was removed
+    // by hand) would let this later mark claim messages committed into sessions that walk had passed.
+    yield* awaited(db.deleteKey(BACKFILL_PROGRESS_KEYS.cursor));
   }
   // Phase 1's bound is read in this same transaction: no message before the mark is past it.
   if (!db.staging) return 'sessions';
-  yield* startStaging(db);
+  yield* startStaging(db, { fresh });
   return 'stage';
 }
 
@@ -78,6 +85,9 @@ function* startBackfill(db: MigrationPrimitives): Flow<'skipped' | BackfillProgr
 function* backfillChunk(db: MigrationPrimitives, limit: number, sampleCaptureSince: () => string): Flow<ChunkOutcome> {
   // A concurrent migrator may have finished between our transactions.
   if (yield* keysPresent(db)) return { kind: 'skipped' };
+  // The chunks read what phase 1 staged: never before it is complete (another process may have
+  // restarted it since this one finished it: its staging table or keys removed by hand).
+  if (db.staging && !(yield* stagingComplete(db))) return { kind: 'restage' };
   yield* refuseUntrustedHelper(db);
   const through = yield* awaited(db.readKey(BACKFILL_PROGRESS_KEYS.through));
   if (through === undefined) throw new Error(`${BACKFILL_PROGRESS_KEYS.through} vanished mid-backfill; the next run starts over`);
@@ -147,9 +157,13 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
       // a host's progress display must not fail its upgrade
     }
   };
-  if (start === 'stage' && (await stageCandidates(db, { pacing, progress, started, report: report && emit })) === 'skipped') return 'skipped';
+  const stage = async () => {
+    progress.phase = 'stage';
+    return stageCandidates(db, { pacing, progress, started, report: report && emit });
+  };
+  if (start === 'stage' && (await stage()) === 'skipped') return 'skipped';
   progress.phase = 'sessions';
-  const walkStarted = performance.now();
+  let walkStarted = performance.now();
   let limit = Math.min(FIRST_CHUNK_SESSIONS, pacing.maxSessions);
   for (;;) {
     const t0 = performance.now();
@@ -166,6 +180,13 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
     }
     const elapsed = performance.now() - t0;
     if (outcome.kind === 'skipped') return 'skipped';
+    if (outcome.kind === 'restage') {
+      await db.locked((p) => startStaging(p, { fresh: false }));
+      if ((await stage()) === 'skipped') return 'skipped';
+      progress.phase = 'sessions';
+      walkStarted = performance.now();
+      continue;
+    }
     progress.chunks++;
     const { chunk } = outcome;
     progress.sessions += chunk.sessions.length;

@@ -118,6 +118,8 @@ export interface StagingPrimitives {
   anchorAtOrBelow(upTo: bigint): MaybePromise<RowidAnchor | undefined>;
   /** A message's rowid by its id, or undefined when it is gone. */
   rowidOf(id: string): MaybePromise<bigint | undefined>;
+  /** PRAGMA schema_version: changed by every schema change, and by VACUUM. */
+  schemaVersion(): MaybePromise<bigint>;
 }
 
 /** The host's tables the package reads (and never creates unless asked: store.createHostTables()). */

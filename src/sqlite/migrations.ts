@@ -21,6 +21,7 @@ import {
   readMessageRowidAnchor,
   readMessageRowidBound,
   readMessageRowidById,
+  readSchemaVersion,
   readMetaKey,
   readNextMessageRowid,
   readSubagentTableHostObjects,
@@ -145,6 +146,7 @@ function sqliteStaging(db: Database): StagingPrimitives {
       return row && { rowid: row.rid, id: String(row.id) };
     },
     rowidOf: (id) => readMessageRowidById.maybeOne({ id }, db)?.rid,
+    schemaVersion: () => readSchemaVersion.one({}, db).version,
   };
 }
 

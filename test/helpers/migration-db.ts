@@ -91,8 +91,8 @@ export async function metaKeys(db: TestDb): Promise<Record<string, string>> {
 
 /** The backfill's phase-1 keys (SQLite stages its candidates first; PostgreSQL has none), sorted. */
 export function stageProgressKeys(dialect: Dialect): string[] {
-  const { stageAnchor, stageBound, stageCursor } = BACKFILL_PROGRESS_KEYS;
-  return byDialect(dialect, { sqlite: [stageAnchor, stageBound, stageCursor].sort(), postgres: [] });
+  const { stageAnchor, stageBound, stageCursor, stageSchema } = BACKFILL_PROGRESS_KEYS;
+  return byDialect(dialect, { sqlite: [stageAnchor, stageBound, stageCursor, stageSchema].sort(), postgres: [] });
 }
 
 export function stepStatuses(report: MigrationReport): Record<string, string> {
