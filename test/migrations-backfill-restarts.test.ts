@@ -121,9 +121,11 @@ describeBothDialects('runMigrations: the backfill starts over when it must (issu
         reports.push(p);
         if (dialect !== 'sqlite' || reports.length !== 2) return;
         const anchor = t.sqlite!.prepare(`SELECT value FROM kandev_meta WHERE key = '${BACKFILL_PROGRESS_KEYS.stageAnchor}'`).pluck().get() as string;
-        // The anchor deleted, every rowid renumbered in order with no gap (the message after the
-        // anchor now sits at the cursor, in the part walked), then VACUUM, which changes the schema version.
-        t.sqlite!.prepare('DELETE FROM task_session_messages WHERE id = ?').run(anchor.slice(anchor.indexOf(':') + 1));
+        // The anchor and the message before it deleted, every rowid renumbered in order with no gap
+        // (the two after them, a tool call's loser and winner, now sit at and below the cursor, in
+        // the part walked), then VACUUM, which changes the schema version.
+        const rowid = BigInt(anchor.slice(0, anchor.indexOf(':')));
+        t.sqlite!.prepare('DELETE FROM task_session_messages WHERE rowid > ? AND rowid <= ?').run(rowid - 2n, rowid);
         t.sqlite!.exec(`CREATE TEMP TABLE renumber AS SELECT rowid AS old, row_number() OVER (ORDER BY rowid) AS new FROM task_session_messages;
           UPDATE task_session_messages SET rowid = -rowid;
           UPDATE task_session_messages SET rowid = (SELECT r.new FROM renumber AS r WHERE r.old = -task_session_messages.rowid);
@@ -133,8 +135,40 @@ describeBothDialects('runMigrations: the backfill starts over when it must (issu
     });
     expect(report.ok, JSON.stringify(report.steps)).toBe(true);
     await expectSingleStatementRows(t);
-    // SQLite: two ranges of 3 rowids, then all of them again (19 messages left).
-    expect(reports.filter((p) => p.phase === 'stage')).toHaveLength(byDialect(dialect, { sqlite: 2 + Math.ceil(19 / 3), postgres: 0 }));
+    // SQLite: two ranges of 3 rowids, then all of them again (18 messages left).
+    expect(reports.filter((p) => p.phase === 'stage')).toHaveLength(byDialect(dialect, { sqlite: 2 + Math.ceil(18 / 3), postgres: 0 }));
+  });
+
+  it('the anchor deleted, nothing renumbered (SQLite): phase 1 goes on, a host deleting messages never restarts it', async () => {
+    db = await openTestDb(dialect, 'package');
+    const t = db;
+    await seedStore(t);
+    const reports: BackfillProgress[] = [];
+    const report = await t.store().runMigrations({
+      backfillChunk: { maxSessions: 2, maxStageRowids: 3, pauseMs },
+      onBackfillProgress: (p) => {
+        reports.push(p);
+        if (dialect !== 'sqlite' || p.phase !== 'stage') return;
+        const anchor = t.sqlite!.prepare(`SELECT value FROM kandev_meta WHERE key = '${BACKFILL_PROGRESS_KEYS.stageAnchor}'`).pluck().get() as string;
+        t.sqlite!.prepare('DELETE FROM task_session_messages WHERE id = ?').run(anchor.slice(anchor.indexOf(':') + 1));
+      },
+    });
+    expect(report.ok, JSON.stringify(report.steps)).toBe(true);
+    await expectSingleStatementRows(t);
+    // SQLite: 20 rowids in ranges of 3, each range's anchor deleted after it, none walked twice.
+    expect(reports.filter((p) => p.phase === 'stage')).toHaveLength(byDialect(dialect, { sqlite: Math.ceil(20 / 3), postgres: 0 }));
+  });
+
+  it('a message at rowid -2^63, the least SQLite allows (SQLite): staged like any other', async () => {
+    db = await openTestDb(dialect, 'package');
+    const t = db;
+    await seedStore(t);
+    // The winner of s2's first tool call, moved to the very first rowid.
+    if (dialect === 'sqlite') t.sqlite!.exec(`UPDATE task_session_messages SET rowid = -9223372036854775808 WHERE id = 's2-t1-v1'`);
+    const report = await t.store().runMigrations({ backfillChunk: { maxSessions: 2, maxStageRowids: 3, pauseMs: 0 } });
+    expect(report.ok, JSON.stringify(report.steps)).toBe(true);
+    const rows = await expectSingleStatementRows(t);
+    expect(rows.find((r) => r.task_session_id === 's2' && r.tool_call_id === 'toolu_1')?.description).toBe('v1');
   });
 
   it('progress counts the rowids a range jumped over: phase 1 ends at its total (SQLite, one rowid of 2^40)', async () => {

@@ -6,7 +6,7 @@ export type IReadMessageRowidBoundParams = Record<string, never>;
 
 /** 'ReadMessageRowidBound' return type */
 export interface IReadMessageRowidBoundResult {
-  start: bigint;
+  least: bigint;
   bound: bigint;
 }
 
@@ -24,11 +24,11 @@ export interface IReadMessageRowidBoundQuery {
  *
  * Query generated from SQL:
  * ```
- * SELECT COALESCE(CASE WHEN min(m.rowid) > -9223372036854775808 THEN min(m.rowid) - 1 ELSE min(m.rowid) END, 0) AS "start!::bigint", COALESCE(max(m.rowid), 0) AS "bound!::bigint" FROM task_session_messages AS m
+ * SELECT COALESCE(min(m.rowid), 1) AS "least!::bigint", COALESCE(max(m.rowid), 0) AS "bound!::bigint" FROM task_session_messages AS m
  * ```
  */
 export const readMessageRowidBound = new SqliteOneQuery<IReadMessageRowidBoundParams, IReadMessageRowidBoundResult>(
   "readMessageRowidBound",
-  "SELECT COALESCE(CASE WHEN min(m.rowid) > -9223372036854775808 THEN min(m.rowid) - 1 ELSE min(m.rowid) END, 0) AS \"start\", COALESCE(max(m.rowid), 0) AS \"bound\" FROM task_session_messages AS m",
+  "SELECT COALESCE(min(m.rowid), 1) AS \"least\", COALESCE(max(m.rowid), 0) AS \"bound\" FROM task_session_messages AS m",
   [],
 );

@@ -3,7 +3,7 @@ import { SqliteExecQuery, type SqliteBindValue } from '../../src/sqlite/prepared
 
 /** 'StageBackfillCandidates' parameters type */
 export interface IStageBackfillCandidatesParams {
-  after: Exclude<SqliteBindValue, null>;
+  from: Exclude<SqliteBindValue, null>;
   upTo: Exclude<SqliteBindValue, null>;
 }
 
@@ -24,7 +24,7 @@ export interface IStageBackfillCandidatesQuery {
  * INSERT INTO subagent_context_backfill_stage (task_session_id, id)
  * SELECT m.task_session_id, m.id
  *   FROM task_session_messages AS m
- *  WHERE m.rowid > :after! AND m.rowid <= :upTo!
+ *  WHERE m.rowid >= :from! AND m.rowid <= :upTo!
  *    AND /* subagent_prefilter(m.metadata) * / ((m.metadata GLOB '*_task*') > 0)
  *    AND /* prefiltered_valid_json(m.metadata) * / json_valid(m.metadata)
  *    AND json_extract(m.metadata, '$.normalized.kind') = 'subagent_task'
@@ -33,6 +33,6 @@ export interface IStageBackfillCandidatesQuery {
  */
 export const stageBackfillCandidates = new SqliteExecQuery<IStageBackfillCandidatesParams, IStageBackfillCandidatesResult>(
   "stageBackfillCandidates",
-  "INSERT INTO subagent_context_backfill_stage (task_session_id, id)\nSELECT m.task_session_id, m.id\n  FROM task_session_messages AS m\n WHERE m.rowid > @after AND m.rowid <= @upTo\n   AND /* subagent_prefilter(m.metadata) */ ((m.metadata GLOB '*_task*') > 0)\n   AND /* prefiltered_valid_json(m.metadata) */ json_valid(m.metadata)\n   AND json_extract(m.metadata, '$.normalized.kind') = 'subagent_task'\nON CONFLICT DO NOTHING",
-  ["after","upTo"],
+  "INSERT INTO subagent_context_backfill_stage (task_session_id, id)\nSELECT m.task_session_id, m.id\n  FROM task_session_messages AS m\n WHERE m.rowid >= @from AND m.rowid <= @upTo\n   AND /* subagent_prefilter(m.metadata) */ ((m.metadata GLOB '*_task*') > 0)\n   AND /* prefiltered_valid_json(m.metadata) */ json_valid(m.metadata)\n   AND json_extract(m.metadata, '$.normalized.kind') = 'subagent_task'\nON CONFLICT DO NOTHING",
+  ["from","upTo"],
 );

@@ -1,6 +1,7 @@
 /*
  * Phase 1 of the SQLite backfill (issue 32; src/migrations/backfill-stage.ts): the messages
- * with rowids in (after, upTo] that can be subagent messages, kept in the staging table
+ * with rowids in [from, upTo] that can be subagent messages (the runner's range (after, upTo],
+ * given from its first rowid: a range may begin at -2^63, which has nothing below it), kept in the staging table
  * (schema/backfill/sqlite/001_backfill_stage.sql). The rowid range reads the host's table in
  * storage order, each page once over the whole phase, as 0.2's single statement read it.
  *
@@ -18,7 +19,7 @@
 INSERT INTO subagent_context_backfill_stage (task_session_id, id)
 SELECT m.task_session_id, m.id
   FROM task_session_messages AS m
- WHERE m.rowid > :after! AND m.rowid <= :upTo!
+ WHERE m.rowid >= :from! AND m.rowid <= :upTo!
    AND {{subagent_prefilter(m.metadata)}}
    AND {{prefiltered_valid_json(m.metadata)}}
    AND json_extract(m.metadata, '$.normalized.kind') = 'subagent_task'

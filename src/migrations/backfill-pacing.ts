@@ -41,3 +41,9 @@ export async function progressFigure(db: MigrationDatabase, read: (p: MigrationP
 }
 
 export const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The idle time after a transaction that took `elapsedMs`: the long pause after a long one, where the pacing has one. */
+export function pauseAfter(elapsedMs: number, pacing: Pick<BackfillPacing, 'pauseMs' | 'longPause'>): number {
+  const long = pacing.longPause;
+  return long && elapsedMs >= long.afterMs ? Math.max(pacing.pauseMs, long.pauseMs) : pacing.pauseMs;
+}

@@ -23,7 +23,7 @@
 //   phase 2 reads the staging table only once phase 1 is complete (stagingComplete): a chunk
 //           that finds it incomplete (another process restarted it) goes back to phase 1.
 import type { BackfillProgress } from '../types.js';
-import { keysPresent, nextChunkSize, pause, progressFigure } from './backfill-pacing.js';
+import { keysPresent, nextChunkSize, pause, pauseAfter, progressFigure } from './backfill-pacing.js';
 import { awaited, type Flow } from './flow.js';
 import type { BackfillPacing, MigrationDatabase, MigrationPrimitives, StagingPrimitives } from './migration-database.js';
 
@@ -168,7 +168,8 @@ export interface StagingRun {
 /** Phase 1, from the cursor in kandev_meta to the bound: 'staged', or 'skipped' when another migrator finished. */
 export async function stageCandidates(db: MigrationDatabase, run: StagingRun): Promise<'staged' | 'skipped'> {
   const { pacing, progress } = run;
-  if (run.report) progress.messagesToScan = await progressFigure(db, rowidsLeft);
+  // Again after a chunk sent the walk back here: what was read before stays counted.
+  if (run.report) progress.messagesToScan = progress.messagesScanned + (await progressFigure(db, rowidsLeft));
   let rowids = Math.min(FIRST_STAGE_ROWIDS, pacing.maxStageRowids);
   const started = performance.now();
   for (;;) {
@@ -191,7 +192,7 @@ export async function stageCandidates(db: MigrationDatabase, run: StagingRun): P
       rowids = nextChunkSize(rowids, elapsed, pacing, pacing.maxStageRowids);
     }
     // Between ranges the lock is free: a host writer or a second migrator gets it.
-    await pause(pacing.pauseMs);
+    await pause(pauseAfter(elapsed, pacing));
   }
 }
 

@@ -18,7 +18,7 @@
 //           keys (and the staging table), in that one transaction: both keys or neither (AC-24d).
 import { ACTIVATION_KEYS } from '../activation-keys.js';
 import type { BackfillProgress, MigrationOptions } from '../types.js';
-import { keysPresent, nextChunkSize, pause, progressFigure } from './backfill-pacing.js';
+import { keysPresent, nextChunkSize, pause, pauseAfter, progressFigure } from './backfill-pacing.js';
 import { endStaging, stageCandidates, stagingComplete, startStaging, STAGE_PROGRESS_KEYS } from './backfill-stage.js';
 import { awaited, type Flow } from './flow.js';
 import { jsonHelperRefusal, jsonHelperRunnable } from './json-helper.js';
@@ -86,8 +86,12 @@ function* backfillChunk(db: MigrationPrimitives, limit: number, sampleCaptureSin
   // A concurrent migrator may have finished between our transactions.
   if (yield* keysPresent(db)) return { kind: 'skipped' };
   // The chunks read what phase 1 staged: never before it is complete (another process may have
-  // restarted it since this one finished it: its staging table or keys removed by hand).
-  if (db.staging && !(yield* stagingComplete(db))) return { kind: 'restage' };
+  // restarted it since this one finished it: its staging table or keys removed by hand). Back to
+  // phase 1, its table and keys made whole here, under the guard just read.
+  if (db.staging && !(yield* stagingComplete(db))) {
+    yield* startStaging(db, { fresh: false });
+    return { kind: 'restage' };
+  }
   yield* refuseUntrustedHelper(db);
   const through = yield* awaited(db.readKey(BACKFILL_PROGRESS_KEYS.through));
   if (through === undefined) throw new Error(`${BACKFILL_PROGRESS_KEYS.through} vanished mid-backfill; the next run starts over`);
@@ -181,7 +185,6 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
     const elapsed = performance.now() - t0;
     if (outcome.kind === 'skipped') return 'skipped';
     if (outcome.kind === 'restage') {
-      await db.locked((p) => startStaging(p, { fresh: false }));
       if ((await stage()) === 'skipped') return 'skipped';
       progress.phase = 'sessions';
       walkStarted = performance.now();
@@ -201,6 +204,6 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
     if (outcome.kind === 'finished') return 'applied';
     limit = nextChunkSessions(limit, elapsed, pacing);
     // Between chunks the lock is free: a host writer (SQLite) or a second migrator gets it.
-    await pause(pacing.pauseMs);
+    await pause(pauseAfter(elapsed, pacing));
   }
 }

@@ -23,6 +23,8 @@ export interface BackfillPacing {
   readonly maxSessions: number;
   /** Idle time between chunks, with the lock free. */
   readonly pauseMs: number;
+  /** After a transaction at least `afterMs` long, idle `pauseMs` instead (./backfill-pacing.ts, pauseAfter). */
+  readonly longPause?: { readonly afterMs: number; readonly pauseMs: number };
   /** Never more rowids in one range of a staged backfill's phase 1. */
   readonly maxStageRowids: number;
 }
@@ -110,7 +112,7 @@ export interface StagingPrimitives {
   nextRowidAfter(after: bigint): MaybePromise<bigint | undefined>;
   /** Drops it (IF EXISTS), in the transaction that writes the activation keys. */
   dropStage(): MaybePromise<void>;
-  /** The rowids of the host's messages now: (start, bound], one below the least to the greatest ((0, 0] when none). */
+  /** The rowids of the host's messages now: (start, bound], one below the least (which may be below -2^63) to the greatest ((0, 0] when none). */
   readRowidBound(): MaybePromise<{ readonly start: bigint; readonly bound: bigint }>;
   /** Stages the candidates with rowids in (after, upTo]; the rows staged. */
   stageRange(after: bigint, upTo: bigint): MaybePromise<number>;

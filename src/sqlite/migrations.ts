@@ -128,6 +128,9 @@ function sqlitePrimitives(db: Database): MigrationPrimitives {
   };
 }
 
+/** The least rowid SQLite allows: phase 1's cursor may start one below it (a BigInt, never bound). */
+const SQLITE_MIN_ROWID = -(2n ** 63n);
+
 /**
  * Phase 1 of the backfill (src/migrations/backfill-stage.ts): the host's messages read in
  * storage order, a rowid range at a time. The host's table is an ordinary rowid table
@@ -139,9 +142,14 @@ function sqliteStaging(db: Database): StagingPrimitives {
     stageExists: () => probeBackfillStage.one({}, db).present === 1n,
     nextRowidAfter: (after) => readNextMessageRowid.maybeOne({ after }, db)?.rid,
     dropStage: () => void dropBackfillStage.exec({}, db),
-    readRowidBound: () => readMessageRowidBound.one({}, db),
-    stageRange: (after, upTo) => stageBackfillCandidates.exec({ after, upTo }, db),
+    readRowidBound: () => {
+      // One below the least rowid, in TypeScript: below -2^63 there is no SQLite integer.
+      const { least, bound } = readMessageRowidBound.one({}, db);
+      return { start: least - 1n, bound };
+    },
+    stageRange: (after, upTo) => stageBackfillCandidates.exec({ from: after + 1n, upTo }, db),
     anchorAtOrBelow: (upTo) => {
+      if (upTo < SQLITE_MIN_ROWID) return undefined; // a walk from -2^63 starts below every rowid
       const row = readMessageRowidAnchor.maybeOne({ upTo }, db);
       return row && { rowid: row.rid, id: String(row.id) };
     },
@@ -167,21 +175,30 @@ export function createSqliteMigrationDatabase(db: Database, options: { minimumVe
 /**
  * SQLite has one writer: while a chunk runs, a host's write on another connection waits in
  * its busy handler, which polls at growing intervals (SQLite's default: 1, 2, 5, 10, 15, 20,
- * 25, 25, 25, 50, 50, then 100 ms). A chunk aims at 200 ms and the lock is then left free for
- * 50 ms: a writer that began waiting during the chunk has polled at most 50 ms apart by then,
- * so it gets the lock in that pause and waits about one chunk (measured in
+ * 25, 25, 25, 50, 50, then 100 ms; the sleeps add up to 228 ms before the first of 100). A
+ * chunk aims at 200 ms (four fifths of it, ./../migrations/backfill-pacing.ts) and the lock is
+ * then left free for 50 ms: a writer that began waiting during the chunk polls at most 50 ms
+ * apart by then, so it gets the lock in that pause and waits about one chunk (measured in
  * test/migrations-backfill-busy-host.test.ts). Without the pause the next chunk would take
- * the lock back before the writer's next poll, chunk after chunk.
+ * the lock back before the writer's next poll, chunk after chunk. A chunk that ran 200 ms or
+ * more (a loaded machine stretches them) may have a writer polling every 100 ms: the pause
+ * after it is 120 ms, or the writer could miss pause after pause (once seen: 845 ms behind
+ * chunks of under 300 ms).
  */
 export const SQLITE_CHUNK_TARGET_MS = 200;
 export const SQLITE_CHUNK_PAUSE_MS = 50;
+/** The pause after a transaction of SQLITE_LONG_CHUNK_MS or more (above). */
+export const SQLITE_LONG_CHUNK_MS = 200;
+export const SQLITE_LONG_PAUSE_MS = 120;
 
-function sqliteBackfillPacing(overrides: BackfillChunkOptions | undefined): BackfillPacing {
+export function sqliteBackfillPacing(overrides: BackfillChunkOptions | undefined): BackfillPacing {
   return {
     targetMs: overrides?.targetMs ?? SQLITE_CHUNK_TARGET_MS,
     maxSessions: overrides?.maxSessions ?? MAX_CHUNK_SESSIONS,
     maxStageRowids: maxStageRowids(overrides?.maxStageRowids),
     pauseMs: overrides?.pauseMs ?? SQLITE_CHUNK_PAUSE_MS,
+    // A host's own pauseMs is kept as it is, after any transaction.
+    ...(overrides?.pauseMs === undefined ? { longPause: { afterMs: SQLITE_LONG_CHUNK_MS, pauseMs: SQLITE_LONG_PAUSE_MS } } : {}),
   };
 }
 
