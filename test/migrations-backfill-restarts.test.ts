@@ -38,6 +38,13 @@ async function seedStore(db: TestDb): Promise<void> {
   }
 }
 
+/** Phase 1's anchor (SQLite): the message at the end of the last range read, by rowid and id. */
+function stageAnchor(t: TestDb): { rowid: bigint; id: string } {
+  const value = t.sqlite!.prepare('SELECT value FROM kandev_meta WHERE key = ?').pluck().get(BACKFILL_PROGRESS_KEYS.stageAnchor) as string;
+  const at = value.indexOf(':');
+  return { rowid: BigInt(value.slice(0, at)), id: value.slice(at + 1) };
+}
+
 /** The rows a run wrote, against the single statement over the store as it is now. */
 async function expectSingleStatementRows(t: TestDb): Promise<Record<string, unknown>[]> {
   const migrated = await backfilledRows(t);
@@ -110,7 +117,8 @@ describeBothDialects('runMigrations: the backfill starts over when it must (issu
     expect(changes).toBe(byDialect(dialect, { sqlite: 3, postgres: 0 }));
   });
 
-  it('the anchor deleted and the rowids renumbered between two ranges (SQLite, as VACUUM may): phase 1 starts over', async () => {
+  /** A seeded store's backfill in ranges of 3 rowids and chunks of 2 sessions; `host` acts after each report (SQLite only). */
+  async function migrateBesideHost(host: (t: TestDb, p: BackfillProgress, reports: number) => void): Promise<BackfillProgress[]> {
     db = await openTestDb(dialect, 'package');
     const t = db;
     await seedStore(t);
@@ -119,42 +127,36 @@ describeBothDialects('runMigrations: the backfill starts over when it must (issu
       backfillChunk: { maxSessions: 2, maxStageRowids: 3, pauseMs },
       onBackfillProgress: (p) => {
         reports.push(p);
-        if (dialect !== 'sqlite' || reports.length !== 2) return;
-        const anchor = t.sqlite!.prepare(`SELECT value FROM kandev_meta WHERE key = '${BACKFILL_PROGRESS_KEYS.stageAnchor}'`).pluck().get() as string;
-        // The anchor and the message before it deleted, every rowid renumbered in order with no gap
-        // (the two after them, a tool call's loser and winner, now sit at and below the cursor, in
-        // the part walked), then VACUUM, which changes the schema version.
-        const rowid = BigInt(anchor.slice(0, anchor.indexOf(':')));
-        t.sqlite!.prepare('DELETE FROM task_session_messages WHERE rowid > ? AND rowid <= ?').run(rowid - 2n, rowid);
-        t.sqlite!.exec(`CREATE TEMP TABLE renumber AS SELECT rowid AS old, row_number() OVER (ORDER BY rowid) AS new FROM task_session_messages;
-          UPDATE task_session_messages SET rowid = -rowid;
-          UPDATE task_session_messages SET rowid = (SELECT r.new FROM renumber AS r WHERE r.old = -task_session_messages.rowid);
-          DROP TABLE renumber;
-          VACUUM;`);
+        if (dialect === 'sqlite') host(t, p, reports.length);
       },
     });
     expect(report.ok, JSON.stringify(report.steps)).toBe(true);
     await expectSingleStatementRows(t);
+    return reports;
+  }
+
+  it('the anchor deleted and the rowids renumbered between two ranges (SQLite, as VACUUM may): phase 1 starts over', async () => {
+    const reports = await migrateBesideHost((t, _p, n) => {
+      if (n !== 2) return;
+      // The anchor and the message before it deleted, every rowid renumbered in order with no gap
+      // (the two after them, a tool call's loser and winner, now sit at and below the cursor, in
+      // the part walked), then VACUUM, which changes the schema version.
+      const { rowid } = stageAnchor(t);
+      t.sqlite!.prepare('DELETE FROM task_session_messages WHERE rowid > ? AND rowid <= ?').run(rowid - 2n, rowid);
+      t.sqlite!.exec(`CREATE TEMP TABLE renumber AS SELECT rowid AS old, row_number() OVER (ORDER BY rowid) AS new FROM task_session_messages;
+          UPDATE task_session_messages SET rowid = -rowid;
+          UPDATE task_session_messages SET rowid = (SELECT r.new FROM renumber AS r WHERE r.old = -task_session_messages.rowid);
+          DROP TABLE renumber;
+          VACUUM;`);
+    });
     // SQLite: two ranges of 3 rowids, then all of them again (18 messages left).
     expect(reports.filter((p) => p.phase === 'stage')).toHaveLength(byDialect(dialect, { sqlite: 2 + Math.ceil(18 / 3), postgres: 0 }));
   });
 
   it('the anchor deleted, nothing renumbered (SQLite): phase 1 goes on, a host deleting messages never restarts it', async () => {
-    db = await openTestDb(dialect, 'package');
-    const t = db;
-    await seedStore(t);
-    const reports: BackfillProgress[] = [];
-    const report = await t.store().runMigrations({
-      backfillChunk: { maxSessions: 2, maxStageRowids: 3, pauseMs },
-      onBackfillProgress: (p) => {
-        reports.push(p);
-        if (dialect !== 'sqlite' || p.phase !== 'stage') return;
-        const anchor = t.sqlite!.prepare(`SELECT value FROM kandev_meta WHERE key = '${BACKFILL_PROGRESS_KEYS.stageAnchor}'`).pluck().get() as string;
-        t.sqlite!.prepare('DELETE FROM task_session_messages WHERE id = ?').run(anchor.slice(anchor.indexOf(':') + 1));
-      },
+    const reports = await migrateBesideHost((t, p) => {
+      if (p.phase === 'stage') t.sqlite!.prepare('DELETE FROM task_session_messages WHERE id = ?').run(stageAnchor(t).id);
     });
-    expect(report.ok, JSON.stringify(report.steps)).toBe(true);
-    await expectSingleStatementRows(t);
     // SQLite: 20 rowids in ranges of 3, each range's anchor deleted after it, none walked twice.
     expect(reports.filter((p) => p.phase === 'stage')).toHaveLength(byDialect(dialect, { sqlite: Math.ceil(20 / 3), postgres: 0 }));
   });

@@ -19,6 +19,7 @@ import type { PoolClient, Client } from 'pg';
 import { backfillSubagentContexts } from '../../../generated/postgres/index.js';
 import { nextChunkSize } from '../../../src/migrations/backfill-pacing.js';
 import { FIRST_CHUNK_SESSIONS, MAX_CHUNK_SESSIONS } from '../../../src/migrations/backfill-step.js';
+import { timedTransaction } from './timed-transaction.js';
 
 const SESSION_RANGE = '   WHERE m.task_session_id > $1 AND m.task_session_id <= $2\n     AND m.task_session_id = ANY($3::text[])\n';
 /** $1 and $2 stay typed (a parameter nothing refers to has no type), bound to '' and unused. */
@@ -53,9 +54,7 @@ export async function sessionOrderWalk(
   let limit = FIRST_CHUNK_SESSIONS;
   for (let at = 0; at < ids.length;) {
     const chunk = ids.slice(at, at + limit);
-    const started = performance.now();
-    await client.query('BEGIN');
-    try {
+    const elapsed = await timedTransaction(client, async () => {
       await client.query("SET LOCAL work_mem = '64kB'"); // as the package's chunks
       const locked =
         options.lock === false
@@ -66,12 +65,7 @@ export async function sessionOrderWalk(
         await client.query('SET LOCAL enable_seqscan = off');
       }
       walk.rows += (await client.query(statement, ['', '', locked.rows.map((r) => r.id)])).rowCount ?? 0;
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK');
-      throw err;
-    }
-    const elapsed = performance.now() - started;
+    });
     walk.chunks++;
     walk.longestMs = Math.max(walk.longestMs, elapsed);
     at += chunk.length;

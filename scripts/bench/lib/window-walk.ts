@@ -21,6 +21,7 @@
 // before 1970.
 import type { PoolClient, Client } from 'pg';
 import { backfillSubagentContexts } from '../../../generated/postgres/index.js';
+import { timedTransaction } from './timed-transaction.js';
 
 const SESSION_RANGE = '   WHERE m.task_session_id > $1 AND m.task_session_id <= $2\n     AND m.task_session_id = ANY($3::text[])\n';
 const TIME_WINDOW = "   WHERE m.created_at > to_timestamp($1) AT TIME ZONE 'UTC' AND m.created_at <= to_timestamp($2) AT TIME ZONE 'UTC'\n";
@@ -55,19 +56,12 @@ export async function windowWalk(client: Client | PoolClient, targetMs = 500): P
   for (;;) {
     const last = hi - w <= ends.lo;
     const lo = last ? 0 : hi - w;
-    const started = performance.now();
-    await client.query('BEGIN');
-    try {
+    const elapsed = await timedTransaction(client, async () => {
       await client.query("SET LOCAL work_mem = '64kB'"); // as the package's chunks
       await client.query('SET LOCAL enable_indexscan = off');
       await client.query('SET LOCAL enable_seqscan = off');
       walk.rows += (await client.query(statement, [lo, hi])).rowCount ?? 0;
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK');
-      throw err;
-    }
-    const elapsed = performance.now() - started;
+    });
     walk.chunks++;
     walk.longestMs = Math.max(walk.longestMs, elapsed);
     if (last) return walk;
