@@ -8,7 +8,8 @@
 // still chosen per session and tool call inside one chunk, over every candidate of the session.
 //
 //   start   (./backfill-step.ts, the first transaction) the staging table created, the rowid
-//           bound read with the high-water mark: phase 1 walks (0, bound].
+//           bound read with the high-water mark: phase 1 walks (start, bound], start one below
+//           the least rowid.
 //   range   (one transaction each) the candidates of (cursor, cursor + n] staged; the cursor
 //           moved to just below the next message there is (rowids may jump by billions), and
 //           its anchor (the message with the greatest rowid at or below it, by rowid and id)

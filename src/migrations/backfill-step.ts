@@ -28,8 +28,8 @@ const { captureSince, backfillThrough } = ACTIVATION_KEYS;
 
 /**
  * The backfill's own kandev_meta keys while it runs (never an activation key): the mark read
- * before the first chunk, the last session key done, and on SQLite phase 1's bound, cursor and
- * anchor (./backfill-stage.ts). All are removed in the transaction that writes the activation
+ * before the first chunk, the last session key done, and on SQLite phase 1's bound, cursor,
+ * anchor and schema version (./backfill-stage.ts). All are removed in the transaction that writes the activation
  * keys, so a finished store holds the three keys only.
  */
 export const BACKFILL_PROGRESS_KEYS = {
@@ -161,13 +161,16 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
       // a host's progress display must not fail its upgrade
     }
   };
+  let walkStarted = performance.now();
+  /** SQLite's phase 1, then back to the sessions with their own clock. */
   const stage = async () => {
     progress.phase = 'stage';
-    return stageCandidates(db, { pacing, progress, started, report: report && emit });
+    const staged = await stageCandidates(db, { pacing, progress, started, report: report && emit });
+    progress.phase = 'sessions';
+    walkStarted = performance.now();
+    return staged;
   };
   if (start === 'stage' && (await stage()) === 'skipped') return 'skipped';
-  progress.phase = 'sessions';
-  let walkStarted = performance.now();
   let limit = Math.min(FIRST_CHUNK_SESSIONS, pacing.maxSessions);
   for (;;) {
     const t0 = performance.now();
@@ -186,8 +189,6 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
     if (outcome.kind === 'skipped') return 'skipped';
     if (outcome.kind === 'restage') {
       if ((await stage()) === 'skipped') return 'skipped';
-      progress.phase = 'sessions';
-      walkStarted = performance.now();
       continue;
     }
     progress.chunks++;
