@@ -65,6 +65,30 @@ describeBothDialects('ACP Subagent Sessions (completed RFD; v2 readiness)', (dia
     expect(rows.get('child-2')).toMatchObject({ child_session_id: 'child-2', tool_status: 'completed' });
   });
 
+  it("a child announced first, then named by a call its agent's shape had already recognised: two rows, and each settles from its own updates", async () => {
+    const { rows } = await record([
+      at({ sessionUpdate: 'subagent_update', sessionId: 'child-5', title: 'Security review', description: 'general', state: { state: 'running' } }),
+      at({ sessionUpdate: 'tool_call', toolCallId: 'toolu_5', title: 'task', kind: 'think', status: 'pending', rawInput: {} }),
+      at({
+        sessionUpdate: 'tool_call_update',
+        toolCallId: 'toolu_5',
+        title: 'Security review',
+        kind: 'think',
+        status: 'in_progress',
+        rawInput: { description: 'Security review', prompt: 'Review it', subagent_type: 'general' },
+        content: sessionContent('child-5'),
+      }),
+      at({ sessionUpdate: 'subagent_update', sessionId: 'child-5', state: { state: 'idle', stopReason: 'end_turn', usage: { totalTokens: 999 } } }),
+      at({ sessionUpdate: 'tool_call_update', toolCallId: 'toolu_5', status: 'completed', rawOutput: { output: 'done', metadata: { sessionId: 'child-5' } } }),
+    ]);
+    expect([...rows.keys()].sort()).toEqual(['child-5', 'toolu_5']);
+    // The child's idle settles the child's row (it used to go to the call's row, leaving this one open for good).
+    expect(rows.get('child-5')).toMatchObject({ agent_status: 'idle', tool_status: 'completed', total_tokens: 999 });
+    expect(rows.get('child-5')!.settled_at).not.toBeNull();
+    expect(rows.get('toolu_5')).toMatchObject({ tool_status: 'completed', child_session_id: 'child-5' });
+    expect(rows.get('toolu_5')!.settled_at).not.toBeNull();
+  });
+
   it('without a `session` content item a generic tool call is no subagent; a subagent_update alone is one row keyed by the child', async () => {
     const { rows, outcomes } = await record([
       at({ sessionUpdate: 'tool_call', toolCallId: 'call-3', title: 'Think', kind: 'think', status: 'pending' }),

@@ -16,6 +16,11 @@
 import { field, object, text, type Json } from './wire.js';
 
 const ORDINARY_KINDS = new Set(['read', 'edit', 'delete', 'move', 'search', 'execute', 'fetch', 'switch_mode']);
+
+/** One of ACP's ordinary tool kinds: a file, command or search tool, never a delegation. */
+export function ordinaryKind(kind: unknown): boolean {
+  return typeof kind === 'string' && ORDINARY_KINDS.has(kind);
+}
 const HINT = /agent|delegat|spawn/i;
 const WORDS = new Set([
   'agent',
@@ -102,7 +107,7 @@ export function delegationLookalike(update: Json, first: boolean, knownAgent: bo
   // also sees inherited keys, so it only lets more through to the own-property reads below).
   if (!first && !('kind' in update) && !('title' in update)) return undefined;
   const kind = text(field(update, 'kind'));
-  if (kind !== undefined && ORDINARY_KINDS.has(kind)) return undefined;
+  if (ordinaryKind(kind)) return undefined;
   const title = text(field(update, 'title'));
   // A later update that names no kind and no title says nothing new of what its call is: the
   // call was judged on its first frame (where an agent names its tool), or it is a status.

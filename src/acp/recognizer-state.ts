@@ -9,8 +9,11 @@ import type { SubagentTaskPayload } from '../types.js';
 import type { AgentShape } from './shapes/shape.js';
 
 export interface CallState {
-  /** `${session}\0${toolCallId}`, its recency entry: built once, so each update hashes no new string. */
+  /** callKey(root, id), its recency entry: built once, so each update hashes no new string. */
   key: string;
+  /** The root session and row id it is remembered under (eviction reads them here, never from the key). */
+  root: string;
+  id: string;
   shape: AgentShape | null; // null: a subagent_update child no tool call has named
   payload: SubagentTaskPayload;
   parentToolCallId: string | null;
@@ -30,12 +33,25 @@ interface SessionState {
   rowOf: Map<string, string>;
 }
 
-export const SEP = '\u0000';
+/**
+ * One string per (session, id) pair, unambiguous whatever the ids hold: the session's length
+ * first. (A separator character could also occur in an agent's ids: a NUL in a session id made
+ * two calls share an entry and let eviction miss the call it meant to drop.)
+ */
+export function callKey(session: string, id: string): string {
+  return `${session.length}:${session}${id}`;
+}
 
 export class RecognizerState {
   private readonly sessions = new Map<string, SessionState>();
-  /** Global recency list of remembered calls: `${session}\0${toolCallId}`. */
-  private readonly recency = new Map<string, true>();
+  /** Global recency list of remembered calls, by callKey. */
+  private readonly recency = new Map<string, CallState>();
+  /**
+   * Every join of every session, oldest first, by callKey(root, from): bounded by maxCalls like
+   * the calls, so a host whose sessions each leave a join behind (and never call forget) cannot
+   * keep a session entry per session forever.
+   */
+  private readonly joins = new Map<string, { root: string; from: string }>();
   /** The call last re-inserted into `recency`. */
   private newest: CallState | undefined;
   /** A child session → the root ACP session it belongs to. */
@@ -57,7 +73,7 @@ export class RecognizerState {
   }
 
   newCall(root: string, id: string, shape: AgentShape | null, parentToolCallId: string | null): CallState {
-    return { key: root + SEP + id, shape, payload: {}, parentToolCallId };
+    return { key: callKey(root, id), root, id, shape, payload: {}, parentToolCallId };
   }
 
   private session(id: string): SessionState {
@@ -70,7 +86,7 @@ export class RecognizerState {
     if (s && s.calls.size === 0 && s.children.size === 0 && s.rowOf.size === 0) this.sessions.delete(id);
   }
 
-  drop(sessionId: string, toolCallId: string, key = sessionId + SEP + toolCallId): void {
+  drop(sessionId: string, toolCallId: string, key = callKey(sessionId, toolCallId)): void {
     const s = this.sessions.get(sessionId);
     s?.calls.delete(toolCallId);
     this.recency.delete(key);
@@ -87,14 +103,13 @@ export class RecognizerState {
     }
     if (this.newest !== state || !this.recency.has(state.key)) {
       this.recency.delete(state.key);
-      this.recency.set(state.key, true);
+      this.recency.set(state.key, state);
       this.newest = state;
     }
     if (s.calls.size > this.maxPerSession) this.drop(sessionId, s.calls.keys().next().value as string);
     while (this.recency.size > this.maxCalls) {
-      const oldest = this.recency.keys().next().value as string;
-      const at = oldest.indexOf(SEP);
-      this.drop(oldest.slice(0, at), oldest.slice(at + 1));
+      const [key, oldest] = this.recency.entries().next().value as [string, CallState];
+      this.drop(oldest.root, oldest.id, key);
     }
   }
 
@@ -127,7 +142,7 @@ export class RecognizerState {
     if (root === undefined) return;
     const s = this.sessions.get(root);
     s?.children.delete(child);
-    s?.rowOf.delete(child);
+    if (s?.rowOf.delete(child)) this.joins.delete(callKey(root, child));
     this.dropIfEmpty(root, s);
   }
 
@@ -139,9 +154,23 @@ export class RecognizerState {
   /** Records a join, bounded like the calls (oldest first). */
   join(root: string, from: string, to: string): void {
     const rows = this.session(root).rowOf;
+    const key = callKey(root, from);
     rows.delete(from);
     rows.set(from, to);
-    if (rows.size > 2 * this.maxPerSession) rows.delete(rows.keys().next().value as string);
+    this.joins.delete(key);
+    this.joins.set(key, { root, from });
+    if (rows.size > 2 * this.maxPerSession) this.unjoin(root, rows.keys().next().value as string);
+    if (this.joins.size > this.maxCalls) {
+      const oldest = this.joins.values().next().value as { root: string; from: string };
+      this.unjoin(oldest.root, oldest.from);
+    }
+  }
+
+  private unjoin(root: string, from: string): void {
+    this.joins.delete(callKey(root, from));
+    const s = this.sessions.get(root);
+    s?.rowOf.delete(from);
+    this.dropIfEmpty(root, s);
   }
 
   /** A child's parent row: the row of the child session its traffic arrives on, if that is not the root. */
@@ -153,12 +182,13 @@ export class RecognizerState {
   forget(acpSessionId: string): void {
     const s = this.sessions.get(acpSessionId);
     if (!s) return;
-    for (const toolCallId of [...s.calls.keys()]) this.recency.delete(acpSessionId + SEP + toolCallId);
+    for (const toolCallId of s.calls.keys()) this.recency.delete(callKey(acpSessionId, toolCallId));
+    for (const from of s.rowOf.keys()) this.joins.delete(callKey(acpSessionId, from));
     for (const child of s.children) this.childRoot.delete(child);
     this.sessions.delete(acpSessionId);
   }
 
   size(): number {
-    return this.recency.size + this.childRoot.size;
+    return this.recency.size + this.childRoot.size + this.joins.size;
   }
 }

@@ -15,7 +15,7 @@ import { geminiShape } from './shapes/gemini.js';
 import { opencodeShape } from './shapes/opencode.js';
 import { qwenShape, readQwenBackgroundCompletion } from './shapes/qwen.js';
 import type { AgentShape } from './shapes/shape.js';
-import { RecognizerState, SEP, type CallState } from './recognizer-state.js';
+import { callKey, RecognizerState, type CallState } from './recognizer-state.js';
 import { acpSessionShape } from './shapes/acp-session.js';
 import { readChildInfo, readChildState, readSubagentUpdate, saysNothing, sessionContentChild } from './shapes/subagent-update.js';
 import { delegationLookalike } from './delegation-lookalike.js';
@@ -62,12 +62,12 @@ export function recognizerWithShapes(
   const onUnrecognized = options.onUnrecognizedDelegation;
   /** Qwen Code's background completion notices are read only with its shape (a test leaves it out). */
   const qwenCompletions = shapes.includes(qwenShape);
-  /** `${session}\0${id}` of each unrecognized delegation already reported. */
+  /** callKey(session, id) of each unrecognized delegation already reported. */
   const reported = new Set<string>();
 
   function unrecognized(acpSessionId: string, id: string, title: string | null, reason: string): void {
     if (!onUnrecognized) return;
-    const key = acpSessionId + SEP + id;
+    const key = callKey(acpSessionId, id);
     if (reported.has(key)) return;
     reported.add(key);
     if (reported.size > MAX_REPORTED) reported.delete(reported.values().next().value as string);
@@ -178,13 +178,16 @@ export function recognizerWithShapes(
 
   /**
    * A tool call names its child session: from now on the child's subagent_updates and its own
-   * traffic write the tool call's row. (A call recognized before it named a child that was
-   * already announced keeps its own row: the child's earlier updates are already a row.)
+   * traffic write the tool call's row. A call recognized before it named a child that was
+   * already announced keeps its own row, and so does the child: its earlier updates are already
+   * a row, which only its own later updates (its idle) can settle.
    */
   function joinChild(root: string, toolCallId: string, child: string, state: CallState): void {
     state.payload.child_session_id ??= child;
     if (toolCallId === child || memory.rowId(root, child) === toolCallId) return;
-    if (memory.rootOfChild(child) === undefined) memory.adoptChild(root, child);
+    const announced = memory.rootOfChild(child);
+    if (announced === root && memory.rowId(root, child) === child) return; // the child's own row
+    if (announced === undefined) memory.adoptChild(root, child);
     memory.join(root, child, toolCallId);
   }
 

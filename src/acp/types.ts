@@ -39,7 +39,7 @@ export interface SubagentRecognizer {
   observeRequest(method: string, params: object): RecognizedSubagentUpdate | undefined;
   /** Drops every call remembered for that ACP session (call it at session end). */
   forget(acpSessionId: string): void;
-  /** How many entries (tool calls, and child sessions of the `subagents` capability) are remembered now. */
+  /** How many entries (tool calls, child sessions of the `subagents` capability, and the joins between them) are remembered now. */
   size(): number;
 }
 

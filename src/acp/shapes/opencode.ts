@@ -5,6 +5,7 @@
 // `metadata.model {providerID, modelID}` (a model is `providerID/modelID`, as Kandev writes it);
 // no usage at all; a background launch has `metadata.background: true`, a detached dispatch,
 // hence is_async.
+import { ordinaryKind } from '../delegation-lookalike.js';
 import { bool, contentText, field, object, text } from '../wire.js';
 import type { AgentShape } from './shape.js';
 
@@ -18,7 +19,9 @@ function model(value: unknown): string | undefined {
 export const opencodeShape: AgentShape = {
   agent: 'opencode',
   classify(update) {
-    return field(update, 'title') === 'task' ? true : undefined;
+    // The title alone is not enough: a completed frame's title is its tool's result title, so
+    // a `grep` for "task" or a `read` of a file named task says `task` too (with its own kind).
+    return field(update, 'title') === 'task' && !ordinaryKind(field(update, 'kind')) ? true : undefined;
   },
   read(update) {
     const input = field(update, 'rawInput');
