@@ -68,6 +68,43 @@ it("a known agent's renamed delegation tool is reported by its tool name; a call
   expect(seen).toEqual(['tool name "SpawnAgent"']);
 });
 
+it("Gemini CLI's and Codex's renamed delegation tools are reported by the name each agent gives its tool; their ordinary tools and collab items never", () => {
+  const seen: [string, string][] = [];
+  const recognizer = recognizerWithShapes(SHAPES, { onUnrecognizedDelegation: (d) => void seen.push([d.id, d.reason]) });
+  const collab = { senderThreadId: 't0', receiverThreadIds: ['t1'], agentsStates: {}, prompt: 'Review', model: '', status: 'inProgress' };
+  const updates = [
+    // Gemini names its tool in the id: an earlier CLI's `delegate_to_agent`, and ordinary tools.
+    at({ sessionUpdate: 'tool_call', toolCallId: 'delegate_to_agent__delegate_to_agent_1796337949016_0', title: "Delegating to agent 'x'", kind: 'think' }),
+    at({ sessionUpdate: 'tool_call', toolCallId: 'read_file__read_file_1796337949016_1', title: 'agents.md', kind: 'read' }),
+    at({ sessionUpdate: 'tool_call', toolCallId: 'save_memory__save_memory_1796337949016_2', title: 'Save the agent notes', kind: 'think' }),
+    // Codex names it in its collab item's title, or its activity kind.
+    at({ sessionUpdate: 'tool_call', toolCallId: 'call_a', title: 'spawn_agent', kind: 'other', rawInput: collab }),
+    at({
+      sessionUpdate: 'tool_call',
+      toolCallId: 'call_b',
+      title: 'Spawn subagent x',
+      kind: 'other',
+      rawInput: { agentThreadId: 't9', agentPath: '/root/x', activityKind: 'spawned' },
+    }),
+    at({ sessionUpdate: 'tool_call', toolCallId: 'call_c', title: 'closeAgent', kind: 'other', rawInput: collab }),
+    at({ sessionUpdate: 'tool_call', toolCallId: 'call_d', title: 'resumeAgent', kind: 'other', rawInput: collab }),
+    at({ sessionUpdate: 'tool_call', toolCallId: 'call_e', title: 'wait', kind: 'other', rawInput: collab }),
+    at({
+      sessionUpdate: 'tool_call',
+      toolCallId: 'call_f',
+      title: 'Complete subagent x',
+      kind: 'other',
+      rawInput: { agentThreadId: 't9', agentPath: '/root/x', activityKind: 'completed' },
+    }),
+  ];
+  for (const u of updates) expect(recognizer.observe(u)).toBeUndefined();
+  expect(seen).toEqual([
+    ['delegate_to_agent__delegate_to_agent_1796337949016_0', 'tool name "delegate_to_agent"'],
+    ['call_a', 'tool name "spawn_agent"'],
+    ['call_b', 'tool name "spawned"'],
+  ]);
+});
+
 describeBothDialects('unrecognized delegations through the recorder', (dialect) => {
   let db: TestDb;
   beforeEach(async () => {

@@ -13,6 +13,7 @@
 // (title, tool names); only a hit is split into words. `_meta` is walked two levels deep and at
 // most META_BUDGET entries, keys and short strings only. No closure is made per call: under a
 // keep-names transpiler (tsx, esbuild) each one costs a defineProperty, more than the regexes.
+import type { AgentShape } from './shapes/shape.js';
 import { field, object, text, type Json } from './wire.js';
 
 const ORDINARY_KINDS = new Set(['read', 'edit', 'delete', 'move', 'search', 'execute', 'fetch', 'switch_mode']);
@@ -99,10 +100,11 @@ function visitMeta(obj: Json, depth: number, budget: { left: number }): boolean 
 
 /**
  * Why a tool call no shape claimed looks like a delegation, or undefined when it does not.
- * `first`: the call's `tool_call` (its first frame); `knownAgent`: a shape recognised the agent and said this call is not a subagent; its
- * `ordinary` names (Claude's `SubagentHandback`, say) are its tools that only mention an agent.
+ * `first`: the call's `tool_call` (its first frame); `known`: the shape that recognised the agent and said this call is not a
+ * subagent. Then only the tool names are judged, the agent's own name for it included (`toolNameOf`), and its
+ * `ordinaryToolNames` (Claude's `SubagentHandback`, say) are its tools that only mention an agent.
  */
-export function delegationLookalike(update: Json, first: boolean, knownAgent: boolean, ordinary?: ReadonlySet<string>): string | undefined {
+export function delegationLookalike(update: Json, first: boolean, known?: AgentShape): string | undefined {
   // Most updates are a later status of an ordinary call: out before any field is read (`in`
   // also sees inherited keys, so it only lets more through to the own-property reads below).
   if (!first && !('kind' in update) && !('title' in update)) return undefined;
@@ -115,8 +117,9 @@ export function delegationLookalike(update: Json, first: boolean, knownAgent: bo
   const meta = object(field(update, '_meta'));
   const input = field(update, 'rawInput');
   if (kind === undefined && title === undefined && meta === undefined && input === undefined) return undefined;
-  const named = toolNameMention(meta, input, ordinary);
-  if (named !== undefined || knownAgent) return named;
+  const ordinary = known?.ordinaryToolNames;
+  const named = toolNameMention(meta, input, ordinary) ?? judgeToolName(known?.toolNameOf?.(update), ordinary);
+  if (named !== undefined || known) return named;
   if (mentionsDelegation(kind)) return `kind ${JSON.stringify(kind)}`;
   if (mentionsDelegation(title)) return 'title';
   if (meta && metaMentions(meta)) return '_meta';

@@ -139,7 +139,7 @@ export function recognizerWithShapes(
       const { shape, known } = classify(update);
       if (!shape) {
         if (state || !lookalikes) return undefined; // state: a child's row whose tool call says nothing readable here
-        const reason = delegationLookalike(update, first, known !== undefined, known?.ordinaryToolNames);
+        const reason = delegationLookalike(update, first, known);
         if (reason !== undefined) unrecognized(root, callId, text(field(update, 'title')) ?? null, reason);
         return undefined;
       }

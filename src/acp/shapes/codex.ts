@@ -61,13 +61,25 @@ function readStart(input: Json): SubagentTaskPayload {
   return { description: name, agent_id: path, child_session_id: text(field(input, 'agentThreadId')), is_async: true };
 }
 
+/**
+ * Codex's collab items and activity kinds that are not launches but mention an agent; any other
+ * name that does (a renamed `spawn_agent`, an activity `spawned`) is reported as unrecognized.
+ */
+const ORDINARY_COLLAB_ITEMS: ReadonlySet<string> = new Set(['wait', 'sendInput', 'resumeAgent', 'closeAgent', 'followupTask']);
+
 export const codexShape: AgentShape = {
   agent: 'codex',
+  ordinaryToolNames: ORDINARY_COLLAB_ITEMS,
   classify(update) {
     if (collabInput(update)) return field(update, 'title') === 'spawnAgent';
     const activity = activityInput(update);
     if (activity) return field(activity, 'activityKind') === 'started';
     return undefined;
+  },
+  toolNameOf(update) {
+    if (collabInput(update)) return text(field(update, 'title'));
+    const activity = activityInput(update);
+    return activity && text(field(activity, 'activityKind'));
   },
   read(update) {
     // Later frames of a call may carry no title; the rawInput says which item it is.

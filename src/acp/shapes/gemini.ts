@@ -22,15 +22,15 @@ function isDelegationId(id: string): boolean {
   return id.startsWith(TOOL) && (id.startsWith('__', TOOL.length) || id.charAt(TOOL.length) === '-');
 }
 
-/** `<tool>__<tool>_<ms>_<n>`: the id Gemini CLI gives a tool call the model left unnamed. Linear, no regex backtracking. */
-function isGeminiToolId(id: string): boolean {
+/** `<tool>__<tool>_<ms>_<n>`: the id Gemini CLI gives a tool call the model left unnamed → tool. Linear, no regex backtracking. */
+function geminiToolOf(id: string): string | undefined {
   const sep = id.indexOf('__');
-  if (sep <= 0) return false;
+  if (sep <= 0) return undefined;
   const tool = id.slice(0, sep);
   const rest = id.slice(sep + 2);
-  if (!rest.startsWith(`${tool}_`)) return false;
+  if (!rest.startsWith(`${tool}_`)) return undefined;
   const [ms, n, extra] = rest.slice(tool.length + 1).split('_', 3);
-  return extra === undefined && /^\d{1,16}$/.test(ms) && /^\d{1,16}$/.test(n ?? '');
+  return extra === undefined && /^\d{1,16}$/.test(ms) && /^\d{1,16}$/.test(n ?? '') ? tool : undefined;
 }
 
 /** `Delegating to agent '<name>'` → name. */
@@ -45,7 +45,12 @@ export const geminiShape: AgentShape = {
     const id = text(field(update, 'toolCallId'));
     if (id === undefined) return undefined;
     if (isDelegationId(id)) return field(update, 'kind') === 'think' || agentName(field(update, 'title')) !== undefined ? true : undefined;
-    return isGeminiToolId(id) ? false : undefined;
+    return geminiToolOf(id) !== undefined ? false : undefined;
+  },
+  // A renamed delegation tool (0.5x's `delegate_to_agent`, say) is named in the id: reported, not taken for an ordinary tool.
+  toolNameOf(update) {
+    const id = text(field(update, 'toolCallId'));
+    return id === undefined ? undefined : geminiToolOf(id);
   },
   read(update) {
     return {

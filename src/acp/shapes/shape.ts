@@ -36,6 +36,13 @@ export interface AgentShape {
    */
   readonly ordinaryToolNames?: ReadonlySet<string>;
   /**
+   * For an agent that names its tools outside `_meta` (Gemini CLI in the tool-call id, Codex in
+   * its collab item's title or activity kind): the tool this update is a call of, so a renamed
+   * delegation tool of a known agent is reported (src/acp/delegation-lookalike.ts) rather than
+   * taken for one of its ordinary tools.
+   */
+  toolNameOf?(update: Json): string | undefined;
+  /**
    * For a tool call not seen before: true, this update launches a subagent; false, it is this
    * agent's tool call and not a subagent; undefined, it carries no evidence of this agent.
    */
