@@ -22,7 +22,7 @@ function formatSummary(agent: string, s: ImportSummary, where: string): string {
   ];
   if (s.malformedLines) lines.push(`  ${s.malformedLines} malformed line${s.malformedLines === 1 ? '' : 's'} skipped (see the WARN lines)`);
   if (s.failedFrames) lines.push(`  ${s.failedFrames} subagent row write${s.failedFrames === 1 ? '' : 's'} failed (health reports them)`);
-  if (s.deferred) lines.push(`  ${s.deferred} transcript${s.deferred === 1 ? '' : 's'} left for the next import (see the WARN lines)`);
+  if (s.deferred) lines.push(`  ${s.deferred} transcript${s.deferred === 1 ? '' : 's'} left out of this import (see the WARN lines)`);
   return `${lines.join('\n')}\n`;
 }
 

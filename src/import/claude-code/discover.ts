@@ -3,8 +3,9 @@
 // it `<sessionId>.jsonl` (the main conversation) and `<sessionId>/subagents/agent-<agentId>.jsonl`
 // with a sidecar `agent-<agentId>.meta.json` (agentType, toolUseId, parentAgentId, spawnDepth,
 // model, description, finished). Nested subagents sit beside the others. Only names are listed
-// here; no file is read.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+// here; no file is read. Symbolic links are never followed, and an entry that cannot be listed
+// is left out (SkipEntry): Claude Code writes neither, so either is someone else's doing.
+import { lstatSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { object, text } from '../../acp/wire.js';
@@ -23,6 +24,22 @@ export interface SessionFiles {
   subagents: SubagentFile[];
 }
 
+/**
+ * Told of each entry the import leaves out, with why: a symbolic link, or a file or folder that
+ * cannot be listed or stat'ed. One such entry costs only itself, never the import (the caller
+ * WARNs and counts it).
+ */
+export type SkipEntry = (path: string, why: string) => void;
+
+const ignore: SkipEntry = () => {};
+
+export const SYMLINK_SKIPPED = 'a symbolic link: never followed';
+
+/** An fs error as a WARN's reason. */
+export function failureOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
 export function defaultProjectsDir(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
   const configDir = env.CLAUDE_CONFIG_DIR;
   return join(configDir ? configDir : join(home, '.claude'), 'projects');
@@ -31,41 +48,74 @@ export function defaultProjectsDir(env: NodeJS.ProcessEnv = process.env, home: s
 const SESSION_FILE = /^(.+)\.jsonl$/;
 const AGENT_FILE = /^agent-(.+)\.jsonl$/;
 
+/** A folder's entries by name (the WARNs come in a stable order); none when it cannot be listed (a permission, a folder deleted meanwhile): skipped, the rest goes on. */
+function entriesOf(folder: string, skip: SkipEntry): Dirent[] {
+  try {
+    return readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  } catch (err) {
+    skip(folder, failureOf(err));
+    return [];
+  }
+}
+
+/** Symbolic links are skipped everywhere: the import reads only what lies under the projects folder, and a link may point anywhere, or nowhere. */
+function skippedLink(e: Dirent, folder: string, skip: SkipEntry): boolean {
+  if (!e.isSymbolicLink()) return false;
+  skip(join(folder, e.name), SYMLINK_SKIPPED);
+  return true;
+}
+
 /** The project folders under the projects folder, in a stable order. */
-export function listProjects(projectsDir: string): string[] {
-  return readdirSync(projectsDir, { withFileTypes: true })
-    .filter((e) => e.isDirectory())
-    .map((e) => e.name)
-    .sort();
+export function listProjects(projectsDir: string, skip: SkipEntry = ignore): string[] {
+  return entriesOf(projectsDir, skip)
+    .filter((e) => !skippedLink(e, projectsDir, skip) && e.isDirectory())
+    .map((e) => e.name);
 }
 
 /** Every session of one project folder, in a stable order (session id). One project at a time:
  * the import holds one project's listing, not the whole tree's. */
-export function discoverProject(projectsDir: string, project: string): SessionFiles[] {
-  const sessions: SessionFiles[] = [];
+export function discoverProject(projectsDir: string, project: string, skip: SkipEntry = ignore): SessionFiles[] {
   const root = join(projectsDir, project);
-  const entries = readdirSync(root, { withFileTypes: true });
-  const ids = new Set<string>();
-  for (const e of entries) {
+  const mains = new Set<string>();
+  const subagents = new Map<string, SubagentFile[]>();
+  for (const e of entriesOf(root, skip)) {
+    if (skippedLink(e, root, skip)) continue;
     const m = e.isFile() ? SESSION_FILE.exec(e.name) : null;
-    if (m) ids.add(m[1]);
-    else if (e.isDirectory() && existsSync(join(root, e.name, 'subagents'))) ids.add(e.name);
-  }
-  for (const sessionId of [...ids].sort()) {
-    const main = join(root, `${sessionId}.jsonl`);
-    const folder = join(root, sessionId, 'subagents');
-    const subagents: SubagentFile[] = [];
-    if (existsSync(folder) && statSync(folder).isDirectory()) {
-      for (const name of readdirSync(folder).sort()) {
-        const m = AGENT_FILE.exec(name);
-        if (!m) continue;
-        const metaPath = join(folder, `agent-${m[1]}.meta.json`);
-        subagents.push({ agentId: m[1], path: join(folder, name), metaPath: existsSync(metaPath) ? metaPath : null });
-      }
+    if (m) mains.add(m[1]);
+    else if (e.isDirectory()) {
+      const found = subagentsOf(join(root, e.name, 'subagents'), skip);
+      if (found) subagents.set(e.name, found);
     }
-    sessions.push({ project, sessionId, main: existsSync(main) ? main : null, subagents });
   }
-  return sessions;
+  return [...new Set([...mains, ...subagents.keys()])].sort().map((sessionId) => ({
+    project,
+    sessionId,
+    main: mains.has(sessionId) ? join(root, `${sessionId}.jsonl`) : null,
+    subagents: subagents.get(sessionId) ?? [],
+  }));
+}
+
+/** A session folder's subagent transcripts, with their sidecars; null when it has no subagents folder (not a session's) or it is skipped. */
+function subagentsOf(folder: string, skip: SkipEntry): SubagentFile[] | null {
+  try {
+    const kind = lstatSync(folder);
+    if (kind.isSymbolicLink()) skip(folder, SYMLINK_SKIPPED);
+    if (!kind.isDirectory()) return null;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') skip(folder, failureOf(err));
+    return null;
+  }
+  const files = new Set(
+    entriesOf(folder, skip)
+      .filter((e) => !skippedLink(e, folder, skip) && e.isFile())
+      .map((e) => e.name),
+  );
+  return [...files].flatMap((name) => {
+    const m = AGENT_FILE.exec(name);
+    if (!m) return [];
+    const meta = `agent-${m[1]}.meta.json`;
+    return [{ agentId: m[1], path: join(folder, name), metaPath: files.has(meta) ? join(folder, meta) : null }];
+  });
 }
 
 export interface SubagentMeta {

@@ -3,13 +3,15 @@
 // its sidecar finds its row by agent id), then each subagent's own transcript (its usage, its
 // nested launches, its sidecar's facts). Each transcript is read from where the last import
 // stopped (src/import/transcript-file.ts). A transcript whose write fails is WARN-logged and
-// left for the next run; the others go on.
+// left for the next run, and so is a file or folder that cannot be listed, stat'ed or read, and
+// a symbolic link (never followed): the others go on.
 import { statSync } from 'node:fs';
+import type { Logger } from '../../types.js';
 import { importedExecutionId } from '../identity.js';
 import type { ImportRunOptions, ImportStore, LaunchJob, TranscriptProgress } from '../import-store.js';
 import { consumeTranscript } from '../transcript-file.js';
 import { ClaudeTranscriptConsumer, SOURCE, type TranscriptRole } from './transcript-consumer.js';
-import { discoverProject, listProjects, readMeta, type SessionFiles, type SubagentMeta } from './discover.js';
+import { discoverProject, failureOf, listProjects, readMeta, type SessionFiles, type SkipEntry, type SubagentMeta } from './discover.js';
 
 export interface ImportSummary {
   sessions: number;
@@ -21,7 +23,10 @@ export interface ImportSummary {
   /** Subagent rows written (a launch and each later piece of news about it count once each). */
   frames: number;
   failedFrames: number;
-  /** Transcripts left for the next run: a failed write, or a subagent whose launch is not known yet. */
+  /**
+   * Transcripts left for the next run: a failed write, a subagent whose launch is not known yet, or
+   * an entry of the tree left out (a symbolic link, a file or folder that cannot be listed or stat'ed).
+   */
   deferred: number;
 }
 
@@ -90,15 +95,41 @@ async function progressOf(store: ImportStore, work: Work[]): Promise<Map<string,
   return progress;
 }
 
-/** Bytes left to read in every transcript of the tree: one project's names, sizes and progress at a time, nothing kept. */
+/** The file's size now, or why it cannot be stat'ed (deleted since it was listed, a folder made unreadable). */
+function sizeOf(path: string): number | string {
+  try {
+    return statSync(path).size;
+  } catch (err) {
+    return failureOf(err);
+  }
+}
+
+/** Bytes left to read in every transcript of the tree: one project's names, sizes and progress at a time, nothing kept.
+ * Silent about entries it cannot read: the import's own pass reports and counts them once. */
 async function bytesToRead(store: ImportStore, from: string, projects: string[]): Promise<number> {
   let total = 0;
   for (const project of projects) {
     const work = workOf(discoverProject(from, project), false);
     const progress = await progressOf(store, work);
-    for (const w of work) total += Math.max(0, statSync(w.path).size - (progress.get(w.transcript)?.byteOffset ?? 0));
+    for (const w of work) {
+      const size = sizeOf(w.path);
+      if (typeof size === 'number') total += Math.max(0, size - (progress.get(w.transcript)?.byteOffset ?? 0));
+    }
   }
   return total;
+}
+
+/** The WARN that a session's task cannot be stored (transcript-consumer.ts): once a session and run, however many units ask. */
+function taskRefusals(logger: Logger): (w: Work) => (why: string) => void {
+  const refused = new Set<string>(); // only the refused sessions: a handful, not the tree
+  return (w) => (why) => {
+    if (refused.has(w.session.sessionId)) return;
+    refused.add(w.session.sessionId);
+    logger.warn(
+      { session_id: w.session.sessionId, path: w.path, reason: why, task_id: w.session.project },
+      "the session's task id cannot be stored: its project folder's name is the task instead",
+    );
+  };
 }
 
 export async function importClaudeCode(options: ImportRunOptions): Promise<ImportSummary> {
@@ -108,12 +139,17 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
   // the tree (a listing of the whole tree, ~1 KB a transcript, and every progress row of the
   // source read at the start, ~0.5 KB a transcript, grew the peak with the tree, the collector's
   // headroom on top of it).
-  const projects = listProjects(options.from);
+  const skip: SkipEntry = (path, why) => {
+    logger.warn({ path, reason: why }, 'an entry of the transcript folder was left out of this import');
+    summary.deferred++;
+  };
+  const refuseTask = taskRefusals(logger);
+  const projects = listProjects(options.from, skip);
   const total = options.onProgress ? await bytesToRead(store, options.from, projects) : 0;
   let done = 0;
   options.onProgress?.(0, total);
   for (const project of projects) {
-    const sessions = discoverProject(options.from, project);
+    const sessions = discoverProject(options.from, project, skip);
     summary.sessions += sessions.length;
     // The sidecars of the session being imported: a nested subagent's parent call is its parent agent's toolUseId.
     let metas = new Map<string, SubagentMeta | undefined>();
@@ -132,7 +168,11 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
         subagentCalls = new Set([...metas.values()].flatMap((m) => (m?.toolUseId ? [m.toolUseId] : [])));
       }
       const before = progress.get(w.transcript) ?? fresh(w.transcript, sessionId);
-      const size = statSync(w.path).size;
+      const size = sizeOf(w.path);
+      if (typeof size === 'string') {
+        skip(w.path, size);
+        continue;
+      }
       if (size === before.byteOffset) continue;
       let subagent: TranscriptRole['subagent'] = null;
       if (w.agentId !== null) {
@@ -160,6 +200,7 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
         subagent,
         task: options.task,
         fallbackTask: w.session.project,
+        refuseTask: refuseTask(w),
         clock: options.clock,
         commit: async (unit) => {
           const outcome = await store.commit(unit);

@@ -14,6 +14,7 @@
 // - every line of a turn carries the prompt's `promptId`: the turn id.
 // Prompts and results are never kept: only the spec's columns are read out of them.
 import type { SubagentTaskPayload } from '../../types.js';
+import { recordableId, storableText } from '../../identity.js';
 import { bool, field, metric, object, text } from '../../acp/wire.js';
 import type { JsonObject } from '../transcript-file.js';
 
@@ -48,10 +49,14 @@ export interface Notification {
 export function responseOf(line: JsonObject): Response | undefined {
   if (line.type !== 'assistant') return undefined;
   const message = object(line.message);
-  const messageId = text(field(message, 'id'));
+  // The id is kept in the progress row (the last response counted): one no column can hold (a NUL,
+  // a lone surrogate) is read as absent, as on a line without one, on both dialects alike.
+  const messageId = storableText(field(message, 'id'));
   const model = text(field(message, 'model'));
   if (!messageId || model === SYNTHETIC_MODEL) return undefined;
-  return { messageId, model, usage: field(message, 'usage') };
+  // The model keys the ledger row: the store's rule for a usage's model (src/usage-normalization.ts),
+  // so one the key cannot hold counts under 'unknown' on both dialects.
+  return { messageId, model: recordableId(model) ?? undefined, usage: field(message, 'usage') };
 }
 
 function blocks(line: JsonObject): JsonObject[] {

@@ -4,7 +4,8 @@
 // (the parent's in a main transcript, the subagent's own in a subagent's), and the progress.
 import type { SubagentTaskPayload } from '../../types.js';
 import { text } from '../../acp/wire.js';
-import { lineInstant } from '../identity.js';
+import { recordableId } from '../../identity.js';
+import { lineInstant, unrecordableBecause } from '../identity.js';
 import type { ImportUnit, LaunchJob, TranscriptProgress } from '../import-store.js';
 import type { JsonObject, TranscriptConsumer } from '../transcript-file.js';
 import { UsageTally } from '../usage-tally.js';
@@ -21,8 +22,10 @@ export interface TranscriptRole {
   subagent: { toolCallId: string; job: ((at: bigint) => LaunchJob) | null } | null;
   /** --task, or the session's cwd when the caller already knows it. */
   task: string | undefined;
-  /** When the session's folder names no cwd at all. */
+  /** When the session's folder names no cwd at all, or its task is one the store cannot record: its project folder's name. */
   fallbackTask: string;
+  /** The task (--task or the cwd) cannot be recorded (src/identity.ts): told why, each time fallbackTask is used instead. */
+  refuseTask(why: string): void;
   clock: () => bigint;
   commit(unit: ImportUnit): Promise<void>;
 }
@@ -54,8 +57,10 @@ export class ClaudeTranscriptConsumer implements TranscriptConsumer {
 
   line(line: JsonObject): void {
     this.cwd ??= text(line.cwd);
+    // The turn id as the store reads a frame's (AC-2a): one it cannot record is no turn, on both
+    // dialects, for the message row as for the subagent row.
     const promptId = text(line.promptId);
-    if (promptId) this.turnId = promptId;
+    if (promptId) this.turnId = recordableId(promptId);
     const at = lineInstant(line.timestamp);
     if (at !== undefined) {
       this.firstAt ??= at;
@@ -94,6 +99,15 @@ export class ClaudeTranscriptConsumer implements TranscriptConsumer {
     });
   }
 
+  /** --task, else the cwd, when the store can record it: a task id it cannot would make it refuse every subagent row of the session. */
+  private taskId(): string {
+    const task = this.role.task ?? this.cwd;
+    if (task === undefined) return this.role.fallbackTask;
+    if (recordableId(task) !== null) return task;
+    this.role.refuseTask(`the ${this.role.task === undefined ? 'cwd' : '--task'} cannot be a task id: ${unrecordableBecause(task)}`);
+    return this.role.fallbackTask;
+  }
+
   async flush(progress: TranscriptProgress, last: boolean): Promise<void> {
     const sub = this.role.subagent;
     // The sidecar's news about this subagent's own call (agent id, type, model), once per run
@@ -109,7 +123,7 @@ export class ClaudeTranscriptConsumer implements TranscriptConsumer {
     await this.role.commit({
       source: SOURCE,
       sessionId: this.role.sessionId,
-      taskId: this.role.task ?? this.cwd ?? this.role.fallbackTask,
+      taskId: this.taskId(),
       executionId: this.role.executionId,
       sessionAt: this.firstAt ?? now,
       jobs: this.jobs,
