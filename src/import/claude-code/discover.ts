@@ -2,7 +2,7 @@
 // ~/.claude/projects; one folder per working directory (its path, separators as dashes), and in
 // it `<sessionId>.jsonl` (the main conversation) and `<sessionId>/subagents/agent-<agentId>.jsonl`
 // with a sidecar `agent-<agentId>.meta.json` (agentType, toolUseId, parentAgentId, spawnDepth,
-// model, description, finished). Nested subagents sit beside the others. Only names are listed
+// model, description, finished: not read, see import-claude-code.ts). Nested subagents sit beside the others. Only names are listed
 // here; no file is read. Symbolic links are never followed, and an entry that cannot be listed
 // is left out (SkipEntry): Claude Code writes neither, so either is someone else's doing.
 import { lstatSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
@@ -125,7 +125,6 @@ export interface SubagentMeta {
   spawnDepth?: number;
   model?: string;
   description?: string;
-  finished?: boolean;
 }
 
 /** The sidecar, or undefined when it is missing, too large to be one, or not JSON. */
@@ -142,7 +141,6 @@ export function readMeta(path: string | null): SubagentMeta | undefined {
       spawnDepth: typeof m.spawnDepth === 'number' ? m.spawnDepth : undefined,
       model: text(m.model),
       description: text(m.description),
-      finished: m.finished === true,
     };
   } catch {
     return undefined;

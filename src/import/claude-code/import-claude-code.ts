@@ -60,7 +60,11 @@ const fresh = (transcript: string, sessionId: string): TranscriptProgress => ({
   last: null,
 });
 
-/** The job a sidecar gives the subagent's own call: who ran it, as what, on which model, and whether it finished. */
+/**
+ * The job a sidecar gives the subagent's own call: who ran it, as what, on which model. Not how it
+ * ended: its `finished` says it stopped, not whether it succeeded, and the launching transcript's
+ * result or notification says that (a sidecar read after a `failed` notice made it `completed`).
+ */
 function metaJob(sessionId: string, agentId: string, toolCallId: string, meta: SubagentMeta | undefined, parentToolCallId: string | null) {
   return (at: bigint): LaunchJob => ({
     kind: 'subagent',
@@ -76,7 +80,6 @@ function metaJob(sessionId: string, agentId: string, toolCallId: string, meta: S
       subagent_type: meta?.agentType,
       model: meta?.model,
       description: meta?.description,
-      status: meta?.finished ? 'completed' : undefined,
     },
     at,
     sidecar: true,

@@ -117,6 +117,10 @@ export class ClaudeTranscriptConsumer implements TranscriptConsumer {
     if (last && sub?.job && progress.byteOffset !== this.committedOffset) this.jobs.push(sub.job(this.lastAt ?? this.role.clock()));
     const deltas = this.tally.drain();
     if (!this.jobs.length && !deltas.size && progress.byteOffset === this.committedOffset) return;
+    // The session's row takes its task once, from the unit that creates it: without --task, a
+    // unit that writes nothing but progress waits until a line names the cwd (Claude Code's first
+    // lines, its queue operations, name none). Its lines are read again by the next run.
+    if (!this.jobs.length && !deltas.size && this.role.task === undefined && this.cwd === undefined) return;
     progress.turnId = this.turnId;
     progress.last = this.tally.lastResponse();
     const now = this.role.clock();
