@@ -2,7 +2,8 @@
 // session first imported while it holds only Claude Code's opening queue operations (no cwd yet)
 // still gets its cwd as its task once a line names it; and a background subagent's `failed`
 // notice is its agent status whether its sidecar (`finished: true`, which says it stopped, not
-// how) is read in the same run or an earlier one. Both dialects, each split run against one run
+// how) is read in the same run or an earlier one; and a launch that fails (its toolUseResult a
+// plain string) settles when its result comes a run later. Both dialects, each split run against one run
 // of the whole files.
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,6 +51,22 @@ const failedNotice = line({
   operation: 'enqueue',
   content:
     '<task-notification><tool-use-id>toolu_A</tool-use-id><status>failed</status><subagent_tokens>500</subagent_tokens><tool_uses>3</tool_uses><duration_ms>1000</duration_ms></task-notification>',
+});
+const foreground = line({
+  type: 'assistant',
+  message: {
+    id: 'msg_2',
+    model: 'claude-x',
+    role: 'assistant',
+    usage: { input_tokens: 10, output_tokens: 5 },
+    content: [{ type: 'tool_use', id: 'toolu_B', name: 'Agent', input: { description: 'Review', subagent_type: 'reviewer', prompt: 'p' } }],
+  },
+});
+// A failed launch's result: is_error, and its toolUseResult a plain string, as for any failed tool.
+const failedResult = line({
+  type: 'user',
+  message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_B', content: 'Interrupted', is_error: true }] },
+  toolUseResult: 'Error: [Request interrupted by user for tool use]',
 });
 const subagentRun = [
   line({ type: 'user', message: { role: 'user', content: 'audit' } }),
@@ -106,6 +123,21 @@ describeBothDialects('import claude-code: the same rows however the runs fall', 
     expect(await tasks(whole)).toEqual([{ id: S, task_id: CWD }]);
     expect(await tasks(split)).toEqual(await tasks(whole));
     expect(await statuses(split)).toEqual(await statuses(whole));
+  });
+
+  it('a launch that fails without a toolUseResult object settles as failed when its result comes in a later import than its launch', async () => {
+    const [piece, full] = trees;
+    const file = write(piece, [foreground], false);
+    await importInto(split, piece);
+    expect(await statuses(split)).toEqual([expect.objectContaining({ tool_call_id: 'toolu_B', tool_status: 'pending' })]);
+    appendFileSync(file, jsonl([failedResult]));
+    await importInto(split, piece);
+    write(full, [foreground, failedResult], false);
+    await importInto(whole, full);
+    expect(await statuses(whole)).toEqual([expect.objectContaining({ tool_call_id: 'toolu_B', tool_status: 'failed' })]);
+    expect(await statuses(split)).toEqual(await statuses(whole));
+    const settled = (store: ProxyStore) => store.query<{ n: unknown }>('SELECT COUNT(*) AS n FROM task_session_subagents WHERE settled_at IS NOT NULL');
+    expect(Number((await settled(split))[0].n)).toBe(1);
   });
 
   it("a background subagent's failed notice is its agent status, whether its sidecar is read in the same run or before", async () => {

@@ -63,6 +63,8 @@ export interface ImportStore {
   findToolCall(sessionId: string, executionId: string, agentId: string): Promise<string | undefined>;
   /** Whether the subagent row of a tool call exists (its launch was imported). */
   hasSubagentRow(sessionId: string, executionId: string, toolCallId: string): Promise<boolean>;
+  /** The tool calls of the session's subagent rows not settled yet (launched by an earlier import). */
+  unsettledCalls(sessionId: string, executionId: string): Promise<string[]>;
   /** One transaction; rejects (rolled back, nothing written) when a host row or ledger write fails. */
   commit(unit: ImportUnit): Promise<UnitOutcome>;
   close(): Promise<void>;

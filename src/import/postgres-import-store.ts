@@ -6,6 +6,7 @@ import {
   importAddSubagentUsage,
   importFindSubagentToolCall,
   importHasSubagentRow,
+  importReadUnsettledSubagentCalls,
   importReadProgressOf,
   importWriteProgress,
 } from '../../generated/postgres/import/index.js';
@@ -33,6 +34,9 @@ export function openPostgresImportStore(url: string, options: ImportStoreOptions
     },
     async hasSubagentRow(sessionId, executionId, toolCallId) {
       return (await importHasSubagentRow.one({ sessionId, executionId, toolCallId }, pool)).present === true;
+    },
+    async unsettledCalls(sessionId, executionId) {
+      return (await importReadUnsettledSubagentCalls.many({ sessionId, executionId }, pool)).map((r) => r.toolCallId);
     },
     async commit(unit) {
       const at = formatMicros(unit.at);

@@ -9,6 +9,7 @@ import {
   importAddSubagentUsage,
   importFindSubagentToolCall,
   importHasSubagentRow,
+  importReadUnsettledSubagentCalls,
   importReadProgressOf,
   importWriteProgress,
 } from '../../generated/sqlite/import/index.js';
@@ -43,6 +44,9 @@ export function openSqliteImportStore(file: string, options: ImportStoreOptions)
     },
     async hasSubagentRow(sessionId, executionId, toolCallId) {
       return Number(importHasSubagentRow.one({ sessionId, executionId, toolCallId }, db).present) === 1;
+    },
+    async unsettledCalls(sessionId, executionId) {
+      return importReadUnsettledSubagentCalls.many({ sessionId, executionId }, db).map((r) => r.toolCallId);
     },
     async commit(unit) {
       const at = formatSqliteColumn(unit.at);

@@ -4,4 +4,5 @@ export * from './import_add_subagent_usage.queries.js';
 export * from './import_find_subagent_tool_call.queries.js';
 export * from './import_has_subagent_row.queries.js';
 export * from './import_read_progress_of.queries.js';
+export * from './import_read_unsettled_subagent_calls.queries.js';
 export * from './import_write_progress.queries.js';

@@ -199,7 +199,9 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
       const role: TranscriptRole = {
         sessionId,
         executionId,
-        subagentCalls,
+        // A transcript read before may hold the end of a launch an earlier import wrote: a failed or
+        // interrupted one (no toolUseResult object) is known by its row, still unsettled.
+        subagentCalls: before.byteOffset > 0 ? new Set([...subagentCalls, ...(await store.unsettledCalls(sessionId, executionId))]) : subagentCalls,
         subagent,
         task: options.task,
         fallbackTask: w.session.project,
