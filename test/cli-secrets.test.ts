@@ -4,15 +4,18 @@
 // `sslkey` are query parameters too: each command — migrate, health, report (human, --json,
 // --html page), demo — and each failure (an unreachable server, a missing sslkey file whose
 // ENOENT echoes the path, a database the demo refuses) is run with the secrets in both
-// places, and no secret appears in stdout, stderr or the page, in any encoding.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// places, and no secret appears in stdout, stderr or the page, in any encoding. The proxy too:
+// its stderr and log, and its writer's command line (which any local user can read).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDatabase, poolFor, type CreatedDatabase } from '../scripts/lib/postgres-database.js';
-import { assertBuilt, runCliBinary, type CliRun } from './helpers/cli.js';
+import { assertBuilt, CLI, runCliBinary, type CliRun } from './helpers/cli.js';
+import { PROXY_TEST_ENV } from './helpers/proxy-store.js';
 import { seedReportFixture } from './helpers/report-fixture.js';
 import { openTestDb, type TestDb } from './helpers/test-db.js';
 
@@ -110,5 +113,59 @@ describe('cli: no secret of a connection string in any output [postgres]', () =>
         expectNoSecret(label, run.stdout, run.stderr);
       }
     });
+
+    it(`secrets in the ${form}, through SUBAGENT_CONTEXT_DB: the proxy's writer holds none in its command line, and the proxy prints none`, async () => {
+      const sslkey = new URL(urls(db.location)[form]);
+      sslkey.searchParams.set('sslmode', 'require');
+      sslkey.searchParams.set('sslkey', `${KEY_DIR}/client.key`);
+      for (const [label, url] of [
+        ['proxy', urls(db.location)[form]],
+        ['proxy, missing sslkey', sslkey.toString()],
+      ] as const) {
+        const log = join(dir, `proxy-${form}-${label.length}.log`);
+        const proxy = spawn(process.execPath, [CLI, 'proxy', '--', 'cat'], {
+          env: { ...process.env, ...PROXY_TEST_ENV, SUBAGENT_CONTEXT_DB: url, SUBAGENT_CONTEXT_PROXY_LOG: log },
+          stdio: ['pipe', 'pipe', 'pipe'],
+        });
+        let stderr = '';
+        proxy.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+        const closed = new Promise((resolve) => proxy.on('close', resolve));
+        proxy.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: SUBAGENT_UPDATE })}\n`);
+        // Every local user can read a command line (ps): the writer's must not carry its config.
+        const writer = await writerOf(proxy.pid!);
+        expectNoSecret(`${label}: the writer's command line`, readFileSync(`/proc/${writer}/cmdline`, 'utf8'));
+        proxy.stdin.end();
+        await closed;
+        expect(stderr, label).toContain('subagent-context proxy: recording subagents to postgres');
+        if (label.endsWith('sslkey')) expect(stderr, label).toContain('ENOENT'); // the driver's message, its path masked
+        expectNoSecret(`${label}: stderr`, stderr, existsSync(log) ? readFileSync(log, 'utf8') : '');
+      }
+    });
   }
 });
+
+const SUBAGENT_UPDATE = {
+  sessionId: 'acp-secrets',
+  update: {
+    sessionUpdate: 'tool_call',
+    toolCallId: 'toolu_secrets',
+    title: 'Task',
+    status: 'pending',
+    rawInput: {},
+    _meta: { claudeCode: { toolName: 'Agent' } },
+  },
+};
+
+/** The proxy's writer process, once it runs (Linux /proc). */
+async function writerOf(proxy: number): Promise<number> {
+  const end = Date.now() + 20_000;
+  for (;;) {
+    const children = readdirSync(`/proc/${proxy}/task`).flatMap((t) =>
+      readFileSync(`/proc/${proxy}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter(Boolean),
+    );
+    const writer = children.find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('writer-process.js'));
+    if (writer) return Number(writer);
+    if (Date.now() > end) throw new Error('no writer process started');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { constants } from 'node:os';
 import { join } from 'node:path';
 import { defaultDataDir } from './data-dir.js';
+import { targetMasker } from './target-secrets.js';
 import { RateLimitedWarn } from './rate-limited-warn.js';
 import { relay } from './relay.js';
 import { DEFAULT_TEE_LIMITS, Tee, type TeeLimits, type TeeSummary } from './tee.js';
@@ -61,7 +62,10 @@ function summaryLine(s: TeeSummary, backgroundMs: number, logFile: string): stri
 
 /** Runs the agent behind the proxy until it exits; resolves with how it ended. */
 export async function runProxy(options: ProxyOptions): Promise<ProxyEnd> {
-  const stderr = (text: string) => void process.stderr.write(text);
+  // A driver's message may echo what it was given (an sslkey path in ENOENT): every line this
+  // proxy prints (its WARNs, the writer's, the summary) is masked as the CLI's errors are.
+  const mask = targetMasker(options.target);
+  const stderr = (text: string) => void process.stderr.write(mask(text));
   const warn = new RateLimitedWarn(stderr, options.warnIntervalMs ?? 10_000);
   stderr(`subagent-context proxy: recording subagents to ${options.where}\n`);
   const child = spawn(options.command, options.args, { stdio: ['pipe', 'pipe', 'inherit'] });

@@ -5,7 +5,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import type { FromWriter, ToWriter, WriterConfig } from './writer-protocol.js';
+import { WRITER_CONFIG_ENV, type FromWriter, type ToWriter, type WriterConfig } from './writer-protocol.js';
 
 /** The writer's niceness, the lowest priority (POSIX; Windows maps it to a priority class). */
 const WRITER_NICENESS = 19;
@@ -30,7 +30,8 @@ export class WriterChannel {
   ) {
     // Its own process group (detached), so a Ctrl-C meant for the agent does not kill the
     // writer mid-session; it exits by itself when the proxy's IPC channel closes.
-    this.child = fork(fileURLToPath(new URL('./writer-process.js', import.meta.url)), [JSON.stringify(config)], {
+    this.child = fork(fileURLToPath(new URL('./writer-process.js', import.meta.url)), [], {
+      env: { ...process.env, [WRITER_CONFIG_ENV]: JSON.stringify(config) }, // never argv: see WRITER_CONFIG_ENV
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
       detached: true,

@@ -12,16 +12,17 @@
 // left to read a WARN on stderr).
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { targetMasker } from './target-secrets.js';
 import { readSpill, sweepStaleSpills } from './spill.js';
 import type { BatchWriter } from './writer-jobs.js';
-import type { FromWriter, LineBatch, ToWriter, WriterConfig } from './writer-protocol.js';
+import { WRITER_CONFIG_ENV, type FromWriter, type LineBatch, type ToWriter, type WriterConfig } from './writer-protocol.js';
 
 /** The background cap when the proxy left without saying how long (it died). */
 const DEFAULT_BACKGROUND_MS = 60_000;
 
 if (!process.send) throw new Error('writer-process.js runs as a child process with an IPC channel');
 const send = process.send.bind(process);
-const config = JSON.parse(process.argv[2] ?? '{}') as WriterConfig;
+const config = JSON.parse(process.env[WRITER_CONFIG_ENV] ?? '{}') as WriterConfig;
 
 const backlog: LineBatch[] = [];
 let backlogLines = 0;
@@ -67,8 +68,11 @@ const post = (message: FromWriter) => {
 // queued behind that wait would reach the proxy too late (it gives up on a silent writer).
 const helloSent = new Promise<void>((resolve) => send({ type: 'hello' } satisfies FromWriter, undefined, undefined, () => resolve()));
 
+/** No secret of the connection string in a WARN or the log file (a driver's error may echo an sslkey path). */
+const mask = targetMasker(config.target);
 const warnings: string[] = []; // once detached, the first few go to the log file
-const warn = (text: string) => {
+const warn = (raw: string) => {
+  const text = mask(raw);
   if (!detached) post({ type: 'warn', text });
   else if (warnings.length < 5) warnings.push(text);
 };
@@ -145,7 +149,7 @@ function sweepEarlierHandovers(): void {
 function appendLog(line: string): void {
   try {
     mkdirSync(dirname(config.logFile), { recursive: true });
-    appendFileSync(config.logFile, line);
+    appendFileSync(config.logFile, mask(line));
   } catch {
     // nowhere left to say it
   }

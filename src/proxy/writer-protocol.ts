@@ -3,6 +3,13 @@
 // per line (nor a clone of each line's whole backing pool).
 export type ProxyTarget = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string };
 
+/**
+ * The environment variable that carries the writer's config (JSON) to the writer process. Not
+ * its argv: a process's command line is readable by every local user (`ps`), its environment
+ * only by its own user, and the config holds the PostgreSQL URL with its password.
+ */
+export const WRITER_CONFIG_ENV = 'SUBAGENT_CONTEXT_WRITER_CONFIG';
+
 export interface WriterConfig {
   target: ProxyTarget;
   executionId: string;

@@ -83,17 +83,18 @@ export async function openProxyStore(dialect: Dialect, options: { hostAndPackage
  * (a SQLite path or a PostgreSQL URL). A writer left to finish alone outlives its proxy:
  * removing a folder while it closes the store races the removal of its -wal and -shm files,
  * and its log line may land in a folder being removed (rmdir: ENOTEMPTY, seen in CI). Linux
- * /proc: the writer's argv holds its config, the target in it.
+ * /proc: the writer's environment holds its config, the target in it (never its argv, which
+ * every local user can read).
  */
 async function writersGone(target: string): Promise<void> {
-  const inArgv = JSON.stringify(target).slice(1, -1);
+  const inConfig = JSON.stringify(target).slice(1, -1);
   const writers = () =>
     readdirSync('/proc')
       .filter((name) => /^\d+$/.test(name))
       .filter((pid) => {
         try {
           const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-          return argv.includes('writer-process.js') && argv.includes(inArgv);
+          return argv.includes('writer-process.js') && readFileSync(`/proc/${pid}/environ`, 'utf8').includes(inConfig);
         } catch {
           return false; // exited meanwhile
         }
