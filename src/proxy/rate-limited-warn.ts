@@ -17,6 +17,18 @@ export class RateLimitedWarn {
       this.suppressed++;
       return;
     }
+    this.print(text, t);
+  }
+
+  /**
+   * A change of state said once (the store cannot be reached, the writer exited): never held
+   * back, or a WARN printed just before it would hide why nothing more is recorded.
+   */
+  always(text: string): void {
+    this.print(text, this.now());
+  }
+
+  private print(text: string, t: number): void {
     this.last = t;
     const held = this.suppressed ? ` (${this.suppressed} more WARN line${this.suppressed === 1 ? '' : 's'} held back)` : '';
     this.suppressed = 0;

@@ -43,13 +43,14 @@ const envMs = (name: string, fallback: number) => {
 };
 
 function summaryLine(s: TeeSummary, backgroundMs: number, logFile: string): string | null {
-  const lost = s.dropped + s.unwritten + s.oversize + s.failed + s.recognizerErrors + s.unrecognizedDelegations + s.ledgerFailed;
+  const lost = s.dropped + s.unwritten + s.writerLost + s.oversize + s.failed + s.recognizerErrors + s.unrecognizedDelegations + s.ledgerFailed;
   if (lost === 0 && s.background === 0) return null;
   const parts = [
     s.background &&
       `${s.background} lines left to the writer, which finishes them in the background (at most ${backgroundMs < 1000 ? `${backgroundMs} ms` : `${Math.round(backgroundMs / 1000)} s`}) and appends the outcome to ${logFile}`,
     s.dropped && `${s.dropped} lines dropped (the queue was full)`,
     s.unwritten && `${s.unwritten} lines not written when the writer's time ran out`,
+    s.writerLost && `${s.writerLost} lines not recorded: ${s.writerGone ?? 'the writer stopped'}`,
     s.oversize && `${s.oversize} oversize lines not parsed`,
     s.failed && `${s.failed} writes failed`,
     s.recognizerErrors && `${s.recognizerErrors} recognizer errors`,

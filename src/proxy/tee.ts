@@ -35,6 +35,9 @@ export interface TeeSummary extends WriterStats {
   background: number;
   oversize: number;
   unavailable: boolean;
+  /** Lines the writer process never recorded because it exited (in its hands, queued, or offered after), and why it exited. */
+  writerLost: number;
+  writerGone: string | null;
 }
 
 export class Tee {
@@ -46,6 +49,8 @@ export class Tee {
   private dead = false; // the writer is gone, or left to finish alone
   private oversize = 0;
   private unavailable = false;
+  private writerLost = 0;
+  private writerGone: string | null = null;
   private stats: WriterStats = { lines: 0, recognized: 0, written: 0, failed: 0, recognizerErrors: 0, unrecognizedDelegations: 0, ledgerFailed: 0 };
   /** Set while the proxy waits for the writer to finish at exit: its 'closed' (or its death) ends the wait. */
   private closed: ((unwritten: number) => void) | null = null;
@@ -71,7 +76,8 @@ export class Tee {
 
   private offer(direction: 0 | 1, bytes: Buffer): void {
     if (this.dead) {
-      this.queue.dropped++;
+      if (this.writerGone !== null) this.writerLost++;
+      else this.queue.dropped++;
       return;
     }
     this.queue.push({ direction, bytes });
@@ -81,10 +87,10 @@ export class Tee {
   private onMessage(m: Exclude<FromWriter, { type: 'hello' }>): void {
     switch (m.type) {
       case 'ready':
-        if (!m.migrationsOk) this.warn.warn('a migration step failed (see the WARN above); the next run retries it');
+        if (!m.migrationsOk) this.warn.always('a migration step failed (see the WARN above); the next run retries it');
         return this.pump.writerReady();
       case 'unavailable':
-        this.warn.warn(`cannot record: ${m.error}; the session goes on unrecorded`);
+        this.warn.always(`cannot record: ${m.error}; the session goes on unrecorded`);
         this.unavailable = true;
         return this.pump.writerReady(); // the writer still reads (and counts) what it is sent
       case 'warn':
@@ -102,15 +108,25 @@ export class Tee {
     if (this.dead) return;
     this.dead = true;
     this.pump.stop();
-    const lost = Math.max(0, this.writer.sentLines - this.stats.lines); // on the channel or in the writer's hands
-    this.queue.dropped += this.queue.takeAll().length;
-    if (this.closed) return this.closed(lost);
-    this.queue.dropped += lost;
-    this.warn.warn(`${reason}; the session goes on unrecorded`);
+    this.writerGone = reason;
+    // On the channel or in the writer's hands, and still queued: lost with the writer, and said so
+    // (not as a full queue, nor as a time cap at exit).
+    this.writerLost += Math.max(0, this.writer.sentLines - this.stats.lines) + this.queue.takeAll().length;
+    if (this.closed) return this.closed(0);
+    this.warn.always(`${reason}; the session goes on unrecorded`);
   }
 
   private summary(unwritten: number, background: number): TeeSummary {
-    return { ...this.stats, dropped: this.queue.dropped, unwritten, background, oversize: this.oversize, unavailable: this.unavailable };
+    return {
+      ...this.stats,
+      dropped: this.queue.dropped,
+      unwritten,
+      background,
+      oversize: this.oversize,
+      unavailable: this.unavailable,
+      writerLost: this.writerLost,
+      writerGone: this.writerGone,
+    };
   }
 
   /**
