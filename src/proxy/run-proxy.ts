@@ -4,6 +4,7 @@
 // forwarded — while a copy of the traffic feeds the recorder in a writer process (tee.ts). The
 // proxy ends as the agent did: its exit code, or the same signal raised on itself.
 import { spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:os';
 import { join } from 'node:path';
@@ -95,6 +96,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyEnd> {
       stderr(`subagent-context proxy: cannot start ${JSON.stringify(options.command)}: ${err.code ?? err.message}\n`);
       resolve({ code: err.code === 'ENOENT' ? 127 : 126, signal: null });
     });
+    child.on('exit', () => closeWhenIdle(child.stdout));
     child.on('close', (code, signal) => resolve(signal ? { code: null, signal } : { code: code ?? 0, signal: null }));
   });
 
@@ -106,9 +108,34 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyEnd> {
   return end;
 }
 
+/** How long the agent's stdout may stay open and idle after the agent exited before the proxy stops reading it. */
+const AFTER_EXIT_IDLE_MS = 200;
+
+/**
+ * The agent has exited, but a process it started may hold its stdout open (a shell agent's
+ * `cmd &`), and the proxy ends when that pipe closes. Whatever the agent wrote is read first:
+ * the pipe is let go only once nothing came for AFTER_EXIT_IDLE_MS and the relay is not waiting
+ * on a slow client.
+ */
+function closeWhenIdle(stdout: Readable): void {
+  let last = performance.now();
+  stdout.on('data', () => void (last = performance.now()));
+  const timer = setInterval(() => {
+    if (stdout.destroyed) clearInterval(timer);
+    else if (!stdout.isPaused() && performance.now() - last >= AFTER_EXIT_IDLE_MS) {
+      clearInterval(timer);
+      stdout.destroy();
+    }
+  }, AFTER_EXIT_IDLE_MS / 4);
+}
+
+const UNRAISED_SIGNALS: ReadonlySet<NodeJS.Signals> = new Set(['SIGUSR1', 'SIGPIPE']);
+
 /** Ends this process the way the agent ended: the same exit code, or the same signal. */
 export function endLikeTheAgent(end: ProxyEnd): number {
   if (end.signal === null) return end.code;
-  process.kill(process.pid, end.signal); // no handler is left: the default action ends us
+  // Not raised on ourselves where Node would not end by it: SIGUSR1 opens its inspector (a debug
+  // port), SIGPIPE is ignored. The shell's code for a death by that signal instead.
+  if (!UNRAISED_SIGNALS.has(end.signal)) process.kill(process.pid, end.signal); // no handler is left: the default action ends us
   return 128 + (constants.signals[end.signal] ?? 0); // only if the signal does not end us
 }
