@@ -7,7 +7,7 @@
 // places, and no secret appears in stdout, stderr or the page, in any encoding. The proxy too:
 // its stderr and log, and its writer's command line (which any local user can read).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +15,7 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDatabase, poolFor, type CreatedDatabase } from '../scripts/lib/postgres-database.js';
 import { assertBuilt, CLI, runCliBinary, type CliRun } from './helpers/cli.js';
-import { PROXY_TEST_ENV } from './helpers/proxy-store.js';
+import { PROXY_TEST_ENV, proxyWriterPid } from './helpers/proxy-store.js';
 import { seedReportFixture } from './helpers/report-fixture.js';
 import { openTestDb, type TestDb } from './helpers/test-db.js';
 
@@ -132,7 +132,7 @@ describe('cli: no secret of a connection string in any output [postgres]', () =>
         const closed = new Promise((resolve) => proxy.on('close', resolve));
         proxy.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: SUBAGENT_UPDATE })}\n`);
         // Every local user can read a command line (ps): the writer's must not carry its config.
-        const writer = await writerOf(proxy.pid!);
+        const writer = await proxyWriterPid(proxy.pid!);
         expectNoSecret(`${label}: the writer's command line`, readFileSync(`/proc/${writer}/cmdline`, 'utf8'));
         proxy.stdin.end();
         await closed;
@@ -155,17 +155,3 @@ const SUBAGENT_UPDATE = {
     _meta: { claudeCode: { toolName: 'Agent' } },
   },
 };
-
-/** The proxy's writer process, once it runs (Linux /proc). */
-async function writerOf(proxy: number): Promise<number> {
-  const end = Date.now() + 20_000;
-  for (;;) {
-    const children = readdirSync(`/proc/${proxy}/task`).flatMap((t) =>
-      readFileSync(`/proc/${proxy}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter(Boolean),
-    );
-    const writer = children.find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('writer-process.js'));
-    if (writer) return Number(writer);
-    if (Date.now() > end) throw new Error('no writer process started');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

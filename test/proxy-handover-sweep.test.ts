@@ -10,7 +10,7 @@ import { deserialize, serialize } from 'node:v8';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { LineBatch } from '../src/proxy/writer-protocol.js';
 import { assertBuilt, CLI } from './helpers/cli.js';
-import { openProxyStore, PROXY_TEST_ENV, type ProxyStore } from './helpers/proxy-store.js';
+import { openProxyStore, PROXY_TEST_ENV, proxyWriterPid, type ProxyStore } from './helpers/proxy-store.js';
 import { run } from './helpers/run-command.js';
 import { describeBothDialects } from './helpers/test-db.js';
 
@@ -92,7 +92,7 @@ describeBothDialects('proxy: hand-overs left by a writer that stopped', (dialect
 
     proxy.stdin.write(subagentLine(0)); // the writer opens the store and writes it
     await until(async () => (await store.query('SELECT 1 FROM task_session_subagents')).length === 1);
-    const writerPid = childPids(proxy.pid!).find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('writer-process.js'))!;
+    const writerPid = await proxyWriterPid(proxy.pid!);
     process.kill(writerPid, 'SIGSTOP'); // it reads nothing from now on
     proxy.stdin.write(subagentLine(1)); // sent to the stopped writer after the tee's batching delay: a batch in flight that never ends
     await echoes(2);
@@ -146,13 +146,6 @@ function subagentLine(i: number): string {
     _meta: { claudeCode: { toolName: 'Agent' } },
   };
   return `${JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 'sweep-session', update } })}\n`;
-}
-
-/** The pids of a process's children (Linux /proc). */
-function childPids(pid: number): number[] {
-  return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
-    readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number),
-  );
 }
 
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));

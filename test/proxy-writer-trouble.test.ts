@@ -3,11 +3,10 @@
 // and the lines a dead writer took with it are counted as such, not as a full queue or a time
 // cap. The real binary in front of `cat`, both dialects, and the rate limit on its own.
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RateLimitedWarn } from '../src/proxy/rate-limited-warn.js';
 import { assertBuilt, CLI } from './helpers/cli.js';
-import { openProxyStore, PROXY_TEST_ENV } from './helpers/proxy-store.js';
+import { openProxyStore, PROXY_TEST_ENV, proxyWriterPid } from './helpers/proxy-store.js';
 import { describeBothDialects } from './helpers/test-db.js';
 
 beforeAll(assertBuilt);
@@ -72,8 +71,7 @@ describeBothDialects('proxy: a writer that dies', (dialect) => {
         if (Date.now() > end) throw new Error(`the first row never came: ${stderr}`);
         await delay(20);
       }
-      const children = readdirSync(`/proc/${proxy.pid}/task`).flatMap((t) => readFileSync(`/proc/${proxy.pid}/task/${t}/children`, 'utf8').trim().split(/\s+/));
-      const writer = Number(children.find((pid) => pid && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('writer-process.js')));
+      const writer = await proxyWriterPid(proxy.pid!);
       process.kill(writer, 'SIGKILL');
       while (!stderr.includes('the writer exited')) await delay(10);
       for (let i = 1; i <= 20; i++) proxy.stdin.write(line(i));

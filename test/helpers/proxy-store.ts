@@ -103,6 +103,20 @@ async function writersGone(target: string): Promise<void> {
   while (writers().length > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
 }
 
+/** The pid of a proxy's writer process once it runs (Linux /proc: the proxy's children, by their argv). */
+export async function proxyWriterPid(proxy: number, timeoutMs = 20_000): Promise<number> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const children = readdirSync(`/proc/${proxy}/task`).flatMap((t) =>
+      readFileSync(`/proc/${proxy}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter(Boolean),
+    );
+    const writer = children.find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('writer-process.js'));
+    if (writer) return Number(writer);
+    if (Date.now() > end) throw new Error('no writer process started');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 /** The proxy (built binary) in front of the fake agent. */
 export function proxiedAgent(proxyArgs: readonly string[], env: NodeJS.ProcessEnv = {}): AcpClient {
   return new AcpClient(process.execPath, [CLI, 'proxy', ...proxyArgs, '--', process.execPath, FAKE_AGENT], { ...PROXY_TEST_ENV, ...env });
