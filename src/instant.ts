@@ -4,10 +4,37 @@ const NS_PER_US = 1000n;
 const NS_PER_MS = 1_000_000n;
 const NS_PER_S = 1_000_000_000n;
 
-/** The default wall clock: Date.now() anchored once, advanced by the monotonic hrtime. */
+/**
+ * Past this much apart, the wall clock has moved under the monotonic one (a suspend, an NTP or
+ * VM clock step) and the reading follows it. Date.now() counts whole milliseconds and the
+ * anchor was taken from one such reading, so with no step at all the two legitimately differ
+ * by up to 1 ms either way; 2 ms never re-anchors on that rounding, and keeps every reading
+ * within about 2 ms of the wall clock, the precision an NTP-disciplined clock has anyway.
+ */
+const MAX_DRIFT_NS = 2n * NS_PER_MS;
+
+/**
+ * The default clock: the wall clock (the spec's instants are time.Now().UTC()), read from
+ * Date.now() on every call, with the nanoseconds within its millisecond from the monotonic
+ * hrtime. Readings never decrease: a key the migrations write is compared with the rows
+ * observed after it (docs/timestamps.md), so after a backward step the clock holds its last
+ * reading until the wall clock passes it, rather than date later rows before earlier ones.
+ */
 export function createWallClock(): () => bigint {
-  const anchor = BigInt(Date.now()) * NS_PER_MS - process.hrtime.bigint();
-  return () => anchor + process.hrtime.bigint();
+  let anchor = BigInt(Date.now()) * NS_PER_MS - process.hrtime.bigint();
+  let last = 0n;
+  return () => {
+    const mono = process.hrtime.bigint();
+    const wall = BigInt(Date.now()) * NS_PER_MS;
+    let ns = anchor + mono;
+    if (ns - wall > MAX_DRIFT_NS || wall - ns > MAX_DRIFT_NS) {
+      anchor = wall - mono;
+      ns = wall;
+    }
+    if (ns < last) return last;
+    last = ns;
+    return ns;
+  };
 }
 
 function split(ns: bigint): { date: string; fraction9: string } {

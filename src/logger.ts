@@ -33,11 +33,31 @@ export function guardedLogger(logger: Logger | undefined): Required<Logger> {
 /** The logger a store logs through: the host's (StoreOptions.logger) or the default, guarded. */
 export const storeLogger = (options: StoreOptions | undefined): Required<Logger> => guardedLogger(options?.logger ?? defaultLogger);
 
-/** A compact, log-safe description of an error: message plus SQLSTATE / SQLite code. */
+/**
+ * A compact, log-safe description of an error: message plus SQLSTATE / SQLite code. Total: it
+ * describes whatever a frame's getter, a host's client or a driver threw, and a value with no
+ * string form (Object.create(null), an Error whose `message` getter throws, a revoked Proxy)
+ * must still give a line, never a throw, or the failure it reports would become a rejection of
+ * recordFrame/recordFrames (AC-27).
+ */
 export function describeError(err: unknown): { error: string; code?: string } {
-  if (err instanceof Error) {
-    const code = (err as { code?: unknown }).code;
-    return typeof code === 'string' ? { error: err.message, code } : { error: err.message };
+  try {
+    if (err instanceof Error) {
+      const { message, code } = err as Error & { code?: unknown };
+      const error = typeof message === 'string' ? message : String(message);
+      return typeof code === 'string' ? { error, code } : { error };
+    }
+    return { error: String(err) };
+  } catch {
+    return { error: `${tagOf(err)} (no string form)` };
   }
-  return { error: String(err) };
+}
+
+/** `[object Object]`-style tag, or the value's type when even that cannot be read (a Proxy's traps). */
+function tagOf(value: unknown): string {
+  try {
+    return Object.prototype.toString.call(value);
+  } catch {
+    return `[${typeof value}]`;
+  }
 }

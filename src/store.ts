@@ -13,6 +13,9 @@
 // after the frame's row persisted, by a statement of its own (isolated by the writer), so it
 // can neither fail nor undo the row; a ledger failure counts `ledger_failed` (a qualifier:
 // the frame stays `persisted`) and WARNs. A usage object that cannot be read is one too.
+// On SQLite the row's write is done when the writer returns (settledWrite below), and the
+// ledger row is written before anything is awaited: both land in the transaction the host
+// holds open (a synchronous db.transaction() ends at the first await), never one outside it.
 import { MAX_COLUMN_INSTANT_NS } from './column-time.js';
 import type { DialectStore, StoreContext } from './dialect.js';
 import { toError } from './errors.js';
@@ -23,6 +26,40 @@ import type { RecordOptions, RecordOutcome, StoreOptions, SubagentContextStore, 
 import { explainWriteError } from './unknown-session.js';
 import { normalizeUsage, type NormalizedUsage, type UsageWrite } from './usage-normalization.js';
 import { createCounters } from './writer-counters.js';
+
+/**
+ * Writes already done when the writer's call returns (better-sqlite3 is synchronous), with
+ * their results: the store reads such a promise's value without awaiting it (settled()) and
+ * goes on in the same synchronous scope. Any other promise is awaited as usual.
+ */
+const settledWrites = new WeakMap<Promise<unknown>, unknown>();
+
+/** A fulfilled promise of `value` that the store reads without awaiting: a writer's finished write. */
+export function settledWrite<T>(value: T): Promise<T> {
+  const promise = Promise.resolve(value);
+  settledWrites.set(promise, value);
+  return promise;
+}
+
+const settled = (write: Promise<unknown>): boolean => settledWrites.has(write);
+
+/** An array's largest length: a Proxy's `length` can be anything, and `new Array(n)` throws beyond it. */
+const MAX_ARRAY_LENGTH = 2 ** 32 - 1;
+
+/** A batch's length, or a RangeError when it is no array length (-1, 1.5, 2^32, NaN, a string). */
+function batchLength(length: unknown): number {
+  if (typeof length === 'number' && Number.isInteger(length) && length >= 0 && length <= MAX_ARRAY_LENGTH) return length;
+  throw new RangeError(`the batch reports a length of ${typeof length === 'number' ? String(length) : typeof length}, which no array has`);
+}
+
+/** toError that cannot throw: a value with no string form is described instead (./logger.ts). */
+function asError(err: unknown): Error {
+  try {
+    return toError(err);
+  } catch {
+    return new Error(describeError(err).error, { cause: err });
+  }
+}
 
 /** One frame admitted to the write: its parameters and its observation time (one clock read). */
 interface Admitted {
@@ -58,15 +95,22 @@ export function createStore<TClient = unknown>(db: DialectStore, options: StoreO
   const { writer, reader } = db;
   const counters = createCounters();
 
-  /** AC-27: WARN with the session id and tool-call id, count `failed`; never throws. */
+  /** AC-27: WARN with the session id and tool-call id, count `failed`; never throws (describeError is total, the logger guarded). */
   const fail = (identity: { session_id: unknown; tool_call_id: unknown }, err: unknown): 'failed' => {
     counters.failed++;
     logger.warn({ dialect: db.dialect, ...identity, ...describeError(err) }, 'subagent context write failed');
     return 'failed';
   };
   // A session the host has not saved is named as such (./unknown-session.ts), not as a raw foreign-key error.
-  const failWrite = (input: NormalizedFrame, err: unknown) =>
-    fail({ session_id: input.sessionId, tool_call_id: input.toolCallId }, explainWriteError(err, input.sessionId));
+  const failWrite = (input: NormalizedFrame, err: unknown): 'failed' => {
+    let explained = err;
+    try {
+      explained = explainWriteError(err, input.sessionId);
+    } catch {
+      // a value that cannot be inspected (a Proxy whose traps throw) is reported as it came
+    }
+    return fail({ session_id: input.sessionId, tool_call_id: input.toolCallId }, explained);
+  };
 
   /** Every instant the store records comes from the clock (DESIGN §2); a broken clock fails the frame. */
   const observe = (): bigint => {
@@ -86,7 +130,11 @@ export function createStore<TClient = unknown>(db: DialectStore, options: StoreO
     );
   };
 
-  /** The ledger rows of frames whose rows were written, after them; never throws. */
+  /**
+   * The ledger rows of frames whose rows were written, after them; never throws. Called with
+   * nothing awaited since the rows' write, so a synchronous writer (SQLite) writes the ledger
+   * rows in that same synchronous scope, inside the host's transaction when one is open.
+   */
   const writeUsage = async (written: readonly Admitted[], client: unknown): Promise<void> => {
     const writes: UsageWrite[] = [];
     const owners: NormalizedFrame[] = [];
@@ -103,7 +151,7 @@ export function createStore<TClient = unknown>(db: DialectStore, options: StoreO
     try {
       results = await writer.setUsage(writes, client);
     } catch (err) {
-      const failure = toError(err);
+      const failure = asError(err);
       results = writes.map(() => failure);
     }
     owners.forEach((input, i) => {
@@ -147,7 +195,8 @@ export function createStore<TClient = unknown>(db: DialectStore, options: StoreO
       let client: unknown;
       try {
         client = clientOf(recordOptions);
-        await writer.upsert(admitted.input, admitted.observedAtNs, client);
+        const write = writer.upsert(admitted.input, admitted.observedAtNs, client);
+        if (!settled(write)) await write; // SQLite: written already; the ledger row follows without a turn in between
       } catch (err) {
         return failWrite(admitted.input, err);
       }
@@ -159,9 +208,10 @@ export function createStore<TClient = unknown>(db: DialectStore, options: StoreO
     async recordFrames(frames: SubagentFrame[], recordOptions?: RecordOptions<TClient>) {
       let count = 0;
       try {
-        count = Array.isArray(frames) ? frames.length : 0;
-      } catch {
-        // an unreadable array is an empty batch
+        if (Array.isArray(frames)) count = batchLength(frames.length); // a non-array is an empty batch
+      } catch (err) {
+        // An array whose length cannot be read (a Proxy), or is no array length: no frame can be told apart.
+        logger.warn({ dialect: db.dialect, ...describeError(err) }, 'subagent context batch could not be read; nothing was recorded');
       }
       const outcomes: RecordOutcome[] = new Array(count);
       const batch: Admitted[] = [];
@@ -187,9 +237,10 @@ export function createStore<TClient = unknown>(db: DialectStore, options: StoreO
       let client: unknown;
       try {
         client = clientOf(recordOptions);
-        results = await writer.upsertBatch(batch, client);
+        const write = writer.upsertBatch(batch, client);
+        results = settled(write) ? (settledWrites.get(write) as (Error | null)[]) : await write; // see recordFrame
       } catch (err) {
-        const failure = toError(err);
+        const failure = asError(err);
         results = batch.map(() => failure);
       }
       const written: Admitted[] = [];

@@ -13,7 +13,7 @@
 //   store never issues BEGIN/COMMIT/ROLLBACK there: the host's COMMIT makes the rows durable,
 //   its ROLLBACK removes them with its own. A client outside a transaction fails the frame
 //   (the SAVEPOINT is refused, 25P01): writing it anyway would silently give up the atomicity
-//   the host asked for.
+//   the host asked for. The store's calls on one host client run one at a time (onHostClient).
 import type pg from 'pg';
 import { setSubagentUsage, upsertSubagentContext, upsertSubagentContextsBatch, type IUpsertSubagentContextParams } from '../../generated/postgres/index.js';
 import { createColumnTimeFormatter } from '../column-time.js';
@@ -33,6 +33,29 @@ const upsertBatchStatement = packageStatement('upsert_subagent_contexts_batch', 
 const FRAME_SAVEPOINT = 'subagent_context_frame';
 const BATCH_SAVEPOINT = 'subagent_context_batch';
 const USAGE_SAVEPOINT = 'subagent_context_usage';
+
+/**
+ * The store's work on each host client still running, as a promise that settles when it ends.
+ * Calls a host makes at once on one client (Promise.all of recordFrame) would otherwise
+ * interleave on its connection: one frame's failed statement aborts the transaction under
+ * another's, and ROLLBACK TO lands on whichever savepoint of that name is newest, so good
+ * frames fail with the bad one (or a released one stays 'persisted' and is rolled back). Run
+ * one after another, each call's savepoint is the innermost while it runs, so a rejected frame
+ * is undone alone. Module-wide: two stores sharing a client take turns too.
+ */
+const busyClients = new WeakMap<object, Promise<void>>();
+
+/** `work` on `client` once the store's earlier work there has ended; at once when none is running. */
+function onHostClient<T>(client: Queryable, work: () => Promise<T>): Promise<T> {
+  const before = busyClients.get(client);
+  const result = before === undefined ? work() : before.then(work);
+  const done = (): void => {
+    if (busyClients.get(client) === after) busyClients.delete(client);
+  };
+  const after = result.then(done, done);
+  busyClients.set(client, after);
+  return result;
+}
 
 export interface PostgresWriterOptions {
   /** The store's statement mode, shared with its health check (./named-statement.ts). */
@@ -121,7 +144,8 @@ export function createPostgresWriter(pool: pg.Pool, options: PostgresWriterOptio
   return {
     async upsert(input, observedAtNs, client) {
       if (client === undefined || client === null) return upsertOne(input, observedAtNs, pool, 'retry');
-      await upsertInSavepoint(input, observedAtNs, hostClient(client));
+      const host = hostClient(client);
+      await onHostClient(host, () => upsertInSavepoint(input, observedAtNs, host));
     },
     async upsertBatch(batch, client) {
       if (client === undefined || client === null) {
@@ -129,28 +153,33 @@ export function createPostgresWriter(pool: pg.Pool, options: PostgresWriterOptio
         return upsertBatchIn(batch, inTransaction, inTransaction);
       }
       const host = hostClient(client);
-      return upsertBatchIn(
-        batch,
-        (fn) => withSavepoint(host, BATCH_SAVEPOINT, () => fn(host)),
-        (fn) => fn(host),
+      return onHostClient(host, () =>
+        upsertBatchIn(
+          batch,
+          (fn) => withSavepoint(host, BATCH_SAVEPOINT, () => fn(host)),
+          (fn) => fn(host),
+        ),
       );
     },
     // Rare (one per subagent's end), so unnamed statements: each ledger row autocommitted on
     // the pool, or in a savepoint of its own in the host's transaction.
     async setUsage(rows, client) {
       const host = client === undefined || client === null ? undefined : hostClient(client);
-      const results: (Error | null)[] = [];
-      for (const write of rows) {
-        const params = usageParameters(write, columnTime(write.observedAtNs), int64Text);
-        try {
-          if (host) await withSavepoint(host, USAGE_SAVEPOINT, () => setSubagentUsage.exec(params, host));
-          else await setSubagentUsage.exec(params, pool);
-          results.push(null);
-        } catch (err) {
-          results.push(toError(err));
+      const writeAll = async () => {
+        const results: (Error | null)[] = [];
+        for (const write of rows) {
+          const params = usageParameters(write, columnTime(write.observedAtNs), int64Text);
+          try {
+            if (host) await withSavepoint(host, USAGE_SAVEPOINT, () => setSubagentUsage.exec(params, host));
+            else await setSubagentUsage.exec(params, pool);
+            results.push(null);
+          } catch (err) {
+            results.push(toError(err));
+          }
         }
-      }
-      return results;
+        return results;
+      };
+      return host ? onHostClient(host, writeAll) : writeAll();
     },
   };
 }

@@ -1,6 +1,9 @@
 // The SQLite live writer: better-sqlite3 is synchronous, so each call runs to completion
-// before the promise resolves. The upsert is the generated statement (generated/sqlite),
-// prepared once per connection and bound directly.
+// before it returns, and hands back its result as a settled write (../store.ts settledWrite):
+// the store goes on without awaiting, so a frame's ledger row is written in the same
+// synchronous scope as its row — inside a host's db.transaction(), which ends at the first
+// await. The upsert is the generated statement (generated/sqlite), prepared once per
+// connection and bound directly.
 //
 // Host transactions (DESIGN §8): the store writes on the host's own connection, so a write
 // joins whatever transaction the host holds open there (`db.inTransaction`). Then each call
@@ -15,8 +18,17 @@ import type { WriterAdapter } from '../dialect.js';
 import { SubagentContextError, toError } from '../errors.js';
 import { upsertParameters, type UpsertInput } from '../frame-normalization.js';
 import { requireRowsWritten } from '../no-row-written.js';
+import { settledWrite } from '../store.js';
 import { usageParameters } from '../usage-normalization.js';
 import { inWriteScope } from './transaction.js';
+
+/** Every successful upsert's result: one shared settled promise, no allocation per frame. */
+const WRITTEN = settledWrite(undefined);
+
+/** A failed write, as the promise the interface promises (awaited by the store, never read as settled). */
+const rejected = async (err: unknown): Promise<never> => {
+  throw err;
+};
 
 /** RecordOptions.client on SQLite: absent, or the store's own connection. */
 function requireOwnConnection(db: Database, client: unknown): void {
@@ -37,18 +49,27 @@ export function createSqliteWriter(db: Database): WriterAdapter {
   };
 
   return {
-    async upsert(input, observedAtNs, client) {
-      requireOwnConnection(db, client);
-      // Autocommitted on its own; inside the host's transaction, a savepoint also undoes what
-      // a failing statement may leave behind (a trigger's RAISE(FAIL) keeps earlier changes).
-      if (db.inTransaction) inWriteScope(db, () => upsertOne(input, observedAtNs));
-      else upsertOne(input, observedAtNs);
+    upsert(input, observedAtNs, client) {
+      try {
+        requireOwnConnection(db, client);
+        // Autocommitted on its own; inside the host's transaction, a savepoint also undoes what
+        // a failing statement may leave behind (a trigger's RAISE(FAIL) keeps earlier changes).
+        if (db.inTransaction) inWriteScope(db, () => upsertOne(input, observedAtNs));
+        else upsertOne(input, observedAtNs);
+        return WRITTEN;
+      } catch (err) {
+        return rejected(err);
+      }
     },
     // The single upsert per frame inside one transaction, not the batch statement: in-process
     // statements cost microseconds: measured 2.4x faster than one JSON statement per burst, so
     // SQLite has no batch statement (PostgreSQL's saves a round trip per frame).
-    async upsertBatch(batch, client) {
-      requireOwnConnection(db, client);
+    upsertBatch(batch, client) {
+      try {
+        requireOwnConnection(db, client);
+      } catch (err) {
+        return rejected(err);
+      }
       const results: (Error | null)[] = new Array(batch.length);
       try {
         inWriteScope(db, () => {
@@ -65,10 +86,10 @@ export function createSqliteWriter(db: Database): WriterAdapter {
             }
           }
         });
-        return results;
+        return settledWrite(results);
       } catch (err) {
         const failure = toError(err);
-        return batch.map(() => failure);
+        return settledWrite(batch.map(() => failure));
       }
     },
     // Each ledger row on its own: autocommitted, or a savepoint in the open transaction. Only an
