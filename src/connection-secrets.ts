@@ -57,12 +57,15 @@ function connectionSecrets(text: string): string[] {
 
 /**
  * A function that masks, in any text, every connection string among `args` (a `--postgres URL`,
- * `--postgres=URL` or a bare URL argument) and then every secret value each carries, raw and
- * percent-decoded, longest first so a secret inside another is never half-shown. Used on error
- * lines, where a driver's message may echo what it was given (an sslkey path in ENOENT).
+ * `--name=URL` for any option, a bare URL argument, a variable's value) and then every secret
+ * value each carries, raw and percent-decoded, longest first so a secret inside another is never
+ * half-shown. Used on error lines, where a driver's message may echo what it was given (an
+ * sslkey path in ENOENT). Any scheme, in any case, after any blank: a URL given to the wrong
+ * option (`--sqlite=postgres://…`) or meant for another client is as secret as a right one.
  */
 export function secretMasker(args: readonly string[]): (text: string) => string {
-  const urls = [...new Set(args.map((a) => a.replace(/^--postgres=/, '')).filter((a) => /^postgres(ql)?:\/\//i.test(a)))];
+  const candidates = args.map((a) => a.replace(/^--[^=]+=/, '').trim());
+  const urls = [...new Set(candidates.filter((a) => /^[a-z][a-z0-9+.-]*:\/\//i.test(a)))];
   // A secret the masked URL shows anyway (a password equal to the user name, `postgres`) is
   // no secret there: masking it elsewhere would only garble messages (`--*** was given`).
   const shown = urls.map(maskConnectionString).join(' ');

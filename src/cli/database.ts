@@ -27,14 +27,32 @@ export const DATABASE_SYNOPSIS = '(--sqlite FILE | --postgres URL) [--json]';
 /** report, health and migrate: without an option, SUBAGENT_CONTEXT_DB or the proxy's default store (./default-target.ts). */
 export const DEFAULTED_DATABASE_SYNOPSIS = '[--sqlite FILE | --postgres URL] [--json]';
 
+/** What --postgres takes, in any case: a URL scheme is case-insensitive, and node-postgres reads `POSTGRES://` too. */
+export const POSTGRES_URL = /^postgres(ql)?:\/\//i;
+
+/**
+ * A connection string meant for some other client (`postgresql+psycopg://…`, `mysql://…`, a
+ * URL after a stray space, a libpq `host=… password=…` string) is never a SQLite file name:
+ * read as one it would be printed (`no such SQLite file: …`, the password with it) and even
+ * created by `import`. Refused instead, and never echoed: it may hold a password.
+ */
+export function looksLikeConnectionString(value: string): boolean {
+  return /^\s*[a-z][a-z0-9+.-]*:\/\//i.test(value) || /password\s*=/i.test(value);
+}
+
 export function databaseTarget(values: { sqlite?: string; postgres?: string }): DatabaseTarget {
   if (values.sqlite !== undefined && values.postgres !== undefined) throw usageError('give either --sqlite or --postgres, not both');
   if (values.sqlite !== undefined) {
     if (values.sqlite === '') throw usageError('--sqlite needs a file path');
+    if (looksLikeConnectionString(values.sqlite))
+      throw usageError(
+        '--sqlite takes a SQLite file path, and this looks like a connection string (a URL, or password=…; not shown: it may hold a password): ' +
+          'a PostgreSQL store is --postgres postgres://… or postgresql://…',
+      );
     return { dialect: 'sqlite', file: values.sqlite };
   }
   if (values.postgres !== undefined) {
-    if (!/^postgres(ql)?:\/\//.test(values.postgres)) throw usageError('--postgres needs a postgres:// or postgresql:// URL');
+    if (!POSTGRES_URL.test(values.postgres)) throw usageError('--postgres needs a postgres:// or postgresql:// URL');
     return { dialect: 'postgres', url: values.postgres };
   }
   throw usageError('a database is required: --sqlite FILE or --postgres URL');
@@ -74,14 +92,14 @@ async function openSqlite(file: string, readonly: boolean, options: StoreOptions
     db.close();
     if (!readonly || !needsSnapshot(err)) throw err;
     // A WAL store nobody has open, in a folder this user cannot write (./sqlite-snapshot.ts).
-    snapshot = snapshotOf(file);
+    snapshot = await snapshotOf(file);
     try {
       db = new Database(snapshot.file, { readonly: true, fileMustExist: true });
       probe = sqliteHealthQueries(db);
       await probe.probeTables();
     } catch (second) {
       if (db.open) db.close();
-      snapshot.remove();
+      await snapshot.remove();
       throw second;
     }
   }
@@ -93,7 +111,7 @@ async function openSqlite(file: string, readonly: boolean, options: StoreOptions
     probeTables: () => probe.probeTables(),
     close: async () => {
       opened.close();
-      held?.remove();
+      await held?.remove();
     },
   };
 }

@@ -8,11 +8,25 @@
 // - never over an existing file unless --force;
 // - atomically: the page goes to a new temporary file in the same folder (O_EXCL, so a file
 //   planted under that name is never followed), is flushed, then linked (no --force: fails if
-//   FILE appeared meanwhile) or renamed (--force) into place. A reader of FILE sees the old
-//   page or the new one, never half of one, and a failure leaves FILE as it was.
+//   FILE appeared meanwhile) or renamed (--force) into place, with the permissions of the file
+//   it replaces. A reader of FILE sees the old page or the new one, never half of one, and a
+//   failure leaves FILE as it was.
 // A refusal is a usage error (exit 2); a failure of the disk itself is EXIT.output (73).
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, lstatSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  fchmodSync,
+  fsyncSync,
+  linkSync,
+  lstatSync,
+  openSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+  type Stats,
+} from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CliError, usageError } from './cli-error.js';
 import { EXIT } from './exit-codes.js';
@@ -99,15 +113,46 @@ const outputError = (target: HtmlTarget, temporary: string, err: unknown) => {
 /** Filesystems without hard links answer link() with one of these; rename() is the fallback there. */
 const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EMLINK']);
 
+/** The longest start of `name` that fits in `bytes` bytes of UTF-8, never half a character. */
+function prefixOf(name: string, bytes: number): string {
+  let prefix = '';
+  for (const char of name) {
+    if (Buffer.byteLength(prefix + char) > bytes) break;
+    prefix += char;
+  }
+  return prefix;
+}
+
+/**
+ * The temporary file's name: FILE's first 32 bytes only, so that any name the filesystem
+ * takes for FILE (up to 255 bytes) still leaves room for the random part, which alone keeps
+ * it unique; at most 50 bytes.
+ */
+const temporaryName = (path: string) => join(dirname(resolve(path)), `.${prefixOf(basename(path), 32)}.${randomBytes(6).toString('hex')}.tmp`);
+
+/** Gives the new file `mode`; a filesystem that keeps no modes (FAT) refuses, and has none to keep. */
+function keepMode(fd: number, mode: number): void {
+  try {
+    fchmodSync(fd, mode);
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code !== 'string' || !NO_MODES.has(code)) throw err;
+  }
+}
+const NO_MODES = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
+
 /** Writes `content` to FILE as described above; every failure is a CliError (2 refused, 73 the disk). */
 export function writeHtmlFile(target: HtmlTarget, content: string): void {
   checkHtmlTarget(target);
-  const temporary = join(dirname(resolve(target.path)), `.${basename(target.path)}.${randomBytes(6).toString('hex')}.tmp`);
+  const temporary = temporaryName(target.path);
+  // A file replaced (--force) keeps its permissions: a 0600 page stays private, never 0666 & ~umask.
+  const replaced = target.force ? lstatOrNull(target.path) : null;
   let created = false;
   try {
     const fd = openSync(temporary, 'wx', 0o666);
     created = true;
     try {
+      if (replaced?.isFile()) keepMode(fd, replaced.mode & 0o777);
       const bytes = Buffer.from(content, 'utf8');
       for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at);
       fsyncSync(fd);

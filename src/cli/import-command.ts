@@ -41,7 +41,8 @@ export const importCommand: CliCommand = {
   positionals: true,
   async run(values, io, positionals) {
     const [agent, ...extra] = positionals;
-    const importer = agent === undefined ? undefined : IMPORTERS[agent];
+    // Its own entries only: `constructor`, `__proto__` or `toString` would find Object.prototype's.
+    const importer = agent !== undefined && Object.hasOwn(IMPORTERS, agent) ? IMPORTERS[agent] : undefined;
     if (!importer || extra.length) throw usageError(`name one agent to import: ${Object.keys(IMPORTERS).join(', ')}`);
     if (values.task === '') throw usageError('--task needs a value');
     if (values.from === '') throw usageError('--from needs a folder');

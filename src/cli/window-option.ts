@@ -11,7 +11,10 @@ export function windowInstant(name: 'since' | 'until', value: string): string {
   const date = PLAIN_DATE.exec(value);
   if (!date) return value;
   const [year, month, day] = date.slice(1).map(Number);
-  const at = new Date(Date.UTC(year, month - 1, day));
+  // setUTCFullYear, not Date.UTC: that reads years 0–99 as 1900–1999, so 0099-06-01 would fail
+  // this check instead of reaching the store's range check (outside 1970…9999).
+  const at = new Date(0);
+  at.setUTCFullYear(year, month - 1, day);
   if (at.getUTCFullYear() !== year || at.getUTCMonth() !== month - 1 || at.getUTCDate() !== day) {
     throw usageError(`--${name} ${JSON.stringify(value)} is not a calendar date (YYYY-MM-DD)`);
   }
