@@ -150,17 +150,15 @@ describeBothDialects('cli truths: a stored key of year 0099', (dialect) => {
   });
   afterAll(async () => db.close());
 
-  it('is read as year 99: a 1990 message without its row is inside the health window', async () => {
+  it('is read as year 99, outside 1970…9999: no health window, the key named (never read as 1999)', async () => {
     const key = '0099-06-01T00:00:00.000000000Z';
     await setKeys(db, { [KEY.captureSince]: key, [KEY.backfillThrough]: '', [KEY.executionSince]: key });
-    // 1990-01-01: after year 99, before 1999 (where a two-digit-year reading would put the key).
+    // Read as 1999 (a two-digit-year reading), the key would bound a window: healthy, exit 0.
     await insertSubagentMessage(db, { id: 'm1', sessionId: 's1', toolCallId: 'tc-1', createdAt: hostTimestamp(db, 631_152_000n * SECOND) });
     const run = await runCliBinary(['health', ...databaseArgs(db), '--json']);
-    expect(run.stderr).toBe('');
-    const health = JSON.parse(run.stdout);
-    expect(health.keys.capture_since).toBe(key);
-    expect(health.shortfall).toBe(1);
-    expect(health.verdict).toBe('shortfall');
-    expect(run.code).toBe(3);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(key);
+    expect(run.stderr).toContain('not an instant in 1970-01-01T00:00:00Z … 9999-12-31T23:59:59Z');
+    expect(run.code).toBe(7);
   });
 });

@@ -28,7 +28,7 @@ export interface ICountCollisionsSinceCaptureQuery {
  *
  * Query generated from SQL:
  * ```
- * SELECT COUNT(*) - COUNT(DISTINCT s.task_session_id || ':' || s.tool_call_id) AS "collisions!"
+ * SELECT COUNT(*) - COUNT(DISTINCT (s.task_session_id, s.tool_call_id)) AS "collisions!"
  *   FROM task_session_subagents AS s
  *  WHERE s.observed_at >= :since!::timestamp
  *    -- Always true; it makes a range, which the planner estimates narrow without statistics, so
@@ -39,7 +39,7 @@ export interface ICountCollisionsSinceCaptureQuery {
  */
 export const countCollisionsSinceCapture = new PostgresOneQuery<ICountCollisionsSinceCaptureParams, ICountCollisionsSinceCaptureResult>(
   "countCollisionsSinceCapture",
-  "SELECT COUNT(*) - COUNT(DISTINCT s.task_session_id || ':' || s.tool_call_id) AS \"collisions!\"\n  FROM task_session_subagents AS s\n WHERE s.observed_at >= $1::timestamp\n   -- Always true; it makes a range, which the planner estimates narrow without statistics, so\n   -- it searches idx_subagents_observed_at instead of reading every row (dense-1m, last 1%:\n   -- 9.4 ms as a lone lower bound; see count_excess_since_capture.sql).\n   AND s.observed_at <= 'infinity'::timestamp",
+  "SELECT COUNT(*) - COUNT(DISTINCT (s.task_session_id, s.tool_call_id)) AS \"collisions!\"\n  FROM task_session_subagents AS s\n WHERE s.observed_at >= $1::timestamp\n   -- Always true; it makes a range, which the planner estimates narrow without statistics, so\n   -- it searches idx_subagents_observed_at instead of reading every row (dense-1m, last 1%:\n   -- 9.4 ms as a lone lower bound; see count_excess_since_capture.sql).\n   AND s.observed_at <= 'infinity'::timestamp",
   ["since"],
 );
 

@@ -24,6 +24,12 @@
  * four, so a total is never read as complete when it is not. `runs` counts distinct
  * (session, execution, tool call): a run that used two models is in two groups.
  *
+ * Overflow: the four figures are added as NUMERIC and a row missing one is found by
+ * num_nulls(), never by adding them as BIGINT, which raises past int64 (the live path stores
+ * any int64 a subagent reports, so one such figure would fail every report of its scope);
+ * SUM of BIGINT is NUMERIC already. `runs` counts distinct (session, execution, tool call)
+ * tuples, never their ids joined by a separator an id may hold.
+ *
  * Fragments, each included as {{name(argument)}} from queries/postgres/fragments/ and expanded by
  * codegen: session_active_in_window.
  */
@@ -39,15 +45,15 @@ WITH scoped AS MATERIALIZED (
      AND {{session_active_in_window(t.id)}}
 ), groups AS (
   SELECT 'subagent' AS side, sub.subagent_type, u.model,
-         COUNT(DISTINCT u.task_session_id || ' ' || u.agent_execution_id || ' ' || u.tool_call_id) AS runs,
+         COUNT(DISTINCT (u.task_session_id, u.agent_execution_id, u.tool_call_id)) AS runs,
          SUM(u.requests) AS requests,
          SUM(u.input_tokens) AS input_tokens,
          SUM(u.output_tokens) AS output_tokens,
          SUM(u.cache_read_input_tokens) AS cache_read_input_tokens,
          SUM(u.cache_creation_input_tokens) AS cache_creation_input_tokens,
          SUM(CASE WHEN COALESCE(u.input_tokens, u.output_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens) IS NOT NULL
-                  THEN COALESCE(u.input_tokens, 0) + COALESCE(u.output_tokens, 0) + COALESCE(u.cache_read_input_tokens, 0) + COALESCE(u.cache_creation_input_tokens, 0) END) AS tokens,
-         COUNT(*) - COUNT(u.input_tokens + u.output_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens) AS unreported
+                  THEN COALESCE(u.input_tokens, 0)::numeric + COALESCE(u.output_tokens, 0) + COALESCE(u.cache_read_input_tokens, 0) + COALESCE(u.cache_creation_input_tokens, 0) END) AS tokens,
+         COUNT(*) FILTER (WHERE num_nulls(u.input_tokens, u.output_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens) > 0) AS unreported
     FROM scoped AS sc
     JOIN task_session_subagent_usage AS u ON u.task_session_id = sc.id
     LEFT JOIN task_session_subagents AS sub
@@ -62,8 +68,8 @@ WITH scoped AS MATERIALIZED (
          SUM(p.cache_read_input_tokens),
          SUM(p.cache_creation_input_tokens),
          SUM(CASE WHEN COALESCE(p.input_tokens, p.output_tokens, p.cache_read_input_tokens, p.cache_creation_input_tokens) IS NOT NULL
-                  THEN COALESCE(p.input_tokens, 0) + COALESCE(p.output_tokens, 0) + COALESCE(p.cache_read_input_tokens, 0) + COALESCE(p.cache_creation_input_tokens, 0) END),
-         COUNT(*) - COUNT(p.input_tokens + p.output_tokens + p.cache_read_input_tokens + p.cache_creation_input_tokens)
+                  THEN COALESCE(p.input_tokens, 0)::numeric + COALESCE(p.output_tokens, 0) + COALESCE(p.cache_read_input_tokens, 0) + COALESCE(p.cache_creation_input_tokens, 0) END),
+         COUNT(*) FILTER (WHERE num_nulls(p.input_tokens, p.output_tokens, p.cache_read_input_tokens, p.cache_creation_input_tokens) > 0)
     FROM scoped AS sc
     JOIN task_session_parent_usage AS p ON p.task_session_id = sc.id
    GROUP BY p.model

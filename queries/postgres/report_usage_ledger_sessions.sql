@@ -17,6 +17,9 @@
  * figures (their sums are then lower bounds). reported_total_tokens sums total_tokens over
  * the runs whose subagent row reported it (reported_runs of them; NULL when none did).
  *
+ * Overflow: the four figures are added as NUMERIC and a row missing one is found by
+ * num_nulls(), as report_usage_ledger.sql says why.
+ *
  * Fragments, each included as {{name(argument)}} from queries/postgres/fragments/ and expanded by
  * codegen: session_active_in_window.
  */
@@ -32,15 +35,15 @@ WITH scoped AS MATERIALIZED (
      AND {{session_active_in_window(t.id)}}
 ), runs AS (
   SELECT u.task_session_id, u.agent_execution_id, u.tool_call_id,
-         SUM(CASE WHEN COALESCE(u.input_tokens, u.output_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens) IS NOT NULL THEN COALESCE(u.input_tokens, 0) + COALESCE(u.output_tokens, 0) + COALESCE(u.cache_read_input_tokens, 0) + COALESCE(u.cache_creation_input_tokens, 0) END) AS tokens,
-         COUNT(*) - COUNT(u.input_tokens + u.output_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens) AS unreported
+         SUM(CASE WHEN COALESCE(u.input_tokens, u.output_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens) IS NOT NULL THEN COALESCE(u.input_tokens, 0)::numeric + COALESCE(u.output_tokens, 0) + COALESCE(u.cache_read_input_tokens, 0) + COALESCE(u.cache_creation_input_tokens, 0) END) AS tokens,
+         COUNT(*) FILTER (WHERE num_nulls(u.input_tokens, u.output_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens) > 0) AS unreported
     FROM scoped AS sc
     JOIN task_session_subagent_usage AS u ON u.task_session_id = sc.id
    GROUP BY u.task_session_id, u.agent_execution_id, u.tool_call_id
 ), parents AS (
   SELECT p.task_session_id,
-         SUM(CASE WHEN COALESCE(p.input_tokens, p.output_tokens, p.cache_read_input_tokens, p.cache_creation_input_tokens) IS NOT NULL THEN COALESCE(p.input_tokens, 0) + COALESCE(p.output_tokens, 0) + COALESCE(p.cache_read_input_tokens, 0) + COALESCE(p.cache_creation_input_tokens, 0) END) AS tokens,
-         COUNT(*) - COUNT(p.input_tokens + p.output_tokens + p.cache_read_input_tokens + p.cache_creation_input_tokens) AS unreported
+         SUM(CASE WHEN COALESCE(p.input_tokens, p.output_tokens, p.cache_read_input_tokens, p.cache_creation_input_tokens) IS NOT NULL THEN COALESCE(p.input_tokens, 0)::numeric + COALESCE(p.output_tokens, 0) + COALESCE(p.cache_read_input_tokens, 0) + COALESCE(p.cache_creation_input_tokens, 0) END) AS tokens,
+         COUNT(*) FILTER (WHERE num_nulls(p.input_tokens, p.output_tokens, p.cache_read_input_tokens, p.cache_creation_input_tokens) > 0) AS unreported
     FROM scoped AS sc
     JOIN task_session_parent_usage AS p ON p.task_session_id = sc.id
    GROUP BY p.task_session_id

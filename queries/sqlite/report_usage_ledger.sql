@@ -22,6 +22,13 @@
  * four, so a total is never read as complete when it is not. `runs` counts distinct
  * (session, execution, tool call): a run that used two models is in two groups.
  *
+ * Overflow: every token SUM is taken over REAL (x * 1.0). SUM over integers raises "integer
+ * overflow" past int64, and the live path stores any int64 a subagent reports, so one such
+ * figure would fail every report of its scope; over REAL it cannot fail, and it is exact below
+ * 2^53, which is all a figure keeps once read (src/count.ts), as report_tokens.sql's TOTAL().
+ * (SQLite's + turns to REAL on overflow by itself.) `runs` length-prefixes each id before
+ * joining them: an id may hold the separator, and two runs must never read as one.
+ *
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
  * codegen: session_active_in_window (its utc9 inside).
  */
@@ -39,14 +46,14 @@ WITH scoped AS MATERIALIZED (
 SELECT 'subagent' AS "side!::string",
        sub.subagent_type AS "subagent_type?::string",
        u.model AS "model!::string",
-       COUNT(DISTINCT u.task_session_id || ' ' || u.agent_execution_id || ' ' || u.tool_call_id) AS "runs!::bigint",
-       SUM(u.requests) AS "requests?::bigint",
-       SUM(u.input_tokens) AS "input_tokens?::bigint",
-       SUM(u.output_tokens) AS "output_tokens?::bigint",
-       SUM(u.cache_read_input_tokens) AS "cache_read_input_tokens?::bigint",
-       SUM(u.cache_creation_input_tokens) AS "cache_creation_input_tokens?::bigint",
+       COUNT(DISTINCT length(u.task_session_id) || ' ' || u.task_session_id || ' ' || length(u.agent_execution_id) || ' ' || u.agent_execution_id || ' ' || u.tool_call_id) AS "runs!::bigint",
+       SUM(u.requests * 1.0) AS "requests?::bigint",
+       SUM(u.input_tokens * 1.0) AS "input_tokens?::bigint",
+       SUM(u.output_tokens * 1.0) AS "output_tokens?::bigint",
+       SUM(u.cache_read_input_tokens * 1.0) AS "cache_read_input_tokens?::bigint",
+       SUM(u.cache_creation_input_tokens * 1.0) AS "cache_creation_input_tokens?::bigint",
        SUM(CASE WHEN COALESCE(u.input_tokens, u.output_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens) IS NOT NULL
-                THEN COALESCE(u.input_tokens, 0) + COALESCE(u.output_tokens, 0) + COALESCE(u.cache_read_input_tokens, 0) + COALESCE(u.cache_creation_input_tokens, 0) END) AS "tokens?::bigint",
+                THEN COALESCE(u.input_tokens, 0) * 1.0 + COALESCE(u.output_tokens, 0) + COALESCE(u.cache_read_input_tokens, 0) + COALESCE(u.cache_creation_input_tokens, 0) END) AS "tokens?::bigint",
        COUNT(*) - COUNT(u.input_tokens + u.output_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens) AS "unreported!::bigint"
   FROM scoped AS sc
   JOIN task_session_subagent_usage AS u ON u.task_session_id = sc.id
@@ -56,13 +63,13 @@ SELECT 'subagent' AS "side!::string",
 UNION ALL
 SELECT 'parent', NULL, p.model,
        COUNT(DISTINCT p.task_session_id),
-       SUM(p.requests),
-       SUM(p.input_tokens),
-       SUM(p.output_tokens),
-       SUM(p.cache_read_input_tokens),
-       SUM(p.cache_creation_input_tokens),
+       SUM(p.requests * 1.0),
+       SUM(p.input_tokens * 1.0),
+       SUM(p.output_tokens * 1.0),
+       SUM(p.cache_read_input_tokens * 1.0),
+       SUM(p.cache_creation_input_tokens * 1.0),
        SUM(CASE WHEN COALESCE(p.input_tokens, p.output_tokens, p.cache_read_input_tokens, p.cache_creation_input_tokens) IS NOT NULL
-                THEN COALESCE(p.input_tokens, 0) + COALESCE(p.output_tokens, 0) + COALESCE(p.cache_read_input_tokens, 0) + COALESCE(p.cache_creation_input_tokens, 0) END),
+                THEN COALESCE(p.input_tokens, 0) * 1.0 + COALESCE(p.output_tokens, 0) + COALESCE(p.cache_read_input_tokens, 0) + COALESCE(p.cache_creation_input_tokens, 0) END),
        COUNT(*) - COUNT(p.input_tokens + p.output_tokens + p.cache_read_input_tokens + p.cache_creation_input_tokens)
   FROM scoped AS sc
   JOIN task_session_parent_usage AS p ON p.task_session_id = sc.id

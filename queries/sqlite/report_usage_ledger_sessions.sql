@@ -17,6 +17,9 @@
  * figures (their sums are then lower bounds). reported_total_tokens sums total_tokens over
  * the runs whose subagent row reported it (reported_runs of them; NULL when none did).
  *
+ * Overflow: the token sums are taken over REAL (x * 1.0), as report_usage_ledger.sql says why:
+ * SUM over integers fails past int64, over REAL it cannot, exact below 2^53.
+ *
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
  * codegen: session_active_in_window (its utc9 inside).
  */
@@ -32,14 +35,14 @@ WITH scoped AS MATERIALIZED (
      AND {{session_active_in_window(t.id)}}
 ), runs AS (
   SELECT u.task_session_id, u.agent_execution_id, u.tool_call_id,
-         SUM(CASE WHEN COALESCE(u.input_tokens, u.output_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens) IS NOT NULL THEN COALESCE(u.input_tokens, 0) + COALESCE(u.output_tokens, 0) + COALESCE(u.cache_read_input_tokens, 0) + COALESCE(u.cache_creation_input_tokens, 0) END) AS tokens,
+         SUM(CASE WHEN COALESCE(u.input_tokens, u.output_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens) IS NOT NULL THEN COALESCE(u.input_tokens, 0) * 1.0 + COALESCE(u.output_tokens, 0) + COALESCE(u.cache_read_input_tokens, 0) + COALESCE(u.cache_creation_input_tokens, 0) END) AS tokens,
          COUNT(*) - COUNT(u.input_tokens + u.output_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens) AS unreported
     FROM scoped AS sc
     JOIN task_session_subagent_usage AS u ON u.task_session_id = sc.id
    GROUP BY u.task_session_id, u.agent_execution_id, u.tool_call_id
 ), parents AS (
   SELECT p.task_session_id,
-         SUM(CASE WHEN COALESCE(p.input_tokens, p.output_tokens, p.cache_read_input_tokens, p.cache_creation_input_tokens) IS NOT NULL THEN COALESCE(p.input_tokens, 0) + COALESCE(p.output_tokens, 0) + COALESCE(p.cache_read_input_tokens, 0) + COALESCE(p.cache_creation_input_tokens, 0) END) AS tokens,
+         SUM(CASE WHEN COALESCE(p.input_tokens, p.output_tokens, p.cache_read_input_tokens, p.cache_creation_input_tokens) IS NOT NULL THEN COALESCE(p.input_tokens, 0) * 1.0 + COALESCE(p.output_tokens, 0) + COALESCE(p.cache_read_input_tokens, 0) + COALESCE(p.cache_creation_input_tokens, 0) END) AS tokens,
          COUNT(*) - COUNT(p.input_tokens + p.output_tokens + p.cache_read_input_tokens + p.cache_creation_input_tokens) AS unreported
     FROM scoped AS sc
     JOIN task_session_parent_usage AS p ON p.task_session_id = sc.id
@@ -49,7 +52,7 @@ WITH scoped AS MATERIALIZED (
          COUNT(r.tool_call_id) AS runs,
          CASE WHEN COUNT(r.tool_call_id) = 0 THEN 0 WHEN COUNT(r.tokens) > 0 THEN SUM(r.tokens) END AS subagent_tokens,
          COALESCE(SUM(r.unreported), 0) AS subagent_unreported,
-         SUM(sub.total_tokens) AS reported_total_tokens,
+         SUM(sub.total_tokens * 1.0) AS reported_total_tokens,
          COUNT(sub.total_tokens) AS reported_runs
     FROM scoped AS sc
     LEFT JOIN runs AS r ON r.task_session_id = sc.id

@@ -4,6 +4,7 @@
 // error on `cause` (docs/health.md, Errors).
 import type { StoreContext } from '../dialect.js';
 import { errorMessage } from '../errors.js';
+import { isBoundaryInstant } from '../column-time.js';
 import { parseInstant } from '../instant.js';
 import type { HealthReport } from '../types.js';
 import { jsonHelperRefusal, jsonHelperRunnable, type JsonHelper } from '../migrations/json-helper.js';
@@ -73,11 +74,12 @@ async function evaluateHealth(queries: HealthQueries, ctx: StoreContext): Promis
   // AC-24e: the key is parsed, never compared as text. A value that is not an instant (''
   // included: AC-24f's sentinel belongs to backfill_through, never to capture_since) cannot
   // bound a window, and guessing one would either hide a shortfall or invent one.
+  // Nor can one outside the columns' range (1970 … 9999, the report's range too).
   const sinceNs = parseInstant(keys.capture_since);
-  if (sinceNs === null) {
+  if (sinceNs === null || !isBoundaryInstant(sinceNs)) {
     throw new HealthCheckError(
       'invalid_capture_since',
-      `kandev_meta ${JSON.stringify(keys.capture_since)} under subagent_context_capture_since is not an instant, so no health window can be bound`,
+      `kandev_meta ${JSON.stringify(keys.capture_since)} under subagent_context_capture_since is not an instant in 1970-01-01T00:00:00Z … 9999-12-31T23:59:59Z, so no health window can be bound`,
       { keys },
     );
   }

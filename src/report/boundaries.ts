@@ -10,7 +10,7 @@
 // fan-out (AC-24c rows three and four). A present capture_since with backfill_through absent
 // is a partial pair the next boot repairs (AC-24d); capture_since alone is then the safe
 // boundary, because from it live capture is authoritative.
-import { MAX_COLUMN_INSTANT_NS } from '../column-time.js';
+import { isBoundaryInstant } from '../column-time.js';
 import { parseInstant } from '../instant.js';
 import type { HealthReport } from '../types.js';
 
@@ -30,7 +30,7 @@ export interface ReportBoundaries {
 
 function keyInstant(value: string): bigint | null {
   const ns = parseInstant(value);
-  return ns !== null && ns >= 0n && ns < MAX_COLUMN_INSTANT_NS ? ns : null;
+  return ns !== null && isBoundaryInstant(ns) ? ns : null;
 }
 
 export function boundariesFromKeys(keys: HealthReport['keys']): ReportBoundaries {

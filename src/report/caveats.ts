@@ -42,11 +42,24 @@ function stateCaveats(state: ActivationState): string[] {
   }
 }
 
+/** Code points of a key's value a caveat quotes: the human views clip key values at 64 columns too. */
+const QUOTED_POINTS = 64;
+
+/**
+ * A key's value as a caveat quotes it: its first QUOTED_POINTS code points, then `…`. The
+ * report's `keys` keeps it whole; a 100 KB value made every note line, and the page, 100 KB.
+ */
+function quotedKey(value: string | null): string {
+  if (value === null) return 'null';
+  const points = Array.from(value.slice(0, 4 * QUOTED_POINTS)); // reads no more than it can show
+  return JSON.stringify(points.length > QUOTED_POINTS ? `${points.slice(0, QUOTED_POINTS).join('')}…` : points.join(''));
+}
+
 function keyCaveats(input: CaveatInput): string[] {
   const { bounds, keys } = input;
   const out = bounds.unreadable.map(
     (name) =>
-      `${KEY(name)} holds ${JSON.stringify(keys[name])}, which is not an instant, so it bounds nothing in this report (AC-24e)${name === 'backfill_through' && bounds.knownFromNs !== null ? '; fan-out is treated as known only from subagent_context_capture_since' : ''}.`,
+      `${KEY(name)} holds ${quotedKey(keys[name])}, which is not an instant, so it bounds nothing in this report (AC-24e)${name === 'backfill_through' && bounds.knownFromNs !== null ? '; fan-out is treated as known only from subagent_context_capture_since' : ''}.`,
   );
   const boundaryKeys: KeyName[] = bounds.knownFromKey ? [bounds.knownFromKey, 'capture_since'] : [];
   for (const name of new Set(boundaryKeys)) {

@@ -2,7 +2,7 @@
 // instants (since <= observed_at < until, DESIGN §9) and an optional task scope. Every
 // rejection is a SubagentContextError whose code names what was wrong, so a host can map it
 // to its own "bad request" without matching message text.
-import { MAX_COLUMN_INSTANT_NS } from '../column-time.js';
+import { isBoundaryInstant } from '../column-time.js';
 import { formatKeyInstant, parseInstant } from '../instant.js';
 import { reportError, type ReportErrorCode } from './errors.js';
 import type { ReportOptions } from './types.js';
@@ -34,7 +34,7 @@ function instant(name: 'since' | 'until', value: unknown): bigint | null {
       `${name} ${JSON.stringify(value)} is not an RFC3339 instant (e.g. 2026-08-01T00:00:00Z or 2026-08-01T02:00:00.5+02:00)`,
     );
   }
-  if (ns < 0n || ns >= MAX_COLUMN_INSTANT_NS) {
+  if (!isBoundaryInstant(ns)) {
     throw fail('invalid_report_window', `${name} ${JSON.stringify(value)} is outside 1970-01-01T00:00:00Z … 9999-12-31T23:59:59Z`);
   }
   return ns;
