@@ -5,6 +5,8 @@
 // rewritten with another estimate (GLOB alone is guessed rare: SQLite then scanned 1M rows and
 // sorted them, 8 ms → 1.3 s on dense-1m) fails here. SQLite without ANALYZE statistics (how
 // hosts run it); PostgreSQL with its statistics (no parameters: one plan).
+import { FIRST_MARK_WINDOW } from '../src/migrations/backfill-mark.js';
+import { WHOLE_TABLE_MARK } from '../scripts/bench/single-statement.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import * as postgresQueries from '../generated/postgres/index.js';
 import * as sqliteQueries from '../generated/sqlite/index.js';
@@ -47,7 +49,7 @@ describeBothDialects('read_backfill_through: an index walk, not a second full sc
   it('names the newest qualifying message', async () => {
     const through = byDialect(dialect, {
       sqlite: () => sqliteQueries.readBackfillThrough.get({}, db.sqlite!)?.backfill_through,
-      postgres: async () => (await withPinnedSearchPath(db.pool!, (c) => postgresQueries.readBackfillThrough.run(undefined, c)))[0]?.backfill_through,
+      postgres: async () => (await withPinnedSearchPath(db.pool!, (c) => postgresQueries.readBackfillThrough.run(WHOLE_TABLE_MARK, c)))[0]?.backfill_through,
     });
     // Message 19950 is the last multiple of 50: 2026-01-01 plus 19950 minutes.
     expect(await through()).toBe('2026-01-14T20:30:00.000000000Z');
@@ -66,13 +68,16 @@ describeBothDialects('read_backfill_through: an index walk, not a second full sc
       ).toEqual([]);
       return;
     }
-    // No parameters, so one plan: custom and generic are the same.
-    const nodes = await explainGenerated(db.pool!, postgresQueries.readBackfillThrough, undefined, false);
-    const shape = JSON.stringify(nodes.map((n) => `${n['Node Type']} ${n['Relation Name'] ?? ''} ${n['Index Name'] ?? ''}`));
-    expect(seqScansOf(nodes, 'task_session_messages'), shape).toEqual([]);
-    expect(
-      nodes.filter((n) => n['Node Type'] === 'Sort'),
-      shape,
-    ).toEqual([]);
+    // The first window the package reads, and the whole table at once; custom and generic plans.
+    for (const params of [{ before: 'infinity', limit: FIRST_MARK_WINDOW }, WHOLE_TABLE_MARK])
+      for (const generic of [false, true]) {
+        const nodes = await explainGenerated(db.pool!, postgresQueries.readBackfillThrough, params, generic);
+        const shape = JSON.stringify(nodes.map((n) => `${n['Node Type']} ${n['Relation Name'] ?? ''} ${n['Index Name'] ?? ''}`));
+        expect(seqScansOf(nodes, 'task_session_messages'), shape).toEqual([]);
+        expect(
+          nodes.filter((n) => n['Node Type'] === 'Sort'),
+          shape,
+        ).toEqual([]);
+      }
   });
 });

@@ -6,6 +6,7 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import * as postgresQueries from '../generated/postgres/index.js';
+import { WHOLE_TABLE_MARK } from '../scripts/bench/single-statement.js';
 import { poolFor } from '../scripts/lib/postgres-database.js';
 import { ACTIVATION_KEYS, createPostgresStore } from '../src/index.js';
 import { backfilledToolCalls, seedBusyHostStore, survivingQualifyingToolCalls } from './helpers/busy-host-store.js';
@@ -45,9 +46,7 @@ describe('runMigrations: the backfill under a role with a small statement_timeou
 
     // The single statement over every session, under the role: cancelled (57014).
     const sessions = (await db.query<{ id: string }>('SELECT id FROM task_sessions ORDER BY id')).map((s) => s.id);
-    const single = withPinnedSearchPath(pool, (c) =>
-      postgresQueries.backfillSubagentContexts.run({ after: '', upTo: sessions[sessions.length - 1], sessionIds: sessions }, c),
-    );
+    const single = withPinnedSearchPath(pool, (c) => postgresQueries.backfillSubagentContexts.run({ sessionIds: sessions }, c));
     await expect(single).rejects.toMatchObject({ code: '57014' });
     expect(await backfilledToolCalls(db)).toEqual([]);
 
@@ -61,38 +60,76 @@ describe('runMigrations: the backfill under a role with a small statement_timeou
     expect(after.statement_timeout).toBe(`${TIMEOUT_MS}ms`);
   }, 180_000);
 
-  it('a first chunk the timeout cancels is retried smaller, in the same run', async () => {
-    // Fat sessions (20 000 messages each) and a 400 ms timeout: the first chunk (16 sessions,
-    // 320 000 messages) exceeds it and is cancelled (57014); the run goes on with smaller ones
-    // (4 sessions, then 1 if need be: 20 000 messages, well inside it even under load).
+  it('the mark is read in windows: subagent messages older than 400k others, under a 100 ms limit', async () => {
+    // Only the oldest ten minutes keep their subagent messages: the newest qualifying message
+    // lies below nearly every other. Read in one statement, the mark walks them all and the
+    // role's limit cancels it on every boot (an adversarial review); read in windows, it is found.
+    await db.exec(`UPDATE task_session_messages SET metadata = replace(metadata, 'subagent_task', 'subagent_tusk')
+                    WHERE created_at > timestamp '2026-01-01 00:10:00' AND metadata LIKE '%subagent_task%'`);
+    await db.exec('DELETE FROM task_session_subagents; DELETE FROM kandev_meta;');
+    const [expected] = await withPinnedSearchPath(db.pool!, (c) => postgresQueries.readBackfillThrough.run(WHOLE_TABLE_MARK, c));
+    expect(expected.backfill_through).toBe('2026-01-01T00:09:54.000000000Z'); // i = 594, the last multiple of 33 within ten minutes
+    const tight = `${role}_mark`;
+    await admin.query(`CREATE ROLE ${tight} LOGIN SUPERUSER PASSWORD 'pw'`);
+    await admin.query(`ALTER ROLE ${tight} SET statement_timeout = 100`);
+    const url = new URL(db.location);
+    url.username = tight;
+    url.password = 'pw';
+    const tightPool = poolFor({ connectionString: url.toString(), max: 3 });
+    try {
+      const single = withPinnedSearchPath(tightPool, (c) => postgresQueries.readBackfillThrough.run(WHOLE_TABLE_MARK, c));
+      await expect(single).rejects.toMatchObject({ code: '57014' });
+      const report = await createPostgresStore(tightPool).runMigrations();
+      expect(report.ok, JSON.stringify(report.steps.filter((step) => step.status === 'failed'))).toBe(true);
+      expect((await metaKeys(db))[ACTIVATION_KEYS.backfillThrough]).toBe(expected.backfill_through);
+      expect(await backfilledToolCalls(db)).toEqual(await survivingQualifyingToolCalls(db));
+    } finally {
+      await tightPool.end();
+      await admin.query(`DROP ROLE IF EXISTS ${tight}`);
+    }
+  }, 180_000);
+
+  it('a first chunk the timeout cancels is retried smaller, in the same run (statement_timeout, and transaction_timeout on 17+)', async () => {
+    // Fat sessions (20 000 messages each) and a 400 ms limit (800 ms of transaction): the first chunk (16 sessions,
+    // 320 000 messages) exceeds it and is cancelled (57014; transaction_timeout's 25P04 also
+    // ends the connection); the run goes on with smaller ones (4 sessions, then 1 if need be:
+    // 20 000 messages, well inside it even under load). The pacing reads both limits.
     const fat = await openTestDb('postgres', 'package');
-    const fatRole = `${role}_fat`;
     try {
       await seedBusyHostStore(fat, { sessions: 20, messages: 400_000, descriptionChars: 100, contiguous: true });
-      await admin.query(`CREATE ROLE ${fatRole} LOGIN SUPERUSER PASSWORD 'pw'`);
-      await admin.query(`ALTER ROLE ${fatRole} SET statement_timeout = 400`);
-      const url = new URL(fat.location);
-      url.username = fatRole;
-      url.password = 'pw';
-      const fatPool = poolFor({ connectionString: url.toString(), max: 3 });
-      try {
-        const sizes: number[] = [];
-        let walked = 0;
-        const report = await createPostgresStore(fatPool).runMigrations({
-          onBackfillProgress: (p) => {
-            sizes.push(p.sessions - walked);
-            walked = p.sessions;
-          },
-        });
-        expect(report.ok, JSON.stringify(report.steps.filter((step) => step.status === 'failed'))).toBe(true);
-        expect(sizes[0]).toBeLessThan(16); // the first committed chunk is a retried, smaller one
-        expect(await backfilledToolCalls(fat)).toEqual(await survivingQualifyingToolCalls(fat));
-      } finally {
-        await fatPool.end();
+      const [{ version, hasTransactionTimeout }] = await fat.query<{ version: number; hasTransactionTimeout: boolean }>(
+        `SELECT current_setting('server_version_num')::int AS version, EXISTS (SELECT FROM pg_settings WHERE name = 'transaction_timeout') AS "hasTransactionTimeout"`,
+      );
+      expect(hasTransactionTimeout).toBe(version >= 170000); // PostgreSQL 17 added it
+      for (const setting of hasTransactionTimeout ? ['statement_timeout', 'transaction_timeout'] : ['statement_timeout']) {
+        const fatRole = `${role}_${setting.split('_')[0]}`;
+        await fat.exec('DELETE FROM task_session_subagents; DELETE FROM kandev_meta;');
+        await admin.query(`CREATE ROLE ${fatRole} LOGIN SUPERUSER PASSWORD 'pw'`);
+        // transaction_timeout counts the whole chunk's transaction, not its INSERT alone: more room.
+        await admin.query(`ALTER ROLE ${fatRole} SET ${setting} = ${setting === 'statement_timeout' ? 400 : 800}`);
+        const url = new URL(fat.location);
+        url.username = fatRole;
+        url.password = 'pw';
+        const fatPool = poolFor({ connectionString: url.toString(), max: 3 });
+        try {
+          const sizes: number[] = [];
+          let walked = 0;
+          const report = await createPostgresStore(fatPool).runMigrations({
+            onBackfillProgress: (p) => {
+              sizes.push(p.sessions - walked);
+              walked = p.sessions;
+            },
+          });
+          expect(report.ok, `${setting}: ${JSON.stringify(report.steps.filter((step) => step.status === 'failed'))}`).toBe(true);
+          expect(sizes[0], setting).toBeLessThan(16); // the first committed chunk is a retried, smaller one
+          expect(await backfilledToolCalls(fat)).toEqual(await survivingQualifyingToolCalls(fat));
+        } finally {
+          await fatPool.end();
+          await admin.query(`DROP ROLE IF EXISTS ${fatRole}`);
+        }
       }
     } finally {
       await fat.close();
-      await admin.query(`DROP ROLE IF EXISTS ${fatRole}`);
     }
-  }, 180_000);
+  }, 240_000);
 });

@@ -44,6 +44,12 @@ describeBothDialects('runMigrations: concurrent migrators', (dialect) => {
       }),
     );
 
+    // PostgreSQL: under REPEATABLE READ as the database's default, which the migrators must not
+    // inherit (their snapshot would predate the lock: the ones that waited failed with 40001).
+    await byDialect(dialect, {
+      sqlite: async () => {},
+      postgres: () => db.exec(`ALTER DATABASE "${new URL(db.location).pathname.slice(1)}" SET default_transaction_isolation = 'repeatable read'`),
+    })();
     const reports = await byDialect(dialect, { sqlite: () => migrateFromProcesses(db, 2), postgres: () => migrateFromPools(db, 4) })();
 
     for (const report of reports) expect(report.ok, JSON.stringify(report)).toBe(true);

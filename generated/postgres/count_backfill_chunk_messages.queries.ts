@@ -2,10 +2,11 @@
 /** Types generated for queries found in "queries/postgres/count_backfill_chunk_messages.sql" */
 import { PostgresOneQuery } from '../../src/postgres/prepared-query.js';
 
+type stringArray = (string)[];
+
 /** 'CountBackfillChunkMessages' parameters type */
 export interface ICountBackfillChunkMessagesParams {
-  after: string;
-  upTo: string;
+  sessionIds: stringArray;
 }
 
 /** 'CountBackfillChunkMessages' return type */
@@ -29,13 +30,13 @@ export interface ICountBackfillChunkMessagesQuery {
  * ```
  * SELECT count(*)::int AS "messages!"
  *   FROM task_session_messages AS m
- *  WHERE m.task_session_id > :after! AND m.task_session_id <= :upTo!
+ *  WHERE m.task_session_id = ANY(:sessionIds!::text[])
  * ```
  */
 export const countBackfillChunkMessages = new PostgresOneQuery<ICountBackfillChunkMessagesParams, ICountBackfillChunkMessagesResult>(
   "countBackfillChunkMessages",
-  "SELECT count(*)::int AS \"messages!\"\n  FROM task_session_messages AS m\n WHERE m.task_session_id > $1 AND m.task_session_id <= $2",
-  ["after","upTo"],
+  "SELECT count(*)::int AS \"messages!\"\n  FROM task_session_messages AS m\n WHERE m.task_session_id = ANY($1::text[])",
+  ["sessionIds"],
 );
 
 

@@ -10,6 +10,7 @@ export * from './delete_meta_key.queries.js';
 export * from './drop_unfinished_host_index.queries.js';
 export * from './list_subagent_contexts_by_session.queries.js';
 export * from './list_subagent_contexts_by_turn.queries.js';
+export * from './lock_backfill_sessions.queries.js';
 export * from './max_observed_at_since_capture.queries.js';
 export * from './next_backfill_sessions.queries.js';
 export * from './observe_host_index.queries.js';

@@ -34,12 +34,11 @@ export interface INextBackfillSessionsQuery {
  *  WHERE s.id > :after!
  *  ORDER BY s.id
  *  LIMIT :limit!
- *    FOR KEY SHARE OF s
  * ```
  */
 export const nextBackfillSessions = new PostgresManyQuery<INextBackfillSessionsParams, INextBackfillSessionsResult>(
   "nextBackfillSessions",
-  "SELECT s.id AS \"id!\"\n  FROM task_sessions AS s\n WHERE s.id > $1\n ORDER BY s.id\n LIMIT $2\n   FOR KEY SHARE OF s",
+  "SELECT s.id AS \"id!\"\n  FROM task_sessions AS s\n WHERE s.id > $1\n ORDER BY s.id\n LIMIT $2",
   ["after","limit"],
 );
 

@@ -2,12 +2,20 @@
 /** Types generated for queries found in "queries/postgres/read_backfill_through.sql" */
 import { PostgresOneQuery } from '../../src/postgres/prepared-query.js';
 
+type DateOrString = Date | string;
+
+type NumberOrString = number | string;
+
 /** 'ReadBackfillThrough' parameters type */
-export type IReadBackfillThroughParams = void;
+export interface IReadBackfillThroughParams {
+  before: DateOrString;
+  limit: NumberOrString;
+}
 
 /** 'ReadBackfillThrough' return type */
 export interface IReadBackfillThroughResult {
   backfill_through: string;
+  edge: string | null;
 }
 
 /** 'ReadBackfillThrough' query type */
@@ -24,6 +32,14 @@ export interface IReadBackfillThroughQuery {
  *
  * Query generated from SQL:
  * ```
+ * WITH edge AS (
+ *   SELECT m.created_at
+ *     FROM task_session_messages AS m
+ *    WHERE m.created_at < :before!
+ *    ORDER BY m.created_at DESC
+ *   OFFSET :limit!::bigint - 1
+ *    LIMIT 1
+ * )
  * SELECT COALESCE((
  *   SELECT to_char(m.created_at, 'YYYY-MM-DD"T"HH24:MI:SS.US') || '000Z'
  *     FROM task_session_messages AS m
@@ -32,7 +48,9 @@ export interface IReadBackfillThroughQuery {
  *        FROM (SELECT                                                 CASE WHEN                               (SELECT CASE WHEN octet_length(m.metadata) - octet_length(replace(replace((m.metadata) COLLATE "C", '[', ''), '{', '')) <= 1000 THEN pg_input_is_valid(m.metadata::text, 'jsonb'::text) WHEN (SELECT max(d.depth) FROM (SELECT sum(CASE WHEN b.c IN ('[', '{') THEN 1 ELSE -1 END) OVER (ORDER BY b.i) AS depth FROM unnest(string_to_array(regexp_replace((m.metadata) COLLATE "C", '"(\\.|[^"\\])*"|[^][{}]', '', 'g'), NULL)) WITH ORDINALITY AS b(c, i)) AS d) <= 1000 THEN pg_input_is_valid(m.metadata::text, 'jsonb'::text) ELSE false END) THEN m.metadata::jsonb ELSE '{}'::jsonb END AS meta
  *               OFFSET 0) AS e
  *    ) AS d
- *    WHERE                                      (strpos(m.metadata, 'subagent_task') > 0)
+ *    WHERE m.created_at < :before!
+ *      AND m.created_at >= COALESCE((SELECT edge.created_at FROM edge), '-infinity')
+ *      AND                                      (strpos(m.metadata, 'subagent_task') > 0)
  *      AND d.meta #> '{normalized,kind}' = '"subagent_task"'::jsonb
  *      AND                                        (NULLIF(octet_length(NULLIF(m.task_session_id, '')) <= 512, false) IS NOT NULL)
  *      AND                                (NULLIF(octet_length(NULLIF(m.task_id, '')) <= 512, false) IS NOT NULL)
@@ -43,13 +61,14 @@ export interface IReadBackfillThroughQuery {
  *      AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = m.task_session_id)
  *    ORDER BY m.created_at DESC
  *    LIMIT 1
- * ), '') AS "backfill_through!"
+ * ), '') AS "backfill_through!",
+ *        (SELECT edge.created_at::text FROM edge) AS "edge?"
  * ```
  */
 export const readBackfillThrough = new PostgresOneQuery<IReadBackfillThroughParams, IReadBackfillThroughResult>(
   "readBackfillThrough",
-  "SELECT COALESCE((\n  SELECT to_char(m.created_at, 'YYYY-MM-DD\"T\"HH24:MI:SS.US') || '000Z'\n    FROM task_session_messages AS m\n   CROSS JOIN LATERAL (\n     SELECT e.meta, e.meta ->> 'tool_call_id' AS tool_call_id\n       FROM (SELECT                                                 CASE WHEN                               (SELECT CASE WHEN octet_length(m.metadata) - octet_length(replace(replace((m.metadata) COLLATE \"C\", '[', ''), '{', '')) <= 1000 THEN pg_input_is_valid(m.metadata::text, 'jsonb'::text) WHEN (SELECT max(d.depth) FROM (SELECT sum(CASE WHEN b.c IN ('[', '{') THEN 1 ELSE -1 END) OVER (ORDER BY b.i) AS depth FROM unnest(string_to_array(regexp_replace((m.metadata) COLLATE \"C\", '\"(\\\\.|[^\"\\\\])*\"|[^][{}]', '', 'g'), NULL)) WITH ORDINALITY AS b(c, i)) AS d) <= 1000 THEN pg_input_is_valid(m.metadata::text, 'jsonb'::text) ELSE false END) THEN m.metadata::jsonb ELSE '{}'::jsonb END AS meta\n              OFFSET 0) AS e\n   ) AS d\n   WHERE                                      (strpos(m.metadata, 'subagent_task') > 0)\n     AND d.meta #> '{normalized,kind}' = '\"subagent_task\"'::jsonb\n     AND                                        (NULLIF(octet_length(NULLIF(m.task_session_id, '')) <= 512, false) IS NOT NULL)\n     AND                                (NULLIF(octet_length(NULLIF(m.task_id, '')) <= 512, false) IS NOT NULL)\n     AND jsonb_typeof(d.meta -> 'tool_call_id') = 'string'\n     AND                                     (NULLIF(octet_length(NULLIF(d.tool_call_id, '')) <= 512, false) IS NOT NULL)\n     AND m.created_at IS NOT NULL\n     -- A message whose session row is gone (a host that ran with foreign keys off) is skipped.\n     AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = m.task_session_id)\n   ORDER BY m.created_at DESC\n   LIMIT 1\n), '') AS \"backfill_through!\"",
-  [],
+  "WITH edge AS (\n  SELECT m.created_at\n    FROM task_session_messages AS m\n   WHERE m.created_at < $1\n   ORDER BY m.created_at DESC\n  OFFSET $2::bigint - 1\n   LIMIT 1\n)\nSELECT COALESCE((\n  SELECT to_char(m.created_at, 'YYYY-MM-DD\"T\"HH24:MI:SS.US') || '000Z'\n    FROM task_session_messages AS m\n   CROSS JOIN LATERAL (\n     SELECT e.meta, e.meta ->> 'tool_call_id' AS tool_call_id\n       FROM (SELECT                                                 CASE WHEN                               (SELECT CASE WHEN octet_length(m.metadata) - octet_length(replace(replace((m.metadata) COLLATE \"C\", '[', ''), '{', '')) <= 1000 THEN pg_input_is_valid(m.metadata::text, 'jsonb'::text) WHEN (SELECT max(d.depth) FROM (SELECT sum(CASE WHEN b.c IN ('[', '{') THEN 1 ELSE -1 END) OVER (ORDER BY b.i) AS depth FROM unnest(string_to_array(regexp_replace((m.metadata) COLLATE \"C\", '\"(\\\\.|[^\"\\\\])*\"|[^][{}]', '', 'g'), NULL)) WITH ORDINALITY AS b(c, i)) AS d) <= 1000 THEN pg_input_is_valid(m.metadata::text, 'jsonb'::text) ELSE false END) THEN m.metadata::jsonb ELSE '{}'::jsonb END AS meta\n              OFFSET 0) AS e\n   ) AS d\n   WHERE m.created_at < $1\n     AND m.created_at >= COALESCE((SELECT edge.created_at FROM edge), '-infinity')\n     AND                                      (strpos(m.metadata, 'subagent_task') > 0)\n     AND d.meta #> '{normalized,kind}' = '\"subagent_task\"'::jsonb\n     AND                                        (NULLIF(octet_length(NULLIF(m.task_session_id, '')) <= 512, false) IS NOT NULL)\n     AND                                (NULLIF(octet_length(NULLIF(m.task_id, '')) <= 512, false) IS NOT NULL)\n     AND jsonb_typeof(d.meta -> 'tool_call_id') = 'string'\n     AND                                     (NULLIF(octet_length(NULLIF(d.tool_call_id, '')) <= 512, false) IS NOT NULL)\n     AND m.created_at IS NOT NULL\n     -- A message whose session row is gone (a host that ran with foreign keys off) is skipped.\n     AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = m.task_session_id)\n   ORDER BY m.created_at DESC\n   LIMIT 1\n), '') AS \"backfill_through!\",\n       (SELECT edge.created_at::text FROM edge) AS \"edge?\"",
+  ["before","limit"],
 );
 
 

@@ -24,12 +24,14 @@ export interface IReadStatementTimeoutQuery {
  *
  * Query generated from SQL:
  * ```
- * SELECT setting::int AS "ms!" FROM pg_settings WHERE name = 'statement_timeout'
+ * SELECT COALESCE(min(setting::int) FILTER (WHERE setting::int > 0), 0) AS "ms!"
+ *   FROM pg_settings
+ *  WHERE name IN ('statement_timeout', 'transaction_timeout')
  * ```
  */
 export const readStatementTimeout = new PostgresOneQuery<IReadStatementTimeoutParams, IReadStatementTimeoutResult>(
   "readStatementTimeout",
-  "SELECT setting::int AS \"ms!\" FROM pg_settings WHERE name = 'statement_timeout'",
+  "SELECT COALESCE(min(setting::int) FILTER (WHERE setting::int > 0), 0) AS \"ms!\"\n  FROM pg_settings\n WHERE name IN ('statement_timeout', 'transaction_timeout')",
   [],
 );
 

@@ -7,14 +7,17 @@
  * whichever path wrote it.
  *
  * The chunk: the sessions the runner locked FOR KEY SHARE in this transaction
- * (next_backfill_sessions.sql), all with keys in (after, upTo]. AC-21b's winner is chosen per
+ * (lock_backfill_sessions.sql), as the sessionIds parameter. AC-21b's winner is chosen per
  * (task_session_id, tool_call_id), so every message that competes for a row is in the same
  * chunk, and the union of the chunks' rows is exactly what one statement over all sessions
  * writes (test/migrations-backfill-chunked.test.ts compares the two on random stores). The
  * locks are why a host deleting a session cannot fail this INSERT's foreign key (issue 34):
  * a session deleted before the lock is not in the sessionIds parameter, and one not yet deleted waits for
- * this transaction. The range restates the chunk for the planner (an index range on the
- * host's (task_session_id, created_at) index); the sessionIds parameter is what binds.
+ * this transaction. The set alone selects the messages (an index scan per session on the
+ * host's (task_session_id, created_at) index), never a key range: the messages' column may
+ * sort under another collation than task_sessions.id, whose order the walk follows, and a
+ * range in that order would drop sessions (a review found 5 of 593 rows lost under ICU 'en'
+ * beside a COLLATE "C" id column).
  *
  * Robustness: nothing in a message may abort this statement, or the backfill would fail
  * on every boot and never activate (AC-24a retries forever). So: metadata that is NULL, '',
@@ -46,8 +49,7 @@ WITH candidate AS (
   SELECT m.id, m.task_session_id, m.task_id, m.turn_id, m.created_at, m.updated_at,
          {{prefiltered_metadata_or_empty(m.metadata)}} AS meta
     FROM task_session_messages AS m
-   WHERE m.task_session_id > :after! AND m.task_session_id <= :upTo!
-     AND m.task_session_id = ANY(:sessionIds!::text[])
+   WHERE m.task_session_id = ANY(:sessionIds!::text[])
      AND {{subagent_prefilter(m.metadata)}}
      -- A message whose session row is gone (a host that ran with foreign keys off) is
      -- skipped. Checked here, inside the fence, where the planner sees the scan's real size

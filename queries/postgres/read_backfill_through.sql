@@ -14,11 +14,22 @@
  * microsecond TIMESTAMP holding UTC, so the last three digits are zeros; to_char of a
  * timestamp without time zone does not depend on the session TimeZone.
  *
- * Cost: MAX(created_at) over the qualifying messages is the first qualifying message in
- * created_at order from the newest, so the host's created_at index is walked backwards and
- * the walk stops at that message: it reads the newest messages only, never the whole table
- * (the backfill's own INSERT is the one full scan). Each message's document is validated
- * and parsed once (the LATERAL), and only when its text can qualify.
+ * In windows (issue 32 item 3): this statement reads the messages created before :before
+ * (exclusive; 'infinity' at first), down to the :limit-th newest of them (the edge) and every
+ * message sharing the edge's created_at, so no tie is split between two windows. It returns
+ * the newest qualifying message in that window, or '' with the edge, from which the runner
+ * reads the next window below it, each in a transaction of its own and sized to the role's
+ * time limit (src/migrations/backfill-mark.ts); "edge" NULL: no message is left below. One
+ * statement over the whole table instead, on a store whose qualifying messages are old or
+ * absent, ran past a role's statement_timeout on every boot (an adversarial review: 0.3–0.5 s
+ * over 600k newer messages). Each window's reads stay before any chunk's INSERT, so the mark
+ * still only under-claims. The edge comes back as the column's own text (timestamp or
+ * timestamptz, exact to the microsecond) and goes back as :before, typed by the column.
+ * Cost: the edge walks the host's created_at index backwards over :limit entries; the newest
+ * qualifying message is the first in created_at order from :before, so the same walk stops at
+ * it. Each message's document is validated and parsed once (the LATERAL), and only when its
+ * text can qualify. Without :before and with an unbounded :limit it is the single read over
+ * the whole table (the tests' and benchmarks' reference).
  *
  * Fragments, each included as {{name(argument)}} from queries/postgres/fragments/ and expanded by
  * codegen (the generated module shows the whole statement): prefiltered_metadata_or_empty, recordable_id, subagent_prefilter.
@@ -26,6 +37,14 @@
 
 /* @returns one */
 /* @name readBackfillThrough */
+WITH edge AS (
+  SELECT m.created_at
+    FROM task_session_messages AS m
+   WHERE m.created_at < :before!
+   ORDER BY m.created_at DESC
+  OFFSET :limit!::bigint - 1
+   LIMIT 1
+)
 SELECT COALESCE((
   SELECT to_char(m.created_at, 'YYYY-MM-DD"T"HH24:MI:SS.US') || '000Z'
     FROM task_session_messages AS m
@@ -34,7 +53,9 @@ SELECT COALESCE((
        FROM (SELECT {{prefiltered_metadata_or_empty(m.metadata)}} AS meta
               OFFSET 0) AS e
    ) AS d
-   WHERE {{subagent_prefilter(m.metadata)}}
+   WHERE m.created_at < :before!
+     AND m.created_at >= COALESCE((SELECT edge.created_at FROM edge), '-infinity')
+     AND {{subagent_prefilter(m.metadata)}}
      AND d.meta #> '{normalized,kind}' = '"subagent_task"'::jsonb
      AND {{recordable_id(m.task_session_id)}}
      AND {{recordable_id(m.task_id)}}
@@ -45,4 +66,5 @@ SELECT COALESCE((
      AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = m.task_session_id)
    ORDER BY m.created_at DESC
    LIMIT 1
-), '') AS "backfill_through!";
+), '') AS "backfill_through!",
+       (SELECT edge.created_at::text FROM edge) AS "edge?";

@@ -11,6 +11,13 @@ import * as postgresQueries from '../../generated/postgres/index.js';
 import * as sqliteQueries from '../../generated/sqlite/index.js';
 import { BACKFILL_WORK_MEM } from '../../src/postgres/migrations.js';
 
+/**
+ * PostgreSQL's mark read over the whole table in one statement, as 0.2 read it: the package
+ * reads it in windows (queries/postgres/read_backfill_through.sql); one window with no edge is
+ * the single read.
+ */
+export const WHOLE_TABLE_MARK = { before: 'infinity', limit: Number.MAX_SAFE_INTEGER };
+
 /** The chunk statement's candidate scan: the staging table's range, each message by id. */
 const SQLITE_STAGED_SCAN =
   '    FROM subagent_context_backfill_stage AS s\n' +
@@ -47,11 +54,8 @@ export async function postgresSingleStatement(client: pg.ClientBase): Promise<nu
   await client.query('BEGIN');
   try {
     await postgresQueries.setLocalWorkMem.run({ workMem: BACKFILL_WORK_MEM }, client);
-    await postgresQueries.readBackfillThrough.run(undefined, client);
-    const rows = sessions.length
-      ? ((await postgresQueries.backfillSubagentContexts.runWithCounts({ after: '', upTo: sessions[sessions.length - 1], sessionIds: sessions }, client))
-          .rowCount ?? 0)
-      : 0;
+    await postgresQueries.readBackfillThrough.run(WHOLE_TABLE_MARK, client);
+    const rows = sessions.length ? ((await postgresQueries.backfillSubagentContexts.runWithCounts({ sessionIds: sessions }, client)).rowCount ?? 0) : 0;
     await client.query('COMMIT');
     return rows;
   } catch (err) {

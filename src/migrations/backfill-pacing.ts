@@ -40,6 +40,17 @@ export async function progressFigure(db: MigrationDatabase, read: (p: MigrationP
   }
 }
 
+/**
+ * PostgreSQL's query_canceled (57014), which a statement_timeout raises, and
+ * transaction_timeout (25P04, PostgreSQL 17+), which also ends the connection (the pool then
+ * discards it: src/postgres/transaction.ts). A transaction either cancelled is rolled back and
+ * retried smaller, so a role's limit cannot stop the backfill at the same place on every boot.
+ */
+export function isTimeLimit(err: unknown): boolean {
+  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
+  return code === '57014' || code === '25P04';
+}
+
 export const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** The idle time after a transaction that took `elapsedMs`: the long pause after a long one, where the pacing has one. */

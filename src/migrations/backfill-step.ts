@@ -10,15 +10,16 @@
 //   stage   (SQLite only, ./backfill-stage.ts) the candidates found in storage order, a
 //           rowid range per transaction, kept in a staging table the chunks then read (and
 //           again if a chunk finds it incomplete: another process restarted it).
-//   chunk   (one transaction each) the next sessions in key order after the cursor, their
-//           messages' rows (AC-21b's winner is per session and tool call, so a chunk holds
+//   chunk   (one transaction each) the next sessions in key order after the cursor (on
+//           PostgreSQL read, then locked FOR KEY SHARE by key), their messages' rows (AC-21b's winner is per session and tool call, so a chunk holds
 //           every message that competes for a row), the cursor moved past them.
 //   last    the chunk that finds the sessions exhausted samples capture_since AFTER its
 //           INSERT (AC-24 point 4), writes both keys (write-once) and removes the progress
 //           keys (and the staging table), in that one transaction: both keys or neither (AC-24d).
 import { ACTIVATION_KEYS } from '../activation-keys.js';
 import type { BackfillProgress, MigrationOptions } from '../types.js';
-import { keysPresent, nextChunkSize, pause, pauseAfter, progressFigure } from './backfill-pacing.js';
+import { readMarkInWindows, MARK_KEY } from './backfill-mark.js';
+import { isTimeLimit, keysPresent, nextChunkSize, pause, pauseAfter, progressFigure } from './backfill-pacing.js';
 import { endStaging, stageCandidates, stagingComplete, startStaging, STAGE_PROGRESS_KEYS } from './backfill-stage.js';
 import { awaited, type Flow } from './flow.js';
 import { jsonHelperRefusal, jsonHelperRunnable } from './json-helper.js';
@@ -33,7 +34,7 @@ const { captureSince, backfillThrough } = ACTIVATION_KEYS;
  * keys, so a finished store holds the three keys only.
  */
 export const BACKFILL_PROGRESS_KEYS = {
-  through: 'subagent_context_backfill_pending_through',
+  through: MARK_KEY,
   cursor: 'subagent_context_backfill_cursor',
   stageBound: STAGE_PROGRESS_KEYS.bound,
   stageCursor: STAGE_PROGRESS_KEYS.cursor,
@@ -57,9 +58,10 @@ function* refuseUntrustedHelper(db: MigrationPrimitives): Flow<void> {
 
 /**
  * The first transaction: the guard, and the high-water mark read once, before any INSERT.
- * 'skipped', or the phase the walk begins with ('stage' where the dialect stages).
+ * 'skipped', or the phase the walk begins with ('stage' where the dialect stages); 'mark' when
+ * the dialect reads the mark in windows first (./backfill-mark.ts), then passes it here.
  */
-function* startBackfill(db: MigrationPrimitives): Flow<'skipped' | BackfillProgress['phase']> {
+function* startBackfill(db: MigrationPrimitives, mark?: string): Flow<'skipped' | 'mark' | BackfillProgress['phase']> {
   // AC-24d: the guard is BOTH keys, re-read under the lock; a partial pair re-runs (every
   // INSERT is then a no-op, the present key stays as it is, the missing one appears).
   if (yield* keysPresent(db)) return 'skipped';
@@ -69,7 +71,8 @@ function* startBackfill(db: MigrationPrimitives): Flow<'skipped' | BackfillProgr
   // a message committed into a session the walk had passed).
   const fresh = (yield* awaited(db.readKey(BACKFILL_PROGRESS_KEYS.through))) === undefined;
   if (fresh) {
-    const through = yield* awaited(db.readBackfillThrough());
+    if (mark === undefined && !db.readBackfillThrough) return 'mark';
+    const through = mark ?? (yield* awaited(db.readBackfillThrough!()));
     yield* awaited(db.writeKeyOnce(BACKFILL_PROGRESS_KEYS.through, through));
     // A new mark starts the walk over. Progress kept from an earlier mark (whose key was removed
     // by hand) would let this later mark claim messages committed into sessions that walk had passed.
@@ -97,9 +100,12 @@ function* backfillChunk(db: MigrationPrimitives, limit: number, sampleCaptureSin
   if (through === undefined) throw new Error(`${BACKFILL_PROGRESS_KEYS.through} vanished mid-backfill; the next run starts over`);
   const after = (yield* awaited(db.readKey(BACKFILL_PROGRESS_KEYS.cursor))) ?? '';
   const sessions = yield* awaited(db.nextBackfillSessions(after, limit));
-  const rows = sessions.length ? yield* awaited(db.insertBackfillRows({ after, sessions })) : 0;
-  // Fewer than asked: none is left after them (a session deleted meanwhile is skipped and
-  // LIMIT takes the next, so a short answer means the key range is exhausted).
+  // Read, then locked (PostgreSQL): a session a host deleted or re-keyed in between drops out
+  // of the chunk here, while the cursor and the end of the walk follow the keys as read.
+  const locked = db.lockBackfillSessions && sessions.length ? yield* awaited(db.lockBackfillSessions(sessions)) : sessions;
+  const rows = locked.length ? yield* awaited(db.insertBackfillRows({ after, sessions: locked })) : 0;
+  // Fewer than asked: none is left after them (the keys were read without a lock, so a short
+  // answer means the key range is exhausted).
   if (sessions.length === limit) {
     yield* awaited(db.upsertKey(BACKFILL_PROGRESS_KEYS.cursor, sessions[sessions.length - 1]));
     return { kind: 'chunk', chunk: { after, sessions }, rows };
@@ -130,15 +136,17 @@ export function nextChunkSessions(current: number, elapsedMs: number, pacing: Pi
   return nextChunkSize(current, elapsedMs, pacing, pacing.maxSessions);
 }
 
-/** PostgreSQL's query_canceled, which a statement_timeout raises. */
-function isStatementTimeout(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '57014';
-}
-
 export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureSince: () => string, options: MigrationOptions = {}): Promise<AppliedOrSkipped> {
-  const start = await db.locked(startBackfill);
-  if (start === 'skipped') return 'skipped';
   const pacing = await db.backfillPacing(options.backfillChunk);
+  let start = await db.locked((p) => startBackfill(p));
+  if (start === 'mark') {
+    const mark = await readMarkInWindows(db, pacing, refuseUntrustedHelper);
+    if (mark === 'skipped') return 'skipped';
+    start = await db.locked((p) => startBackfill(p, mark === 'written' ? undefined : mark));
+    // 'mark' again only if another migrator's mark key was removed meanwhile: the next run reads it again.
+    if (start === 'mark') throw new Error(`${BACKFILL_PROGRESS_KEYS.through} vanished before the walk began; the next run reads the mark again`);
+  }
+  if (start === 'skipped') return 'skipped';
   const report = options.onBackfillProgress;
   const progress: BackfillProgress = {
     chunks: 0,
@@ -178,10 +186,10 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
     try {
       outcome = await db.locked((p) => backfillChunk(p, limit, sampleCaptureSince));
     } catch (err) {
-      // A chunk the role's statement_timeout cancelled (57014) is rolled back: retried at a
+      // A chunk the role's statement_timeout or transaction_timeout cancelled is rolled back: retried at a
       // quarter of its size, down to one session, so a timeout cannot stop the walk on every
       // boot at the same chunk. Any other error fails the step (the next run resumes).
-      if (!isStatementTimeout(err) || limit === 1) throw err;
+      if (!isTimeLimit(err) || limit === 1) throw err;
       limit = Math.max(1, Math.floor(limit / 4));
       continue;
     }

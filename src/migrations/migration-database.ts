@@ -60,8 +60,17 @@ export interface MigrationPrimitives {
   keyPresent(key: string): MaybePromise<boolean>;
   /** INSERT … ON CONFLICT DO NOTHING: a key already present is never rewritten (AC-24 point 5). */
   writeKeyOnce(key: string, value: string): MaybePromise<void>;
-  /** AC-24 point 1: the newest qualifying created_at as a key value, or '' (AC-24f). */
-  readBackfillThrough(): MaybePromise<string>;
+  /**
+   * AC-24 point 1: the newest qualifying created_at as a key value, or '' (AC-24f), in one read
+   * (SQLite, under its write lock). Absent where the dialect reads it in windows instead.
+   */
+  readBackfillThrough?(): MaybePromise<string>;
+  /**
+   * PostgreSQL: the mark among the messages created before `before` down to the `limit`-th newest
+   * (ties at that edge included), or '' and the edge to read below next; edge null: none left
+   * (queries/postgres/read_backfill_through.sql, ../migrations/backfill-mark.ts).
+   */
+  readBackfillThroughWindow?(before: string, limit: number): MaybePromise<{ through: string; edge: string | null }>;
   /** A kandev_meta key's value verbatim ('' included), or undefined when absent. */
   readKey(key: string): MaybePromise<string | undefined>;
   /** Writes a key whatever it held: the backfill's progress keys only, never an activation key. */
@@ -69,10 +78,15 @@ export interface MigrationPrimitives {
   /** Deletes a key: the backfill's progress keys only, never an activation key. */
   deleteKey(key: string): MaybePromise<void>;
   /**
-   * Up to `limit` session keys after `after`, in key order (queries/<dialect>/next_backfill_sessions.sql);
-   * on PostgreSQL each locked FOR KEY SHARE until the transaction ends.
+   * Up to `limit` session keys after `after`, in key order (queries/<dialect>/next_backfill_sessions.sql).
    */
   nextBackfillSessions(after: string, limit: number): MaybePromise<readonly string[]>;
+  /**
+   * PostgreSQL: those of `sessions` still present under their keys, each locked FOR KEY SHARE until
+   * the transaction ends (queries/postgres/lock_backfill_sessions.sql). Absent where the chunk's
+   * transaction already excludes every other writer (SQLite's BEGIN IMMEDIATE).
+   */
+  lockBackfillSessions?(sessions: readonly string[]): MaybePromise<readonly string[]>;
   /** AC-21…AC-23b for one chunk (queries/<dialect>/backfill_subagent_contexts.sql): the rows inserted. */
   insertBackfillRows(chunk: BackfillChunk): MaybePromise<number>;
   /** Progress only (issue 32 item 4): the sessions after `after` (queries/<dialect>/count_backfill_sessions_after.sql). */

@@ -13,6 +13,7 @@ import {
   countBackfillSessionsAfter,
   deleteMetaKey,
   nextBackfillSessions,
+  lockBackfillSessions,
   observeSubagentTableShape,
   packageSchema,
   probeStoreTables,
@@ -113,25 +114,25 @@ function postgresPrimitives(db: Queryable): MigrationPrimitives {
     upsertKey: async (key, value) => void (await upsertMetaKey.exec({ key, value }, db)),
     deleteKey: async (key) => void (await deleteMetaKey.exec({ key }, db)),
     nextBackfillSessions: async (after, limit) => (await nextBackfillSessions.many({ after, limit }, db)).map((r) => r.id),
+    lockBackfillSessions: async (sessions) => (await lockBackfillSessions.many({ sessionIds: [...sessions] }, db)).map((r) => r.id),
     writeKeyOnce: async (key, value) => void (await writeMetaKeyOnce.exec({ key, value }, db)),
-    readBackfillThrough: async () => {
+    readBackfillThroughWindow: async (before, limit) => {
       // Both statements that test JSON run in a locked transaction after the helper's probe,
       // with the search_path that reaches pg_catalog and the package's helper first.
       await setLocalSearchPath.one(undefined, db);
-      const high = await readBackfillThrough.one(undefined, db);
+      const high = await readBackfillThrough.one({ before, limit }, db);
       if (typeof high.backfill_through !== 'string') throw new Error('readBackfillThrough returned no value');
-      return high.backfill_through;
+      return { through: high.backfill_through, edge: high.edge };
     },
-    insertBackfillRows: async ({ after, sessions }) => {
+    insertBackfillRows: async ({ sessions }) => {
       // In the chunk's transaction (always locked): its sort and hash stay within a fixed
       // budget whatever the store's size or the server's work_mem (the query file says why).
       await setLocalWorkMem.one({ workMem: BACKFILL_WORK_MEM }, db);
       await setLocalSearchPath.one(undefined, db);
-      const upTo = sessions[sessions.length - 1];
-      return backfillSubagentContexts.exec({ after, upTo, sessionIds: [...sessions] }, db);
+      return backfillSubagentContexts.exec({ sessionIds: [...sessions] }, db);
     },
     countSessionsAfter: async (after) => (await countBackfillSessionsAfter.one({ after }, db)).sessions,
-    countChunkMessages: async ({ after, sessions }) => (await countBackfillChunkMessages.one({ after, upTo: sessions[sessions.length - 1] }, db)).messages,
+    countChunkMessages: async ({ sessions }) => (await countBackfillChunkMessages.one({ sessionIds: [...sessions] }, db)).messages,
     applySchema: async (s) => void (await db.query(s.sql)),
     // No PostgreSQL step needs it (its upgrade is in place and keeps them); declared for the interface.
     readHostObjects: () => readSubagentTableHostObjects.many(undefined, db),
@@ -157,14 +158,22 @@ export function createPostgresMigrationDatabase(pool: pg.Pool, options: { minimu
      * the whole backfill); once held, waits for table locks the host holds are bounded more
      * tightly, so a busy host table delays boot by seconds at most and the step is retried on
      * the next run.
+     * READ COMMITTED whatever the database's or role's default: every statement must see what
+     * committed before it (a second migrator's keys and cursor once it holds the lock, the mark
+     * read before a chunk's INSERT). Under REPEATABLE READ the snapshot is taken by the first
+     * statement, before the lock is granted, and the migrators that waited failed with 40001.
      */
     locked: (body) =>
-      withTransaction(pool, async (client) => {
-        await setLocalLockTimeout.one({ lockTimeout: '60s' }, client);
-        await acquireMigrationLock.one(undefined, client);
-        await setLocalLockTimeout.one({ lockTimeout: '10s' }, client);
-        return runAsync(body(postgresPrimitives(client)));
-      }),
+      withTransaction(
+        pool,
+        async (client) => {
+          await setLocalLockTimeout.one({ lockTimeout: '60s' }, client);
+          await acquireMigrationLock.one(undefined, client);
+          await setLocalLockTimeout.one({ lockTimeout: '10s' }, client);
+          return runAsync(body(postgresPrimitives(client)));
+        },
+        'BEGIN ISOLATION LEVEL READ COMMITTED',
+      ),
     unlocked: (body) => runAsync(body(postgresPrimitives(pool))),
     backfillPacing: async (overrides) => postgresBackfillPacing((await readStatementTimeout.one(undefined, pool)).ms, overrides),
   };

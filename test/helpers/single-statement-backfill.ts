@@ -6,7 +6,7 @@
 // then runs the chunked backfill.
 import * as postgresQueries from '../../generated/postgres/index.js';
 import * as sqliteQueries from '../../generated/sqlite/index.js';
-import { sqliteStorageOrderStatement } from '../../scripts/bench/single-statement.js';
+import { sqliteStorageOrderStatement, WHOLE_TABLE_MARK } from '../../scripts/bench/single-statement.js';
 import { withoutId } from './backfill-helpers.js';
 import { byDialect } from './by-dialect.js';
 import { withPinnedSearchPath } from './pinned-search-path.js';
@@ -27,8 +27,8 @@ export async function singleStatementRows(db: TestDb): Promise<{ rows: Record<st
     },
     postgres: () =>
       withPinnedSearchPath(db.pool!, async (client) => {
-        const [mark] = await postgresQueries.readBackfillThrough.run(undefined, client);
-        if (sessions.length) await postgresQueries.backfillSubagentContexts.run({ after: '', upTo, sessionIds: sessions }, client);
+        const [mark] = await postgresQueries.readBackfillThrough.run(WHOLE_TABLE_MARK, client);
+        if (sessions.length) await postgresQueries.backfillSubagentContexts.run({ sessionIds: sessions }, client);
         return mark.backfill_through;
       }),
   })();

@@ -8,8 +8,8 @@
 //     statement only), which reads the chunk's pages in the order they lie on disk, where the
 //     planner's index scan fetches each message through the index.
 // Each chunk is one transaction: its sessions locked FOR KEY SHARE as the package locks them,
-// then the package's own chunk statement (generated/postgres/backfill_subagent_contexts) with
-// its session-key range dropped (sessions in created_at order are no key range; the set binds).
+// then the package's own chunk statement (generated/postgres/backfill_subagent_contexts), which
+// selects its messages by the session set alone (sessions in created_at order are no key range).
 // Chunks are sized as the package sizes them (./../../../src/migrations/backfill-pacing.ts).
 // What it leaves out, and a build needs: the order is read once into memory here (8,334
 // sessions); the package would keep it in a staging table (task_sessions has no index on
@@ -21,9 +21,8 @@ import { nextChunkSize } from '../../../src/migrations/backfill-pacing.js';
 import { FIRST_CHUNK_SESSIONS, MAX_CHUNK_SESSIONS } from '../../../src/migrations/backfill-step.js';
 import { timedTransaction } from './timed-transaction.js';
 
-const SESSION_RANGE = '   WHERE m.task_session_id > $1 AND m.task_session_id <= $2\n     AND m.task_session_id = ANY($3::text[])\n';
-/** $1 and $2 stay typed (a parameter nothing refers to has no type), bound to '' and unused. */
-const SESSION_SET = "   WHERE $1::text = '' AND $2::text = ''\n     AND m.task_session_id = ANY($3::text[])\n";
+/** The package's chunk statement selects its messages by the session set alone, as this walk needs. */
+const SESSION_SET = '   WHERE m.task_session_id = ANY($1::text[])\n';
 
 export interface SessionOrderOptions {
   order: 'created_at' | 'key';
@@ -36,9 +35,9 @@ export interface SessionOrderOptions {
 /** The chunk statement over a set of sessions; fails by name if the generated statement changed shape. */
 function sessionSetStatement(): string {
   const text = backfillSubagentContexts.text;
-  if (!text.includes(SESSION_RANGE))
-    throw new Error('session-order-walk: the generated backfill statement no longer has the session-range WHERE this prototype replaces');
-  return text.replace(SESSION_RANGE, SESSION_SET);
+  if (!text.includes(SESSION_SET))
+    throw new Error('session-order-walk: the generated backfill statement no longer selects its messages by the session set alone');
+  return text;
 }
 
 /** Walks every session in the order asked, each chunk one transaction. */
@@ -64,7 +63,7 @@ export async function sessionOrderWalk(
         await client.query('SET LOCAL enable_indexscan = off');
         await client.query('SET LOCAL enable_seqscan = off');
       }
-      walk.rows += (await client.query(statement, ['', '', locked.rows.map((r) => r.id)])).rowCount ?? 0;
+      walk.rows += (await client.query(statement, [locked.rows.map((r) => r.id)])).rowCount ?? 0;
     });
     walk.chunks++;
     walk.longestMs = Math.max(walk.longestMs, elapsed);

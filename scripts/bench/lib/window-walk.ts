@@ -1,7 +1,7 @@
 // Issue 32, a PROTOTYPE of a faster PostgreSQL walk, for measurement only: the package's
 // backfill does not run it (BENCHMARKS.md, "Issue 32, the walk's reads"). The chunk statement
 // is the package's own (generated/postgres/backfill_subagent_contexts.queries.ts) with its
-// session-key range swapped for a created_at window, walked newest window first:
+// session set swapped for a created_at window, walked newest window first:
 //   - windows, not counted chunks: (hi − w, hi], w doubled while a chunk takes under half the
 //     time target and scaled down when one overran, as the package sizes its session chunks.
 //     Finding each chunk's edge by counting messages (ORDER BY created_at OFFSET n) cost a
@@ -23,14 +23,14 @@ import type { PoolClient, Client } from 'pg';
 import { backfillSubagentContexts } from '../../../generated/postgres/index.js';
 import { timedTransaction } from './timed-transaction.js';
 
-const SESSION_RANGE = '   WHERE m.task_session_id > $1 AND m.task_session_id <= $2\n     AND m.task_session_id = ANY($3::text[])\n';
+const SESSION_RANGE = '   WHERE m.task_session_id = ANY($1::text[])\n';
 const TIME_WINDOW = "   WHERE m.created_at > to_timestamp($1) AT TIME ZONE 'UTC' AND m.created_at <= to_timestamp($2) AT TIME ZONE 'UTC'\n";
 
 /** The chunk statement over a created_at window; fails by name if the generated statement changed shape. */
 function windowStatement(): string {
   const text = backfillSubagentContexts.text;
   if (!text.includes(SESSION_RANGE))
-    throw new Error('window-walk: the generated backfill statement no longer has the session-range WHERE this prototype replaces');
+    throw new Error('window-walk: the generated backfill statement no longer has the session-set WHERE this prototype replaces');
   return text.replace(SESSION_RANGE, TIME_WINDOW);
 }
 
