@@ -90,7 +90,15 @@ describeBothDialects('health: activation-key states', (dialect) => {
 
   // The last three parse, but bound no window the columns can hold (1970 … 9999 once rounded up
   // to the microsecond, the report's range): PostgreSQL failed on year 0000 where SQLite answered.
-  for (const bad of ['', 'yesterday', '2026-07-25 17:20:10 UTC', '2026-13-01T00:00:00Z', '0000-01-01T00:00:00Z', '1969-12-31T23:59:59.999999Z', '9999-12-31T23:59:59.9999995Z']) {
+  for (const bad of [
+    '',
+    'yesterday',
+    '2026-07-25 17:20:10 UTC',
+    '2026-13-01T00:00:00Z',
+    '0000-01-01T00:00:00Z',
+    '1969-12-31T23:59:59.999999Z',
+    '9999-12-31T23:59:59.9999995Z',
+  ]) {
     it(`rejects a capture_since that is not an instant (${JSON.stringify(bad)}) with a HealthCheckError`, async () => {
       await setKeys(db, { [KEY.captureSince]: bad, [KEY.executionSince]: EXECUTION });
       const err = await db
