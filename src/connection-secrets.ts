@@ -64,7 +64,13 @@ function connectionSecrets(text: string): string[] {
  * option (`--sqlite=postgres://…`) or meant for another client is as secret as a right one.
  */
 export function secretMasker(args: readonly string[]): (text: string) => string {
-  const candidates = args.map((a) => a.replace(/^--[^=]+=/, '').trim());
+  // A value in quotes or angle brackets (Docker's --env-file keeps the quotes) is the URL inside them.
+  const candidates = args.map((a) =>
+    a
+      .replace(/^--[^=]+=/, '')
+      .trim()
+      .replace(/^["'<]+|["'>]+$/g, ''),
+  );
   const urls = [...new Set(candidates.filter((a) => /^[a-z][a-z0-9+.-]*:\/\//i.test(a)))];
   // A secret the masked URL shows anyway (a password equal to the user name, `postgres`) is
   // no secret there: masking it elsewhere would only garble messages (`--*** was given`).

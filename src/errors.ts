@@ -17,11 +17,26 @@ export class SubagentContextError extends Error {
 
 /**
  * Any thrown value as an Error: an Error is returned as is; anything else (a string, a
- * rejected non-Error) is wrapped with the value on `cause`, so nothing is lost.
+ * rejected non-Error) is wrapped with the value on `cause`, so nothing is lost. Never throws:
+ * a value with no string form (a null-prototype object, a revoked Proxy, a throwing
+ * toString) is named by what can be read of it, so a writer's catch cannot itself throw and
+ * fail the frames around the one that failed.
  */
 export function toError(value: unknown): Error {
-  if (value instanceof Error) return value;
-  return new Error(String(value), { cause: value });
+  try {
+    if (value instanceof Error) return value;
+    return new Error(String(value), { cause: value });
+  } catch {
+    return new Error(`a thrown ${typeof value} with no string form (${tagOf(value)})`, { cause: value });
+  }
+}
+
+function tagOf(value: unknown): string {
+  try {
+    return Object.prototype.toString.call(value);
+  } catch {
+    return typeof value;
+  }
 }
 
 /**

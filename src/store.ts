@@ -52,15 +52,6 @@ function batchLength(length: unknown): number {
   throw new RangeError(`the batch reports a length of ${typeof length === 'number' ? String(length) : typeof length}, which no array has`);
 }
 
-/** toError that cannot throw: a value with no string form is described instead (./logger.ts). */
-function asError(err: unknown): Error {
-  try {
-    return toError(err);
-  } catch {
-    return new Error(describeError(err).error, { cause: err });
-  }
-}
-
 /** One frame admitted to the write: its parameters and its observation time (one clock read). */
 interface Admitted {
   input: NormalizedFrame;
@@ -151,7 +142,7 @@ export function createStore<TClient = unknown>(db: DialectStore, options: StoreO
     try {
       results = await writer.setUsage(writes, client);
     } catch (err) {
-      const failure = asError(err);
+      const failure = toError(err);
       results = writes.map(() => failure);
     }
     owners.forEach((input, i) => {
@@ -240,7 +231,7 @@ export function createStore<TClient = unknown>(db: DialectStore, options: StoreO
         const write = writer.upsertBatch(batch, client);
         results = settled(write) ? (settledWrites.get(write) as (Error | null)[]) : await write; // see recordFrame
       } catch (err) {
-        const failure = asError(err);
+        const failure = toError(err);
         results = batch.map(() => failure);
       }
       const written: Admitted[] = [];

@@ -90,23 +90,31 @@ describe('runMigrations: the backfill under a role with a small statement_timeou
   }, 180_000);
 
   it('a first chunk the timeout cancels is retried smaller, in the same run (statement_timeout, and transaction_timeout on 17+)', async () => {
-    // Fat sessions (20 000 messages each) and a 400 ms limit (800 ms of transaction): the first chunk (16 sessions,
-    // 320 000 messages) exceeds it and is cancelled (57014; transaction_timeout's 25P04 also
-    // ends the connection); the run goes on with smaller ones (4 sessions, then 1 if need be:
-    // 20 000 messages, well inside it even under load). The pacing reads both limits.
+    // 20 sessions of 2,000 messages (61 subagents each) and a 1 s limit. A trigger the test adds
+    // makes the first chunk writing more than 100 rows sleep 2 s, whatever the machine's speed
+    // (a sequence counts, and a cancelled transaction does not undo it): the first chunk (16
+    // sessions) overruns the limit and is cancelled (57014; transaction_timeout's 25P04 also
+    // ends the connection), and the run goes on with smaller ones. The pacing reads both limits.
     const fat = await openTestDb('postgres', 'package');
     try {
-      await seedBusyHostStore(fat, { sessions: 20, messages: 400_000, descriptionChars: 100, contiguous: true });
+      await seedBusyHostStore(fat, { sessions: 20, messages: 40_000, descriptionChars: 100, contiguous: true });
+      await fat.exec(`CREATE SEQUENCE wide_chunks;
+                      CREATE FUNCTION slow_wide_chunk() RETURNS trigger LANGUAGE plpgsql AS $f$
+                        BEGIN
+                          IF (SELECT count(*) FROM inserted) > 100 AND nextval('wide_chunks') = 1 THEN PERFORM pg_sleep(2); END IF;
+                          RETURN NULL;
+                        END $f$;
+                      CREATE TRIGGER slow_wide_chunk AFTER INSERT ON task_session_subagents
+                        REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION slow_wide_chunk();`);
       const [{ version, hasTransactionTimeout }] = await fat.query<{ version: number; hasTransactionTimeout: boolean }>(
         `SELECT current_setting('server_version_num')::int AS version, EXISTS (SELECT FROM pg_settings WHERE name = 'transaction_timeout') AS "hasTransactionTimeout"`,
       );
       expect(hasTransactionTimeout).toBe(version >= 170000); // PostgreSQL 17 added it
       for (const setting of hasTransactionTimeout ? ['statement_timeout', 'transaction_timeout'] : ['statement_timeout']) {
         const fatRole = `${role}_${setting.split('_')[0]}`;
-        await fat.exec('DELETE FROM task_session_subagents; DELETE FROM kandev_meta;');
+        await fat.exec('DELETE FROM task_session_subagents; DELETE FROM kandev_meta; ALTER SEQUENCE wide_chunks RESTART;');
         await admin.query(`CREATE ROLE ${fatRole} LOGIN SUPERUSER PASSWORD 'pw'`);
-        // transaction_timeout counts the whole chunk's transaction, not its INSERT alone: more room.
-        await admin.query(`ALTER ROLE ${fatRole} SET ${setting} = ${setting === 'statement_timeout' ? 400 : 800}`);
+        await admin.query(`ALTER ROLE ${fatRole} SET ${setting} = 1000`);
         const url = new URL(fat.location);
         url.username = fatRole;
         url.password = 'pw';

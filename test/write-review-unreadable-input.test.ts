@@ -13,6 +13,7 @@ import { steppingClock } from './helpers/clock.js';
 import { frame, storedToolCallIds } from './helpers/live-db.js';
 import { recordingLogger } from './helpers/recording-logger.js';
 import { insertSession } from './helpers/seed-host-rows.js';
+import { byDialect } from './helpers/by-dialect.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 
 const identityHolds = (c: WriterCounters) => c.attempted === c.skipped_no_identity + c.persisted + c.failed;
@@ -107,6 +108,46 @@ describeBothDialects('write review: unreadable input never rejects', (dialect) =
     expect(identityHolds(counters)).toBe(true);
     expect(logger.lines).toHaveLength(8);
     for (const line of logger.lines) expect(typeof line.fields.error).toBe('string');
+  });
+
+  it('a database error with no string form fails its own frame of a batch, never the others', async () => {
+    // The database raises a value with no string form on frame 'bad' only: SQLite through a host
+    // trigger calling a host function that throws it; PostgreSQL through the host's client (a
+    // wrapper, inside the host's transaction). The writers' own catch turned it into an Error
+    // by String(), which threw, and the whole batch failed with it (a review of the fixes).
+    const store = db.store({ clock: steppingClock(), logger: recordingLogger() });
+    const bad = () => Object.create(null) as object;
+    const batch = [frame({ toolCallId: 'good1' }), frame({ toolCallId: 'bad' }), frame({ toolCallId: 'good2' })];
+    const outcomes = await byDialect(dialect, {
+      sqlite: async () => {
+        db.sqlite!.function('host_audit', (id: unknown) => {
+          if (id === 'bad') throw bad();
+          return 1;
+        });
+        await db.exec('CREATE TRIGGER host_audit BEFORE INSERT ON task_session_subagents BEGIN SELECT host_audit(NEW.tool_call_id); END');
+        return store.recordFrames(batch);
+      },
+      postgres: async () => {
+        const client = await db.pool!.connect();
+        try {
+          await client.query('BEGIN');
+          const wrapper = {
+            query: (config: string | { text: string; values?: unknown[] }, values?: unknown[]) => {
+              const [text, params] = typeof config === 'string' ? [config, values] : [config.text, config.values];
+              if (!/^(SAVEPOINT|RELEASE|ROLLBACK)/.test(text) && JSON.stringify(params ?? []).includes('bad')) throw bad();
+              return client.query(config as never, values as never);
+            },
+          };
+          const result = await store.recordFrames(batch, { client: wrapper as never });
+          await client.query('COMMIT');
+          return result;
+        } finally {
+          client.release();
+        }
+      },
+    })();
+    expect(outcomes).toEqual(['persisted', 'failed', 'persisted']);
+    expect(await storedToolCallIds(db)).toEqual(['good1', 'good2']);
   });
 
   it('a batch whose length is no array length is an unreadable batch: a WARN, nothing counted, never a rejection', async () => {

@@ -31,12 +31,13 @@ export interface ILockBackfillSessionsQuery {
  * SELECT s.id AS "id!"
  *   FROM task_sessions AS s
  *  WHERE s.id = ANY(:sessionIds!::text[])
+ *  ORDER BY s.id
  *    FOR KEY SHARE OF s
  * ```
  */
 export const lockBackfillSessions = new PostgresManyQuery<ILockBackfillSessionsParams, ILockBackfillSessionsResult>(
   "lockBackfillSessions",
-  "SELECT s.id AS \"id!\"\n  FROM task_sessions AS s\n WHERE s.id = ANY($1::text[])\n   FOR KEY SHARE OF s",
+  "SELECT s.id AS \"id!\"\n  FROM task_sessions AS s\n WHERE s.id = ANY($1::text[])\n ORDER BY s.id\n   FOR KEY SHARE OF s",
   ["sessionIds"],
 );
 

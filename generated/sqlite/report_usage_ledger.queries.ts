@@ -16,12 +16,12 @@ export interface IReportUsageLedgerResult {
   subagent_type: string | null;
   model: string;
   runs: bigint;
-  requests: bigint | null;
-  input_tokens: bigint | null;
-  output_tokens: bigint | null;
-  cache_read_input_tokens: bigint | null;
-  cache_creation_input_tokens: bigint | null;
-  tokens: bigint | null;
+  requests: number | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cache_read_input_tokens: number | null;
+  cache_creation_input_tokens: number | null;
+  tokens: number | null;
   unreported: bigint;
 }
 
@@ -52,13 +52,13 @@ export interface IReportUsageLedgerQuery {
  *        sub.subagent_type AS "subagent_type?::string",
  *        u.model AS "model!::string",
  *        COUNT(DISTINCT length(u.task_session_id) || ' ' || u.task_session_id || ' ' || length(u.agent_execution_id) || ' ' || u.agent_execution_id || ' ' || u.tool_call_id) AS "runs!::bigint",
- *        SUM(u.requests * 1.0) AS "requests?::bigint",
- *        SUM(u.input_tokens * 1.0) AS "input_tokens?::bigint",
- *        SUM(u.output_tokens * 1.0) AS "output_tokens?::bigint",
- *        SUM(u.cache_read_input_tokens * 1.0) AS "cache_read_input_tokens?::bigint",
- *        SUM(u.cache_creation_input_tokens * 1.0) AS "cache_creation_input_tokens?::bigint",
+ *        SUM(u.requests * 1.0) AS "requests?::number",
+ *        SUM(u.input_tokens * 1.0) AS "input_tokens?::number",
+ *        SUM(u.output_tokens * 1.0) AS "output_tokens?::number",
+ *        SUM(u.cache_read_input_tokens * 1.0) AS "cache_read_input_tokens?::number",
+ *        SUM(u.cache_creation_input_tokens * 1.0) AS "cache_creation_input_tokens?::number",
  *        SUM(CASE WHEN COALESCE(u.input_tokens, u.output_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens) IS NOT NULL
- *                 THEN COALESCE(u.input_tokens, 0) * 1.0 + COALESCE(u.output_tokens, 0) + COALESCE(u.cache_read_input_tokens, 0) + COALESCE(u.cache_creation_input_tokens, 0) END) AS "tokens?::bigint",
+ *                 THEN COALESCE(u.input_tokens, 0) * 1.0 + COALESCE(u.output_tokens, 0) + COALESCE(u.cache_read_input_tokens, 0) + COALESCE(u.cache_creation_input_tokens, 0) END) AS "tokens?::number",
  *        COUNT(*) - COUNT(u.input_tokens + u.output_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens) AS "unreported!::bigint"
  *   FROM scoped AS sc
  *   JOIN task_session_subagent_usage AS u ON u.task_session_id = sc.id

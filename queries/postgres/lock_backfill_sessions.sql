@@ -9,7 +9,8 @@
  * docs/migrations.md). KEY SHARE conflicts only with a delete or a key update: the host's
  * ordinary session updates (state, updated_at) and its message writes never wait. No SKIP
  * LOCKED: a session locked by a host's in-flight update is waited for, never skipped, or its
- * rows would be a gap. Locking a row needs the UPDATE privilege on a column of task_sessions
+ * rows would be a gap. In key order, as the walk reads them, whatever the plan: a host deleting
+ * several sessions in one transaction in that order can then not deadlock with a chunk. Locking a row needs the UPDATE privilege on a column of task_sessions
  * (docs/deploying.md, Permissions).
  */
 /* @returns many */
@@ -17,4 +18,5 @@
 SELECT s.id AS "id!"
   FROM task_sessions AS s
  WHERE s.id = ANY(:sessionIds!::text[])
+ ORDER BY s.id
    FOR KEY SHARE OF s;

@@ -23,8 +23,10 @@
  * statement over the whole table instead, on a store whose qualifying messages are old or
  * absent, ran past a role's statement_timeout on every boot (an adversarial review: 0.3–0.5 s
  * over 600k newer messages). Each window's reads stay before any chunk's INSERT, so the mark
- * still only under-claims. The edge comes back as the column's own text (timestamp or
- * timestamptz, exact to the microsecond) and goes back as :before, typed by the column.
+ * still only under-claims. The edge comes back as the column's own text and goes back as
+ * :before, typed by the column, so it is exact to the microsecond (for a timestamptz column
+ * too, whatever the session's TimeZone); the mark's own text assumes the host's TIMESTAMP
+ * holding UTC, as above.
  * Cost: the edge walks the host's created_at index backwards over :limit entries; the newest
  * qualifying message is the first in created_at order from :before, so the same walk stops at
  * it. Each message's document is validated and parsed once (the LATERAL), and only when its

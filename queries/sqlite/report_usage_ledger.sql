@@ -25,7 +25,8 @@
  * Overflow: every token SUM is taken over REAL (x * 1.0). SUM over integers raises "integer
  * overflow" past int64, and the live path stores any int64 a subagent reports, so one such
  * figure would fail every report of its scope; over REAL it cannot fail, and it is exact below
- * 2^53, which is all a figure keeps once read (src/count.ts), as report_tokens.sql's TOTAL().
+ * 2^53, which is all a figure keeps once read (src/count.ts), as report_tokens.sql's TOTAL();
+ * the sums come back as REAL (numbers).
  * (SQLite's + turns to REAL on overflow by itself.) `runs` length-prefixes each id before
  * joining them: an id may hold the separator, and two runs must never read as one.
  *
@@ -47,13 +48,13 @@ SELECT 'subagent' AS "side!::string",
        sub.subagent_type AS "subagent_type?::string",
        u.model AS "model!::string",
        COUNT(DISTINCT length(u.task_session_id) || ' ' || u.task_session_id || ' ' || length(u.agent_execution_id) || ' ' || u.agent_execution_id || ' ' || u.tool_call_id) AS "runs!::bigint",
-       SUM(u.requests * 1.0) AS "requests?::bigint",
-       SUM(u.input_tokens * 1.0) AS "input_tokens?::bigint",
-       SUM(u.output_tokens * 1.0) AS "output_tokens?::bigint",
-       SUM(u.cache_read_input_tokens * 1.0) AS "cache_read_input_tokens?::bigint",
-       SUM(u.cache_creation_input_tokens * 1.0) AS "cache_creation_input_tokens?::bigint",
+       SUM(u.requests * 1.0) AS "requests?::number",
+       SUM(u.input_tokens * 1.0) AS "input_tokens?::number",
+       SUM(u.output_tokens * 1.0) AS "output_tokens?::number",
+       SUM(u.cache_read_input_tokens * 1.0) AS "cache_read_input_tokens?::number",
+       SUM(u.cache_creation_input_tokens * 1.0) AS "cache_creation_input_tokens?::number",
        SUM(CASE WHEN COALESCE(u.input_tokens, u.output_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens) IS NOT NULL
-                THEN COALESCE(u.input_tokens, 0) * 1.0 + COALESCE(u.output_tokens, 0) + COALESCE(u.cache_read_input_tokens, 0) + COALESCE(u.cache_creation_input_tokens, 0) END) AS "tokens?::bigint",
+                THEN COALESCE(u.input_tokens, 0) * 1.0 + COALESCE(u.output_tokens, 0) + COALESCE(u.cache_read_input_tokens, 0) + COALESCE(u.cache_creation_input_tokens, 0) END) AS "tokens?::number",
        COUNT(*) - COUNT(u.input_tokens + u.output_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens) AS "unreported!::bigint"
   FROM scoped AS sc
   JOIN task_session_subagent_usage AS u ON u.task_session_id = sc.id

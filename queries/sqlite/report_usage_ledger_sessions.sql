@@ -50,7 +50,7 @@ WITH scoped AS MATERIALIZED (
 ), sessions AS (
   SELECT sc.task_id, sc.id,
          COUNT(r.tool_call_id) AS runs,
-         CASE WHEN COUNT(r.tool_call_id) = 0 THEN 0 WHEN COUNT(r.tokens) > 0 THEN SUM(r.tokens) END AS subagent_tokens,
+         CASE WHEN COUNT(r.tool_call_id) = 0 THEN 0.0 WHEN COUNT(r.tokens) > 0 THEN SUM(r.tokens) END AS subagent_tokens,
          COALESCE(SUM(r.unreported), 0) AS subagent_unreported,
          SUM(sub.total_tokens * 1.0) AS reported_total_tokens,
          COUNT(sub.total_tokens) AS reported_runs
@@ -70,11 +70,11 @@ SELECT level AS "level!::string",
        id AS "task_session_id?::string",
        sessions AS "sessions!::bigint",
        runs AS "runs!::bigint",
-       subagent_tokens AS "subagent_tokens?::bigint",
+       subagent_tokens AS "subagent_tokens?::number",
        subagent_unreported AS "subagent_unreported!::bigint",
-       parent_tokens AS "parent_tokens?::bigint",
+       parent_tokens AS "parent_tokens?::number",
        parent_unreported AS "parent_unreported!::bigint",
-       reported_total_tokens AS "reported_total_tokens?::bigint",
+       reported_total_tokens AS "reported_total_tokens?::number",
        reported_runs AS "reported_runs!::bigint"
   FROM per_session
 UNION ALL

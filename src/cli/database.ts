@@ -32,12 +32,14 @@ export const POSTGRES_URL = /^postgres(ql)?:\/\//i;
 
 /**
  * A connection string meant for some other client (`postgresql+psycopg://…`, `mysql://…`, a
- * URL after a stray space, a libpq `host=… password=…` string) is never a SQLite file name:
- * read as one it would be printed (`no such SQLite file: …`, the password with it) and even
- * created by `import`. Refused instead, and never echoed: it may hold a password.
+ * URL after a stray space or inside quotes, as Docker's --env-file keeps them, a libpq
+ * `host=… password=…` string, a Go DSN `user:password@tcp(host)/db`) is never a SQLite file
+ * name: read as one it would be printed (`no such SQLite file: …`, the password with it) and
+ * even created by `import`. Refused instead, and never echoed: it may hold a password. (A file
+ * whose name has `://`, `password=` or starts `name:…@` must be renamed or linked to be read.)
  */
 export function looksLikeConnectionString(value: string): boolean {
-  return /^\s*[a-z][a-z0-9+.-]*:\/\//i.test(value) || /password\s*=/i.test(value);
+  return /[a-z][a-z0-9+.-]*:\/\//i.test(value) || /password\s*=/i.test(value) || /^\W*[^\s/@:]+:[^\s/@]*@/.test(value);
 }
 
 export function databaseTarget(values: { sqlite?: string; postgres?: string }): DatabaseTarget {
