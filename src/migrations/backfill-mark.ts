@@ -1,9 +1,11 @@
-// The high-water mark (AC-24 point 1) read in windows, where the dialect reads it so
-// (PostgreSQL: queries/postgres/read_backfill_through.sql says why): the newest window first,
-// each in a locked transaction of its own, sized to the pacing's time target as the chunks are,
-// and retried at a quarter of its size when the role's time limit cancels it. Every window is
-// read before ./backfill-step.ts writes the mark, so before any chunk's INSERT (AC-24d): the
-// mark can only under-claim. SQLite reads it in one statement inside that step's transaction.
+// The high-water mark (AC-24 point 1), read before ./backfill-step.ts writes it, so before any
+// chunk's INSERT (AC-24d): the mark can only under-claim. Never inside a transaction holding the
+// write lock: SQLite reads it in one statement, outside any transaction (a WAL read never blocks
+// a host's write; inside BEGIN IMMEDIATE the read held every host write for its whole length,
+// 0.3 s over a day of messages in the busy-host test). PostgreSQL reads it in windows
+// (queries/postgres/read_backfill_through.sql says why): the newest window first, each in a
+// locked transaction of its own, sized to the pacing's time target as the chunks are, and
+// retried at a quarter of its size when the role's time limit cancels it.
 import { isTimeLimit, keysPresent, nextChunkSize } from './backfill-pacing.js';
 import { awaited, type Flow } from './flow.js';
 import type { BackfillPacing, MigrationDatabase, MigrationPrimitives } from './migration-database.js';
@@ -24,7 +26,7 @@ function* markWindow(db: MigrationPrimitives, before: string, limit: number, gua
   if ((yield* awaited(db.readKey(MARK_KEY))) !== undefined) return { kind: 'written' };
   yield* guard(db);
   const read = db.readBackfillThroughWindow;
-  if (!read) throw new Error('readMarkInWindows: this dialect reads its mark in one statement');
+  if (!read) throw new Error('readMarkInWindows: a dialect reads its mark in one statement or in windows');
   return { kind: 'window', ...(yield* awaited(read(before, limit))) };
 }
 
@@ -32,10 +34,23 @@ function* markWindow(db: MigrationPrimitives, before: string, limit: number, gua
 export const MARK_KEY = 'subagent_context_backfill_pending_through';
 
 /**
- * The mark, window by window from the newest message: a value to write; 'written' when another
- * migrator wrote one first; 'skipped' when the store activated meanwhile.
+ * The mark: a value to write; 'written' when another migrator wrote one first; 'skipped' when
+ * the store activated meanwhile (the windows' answers; the one-statement read leaves both to the
+ * transaction that writes it, which re-reads the guard).
  */
-export async function readMarkInWindows(
+export async function readMark(
+  db: MigrationDatabase,
+  pacing: Pick<BackfillPacing, 'targetMs'>,
+  guard: (p: MigrationPrimitives) => Flow<void>,
+): Promise<string | 'written' | 'skipped'> {
+  const whole = await db.unlocked(function* (p) {
+    return p.readBackfillThrough ? yield* awaited(p.readBackfillThrough()) : undefined;
+  });
+  return whole ?? readMarkInWindows(db, pacing, guard);
+}
+
+/** The mark, window by window from the newest message (PostgreSQL). */
+async function readMarkInWindows(
   db: MigrationDatabase,
   pacing: Pick<BackfillPacing, 'targetMs'>,
   guard: (p: MigrationPrimitives) => Flow<void>,

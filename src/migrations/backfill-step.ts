@@ -18,7 +18,7 @@
 //           keys (and the staging table), in that one transaction: both keys or neither (AC-24d).
 import { ACTIVATION_KEYS } from '../activation-keys.js';
 import type { BackfillProgress, MigrationOptions } from '../types.js';
-import { readMarkInWindows, MARK_KEY } from './backfill-mark.js';
+import { readMark, MARK_KEY } from './backfill-mark.js';
 import { isTimeLimit, keysPresent, nextChunkSize, pause, pauseAfter, progressFigure } from './backfill-pacing.js';
 import { endStaging, stageCandidates, stagingComplete, startStaging, STAGE_PROGRESS_KEYS } from './backfill-stage.js';
 import { awaited, type Flow } from './flow.js';
@@ -59,7 +59,8 @@ function* refuseUntrustedHelper(db: MigrationPrimitives): Flow<void> {
 /**
  * The first transaction: the guard, and the high-water mark read once, before any INSERT.
  * 'skipped', or the phase the walk begins with ('stage' where the dialect stages); 'mark' when
- * the dialect reads the mark in windows first (./backfill-mark.ts), then passes it here.
+ * no mark is kept yet: the runner reads one outside this transaction (./backfill-mark.ts), so no
+ * host write waits for that read, then passes it here.
  */
 function* startBackfill(db: MigrationPrimitives, mark?: string): Flow<'skipped' | 'mark' | BackfillProgress['phase']> {
   // AC-24d: the guard is BOTH keys, re-read under the lock; a partial pair re-runs (every
@@ -71,8 +72,8 @@ function* startBackfill(db: MigrationPrimitives, mark?: string): Flow<'skipped' 
   // a message committed into a session the walk had passed).
   const fresh = (yield* awaited(db.readKey(BACKFILL_PROGRESS_KEYS.through))) === undefined;
   if (fresh) {
-    if (mark === undefined && !db.readBackfillThrough) return 'mark';
-    const through = mark ?? (yield* awaited(db.readBackfillThrough!()));
+    if (mark === undefined) return 'mark';
+    const through = mark;
     yield* awaited(db.writeKeyOnce(BACKFILL_PROGRESS_KEYS.through, through));
     // A new mark starts the walk over. Progress kept from an earlier mark (whose key was removed
     // by hand) would let this later mark claim messages committed into sessions that walk had passed.
@@ -140,7 +141,7 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
   const pacing = await db.backfillPacing(options.backfillChunk);
   let start = await db.locked((p) => startBackfill(p));
   if (start === 'mark') {
-    const mark = await readMarkInWindows(db, pacing, refuseUntrustedHelper);
+    const mark = await readMark(db, pacing, refuseUntrustedHelper);
     if (mark === 'skipped') return 'skipped';
     start = await db.locked((p) => startBackfill(p, mark === 'written' ? undefined : mark));
     // 'mark' again only if another migrator's mark key was removed meanwhile: the next run reads it again.

@@ -62,7 +62,7 @@ export interface MigrationPrimitives {
   writeKeyOnce(key: string, value: string): MaybePromise<void>;
   /**
    * AC-24 point 1: the newest qualifying created_at as a key value, or '' (AC-24f), in one read
-   * (SQLite, under its write lock). Absent where the dialect reads it in windows instead.
+   * (SQLite, outside any transaction). Absent where the dialect reads it in windows instead.
    */
   readBackfillThrough?(): MaybePromise<string>;
   /**
