@@ -31,7 +31,8 @@ export function toError(value: unknown): Error {
   }
 }
 
-function tagOf(value: unknown): string {
+/** `[object Object]`-style tag, or the value's type when even that cannot be read (a Proxy's traps). */
+export function tagOf(value: unknown): string {
   try {
     return Object.prototype.toString.call(value);
   } catch {

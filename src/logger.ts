@@ -4,6 +4,7 @@
 // that throws, rejects, or lacks a method never breaks the store, fails a frame, turns a
 // migration step into a rejection, or reads as a database error in checkHealth().
 import type { Logger, StoreOptions } from './types.js';
+import { tagOf } from './errors.js';
 
 export const defaultLogger: Logger = {
   warn(fields, msg) {
@@ -50,14 +51,5 @@ export function describeError(err: unknown): { error: string; code?: string } {
     return { error: String(err) };
   } catch {
     return { error: `${tagOf(err)} (no string form)` };
-  }
-}
-
-/** `[object Object]`-style tag, or the value's type when even that cannot be read (a Proxy's traps). */
-function tagOf(value: unknown): string {
-  try {
-    return Object.prototype.toString.call(value);
-  } catch {
-    return `[${typeof value}]`;
   }
 }

@@ -4,15 +4,19 @@
 // transaction under the migration lock (SQLite: BEGIN IMMEDIATE; PostgreSQL: the advisory
 // lock), and test/migrations-backfill-order observes it through each real database.
 //
-//   start   (one transaction) the guard (BOTH keys, AC-24d); the high-water mark read ONCE,
-//           before any chunk's INSERT (AC-24d), and kept in kandev_meta with the cursor, so a
-//           crash or a second migrator resumes from the database, never from memory.
+//   mark    the high-water mark read ONCE, before any chunk's INSERT (AC-24d), outside the
+//           lock-holding transactions (./backfill-mark.ts: SQLite one plain read, PostgreSQL
+//           windows of their own).
+//   start   (one transaction) the guard (BOTH keys, AC-24d); the mark kept in kandev_meta with
+//           the cursor, so a crash or a second migrator resumes from the database, never from
+//           memory.
 //   stage   (SQLite only, ./backfill-stage.ts) the candidates found in storage order, a
 //           rowid range per transaction, kept in a staging table the chunks then read (and
 //           again if a chunk finds it incomplete: another process restarted it).
 //   chunk   (one transaction each) the next sessions in key order after the cursor (on
-//           PostgreSQL read, then locked FOR KEY SHARE by key), their messages' rows (AC-21b's winner is per session and tool call, so a chunk holds
-//           every message that competes for a row), the cursor moved past them.
+//           PostgreSQL read, then locked FOR KEY SHARE by key), their messages' rows
+//           (AC-21b's winner is per session and tool call, so a chunk holds every message
+//           that competes for a row), the cursor moved past them.
 //   last    the chunk that finds the sessions exhausted samples capture_since AFTER its
 //           INSERT (AC-24 point 4), writes both keys (write-once) and removes the progress
 //           keys (and the staging table), in that one transaction: both keys or neither (AC-24d).
