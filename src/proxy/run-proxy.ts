@@ -44,7 +44,8 @@ const envMs = (name: string, fallback: number) => {
 };
 
 function summaryLine(s: TeeSummary, backgroundMs: number, logFile: string): string | null {
-  const lost = s.dropped + s.unwritten + s.writerLost + s.oversize + s.failed + s.recognizerErrors + s.unrecognizedDelegations + s.ledgerFailed;
+  const lost =
+    s.dropped + s.unwritten + s.writerLost + s.writerUnconfirmed + s.oversize + s.failed + s.recognizerErrors + s.unrecognizedDelegations + s.ledgerFailed;
   if (lost === 0 && s.background === 0) return null;
   const parts = [
     s.background &&
@@ -52,6 +53,7 @@ function summaryLine(s: TeeSummary, backgroundMs: number, logFile: string): stri
     s.dropped && `${s.dropped} lines dropped (the queue was full)`,
     s.unwritten && `${s.unwritten} lines not written when the writer's time ran out`,
     s.writerLost && `${s.writerLost} lines not recorded: ${s.writerGone ?? 'the writer stopped'}`,
+    s.writerUnconfirmed && `${s.writerUnconfirmed} lines in the writer's hands when it stopped, recorded or not (it had not confirmed them)`,
     s.oversize && `${s.oversize} oversize lines not parsed`,
     s.failed && `${s.failed} writes failed`,
     s.recognizerErrors && `${s.recognizerErrors} recognizer errors`,

@@ -35,8 +35,13 @@ export interface TeeSummary extends WriterStats {
   background: number;
   oversize: number;
   unavailable: boolean;
-  /** Lines the writer process never recorded because it exited (in its hands, queued, or offered after), and why it exited. */
+  /** Lines the writer process never recorded because it exited (still queued, or offered after), and why it exited. */
   writerLost: number;
+  /**
+   * Lines the writer had been handed but had not confirmed when it exited: it may have committed
+   * them (its confirmation follows the commit), so they are neither counted as written nor as lost.
+   */
+  writerUnconfirmed: number;
   writerGone: string | null;
 }
 
@@ -50,6 +55,7 @@ export class Tee {
   private oversize = 0;
   private unavailable = false;
   private writerLost = 0;
+  private writerUnconfirmed = 0;
   private writerGone: string | null = null;
   private stats: WriterStats = { lines: 0, recognized: 0, written: 0, failed: 0, recognizerErrors: 0, unrecognizedDelegations: 0, ledgerFailed: 0 };
   /** Set while the proxy waits for the writer to finish at exit: its 'closed' (or its death) ends the wait. */
@@ -109,9 +115,10 @@ export class Tee {
     this.dead = true;
     this.pump.stop();
     this.writerGone = reason;
-    // On the channel or in the writer's hands, and still queued: lost with the writer, and said so
-    // (not as a full queue, nor as a time cap at exit).
-    this.writerLost += Math.max(0, this.writer.sentLines - this.stats.lines) + this.queue.takeAll().length;
+    // Still queued: lost with the writer, and said so (not as a full queue, nor as a time cap at
+    // exit). On the channel or in its hands: perhaps committed just before it died, so unknown.
+    this.writerUnconfirmed = Math.max(0, this.writer.sentLines - this.stats.lines);
+    this.writerLost += this.queue.takeAll().length;
     if (this.closed) return this.closed(0);
     this.warn.always(`${reason}; the session goes on unrecorded`);
   }
@@ -125,6 +132,7 @@ export class Tee {
       oversize: this.oversize,
       unavailable: this.unavailable,
       writerLost: this.writerLost,
+      writerUnconfirmed: this.writerUnconfirmed,
       writerGone: this.writerGone,
     };
   }
