@@ -3,6 +3,9 @@
 // and the lines a dead writer took with it are counted as such, not as a full queue or a time
 // cap. The real binary in front of `cat`, both dialects, and the rate limit on its own.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RateLimitedWarn } from '../src/proxy/rate-limited-warn.js';
 import { assertBuilt, CLI } from './helpers/cli.js';
@@ -82,12 +85,51 @@ describeBothDialects('proxy: a writer that dies', (dialect) => {
       // Line 0 is committed (its row was read above), but the kill may land before the writer's
       // confirmation reaches the proxy: then it is counted as unconfirmed, never as lost nor twice.
       const written = Number(/(\d+) writes recorded/.exec(stderr)?.[1]);
-      const unconfirmed = written > 0 ? '' : ", 1 lines in the writer's hands when it stopped, recorded or not (it had not confirmed them)";
+      const unconfirmed = written > 0 ? '' : ', 1 lines recorded or not: the writer exited (SIGKILL) before confirming them';
       expect(stderr).toContain(`subagent-context proxy: ${written} writes recorded; 20 lines not recorded: the writer exited (SIGKILL)${unconfirmed}\n`);
       expect(stderr).not.toContain('queue was full');
       expect(stderr).not.toContain('time ran out');
     } finally {
       await store.close();
+    }
+  });
+
+  it('killed while the proxy waits for it at exit: the summary names the exit, and what it held is "recorded or not", not lost', async () => {
+    const store = await openProxyStore(dialect);
+    const tmp = mkdtempSync(join(tmpdir(), 'proxy-trouble-'));
+    try {
+      const env = { ...process.env, ...PROXY_TEST_ENV, SUBAGENT_CONTEXT_PROXY_DRAIN_MS: '60000', TMPDIR: tmp };
+      const proxy = spawn(process.execPath, [CLI, 'proxy', ...store.args, '--', 'cat'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+      let stderr = '';
+      let echoed = 0;
+      proxy.stderr.on('data', (c: Buffer) => void (stderr += c.toString()));
+      proxy.stdout.on('data', (c: Buffer) => void (echoed += c.toString().split('\n').length - 1));
+      const closed = new Promise<number | null>((r) => proxy.on('close', r));
+      proxy.stdin.write(line(0));
+      while ((await store.query('SELECT 1 FROM task_session_subagents').catch(() => [])).length === 0) await delay(20);
+      const writer = await proxyWriterPid(proxy.pid!);
+      process.kill(writer, 'SIGSTOP'); // it reads and writes nothing more
+      proxy.stdin.write(line(1)); // a batch that never ends: what follows stays queued, and goes to the hand-over file
+      await delay(300);
+      for (let i = 2; i <= 20; i++) proxy.stdin.write(line(i));
+      while (echoed < 21) await delay(10);
+      proxy.stdin.end(); // the agent exits; the proxy hands everything over and waits for the writer
+      const handOverFile = () => readdirSync(tmp, { recursive: true }).some((n) => String(n).endsWith(`handover-${writer}.bin`));
+      while (!handOverFile()) await delay(10);
+      process.kill(writer, 'SIGKILL');
+      expect(await closed).toBe(0);
+      // Lines 1–20 are in its hands (on the channel or in the file); so is line 0 when its
+      // confirmation had not reached the proxy before the stop. None is counted as lost.
+      const written = Number(/(\d+) writes recorded/.exec(stderr)?.[1]);
+      const held = written > 0 ? 20 : 21;
+      expect(stderr).toContain(
+        `subagent-context proxy: ${written} writes recorded; ${held} lines recorded or not: the writer exited (SIGKILL) before confirming them\n`,
+      );
+      expect(stderr).not.toContain('not recorded');
+      expect(stderr).not.toContain('time ran out');
+    } finally {
+      await store.close();
+      rmSync(tmp, { recursive: true, force: true });
     }
   });
 });

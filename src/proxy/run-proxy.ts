@@ -53,7 +53,7 @@ function summaryLine(s: TeeSummary, backgroundMs: number, logFile: string): stri
     s.dropped && `${s.dropped} lines dropped (the queue was full)`,
     s.unwritten && `${s.unwritten} lines not written when the writer's time ran out`,
     s.writerLost && `${s.writerLost} lines not recorded: ${s.writerGone ?? 'the writer stopped'}`,
-    s.writerUnconfirmed && `${s.writerUnconfirmed} lines in the writer's hands when it stopped, recorded or not (it had not confirmed them)`,
+    s.writerUnconfirmed && `${s.writerUnconfirmed} lines recorded or not: ${s.writerGone ?? 'the writer stopped'} before confirming them`,
     s.oversize && `${s.oversize} oversize lines not parsed`,
     s.failed && `${s.failed} writes failed`,
     s.recognizerErrors && `${s.recognizerErrors} recognizer errors`,

@@ -5,7 +5,7 @@
 // writer during the session: if it cannot start or dies, the relay goes on and the lines are
 // counted as dropped. This file keeps the counts and decides what the exit summary says.
 import { BatchPump } from './batch-pump.js';
-import { handOver } from './hand-over.js';
+import { handOver, type HandOver } from './hand-over.js';
 import { LineTap } from './line-tap.js';
 import type { RateLimitedWarn } from './rate-limited-warn.js';
 import { TeeQueue } from './tee-queue.js';
@@ -38,8 +38,9 @@ export interface TeeSummary extends WriterStats {
   /** Lines the writer process never recorded because it exited (still queued, or offered after), and why it exited. */
   writerLost: number;
   /**
-   * Lines the writer had been handed but had not confirmed when it exited: it may have committed
-   * them (its confirmation follows the commit), so they are neither counted as written nor as lost.
+   * Lines in the writer's hands (on the channel, or in the hand-over file) that it had not
+   * confirmed when it exited: it may have committed them (its confirmation follows the commit),
+   * so they are counted neither as written nor as lost.
    */
   writerUnconfirmed: number;
   writerGone: string | null;
@@ -60,6 +61,8 @@ export class Tee {
   private stats: WriterStats = { lines: 0, recognized: 0, written: 0, failed: 0, recognizerErrors: 0, unrecognizedDelegations: 0, ledgerFailed: 0 };
   /** Set while the proxy waits for the writer to finish at exit: its 'closed' (or its death) ends the wait. */
   private closed: ((unwritten: number) => void) | null = null;
+  /** The exit's hand-over, once made: its batches not yet on the channel never reached the writer. */
+  private handed: HandOver | null = null;
 
   constructor(
     config: WriterConfig,
@@ -115,10 +118,12 @@ export class Tee {
     this.dead = true;
     this.pump.stop();
     this.writerGone = reason;
-    // Still queued: lost with the writer, and said so (not as a full queue, nor as a time cap at
-    // exit). On the channel or in its hands: perhaps committed just before it died, so unknown.
-    this.writerUnconfirmed = Math.max(0, this.writer.sentLines - this.stats.lines);
-    this.writerLost += this.queue.takeAll().length;
+    // Still queued, or handed over but not on the channel yet: lost with the writer, and said so
+    // (not as a full queue, nor as a time cap at exit). In its hands and not confirmed: perhaps
+    // committed just before it died, so unknown.
+    const unsent = this.handed?.unsentLines() ?? 0;
+    this.writerUnconfirmed = Math.max(0, this.writer.sentLines - unsent - this.stats.lines);
+    this.writerLost += unsent + this.queue.takeAll().length;
     if (this.closed) return this.closed(0);
     this.warn.always(`${reason}; the session goes on unrecorded`);
   }
@@ -151,7 +156,7 @@ export class Tee {
       return this.summary(this.queue.takeAll().length, 0);
     }
     // Not waiting for 'ready' or 'done': the writer reads the channel into its own backlog.
-    const handed = handOver(this.writer, this.queue, backgroundMs);
+    const handed = (this.handed = handOver(this.writer, this.queue, backgroundMs));
     const ended = new Promise<number>((r) => (this.closed = r));
     const unwritten = await Promise.race([ended, delay(foregroundMs).then(() => null)]);
     this.dead = true;

@@ -48,7 +48,15 @@ export class WriterChannel {
       this.heard?.();
     });
     this.child.on('error', (err) => events.gone(`the writer stopped: ${err.message}`));
-    this.child.on('exit', (code, signal) => events.gone(`the writer exited (${signal ?? code})`));
+    // Reported once the channel has handed over every message the writer sent before it died
+    // ('disconnect' comes only when none is still being received): a 'done' for a batch it
+    // committed must count before its lines are counted as unconfirmed.
+    this.child.on('exit', (code, signal) => {
+      const gone = () => events.gone(`the writer exited (${signal ?? code})`);
+      if (!this.child.connected) return gone();
+      this.child.once('disconnect', gone);
+      setTimeout(gone, 1_000).unref(); // bounded: a channel some other process still holds (events.gone keeps the first)
+    });
   }
 
   get pid(): number {
@@ -87,6 +95,7 @@ export class WriterChannel {
   /** Leaves the writer to finish alone: its exit is no longer reported, and the proxy may exit before it. */
   leave(): void {
     this.child.removeAllListeners('exit');
+    this.child.removeAllListeners('disconnect');
     if (this.child.connected) this.child.disconnect();
     this.child.unref();
   }
