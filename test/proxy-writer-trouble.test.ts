@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RateLimitedWarn } from '../src/proxy/rate-limited-warn.js';
 import { assertBuilt, CLI } from './helpers/cli.js';
-import { openProxyStore, PROXY_TEST_ENV, proxyWriterPid } from './helpers/proxy-store.js';
+import { openProxyStore, PROXY_TEST_ENV, proxyWriterPid, type ProxyStore } from './helpers/proxy-store.js';
 import { describeBothDialects } from './helpers/test-db.js';
 
 beforeAll(assertBuilt);
@@ -32,6 +32,25 @@ const line = (i: number) =>
   })}\n`;
 
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The built proxy in front of `cat`, its first line written and stored: the writer is open and working. */
+async function proxyWithOneRow(store: ProxyStore, env: NodeJS.ProcessEnv = {}) {
+  const proxy = spawn(process.execPath, [CLI, 'proxy', ...store.args, '--', 'cat'], {
+    env: { ...process.env, ...PROXY_TEST_ENV, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const seen = { stderr: '', echoed: 0 };
+  proxy.stderr.on('data', (c: Buffer) => void (seen.stderr += c.toString()));
+  proxy.stdout.on('data', (c: Buffer) => void (seen.echoed += c.toString().split('\n').length - 1));
+  const closed = new Promise<number | null>((r) => proxy.on('close', r));
+  proxy.stdin.write(line(0));
+  const end = Date.now() + 30_000;
+  while ((await store.query('SELECT 1 FROM task_session_subagents').catch(() => [])).length === 0) {
+    if (Date.now() > end) throw new Error(`the first row never came: ${seen.stderr}`);
+    await delay(20);
+  }
+  return { proxy, seen, closed, writer: await proxyWriterPid(proxy.pid!) };
+}
 
 describe('the WARN rate limit', () => {
   it('holds back a WARN within the interval, never a change of state, which also says what was held back', () => {
@@ -59,36 +78,21 @@ describeBothDialects('proxy: a writer that dies', (dialect) => {
   it('killed mid-session: one WARN names it, and the summary counts the lines lost with it (not a full queue)', async () => {
     const store = await openProxyStore(dialect);
     try {
-      const proxy = spawn(process.execPath, [CLI, 'proxy', ...store.args, '--', 'cat'], {
-        env: { ...process.env, ...PROXY_TEST_ENV },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      let stderr = '';
-      let echoed = 0;
-      proxy.stderr.on('data', (c: Buffer) => void (stderr += c.toString()));
-      proxy.stdout.on('data', (c: Buffer) => void (echoed += c.toString().split('\n').length - 1));
-      const closed = new Promise<number | null>((r) => proxy.on('close', r));
-      proxy.stdin.write(line(0));
-      const end = Date.now() + 30_000;
-      while ((await store.query('SELECT 1 FROM task_session_subagents').catch(() => [])).length === 0) {
-        if (Date.now() > end) throw new Error(`the first row never came: ${stderr}`);
-        await delay(20);
-      }
-      const writer = await proxyWriterPid(proxy.pid!);
+      const { proxy, seen, closed, writer } = await proxyWithOneRow(store);
       process.kill(writer, 'SIGKILL');
-      while (!stderr.includes('the writer exited')) await delay(10);
+      while (!seen.stderr.includes('the writer exited')) await delay(10);
       for (let i = 1; i <= 20; i++) proxy.stdin.write(line(i));
-      while (echoed < 21) await delay(10);
+      while (seen.echoed < 21) await delay(10);
       proxy.stdin.end();
       expect(await closed).toBe(0);
-      expect(stderr).toContain('subagent-context proxy: WARN the writer exited (SIGKILL); the session goes on unrecorded\n');
+      expect(seen.stderr).toContain('subagent-context proxy: WARN the writer exited (SIGKILL); the session goes on unrecorded\n');
       // Line 0 is committed (its row was read above), but the kill may land before the writer's
       // confirmation reaches the proxy: then it is counted as unconfirmed, never as lost nor twice.
-      const written = Number(/(\d+) writes recorded/.exec(stderr)?.[1]);
+      const written = Number(/(\d+) writes recorded/.exec(seen.stderr)?.[1]);
       const unconfirmed = written > 0 ? '' : ', 1 lines recorded or not: the writer exited (SIGKILL) before confirming them';
-      expect(stderr).toContain(`subagent-context proxy: ${written} writes recorded; 20 lines not recorded: the writer exited (SIGKILL)${unconfirmed}\n`);
-      expect(stderr).not.toContain('queue was full');
-      expect(stderr).not.toContain('time ran out');
+      expect(seen.stderr).toContain(`subagent-context proxy: ${written} writes recorded; 20 lines not recorded: the writer exited (SIGKILL)${unconfirmed}\n`);
+      expect(seen.stderr).not.toContain('queue was full');
+      expect(seen.stderr).not.toContain('time ran out');
     } finally {
       await store.close();
     }
@@ -98,21 +102,12 @@ describeBothDialects('proxy: a writer that dies', (dialect) => {
     const store = await openProxyStore(dialect);
     const tmp = mkdtempSync(join(tmpdir(), 'proxy-trouble-'));
     try {
-      const env = { ...process.env, ...PROXY_TEST_ENV, SUBAGENT_CONTEXT_PROXY_DRAIN_MS: '60000', TMPDIR: tmp };
-      const proxy = spawn(process.execPath, [CLI, 'proxy', ...store.args, '--', 'cat'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-      let stderr = '';
-      let echoed = 0;
-      proxy.stderr.on('data', (c: Buffer) => void (stderr += c.toString()));
-      proxy.stdout.on('data', (c: Buffer) => void (echoed += c.toString().split('\n').length - 1));
-      const closed = new Promise<number | null>((r) => proxy.on('close', r));
-      proxy.stdin.write(line(0));
-      while ((await store.query('SELECT 1 FROM task_session_subagents').catch(() => [])).length === 0) await delay(20);
-      const writer = await proxyWriterPid(proxy.pid!);
+      const { proxy, seen, closed, writer } = await proxyWithOneRow(store, { SUBAGENT_CONTEXT_PROXY_DRAIN_MS: '60000', TMPDIR: tmp });
       process.kill(writer, 'SIGSTOP'); // it reads and writes nothing more
       proxy.stdin.write(line(1)); // a batch that never ends: what follows stays queued, and goes to the hand-over file
       await delay(300);
       for (let i = 2; i <= 20; i++) proxy.stdin.write(line(i));
-      while (echoed < 21) await delay(10);
+      while (seen.echoed < 21) await delay(10);
       proxy.stdin.end(); // the agent exits; the proxy hands everything over and waits for the writer
       const handOverFile = () => readdirSync(tmp, { recursive: true }).some((n) => String(n).endsWith(`handover-${writer}.bin`));
       while (!handOverFile()) await delay(10);
@@ -120,13 +115,13 @@ describeBothDialects('proxy: a writer that dies', (dialect) => {
       expect(await closed).toBe(0);
       // Lines 1–20 are in its hands (on the channel or in the file); so is line 0 when its
       // confirmation had not reached the proxy before the stop. None is counted as lost.
-      const written = Number(/(\d+) writes recorded/.exec(stderr)?.[1]);
+      const written = Number(/(\d+) writes recorded/.exec(seen.stderr)?.[1]);
       const held = written > 0 ? 20 : 21;
-      expect(stderr).toContain(
+      expect(seen.stderr).toContain(
         `subagent-context proxy: ${written} writes recorded; ${held} lines recorded or not: the writer exited (SIGKILL) before confirming them\n`,
       );
-      expect(stderr).not.toContain('not recorded');
-      expect(stderr).not.toContain('time ran out');
+      expect(seen.stderr).not.toContain('not recorded');
+      expect(seen.stderr).not.toContain('time ran out');
     } finally {
       await store.close();
       rmSync(tmp, { recursive: true, force: true });
