@@ -23,6 +23,10 @@ function formatSummary(agent: string, s: ImportSummary, where: string): string {
   if (s.malformedLines) lines.push(`  ${s.malformedLines} malformed line${s.malformedLines === 1 ? '' : 's'} skipped (see the WARN lines)`);
   if (s.failedFrames) lines.push(`  ${s.failedFrames} subagent row write${s.failedFrames === 1 ? '' : 's'} failed (health reports them)`);
   if (s.deferred) lines.push(`  ${s.deferred} transcript${s.deferred === 1 ? '' : 's'} left out of this import (see the WARN lines)`);
+  if (s.writeFailed)
+    lines.push(
+      `  ${s.writeFailed} transcript${s.writeFailed === 1 ? '' : 's'} not written: the store refused them (see the WARN lines); the next import retries them`,
+    );
   return `${lines.join('\n')}\n`;
 }
 
@@ -35,7 +39,7 @@ export const importCommand: CliCommand = {
     'launch, the usage ledger (tokens per subagent per model). Incremental and idempotent: run it again to take',
     'what was appended. Prompts, outputs and file contents are never stored. Without --sqlite/--postgres:',
     "$SUBAGENT_CONTEXT_DB, else the proxy's default store (created if absent). Exit status: 0 ok, 2 usage error,",
-    '6 the store could not be prepared, 7 database error, 8 driver not installed.',
+    '6 the store could not be prepared, 7 database error (also: a transcript the store refused), 8 driver not installed.',
   ].join('\n'),
   options: { ...DATABASE_OPTIONS, from: { type: 'string' }, task: { type: 'string' } },
   positionals: true,
@@ -74,7 +78,7 @@ export const importCommand: CliCommand = {
         bar.end();
       }
       io.out(values.json ? `${JSON.stringify(summary)}\n` : formatSummary(agent!, summary, describeTarget(target)));
-      return EXIT.ok;
+      return summary.writeFailed > 0 ? EXIT.database : EXIT.ok; // a cron job must notice
     } finally {
       await store.close();
     }

@@ -24,11 +24,17 @@ export interface ImportSummary {
   frames: number;
   failedFrames: number;
   /**
-   * Transcripts left for the next run: a failed write, a subagent whose launch is not known yet, or
-   * an entry of the tree left out (a symbolic link, a file or folder that cannot be listed or stat'ed).
+   * Transcripts left for the next run: a subagent whose launch is not known yet, a transcript that
+   * could not be read, or an entry of the tree left out (a symbolic link, a file or folder that
+   * cannot be listed or stat'ed).
    */
   deferred: number;
+  /** Transcripts whose lines the store refused (a database error): retried by the next run. */
+  writeFailed: number;
 }
+
+/** A commit the store refused, told apart from a transcript that could not be read. */
+class StoreWriteError extends Error {}
 
 interface Work {
   session: SessionFiles;
@@ -137,7 +143,17 @@ function taskRefusals(logger: Logger): (w: Work) => (why: string) => void {
 
 export async function importClaudeCode(options: ImportRunOptions): Promise<ImportSummary> {
   const { store, logger } = options;
-  const summary: ImportSummary = { sessions: 0, transcripts: 0, bytes: 0, lines: 0, malformedLines: 0, frames: 0, failedFrames: 0, deferred: 0 };
+  const summary: ImportSummary = {
+    sessions: 0,
+    transcripts: 0,
+    bytes: 0,
+    lines: 0,
+    malformedLines: 0,
+    frames: 0,
+    failedFrames: 0,
+    deferred: 0,
+    writeFailed: 0,
+  };
   // One project's listing and progress rows at a time: memory follows the largest project, not
   // the tree (a listing of the whole tree, ~1 KB a transcript, and every progress row of the
   // source read at the start, ~0.5 KB a transcript, grew the peak with the tree, the collector's
@@ -208,7 +224,9 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
         refuseTask: refuseTask(w),
         clock: options.clock,
         commit: async (unit) => {
-          const outcome = await store.commit(unit);
+          const outcome = await store.commit(unit).catch((err: unknown) => {
+            throw new StoreWriteError(err instanceof Error ? err.message : String(err), { cause: err });
+          });
           summary.frames += outcome.frames;
           summary.failedFrames += outcome.failedFrames;
         },
@@ -221,8 +239,13 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
         summary.lines += read.lines;
         summary.malformedLines += read.malformed;
       } catch (err) {
-        logger.warn({ path: w.path, error: err instanceof Error ? err.message : String(err) }, 'importing a transcript failed: left for the next import');
-        summary.deferred++;
+        const write = err instanceof StoreWriteError;
+        logger.warn(
+          { path: w.path, error: err instanceof Error ? err.message : String(err) },
+          write ? 'the store refused a transcript’s lines: left for the next import' : 'importing a transcript failed: left for the next import',
+        );
+        if (write) summary.writeFailed++;
+        else summary.deferred++;
       }
       done += Math.max(0, size - before.byteOffset);
       options.onProgress?.(Math.min(done, total), total);
