@@ -87,6 +87,10 @@ export async function withAsyncTransaction<T>(db: Database, fn: () => Promise<T>
  * has ended it (then there is nothing left to undo). Mirrors ../postgres/transaction.ts.
  */
 export async function withAsyncSavepoint<T>(db: Database, name: string, fn: () => Promise<T>): Promise<T> {
+  // Outside a transaction SAVEPOINT begins one and RELEASE commits it: after SQLite has ended the
+  // caller's transaction (RAISE(ROLLBACK), a full disk), a retry of the body would commit on its
+  // own, outside the transaction the caller still counts as one.
+  if (!db.inTransaction) throw new Error('the transaction was rolled back by SQLite');
   db.exec(`SAVEPOINT ${name}`);
   try {
     const result = await fn();
