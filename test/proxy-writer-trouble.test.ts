@@ -109,8 +109,11 @@ describeBothDialects('proxy: a writer that dies', (dialect) => {
       for (let i = 2; i <= 20; i++) proxy.stdin.write(line(i));
       while (seen.echoed < 21) await delay(10);
       proxy.stdin.end(); // the agent exits; the proxy hands everything over and waits for the writer
+      // The hand-over file shows the proxy is in its exit wait. Without it (all 20 lines already
+      // on the channel, if line 0's 'done' came late) the wait starts as soon as the agent exits.
       const handOverFile = () => readdirSync(tmp, { recursive: true }).some((n) => String(n).endsWith(`handover-${writer}.bin`));
-      while (!handOverFile()) await delay(10);
+      const patience = Date.now() + 2_000;
+      while (!handOverFile() && Date.now() < patience) await delay(10);
       process.kill(writer, 'SIGKILL');
       expect(await closed).toBe(0);
       // Lines 1–20 are in its hands (on the channel or in the file); so is line 0 when its
