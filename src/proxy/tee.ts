@@ -168,7 +168,7 @@ export class Tee {
     const background = Math.max(0, this.writer.sentLines - lost - this.stats.lines);
     const result = this.summary(lost, background);
     // Said before leaving, so the writer's log counts only the writes this summary does not.
-    await this.writer.sendWithin({ type: 'reported', written: result.written }, HANDOVER_MS);
+    await this.writer.sendWithin({ type: 'reported', stats: this.stats }, HANDOVER_MS);
     this.writer.leave();
     return result;
   }

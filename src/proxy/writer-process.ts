@@ -15,7 +15,7 @@ import { dirname } from 'node:path';
 import { targetMasker } from './target-secrets.js';
 import { readSpill, sweepStaleSpills } from './spill.js';
 import type { BatchWriter } from './writer-jobs.js';
-import { WRITER_CONFIG_ENV, type FromWriter, type LineBatch, type ToWriter, type WriterConfig } from './writer-protocol.js';
+import { WRITER_CONFIG_ENV, type FromWriter, type LineBatch, type ToWriter, type WriterConfig, type WriterStats } from './writer-protocol.js';
 
 /** The background cap when the proxy left without saying how long (it died). */
 const DEFAULT_BACKGROUND_MS = 60_000;
@@ -31,12 +31,12 @@ let draining = false;
 let detached = false; // the proxy is gone: nobody reads our messages
 let running = false;
 let cap: NodeJS.Timeout | undefined;
-/** The writes the proxy's own summary line counted before it left (ReportedMessage); 0 if it said nothing (it died). */
-let reportedByProxy = 0;
+/** What the proxy's own summary line counted before it left (ReportedMessage); nothing if it said nothing (it died). */
+let reportedByProxy: WriterStats | null = null;
 
 process.on('message', (message: ToWriter) => {
   if (message.type === 'reported') {
-    reportedByProxy = message.written;
+    reportedByProxy = message.stats;
     return;
   }
   if (message.type === 'lines') {
@@ -155,7 +155,16 @@ function appendLog(line: string): void {
   }
 }
 
-function log(stats: BatchWriter['stats'], unwritten: number): void {
+function log(total: BatchWriter['stats'], unwritten: number): void {
+  // Only what the proxy's summary did not already count.
+  const since = (key: keyof WriterStats) => total[key] - (reportedByProxy?.[key] ?? 0);
+  const stats = {
+    written: since('written'),
+    failed: since('failed'),
+    recognizerErrors: since('recognizerErrors'),
+    ledgerFailed: since('ledgerFailed'),
+    unrecognizedDelegations: since('unrecognizedDelegations'),
+  };
   const lost = [
     stats.failed && `${stats.failed} writes failed`,
     stats.recognizerErrors && `${stats.recognizerErrors} recognizer errors`,
@@ -165,6 +174,6 @@ function log(stats: BatchWriter['stats'], unwritten: number): void {
   ].filter(Boolean);
   const first = warnings.length ? `; first WARN: ${warnings[0].replace(/\s*\n\s*/g, ' ')}` : '';
   appendLog(
-    `${new Date().toISOString()} subagent-context proxy (execution ${config.executionId}): finished in the background: ${stats.written - reportedByProxy} writes recorded${lost.length ? `; ${lost.join(', ')}` : ''}${first}\n`,
+    `${new Date().toISOString()} subagent-context proxy (execution ${config.executionId}): finished in the background: ${stats.written} writes recorded${lost.length ? `; ${lost.join(', ')}` : ''}${first}\n`,
   );
 }

@@ -45,13 +45,13 @@ export interface DrainMessage {
 }
 
 /**
- * The proxy's last word before it leaves a writer to finish alone: the writes its own summary
- * line counted (the stats of the last 'done' it read). The writer's log then counts only the
- * writes after those, so the two lines add up to every write once.
+ * The proxy's last word before it leaves a writer to finish alone: what its own summary line
+ * counted (the stats of the last 'done' it read). The writer's log then counts only what came
+ * after, writes and failures alike, so the two lines add up to every write once.
  */
 export interface ReportedMessage {
   type: 'reported';
-  written: number;
+  stats: WriterStats;
 }
 
 export type ToWriter = LineBatch | DrainMessage | ReportedMessage;
