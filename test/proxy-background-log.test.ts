@@ -11,27 +11,12 @@ import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import { byDialect } from './helpers/by-dialect.js';
 import { assertBuilt, CLI } from './helpers/cli.js';
-import { openProxyStore, PROXY_TEST_ENV } from './helpers/proxy-store.js';
+import { openProxyStore, PROXY_TEST_ENV, subagentLaunchLine } from './helpers/proxy-store.js';
 import { describeBothDialects } from './helpers/test-db.js';
 
 beforeAll(assertBuilt);
 
-const line = (i: number) =>
-  `${JSON.stringify({
-    jsonrpc: '2.0',
-    method: 'session/update',
-    params: {
-      sessionId: 'acp-background',
-      update: {
-        sessionUpdate: 'tool_call',
-        toolCallId: `toolu_bg_${i}`,
-        title: 'Task',
-        status: 'pending',
-        rawInput: {},
-        _meta: { claudeCode: { toolName: 'Agent' } },
-      },
-    },
-  })}\n`;
+const line = (i: number) => subagentLaunchLine('acp-background', `toolu_bg_${i}`);
 const LINES = 1_000;
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -9,27 +9,12 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RateLimitedWarn } from '../src/proxy/rate-limited-warn.js';
 import { assertBuilt, CLI } from './helpers/cli.js';
-import { openProxyStore, PROXY_TEST_ENV, proxyWriterPid, type ProxyStore } from './helpers/proxy-store.js';
+import { openProxyStore, PROXY_TEST_ENV, proxyWriterPid, type ProxyStore, subagentLaunchLine } from './helpers/proxy-store.js';
 import { describeBothDialects } from './helpers/test-db.js';
 
 beforeAll(assertBuilt);
 
-const line = (i: number) =>
-  `${JSON.stringify({
-    jsonrpc: '2.0',
-    method: 'session/update',
-    params: {
-      sessionId: 'acp-trouble',
-      update: {
-        sessionUpdate: 'tool_call',
-        toolCallId: `toolu_trouble_${i}`,
-        title: 'Task',
-        status: 'pending',
-        rawInput: {},
-        _meta: { claudeCode: { toolName: 'Agent' } },
-      },
-    },
-  })}\n`;
+const line = (i: number) => subagentLaunchLine('acp-trouble', `toolu_trouble_${i}`);
 
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

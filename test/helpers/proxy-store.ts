@@ -136,3 +136,9 @@ export const PROXY_TEST_ENV = {
 export function directAgent(env: NodeJS.ProcessEnv = {}): AcpClient {
   return new AcpClient(process.execPath, [FAKE_AGENT], env);
 }
+
+/** One ACP line launching a Claude Code subagent (`Agent`, pending): the proxy records a row for it. */
+export function subagentLaunchLine(sessionId: string, toolCallId: string): string {
+  const update = { sessionUpdate: 'tool_call', toolCallId, title: 'Task', status: 'pending', rawInput: {}, _meta: { claudeCode: { toolName: 'Agent' } } };
+  return `${JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update } })}\n`;
+}
