@@ -27,6 +27,10 @@ function formatSummary(agent: string, s: ImportSummary, where: string): string {
     lines.push(
       `  ${s.writeFailed} transcript${s.writeFailed === 1 ? '' : 's'} not written: the store refused them (see the WARN lines); the next import retries them`,
     );
+  if (s.overtaken)
+    lines.push(
+      `  ${s.overtaken} transcript${s.overtaken === 1 ? '' : 's'} left to another import running at the same time (see the WARN lines); the next import reads on from where it stopped`,
+    );
   return `${lines.join('\n')}\n`;
 }
 

@@ -43,6 +43,12 @@ export interface ImportUnit {
   /** The parent's own usage (a main transcript). */
   parentUsage: Map<string, UsageDelta> | null;
   progress: TranscriptProgress;
+  /**
+   * The byte offset the unit's lines start from: the transcript's progress as this run read it,
+   * or as its last commit left it (0: never imported). The commit refuses the unit when another
+   * import moved the progress since (ProgressMovedError).
+   */
+  fromOffset: number;
   /** updated_at of the ledger and progress rows: the import's own clock. */
   at: bigint;
 }
@@ -52,6 +58,18 @@ export interface UnitOutcome {
   frames: number;
   /** Frames the store did not persist (WARN-logged by the store): their message rows stay, a shortfall health reports. */
   failedFrames: number;
+}
+
+/**
+ * The commit found the transcript's progress moved since this run read it: another import into
+ * the same store wrote those lines first. Nothing of the unit was written (rolled back); the
+ * lines are the other run's to count, and the next import reads on from where it stopped.
+ */
+export class ProgressMovedError extends Error {
+  constructor(readonly transcript: string) {
+    super(`another import moved the progress of ${transcript} since this run read it`);
+    this.name = 'ProgressMovedError';
+  }
 }
 
 export interface ImportStore {
@@ -65,7 +83,11 @@ export interface ImportStore {
   hasSubagentRow(sessionId: string, executionId: string, toolCallId: string): Promise<boolean>;
   /** The tool calls of the session's subagent rows not settled yet (launched by an earlier import). */
   unsettledCalls(sessionId: string, executionId: string): Promise<string[]>;
-  /** One transaction; rejects (rolled back, nothing written) when a host row or ledger write fails. */
+  /**
+   * One transaction, the progress claimed first; rejects (rolled back, nothing written) with
+   * ProgressMovedError when another import moved the progress from unit.fromOffset, and with the
+   * driver's error when a host row or ledger write fails.
+   */
   commit(unit: ImportUnit): Promise<UnitOutcome>;
   close(): Promise<void>;
 }
@@ -134,6 +156,7 @@ export function progressParams(unit: ImportUnit) {
     source: unit.source,
     transcript: p.transcript,
     sessionId: unit.sessionId,
+    fromOffset: unit.fromOffset,
     byteOffset: p.byteOffset,
     lines: p.lines,
     malformedLines: p.malformedLines,

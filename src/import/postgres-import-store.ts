@@ -14,7 +14,17 @@ import { proxyEnsureSession, proxyReadSessionTask, proxyUpsertSubagentMessage } 
 import { formatMicros } from '../instant.js';
 import { createPostgresStore } from '../postgres/store.js';
 import { withTransaction } from '../postgres/transaction.js';
-import { frameOf, messageRow, progressParams, toProgress, usageRows, type ImportStore, type ImportStoreOptions, type UnitOutcome } from './import-store.js';
+import {
+  ProgressMovedError,
+  frameOf,
+  messageRow,
+  progressParams,
+  toProgress,
+  usageRows,
+  type ImportStore,
+  type ImportStoreOptions,
+  type UnitOutcome,
+} from './import-store.js';
 
 export function openPostgresImportStore(url: string, options: ImportStoreOptions): ImportStore {
   const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 10_000, application_name: 'subagent-context-import' });
@@ -44,6 +54,10 @@ export function openPostgresImportStore(url: string, options: ImportStoreOptions
       try {
         await withTransaction(pool, async (client) => {
           await proxyEnsureSession.run({ id: unit.sessionId, taskId: unit.taskId, at: formatMicros(unit.sessionAt) }, client);
+          // The progress next (its foreign key needs the session): a unit whose lines another
+          // import took is refused before anything else is written, and a second run committing
+          // the same transcript waits here for the first.
+          if ((await importWriteProgress.exec({ ...progressParams(unit), at }, client)) === 0) throw new ProgressMovedError(unit.progress.transcript);
           const taskId = (await proxyReadSessionTask.maybeOne({ id: unit.sessionId }, client))?.taskId ?? unit.taskId;
           for (const job of unit.jobs) {
             if (!job.sidecar) await proxyUpsertSubagentMessage.run({ ...messageRow({ ...unit, taskId }, job), at: formatMicros(job.at) }, client);
@@ -59,7 +73,6 @@ export function openPostgresImportStore(url: string, options: ImportStoreOptions
           if (unit.subagentUsage)
             for (const row of usage.subagent)
               await importAddSubagentUsage.run({ ...common, ...row, executionId: unit.executionId, toolCallId: unit.subagentUsage.toolCallId }, client);
-          await importWriteProgress.run({ ...progressParams(unit), at }, client);
         });
         return outcome;
       } finally {

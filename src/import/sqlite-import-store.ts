@@ -16,7 +16,17 @@ import {
 import { proxyEnsureSession, proxyReadSessionTask, proxyUpsertSubagentMessage } from '../../generated/sqlite/proxy/index.js';
 import { formatSqliteColumn } from '../instant.js';
 import { createSqliteStore } from '../sqlite/store.js';
-import { frameOf, messageRow, progressParams, toProgress, usageRows, type ImportStore, type ImportStoreOptions, type UnitOutcome } from './import-store.js';
+import {
+  ProgressMovedError,
+  frameOf,
+  messageRow,
+  progressParams,
+  toProgress,
+  usageRows,
+  type ImportStore,
+  type ImportStoreOptions,
+  type UnitOutcome,
+} from './import-store.js';
 
 export function openSqliteImportStore(file: string, options: ImportStoreOptions): ImportStore {
   mkdirSync(dirname(file), { recursive: true });
@@ -54,6 +64,9 @@ export function openSqliteImportStore(file: string, options: ImportStoreOptions)
       db.exec('BEGIN IMMEDIATE');
       try {
         proxyEnsureSession.run({ id: unit.sessionId, taskId: unit.taskId, at: formatSqliteColumn(unit.sessionAt) }, db);
+        // The progress next (its foreign key needs the session): a unit whose lines another import
+        // took is refused before anything else is written.
+        if (importWriteProgress.exec({ ...progressParams(unit), at }, db) === 0) throw new ProgressMovedError(unit.progress.transcript);
         const taskId = proxyReadSessionTask.get({ id: unit.sessionId }, db)?.taskId ?? unit.taskId;
         for (const job of unit.jobs) {
           if (!job.sidecar) proxyUpsertSubagentMessage.run({ ...messageRow({ ...unit, taskId }, job), at: formatSqliteColumn(job.at) }, db);
@@ -69,7 +82,6 @@ export function openSqliteImportStore(file: string, options: ImportStoreOptions)
         if (unit.subagentUsage)
           for (const row of usage.subagent)
             importAddSubagentUsage.run({ ...common, ...row, executionId: unit.executionId, toolCallId: unit.subagentUsage.toolCallId }, db);
-        importWriteProgress.run({ ...progressParams(unit), at }, db);
         if (!db.inTransaction) throw new Error('the transaction was rolled back by SQLite');
         db.exec('COMMIT');
         return outcome;

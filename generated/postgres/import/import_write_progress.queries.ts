@@ -10,6 +10,7 @@ type NumberOrString = number | string;
 export interface IImportWriteProgressParams {
   at: DateOrString;
   byteOffset: NumberOrString;
+  fromOffset: NumberOrString;
   lastCacheCreationTokens?: NumberOrString | null | void;
   lastCacheReadTokens?: NumberOrString | null | void;
   lastInputTokens?: NumberOrString | null | void;
@@ -59,12 +60,13 @@ export interface IImportWriteProgressQuery {
  *   last_cache_read_tokens     = EXCLUDED.last_cache_read_tokens,
  *   last_cache_creation_tokens = EXCLUDED.last_cache_creation_tokens,
  *   updated_at                 = EXCLUDED.updated_at
+ *  WHERE subagent_context_import_progress.byte_offset = :fromOffset!
  * ```
  */
 export const importWriteProgress = new PostgresExecQuery<IImportWriteProgressParams, IImportWriteProgressResult>(
   "importWriteProgress",
-  "INSERT INTO subagent_context_import_progress (\n  source, transcript, task_session_id, byte_offset, lines, malformed_lines, turn_id,\n  last_message_id, last_model, last_input_tokens, last_output_tokens,\n  last_cache_read_tokens, last_cache_creation_tokens, updated_at\n) VALUES (\n  $1, $2, $3, $4, $5, $6, $7,\n  $8, $9, $10, $11,\n  $12, $13, $14\n)\nON CONFLICT (source, transcript) DO UPDATE SET\n  byte_offset                = EXCLUDED.byte_offset,\n  lines                      = EXCLUDED.lines,\n  malformed_lines            = EXCLUDED.malformed_lines,\n  turn_id                    = EXCLUDED.turn_id,\n  last_message_id            = EXCLUDED.last_message_id,\n  last_model                 = EXCLUDED.last_model,\n  last_input_tokens          = EXCLUDED.last_input_tokens,\n  last_output_tokens         = EXCLUDED.last_output_tokens,\n  last_cache_read_tokens     = EXCLUDED.last_cache_read_tokens,\n  last_cache_creation_tokens = EXCLUDED.last_cache_creation_tokens,\n  updated_at                 = EXCLUDED.updated_at",
-  ["source","transcript","sessionId","byteOffset","lines","malformedLines","turnId","lastMessageId","lastModel","lastInputTokens","lastOutputTokens","lastCacheReadTokens","lastCacheCreationTokens","at"],
+  "INSERT INTO subagent_context_import_progress (\n  source, transcript, task_session_id, byte_offset, lines, malformed_lines, turn_id,\n  last_message_id, last_model, last_input_tokens, last_output_tokens,\n  last_cache_read_tokens, last_cache_creation_tokens, updated_at\n) VALUES (\n  $1, $2, $3, $4, $5, $6, $7,\n  $8, $9, $10, $11,\n  $12, $13, $14\n)\nON CONFLICT (source, transcript) DO UPDATE SET\n  byte_offset                = EXCLUDED.byte_offset,\n  lines                      = EXCLUDED.lines,\n  malformed_lines            = EXCLUDED.malformed_lines,\n  turn_id                    = EXCLUDED.turn_id,\n  last_message_id            = EXCLUDED.last_message_id,\n  last_model                 = EXCLUDED.last_model,\n  last_input_tokens          = EXCLUDED.last_input_tokens,\n  last_output_tokens         = EXCLUDED.last_output_tokens,\n  last_cache_read_tokens     = EXCLUDED.last_cache_read_tokens,\n  last_cache_creation_tokens = EXCLUDED.last_cache_creation_tokens,\n  updated_at                 = EXCLUDED.updated_at\n WHERE subagent_context_import_progress.byte_offset = $15",
+  ["source","transcript","sessionId","byteOffset","lines","malformedLines","turnId","lastMessageId","lastModel","lastInputTokens","lastOutputTokens","lastCacheReadTokens","lastCacheCreationTokens","at","fromOffset"],
 );
 
 

@@ -17,6 +17,7 @@ export interface IImportWriteProgressParams {
   lastCacheReadTokens?: SqliteBindValue;
   lastCacheCreationTokens?: SqliteBindValue;
   at: Exclude<SqliteBindValue, null>;
+  fromOffset: Exclude<SqliteBindValue, null>;
 }
 
 /** 'ImportWriteProgress' return type */
@@ -54,10 +55,11 @@ export interface IImportWriteProgressQuery {
  *   last_cache_read_tokens     = excluded.last_cache_read_tokens,
  *   last_cache_creation_tokens = excluded.last_cache_creation_tokens,
  *   updated_at                 = excluded.updated_at
+ *  WHERE subagent_context_import_progress.byte_offset = :fromOffset!
  * ```
  */
 export const importWriteProgress = new SqliteExecQuery<IImportWriteProgressParams, IImportWriteProgressResult>(
   "importWriteProgress",
-  "INSERT INTO subagent_context_import_progress (\n  source, transcript, task_session_id, byte_offset, lines, malformed_lines, turn_id,\n  last_message_id, last_model, last_input_tokens, last_output_tokens,\n  last_cache_read_tokens, last_cache_creation_tokens, updated_at\n) VALUES (\n  @source, @transcript, @sessionId, @byteOffset, @lines, @malformedLines, @turnId,\n  @lastMessageId, @lastModel, @lastInputTokens, @lastOutputTokens,\n  @lastCacheReadTokens, @lastCacheCreationTokens, @at\n)\nON CONFLICT (source, transcript) DO UPDATE SET\n  byte_offset                = excluded.byte_offset,\n  lines                      = excluded.lines,\n  malformed_lines            = excluded.malformed_lines,\n  turn_id                    = excluded.turn_id,\n  last_message_id            = excluded.last_message_id,\n  last_model                 = excluded.last_model,\n  last_input_tokens          = excluded.last_input_tokens,\n  last_output_tokens         = excluded.last_output_tokens,\n  last_cache_read_tokens     = excluded.last_cache_read_tokens,\n  last_cache_creation_tokens = excluded.last_cache_creation_tokens,\n  updated_at                 = excluded.updated_at",
-  ["source","transcript","sessionId","byteOffset","lines","malformedLines","turnId","lastMessageId","lastModel","lastInputTokens","lastOutputTokens","lastCacheReadTokens","lastCacheCreationTokens","at"],
+  "INSERT INTO subagent_context_import_progress (\n  source, transcript, task_session_id, byte_offset, lines, malformed_lines, turn_id,\n  last_message_id, last_model, last_input_tokens, last_output_tokens,\n  last_cache_read_tokens, last_cache_creation_tokens, updated_at\n) VALUES (\n  @source, @transcript, @sessionId, @byteOffset, @lines, @malformedLines, @turnId,\n  @lastMessageId, @lastModel, @lastInputTokens, @lastOutputTokens,\n  @lastCacheReadTokens, @lastCacheCreationTokens, @at\n)\nON CONFLICT (source, transcript) DO UPDATE SET\n  byte_offset                = excluded.byte_offset,\n  lines                      = excluded.lines,\n  malformed_lines            = excluded.malformed_lines,\n  turn_id                    = excluded.turn_id,\n  last_message_id            = excluded.last_message_id,\n  last_model                 = excluded.last_model,\n  last_input_tokens          = excluded.last_input_tokens,\n  last_output_tokens         = excluded.last_output_tokens,\n  last_cache_read_tokens     = excluded.last_cache_read_tokens,\n  last_cache_creation_tokens = excluded.last_cache_creation_tokens,\n  updated_at                 = excluded.updated_at\n WHERE subagent_context_import_progress.byte_offset = @fromOffset",
+  ["source","transcript","sessionId","byteOffset","lines","malformedLines","turnId","lastMessageId","lastModel","lastInputTokens","lastOutputTokens","lastCacheReadTokens","lastCacheCreationTokens","at","fromOffset"],
 );

@@ -8,7 +8,7 @@
 import { statSync } from 'node:fs';
 import type { Logger } from '../../types.js';
 import { importedExecutionId } from '../identity.js';
-import type { ImportRunOptions, ImportStore, LaunchJob, TranscriptProgress } from '../import-store.js';
+import { ProgressMovedError, type ImportRunOptions, type ImportStore, type LaunchJob, type TranscriptProgress } from '../import-store.js';
 import { consumeTranscript } from '../transcript-file.js';
 import { ClaudeTranscriptConsumer, SOURCE, type TranscriptRole } from './transcript-consumer.js';
 import { discoverProject, failureOf, listProjects, readMeta, type SessionFiles, type SkipEntry, type SubagentMeta } from './discover.js';
@@ -31,6 +31,12 @@ export interface ImportSummary {
   deferred: number;
   /** Transcripts whose lines the store refused (a database error): retried by the next run. */
   writeFailed: number;
+  /**
+   * Transcripts another import into the same store committed first while this one read them (two
+   * runs at once): this run's lines from them were left to it, uncounted here; the next import
+   * reads on from where the other stopped.
+   */
+  overtaken: number;
 }
 
 /** A commit the store refused, told apart from a transcript that could not be read. */
@@ -153,6 +159,7 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
     failedFrames: 0,
     deferred: 0,
     writeFailed: 0,
+    overtaken: 0,
   };
   // One project's listing and progress rows at a time: memory follows the largest project, not
   // the tree (a listing of the whole tree, ~1 KB a transcript, and every progress row of the
@@ -225,6 +232,7 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
         clock: options.clock,
         commit: async (unit) => {
           const outcome = await store.commit(unit).catch((err: unknown) => {
+            if (err instanceof ProgressMovedError) throw err;
             throw new StoreWriteError(err instanceof Error ? err.message : String(err), { cause: err });
           });
           summary.frames += outcome.frames;
@@ -239,13 +247,18 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
         summary.lines += read.lines;
         summary.malformedLines += read.malformed;
       } catch (err) {
-        const write = err instanceof StoreWriteError;
-        logger.warn(
-          { path: w.path, error: err instanceof Error ? err.message : String(err) },
-          write ? 'the store refused a transcript’s lines: left for the next import' : 'importing a transcript failed: left for the next import',
-        );
-        if (write) summary.writeFailed++;
-        else summary.deferred++;
+        if (err instanceof ProgressMovedError) {
+          logger.warn({ path: w.path }, 'another import wrote this transcript’s lines first (two imports at once): left to it');
+          summary.overtaken++;
+        } else {
+          const write = err instanceof StoreWriteError;
+          logger.warn(
+            { path: w.path, error: err instanceof Error ? err.message : String(err) },
+            write ? 'the store refused a transcript’s lines: left for the next import' : 'importing a transcript failed: left for the next import',
+          );
+          if (write) summary.writeFailed++;
+          else summary.deferred++;
+        }
       }
       done += Math.max(0, size - before.byteOffset);
       options.onProgress?.(Math.min(done, total), total);

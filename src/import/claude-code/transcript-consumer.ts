@@ -134,6 +134,7 @@ export class ClaudeTranscriptConsumer implements TranscriptConsumer {
       subagentUsage: sub ? { toolCallId: sub.toolCallId, deltas } : null,
       parentUsage: sub ? null : deltas,
       progress: { ...progress, last: progress.last && { ...progress.last } },
+      fromOffset: this.committedOffset,
       at: now,
     });
     this.jobs = [];
