@@ -22,6 +22,7 @@ import { filesUnder, importInto, RECORDED_PROJECTS } from './helpers/claude-impo
 import { openProxyStore, type ProxyStore } from './helpers/proxy-store.js';
 import { describeBothDialects, type Dialect } from './helpers/test-db.js';
 import { byDialect } from './helpers/by-dialect.js';
+import { clientFor } from '../scripts/lib/postgres-database.js';
 
 const LEDGER = [
   'SELECT task_session_id, tool_call_id, model, requests, input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_tokens FROM task_session_subagent_usage ORDER BY task_session_id, tool_call_id, model',
@@ -48,40 +49,57 @@ function halfTree(): string {
 }
 
 /**
- * Another import's commit of transcript 's1', in flight: a child process writes the session and
- * the progress (offset 100) in one transaction, prints `held`, and commits HOLD_MS later.
+ * Another import's commit of transcript 's1', in flight: one transaction writes the session and
+ * the progress (offset 100), and commits HOLD_MS after it holds them. On SQLite a child process
+ * holds it (the store's commit waits for the write lock synchronously, blocking this process);
+ * on PostgreSQL a client of this process.
  */
 const HOLD_MS = 600;
-const HOLDER = {
-  sqlite: `import Database from 'better-sqlite3';
-    const db = new Database(process.argv[1]);
-    db.exec('BEGIN IMMEDIATE');
-    db.exec("INSERT INTO task_sessions (id, task_id, created_at, updated_at) VALUES ('s1', 't', '2026-12-05 00:00:00', '2026-12-05 00:00:00')");
-    db.exec("INSERT INTO subagent_context_import_progress (source, transcript, task_session_id, byte_offset, lines, malformed_lines, updated_at) VALUES ('claude-code', 's1', 's1', 100, 2, 0, '2026-12-05 00:00:00')");
-    process.stdout.write('held\\n');
-    setTimeout(() => { db.exec('COMMIT'); db.close(); }, ${HOLD_MS});`,
-  postgres: `import pg from 'pg';
-    const client = new pg.Client({ connectionString: process.argv[1] });
-    await client.connect();
-    await client.query('BEGIN');
-    await client.query("INSERT INTO task_sessions (id, task_id, created_at, updated_at) VALUES ('s1', 't', '2026-12-05 00:00:00', '2026-12-05 00:00:00')");
-    await client.query("INSERT INTO subagent_context_import_progress (source, transcript, task_session_id, byte_offset, lines, malformed_lines, updated_at) VALUES ('claude-code', 's1', 's1', 100, 2, 0, '2026-12-05 00:00:00')");
-    process.stdout.write('held\\n');
-    setTimeout(async () => { await client.query('COMMIT'); await client.end(); }, ${HOLD_MS});`,
-};
+const HELD_ROWS = [
+  "INSERT INTO task_sessions (id, task_id, created_at, updated_at) VALUES ('s1', 't', '2026-12-05 00:00:00', '2026-12-05 00:00:00')",
+  "INSERT INTO subagent_context_import_progress (source, transcript, task_session_id, byte_offset, lines, malformed_lines, updated_at) VALUES ('claude-code', 's1', 's1', 100, 2, 0, '2026-12-05 00:00:00')",
+];
+const SQLITE_HOLDER = `import Database from 'better-sqlite3';
+  const db = new Database(process.argv[1]);
+  db.exec('BEGIN IMMEDIATE');
+  for (const sql of ${JSON.stringify(HELD_ROWS)}) db.exec(sql);
+  process.stdout.write('held\\n');
+  setTimeout(() => { db.exec('COMMIT'); db.close(); }, ${HOLD_MS});`;
 
-/** Starts the holder; resolves once its transaction holds the row, with a promise of its exit. */
-function holdProgress(dialect: Dialect, location: string): Promise<{ exited: Promise<number | null> }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', byDialect(dialect, HOLDER), location], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (c: Buffer) => void (stderr += c.toString()));
-    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-    child.stdout.on('data', (c: Buffer) => {
-      if (c.toString().includes('held')) resolve({ exited });
-    });
-    child.on('exit', (code) => reject(new Error(`holder exited ${code} before holding: ${stderr}`)));
-  });
+/** Starts the holder; resolves once its transaction holds the rows, with a promise that it committed. */
+function holdProgress(dialect: Dialect, location: string): Promise<{ committed: Promise<void> }> {
+  return byDialect(dialect, {
+    sqlite: () =>
+      new Promise<{ committed: Promise<void> }>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--input-type=module', '-e', SQLITE_HOLDER, location], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let stderr = '';
+        child.stderr.on('data', (c: Buffer) => void (stderr += c.toString()));
+        const committed = new Promise<void>((done, fail) =>
+          child.on('exit', (code) => (code === 0 ? done() : fail(new Error(`holder exited ${code}: ${stderr}`)))),
+        );
+        child.stdout.on('data', (c: Buffer) => {
+          if (c.toString().includes('held')) resolve({ committed });
+        });
+        child.on('exit', (code) => reject(new Error(`holder exited ${code} before holding: ${stderr}`)));
+      }),
+    postgres: async () => {
+      const client = clientFor(location);
+      await client.connect();
+      await client.query('BEGIN');
+      for (const sql of HELD_ROWS) await client.query(sql);
+      const committed = new Promise<void>((done, fail) =>
+        setTimeout(
+          () =>
+            void client
+              .query('COMMIT')
+              .then(() => client.end())
+              .then(done, fail),
+          HOLD_MS,
+        ),
+      );
+      return { committed };
+    },
+  })();
 }
 
 /** One unit of transcript 's1' from its start (never imported), with one request's usage. */
@@ -186,7 +204,7 @@ describeBothDialects('import claude-code: two imports at once', (dialect) => {
       // the progress at 100, not at 0 where its lines start, and wrote nothing.
       expect(performance.now() - started).toBeGreaterThan(HOLD_MS / 2);
       expect(outcome).toBeInstanceOf(ProgressMovedError);
-      expect(await holder.exited).toBe(0);
+      await holder.committed;
     } finally {
       await store.close();
     }
