@@ -10,7 +10,9 @@
 //   and leaves no transaction open;
 // - withAsyncTransaction (the proxy writer's, test/async-transactions.test.ts on both dialects)
 //   is never a savepoint of a transaction already open, and rejects when SQLite ended its
-//   transaction under it rather than committing the rest.
+//   transaction under it rather than committing the rest; with a LockWait it waits for the write
+//   lock in slices, timers running between them, rejects SQLITE_BUSY once the time is up, and
+//   restores the connection's busy timeout.
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../src/index.js';
@@ -102,5 +104,32 @@ describe('sqlite transactions through better-sqlite3', () => {
     ).rejects.toThrow('the transaction was rolled back by SQLite');
     expect(conn.inTransaction).toBe(false);
     expect(conn.prepare('SELECT v FROM scratch').pluck().all()).toEqual([2]); // 1 rolled back with the transaction
+  });
+
+  it('withAsyncTransaction with a LockWait: waits for the lock in slices with timers running between them; SQLITE_BUSY past its time', async () => {
+    const holder = db.sqlite!;
+    const waiter = new Database(holder.name, { timeout: 5_000 });
+    try {
+      holder.exec('BEGIN IMMEDIATE');
+      let ticks = 0;
+      const timer = setInterval(() => ticks++, 20);
+      const started = performance.now();
+      await expect(withAsyncTransaction(waiter, async () => 1, { totalMs: 600, sliceMs: 50 })).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
+      const waited = performance.now() - started;
+      clearInterval(timer);
+      expect(waited).toBeGreaterThanOrEqual(590);
+      expect(waited).toBeLessThan(3_000);
+      // One synchronous 600 ms wait would have let the timer run once at most, after it.
+      expect(ticks).toBeGreaterThanOrEqual(4); // about one per 50 ms slice
+      expect(waiter.pragma('busy_timeout', { simple: true })).toBe(5_000);
+      expect(waiter.inTransaction).toBe(false);
+      // Released while it waits: it takes the lock and commits.
+      setTimeout(() => holder.exec('COMMIT'), 200);
+      expect(await withAsyncTransaction(waiter, async () => waiter.inTransaction, { totalMs: 5_000, sliceMs: 50 })).toBe(true);
+      expect(waiter.pragma('busy_timeout', { simple: true })).toBe(5_000);
+    } finally {
+      if (holder.inTransaction) holder.exec('ROLLBACK');
+      waiter.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 // The import store on SQLite: the file is created when absent (like the proxy's default
 // store), WAL mode, one BEGIN IMMEDIATE transaction per unit. The subagent rows go through the
-// store's recordFrame, which joins the open transaction with a savepoint of its own.
+// store's recordFrame, which joins the open transaction with a savepoint of its own; the
+// transaction is the store's helper (src/sqlite/transaction.ts), as the proxy's is.
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -16,6 +17,7 @@ import {
 import { proxyEnsureSession, proxyReadSessionTask, proxyUpsertSubagentMessage } from '../../generated/sqlite/proxy/index.js';
 import { formatSqliteColumn } from '../instant.js';
 import { createSqliteStore } from '../sqlite/store.js';
+import { withAsyncTransaction } from '../sqlite/transaction.js';
 import {
   ProgressMovedError,
   frameOf,
@@ -61,34 +63,31 @@ export function openSqliteImportStore(file: string, options: ImportStoreOptions)
     async commit(unit) {
       const at = formatSqliteColumn(unit.at);
       const outcome: UnitOutcome = { frames: 0, failedFrames: 0 };
-      db.exec('BEGIN IMMEDIATE');
       try {
-        proxyEnsureSession.run({ id: unit.sessionId, taskId: unit.taskId, at: formatSqliteColumn(unit.sessionAt) }, db);
-        // The progress next (its foreign key needs the session): a unit whose lines another import
-        // took is refused before anything else is written.
-        if (importWriteProgress.exec({ ...progressParams(unit), at }, db) === 0) throw new ProgressMovedError(unit.progress.transcript);
-        const taskId = proxyReadSessionTask.get({ id: unit.sessionId }, db)?.taskId ?? unit.taskId;
-        for (const job of unit.jobs) {
-          if (!job.sidecar) proxyUpsertSubagentMessage.run({ ...messageRow({ ...unit, taskId }, job), at: formatSqliteColumn(job.at) }, db);
-          frameAt = job.at;
-          const recorded = await store.recordFrame(frameOf(unit, job, taskId));
-          frameAt = undefined;
-          if (recorded === 'persisted') outcome.frames++;
-          else outcome.failedFrames++;
-        }
-        const usage = usageRows(unit);
-        const common = { sessionId: unit.sessionId, source: unit.source, at };
-        for (const row of usage.parent) importAddParentUsage.run({ ...common, ...row }, db);
-        if (unit.subagentUsage)
-          for (const row of usage.subagent)
-            importAddSubagentUsage.run({ ...common, ...row, executionId: unit.executionId, toolCallId: unit.subagentUsage.toolCallId }, db);
-        if (!db.inTransaction) throw new Error('the transaction was rolled back by SQLite');
-        db.exec('COMMIT');
-        return outcome;
-      } catch (err) {
+        return await withAsyncTransaction(db, async () => {
+          proxyEnsureSession.run({ id: unit.sessionId, taskId: unit.taskId, at: formatSqliteColumn(unit.sessionAt) }, db);
+          // The progress next (its foreign key needs the session): a unit whose lines another import
+          // took is refused before anything else is written.
+          if (importWriteProgress.exec({ ...progressParams(unit), at }, db) === 0) throw new ProgressMovedError(unit.progress.transcript);
+          const taskId = proxyReadSessionTask.get({ id: unit.sessionId }, db)?.taskId ?? unit.taskId;
+          for (const job of unit.jobs) {
+            if (!job.sidecar) proxyUpsertSubagentMessage.run({ ...messageRow({ ...unit, taskId }, job), at: formatSqliteColumn(job.at) }, db);
+            frameAt = job.at;
+            const recorded = await store.recordFrame(frameOf(unit, job, taskId));
+            frameAt = undefined;
+            if (recorded === 'persisted') outcome.frames++;
+            else outcome.failedFrames++;
+          }
+          const usage = usageRows(unit);
+          const common = { sessionId: unit.sessionId, source: unit.source, at };
+          for (const row of usage.parent) importAddParentUsage.run({ ...common, ...row }, db);
+          if (unit.subagentUsage)
+            for (const row of usage.subagent)
+              importAddSubagentUsage.run({ ...common, ...row, executionId: unit.executionId, toolCallId: unit.subagentUsage.toolCallId }, db);
+          return outcome;
+        });
+      } finally {
         frameAt = undefined;
-        if (db.inTransaction) db.exec('ROLLBACK');
-        throw err;
       }
     },
     async close() {

@@ -7,9 +7,23 @@ import { dirname } from 'node:path';
 import { proxyEnsureSession, proxyReadSessionTask, proxyUpsertSubagentMessage, proxyUpsertSubagentMessagesBatch } from '../../generated/sqlite/proxy/index.js';
 import { formatSqliteColumn } from '../instant.js';
 import { createSqliteStore } from '../sqlite/store.js';
-import { withAsyncSavepoint, withAsyncTransaction } from '../sqlite/transaction.js';
+import { withAsyncSavepoint, withAsyncTransaction, type LockWait } from '../sqlite/transaction.js';
 import { writeBatch } from './batch-jobs.js';
-import { describeJobError, subagentMessageId, subagentMessageMetadata, type ProxyDatabase, type ProxyDatabaseOptions } from './proxy-database.js';
+import {
+  describeJobError,
+  subagentMessageId,
+  subagentMessageMetadata,
+  type JobScope,
+  type ProxyDatabase,
+  type ProxyDatabaseOptions,
+} from './proxy-database.js';
+
+/**
+ * A batch waits for the write lock as long as the connection's busy timeout (5 s), in slices of
+ * 100 ms: between them the writer reads its channel and its background cap's timer can fire
+ * (src/sqlite/transaction.ts, LockWait).
+ */
+const LOCK_WAIT: LockWait = { totalMs: 5_000, sliceMs: 100 };
 
 export function openSqliteProxyDatabase(file: string, options: ProxyDatabaseOptions): ProxyDatabase {
   mkdirSync(dirname(file), { recursive: true });
@@ -34,33 +48,27 @@ export function openSqliteProxyDatabase(file: string, options: ProxyDatabaseOpti
       const at = formatSqliteColumn(atNs);
       batchAt = atNs;
       try {
-        return await withAsyncTransaction(db, () =>
-          writeBatch(
-            jobs,
-            {
-              savepoint: (fn) => withAsyncSavepoint(db, 'proxy_job', fn),
-              async ensureSession(job) {
-                proxyEnsureSession.run({ id: job.sessionId, taskId: job.taskId, at }, db);
-                return proxyReadSessionTask.maybeOne({ id: job.sessionId }, db)?.taskId ?? job.taskId;
-              },
-              async upsertMessage(job) {
-                const id = subagentMessageId(job.sessionId, job.toolCallId);
-                proxyUpsertSubagentMessage.run(
-                  { id, sessionId: job.sessionId, taskId: job.taskId, turnId: job.turnId, metadata: subagentMessageMetadata(job), at },
-                  db,
-                );
-              },
-              async upsertMessages(rows) {
-                proxyUpsertSubagentMessagesBatch.run({ rows: JSON.stringify(rows), at }, db);
-              },
-              // Inside our open transaction the store writes in a savepoint of its own.
-              recordFrame: (frame) => store.recordFrame(frame),
-              recordFrames: (frames) => store.recordFrames(frames),
-            },
-            options.executionId,
-            sessions,
-          ),
-        );
+        const scope: JobScope = {
+          savepoint: (fn) => withAsyncSavepoint(db, 'proxy_job', fn),
+          async ensureSession(job) {
+            proxyEnsureSession.run({ id: job.sessionId, taskId: job.taskId, at }, db);
+            return proxyReadSessionTask.maybeOne({ id: job.sessionId }, db)?.taskId ?? job.taskId;
+          },
+          async upsertMessage(job) {
+            const id = subagentMessageId(job.sessionId, job.toolCallId);
+            proxyUpsertSubagentMessage.run(
+              { id, sessionId: job.sessionId, taskId: job.taskId, turnId: job.turnId, metadata: subagentMessageMetadata(job), at },
+              db,
+            );
+          },
+          async upsertMessages(rows) {
+            proxyUpsertSubagentMessagesBatch.run({ rows: JSON.stringify(rows), at }, db);
+          },
+          // Inside our open transaction the store writes in a savepoint of its own.
+          recordFrame: (frame) => store.recordFrame(frame),
+          recordFrames: (frames) => store.recordFrames(frames),
+        };
+        return await withAsyncTransaction(db, () => writeBatch(jobs, scope, options.executionId, sessions), LOCK_WAIT);
       } catch (err) {
         sessions.clear(); // what this transaction ensured is gone with it
         return { written: 0, failed: jobs.length, errors: [describeJobError(jobs[0], err)] };

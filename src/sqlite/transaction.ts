@@ -57,19 +57,33 @@ export function withImmediateTransaction<T>(db: Database, fn: () => T): T {
 }
 
 /**
+ * How withAsyncTransaction waits for the write lock: up to `totalMs` in all, in busy waits of
+ * at most `sliceMs`, the event loop free between them. better-sqlite3's busy wait is
+ * synchronous: one 5 s wait kept the proxy's writer from reading its channel (the proxy's
+ * counts as it left) and from firing its background cap's timer (14.9 s on a 2 s cap, review of
+ * 2026-12-05). In slices, a timer or a message waits one slice at most.
+ */
+export interface LockWait {
+  totalMs: number;
+  sliceMs: number;
+}
+
+/**
  * A BEGIN IMMEDIATE transaction whose body awaits: the proxy's writer, whose batch joins the
- * store's own writes (recordFrames) and so cannot run synchronously. Only for a connection its
- * caller owns and uses one body at a time (the writer process's: one batch in flight): SQLite
- * has no per-client transactions, so anything else run on the connection while the body
+ * store's own writes (recordFrames) and so cannot run synchronously, and the importer. Only for
+ * a connection its caller owns and uses one body at a time (one batch or unit in flight):
+ * SQLite has no per-client transactions, so anything else run on the connection while the body
  * awaits would join it. Refuses to run inside an open transaction, as BEGIN IMMEDIATE would.
  * If SQLite ended the transaction itself meanwhile (RAISE(ROLLBACK), a full disk), nothing is
- * committed and it rejects.
+ * committed and it rejects. Without `lockWait`, BEGIN waits out the connection's busy timeout
+ * in one synchronous wait.
  */
-export async function withAsyncTransaction<T>(db: Database, fn: () => Promise<T>): Promise<T> {
+export async function withAsyncTransaction<T>(db: Database, fn: () => Promise<T>, lockWait?: LockWait): Promise<T> {
   if (db.inTransaction) {
     throw new SubagentContextError('transaction_open', 'a transaction is already open on this connection; this one must be its own');
   }
-  db.exec('BEGIN IMMEDIATE');
+  if (lockWait) await beginInSlices(db, lockWait);
+  else db.exec('BEGIN IMMEDIATE');
   try {
     const result = await fn();
     if (!db.inTransaction) throw new Error('the transaction was rolled back by SQLite');
@@ -78,6 +92,26 @@ export async function withAsyncTransaction<T>(db: Database, fn: () => Promise<T>
   } catch (err) {
     if (db.inTransaction) db.exec('ROLLBACK');
     throw err;
+  }
+}
+
+/** BEGIN IMMEDIATE, retried after SQLITE_BUSY until `totalMs` have passed; the connection's busy timeout is restored after. */
+async function beginInSlices(db: Database, { totalMs, sliceMs }: LockWait): Promise<void> {
+  const until = performance.now() + totalMs;
+  const busyTimeout = db.pragma('busy_timeout', { simple: true }) as number;
+  try {
+    for (;;) {
+      db.pragma(`busy_timeout = ${Math.max(0, Math.min(sliceMs, Math.ceil(until - performance.now())))}`);
+      try {
+        db.exec('BEGIN IMMEDIATE');
+        return;
+      } catch (err) {
+        if (!String((err as { code?: unknown }).code).startsWith('SQLITE_BUSY') || performance.now() >= until) throw err;
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  } finally {
+    db.pragma(`busy_timeout = ${busyTimeout}`);
   }
 }
 
