@@ -14,7 +14,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { importClaudeCode } from '../src/import/claude-code/import-claude-code.js';
+import { importClaudeCode, type ImportSummary } from '../src/import/claude-code/import-claude-code.js';
 import { ProgressMovedError, type ImportStore, type ImportUnit } from '../src/import/import-store.js';
 import { openImportStore } from '../src/import/open-import-store.js';
 import { createWallClock } from '../src/instant.js';
@@ -22,7 +22,7 @@ import { filesUnder, importInto, RECORDED_PROJECTS } from './helpers/claude-impo
 import { openProxyStore, type ProxyStore } from './helpers/proxy-store.js';
 import { describeBothDialects, type Dialect } from './helpers/test-db.js';
 import { byDialect } from './helpers/by-dialect.js';
-import { clientFor } from '../scripts/lib/postgres-database.js';
+import { clientFor, databaseName } from '../scripts/lib/postgres-database.js';
 
 const LEDGER = [
   'SELECT task_session_id, tool_call_id, model, requests, input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_tokens FROM task_session_subagent_usage ORDER BY task_session_id, tool_call_id, model',
@@ -55,23 +55,23 @@ function halfTree(): string {
  * on PostgreSQL a client of this process.
  */
 const HOLD_MS = 600;
-const HELD_ROWS = [
-  "INSERT INTO task_sessions (id, task_id, created_at, updated_at) VALUES ('s1', 't', '2026-12-05 00:00:00', '2026-12-05 00:00:00')",
-  "INSERT INTO subagent_context_import_progress (source, transcript, task_session_id, byte_offset, lines, malformed_lines, updated_at) VALUES ('claude-code', 's1', 's1', 100, 2, 0, '2026-12-05 00:00:00')",
+const heldRows = (id: string) => [
+  `INSERT INTO task_sessions (id, task_id, created_at, updated_at) VALUES ('${id}', 't', '2026-12-05 00:00:00', '2026-12-05 00:00:00')`,
+  `INSERT INTO subagent_context_import_progress (source, transcript, task_session_id, byte_offset, lines, malformed_lines, updated_at) VALUES ('claude-code', '${id}', '${id}', 100, 2, 0, '2026-12-05 00:00:00')`,
 ];
-const SQLITE_HOLDER = `import Database from 'better-sqlite3';
+const sqliteHolder = (id: string) => `import Database from 'better-sqlite3';
   const db = new Database(process.argv[1]);
   db.exec('BEGIN IMMEDIATE');
-  for (const sql of ${JSON.stringify(HELD_ROWS)}) db.exec(sql);
+  for (const sql of ${JSON.stringify(heldRows(id))}) db.exec(sql);
   process.stdout.write('held\\n');
   setTimeout(() => { db.exec('COMMIT'); db.close(); }, ${HOLD_MS});`;
 
 /** Starts the holder; resolves once its transaction holds the rows, with a promise that it committed. */
-function holdProgress(dialect: Dialect, location: string): Promise<{ committed: Promise<void> }> {
+function holdProgress(dialect: Dialect, location: string, id: string): Promise<{ committed: Promise<void> }> {
   return byDialect(dialect, {
     sqlite: () =>
       new Promise<{ committed: Promise<void> }>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--input-type=module', '-e', SQLITE_HOLDER, location], { stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, ['--input-type=module', '-e', sqliteHolder(id), location], { stdio: ['ignore', 'pipe', 'pipe'] });
         let stderr = '';
         child.stderr.on('data', (c: Buffer) => void (stderr += c.toString()));
         const committed = new Promise<void>((done, fail) =>
@@ -86,7 +86,7 @@ function holdProgress(dialect: Dialect, location: string): Promise<{ committed: 
       const client = clientFor(location);
       await client.connect();
       await client.query('BEGIN');
-      for (const sql of HELD_ROWS) await client.query(sql);
+      for (const sql of heldRows(id)) await client.query(sql);
       const committed = new Promise<void>((done, fail) =>
         setTimeout(
           () =>
@@ -102,18 +102,18 @@ function holdProgress(dialect: Dialect, location: string): Promise<{ committed: 
   })();
 }
 
-/** One unit of transcript 's1' from its start (never imported), with one request's usage. */
-function unitFromStart(at: bigint): ImportUnit {
+/** One unit of transcript `id` (its session's main one) from its start (never imported), with one request's usage. */
+function unitFromStart(at: bigint, id: string): ImportUnit {
   return {
     source: 'claude-code',
-    sessionId: 's1',
+    sessionId: id,
     taskId: 't',
     executionId: 'e1',
     sessionAt: at,
     jobs: [],
     subagentUsage: null,
     parentUsage: new Map([['m', { requests: 1, input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }]]),
-    progress: { transcript: 's1', sessionId: 's1', byteOffset: 80, lines: 1, malformedLines: 0, turnId: null, last: null },
+    progress: { transcript: id, sessionId: id, byteOffset: 80, lines: 1, malformedLines: 0, turnId: null, last: null },
     fromOffset: 0,
     at,
   };
@@ -141,6 +141,8 @@ describeBothDialects('import claude-code: two imports at once', (dialect) => {
     const warnsB: { msg: string; fields: Record<string, unknown> }[] = [];
     const loggerB = { warn: (fields: object, msg: string) => void warnsB.push({ msg, fields: fields as Record<string, unknown> }) };
     const storeB: ImportStore = await openImportStore(dbTarget, { logger: loggerB, clock });
+    let summaryA!: ImportSummary;
+    let summaryB!: ImportSummary;
     try {
       expect(await storeB.prepare()).toBe(true);
       // B reads every progress row (none yet) and the first transcript's lines, then waits.
@@ -164,13 +166,17 @@ describeBothDialects('import claude-code: two imports at once', (dialect) => {
       expect(movedByA).toBeGreaterThanOrEqual(2); // at least both sessions' main transcripts
 
       release();
-      const summaryB = await runB;
-      // B is refused every transcript A moved, writes nothing of them, and says so once each.
-      expect(summaryB.overtaken).toBe(movedByA);
+      summaryB = await runB;
+      // B is refused the transcript it held (A moved it), writes nothing of it and says so.
+      // Having seen A, it reads each later transcript's progress again before its file, so it
+      // reads on from where A stopped instead of being refused every one A moved.
+      expect(summaryB.overtaken).toBe(1);
       const overtaken = warnsB.filter((w) => w.msg === 'another import wrote this transcript’s lines first (two imports at once): left to it');
-      expect(overtaken).toHaveLength(movedByA);
-      for (const w of overtaken) expect(w.fields.path).toMatch(/\.jsonl$/);
+      expect(overtaken).toHaveLength(1);
+      expect(overtaken[0].fields.path).toMatch(/\.jsonl$/);
       expect(summaryB.writeFailed).toBe(0);
+      expect(summaryB.transcripts).toBeGreaterThanOrEqual(movedByA - 1);
+      summaryA = runA.summary;
     } finally {
       await storeB.close();
     }
@@ -185,32 +191,47 @@ describeBothDialects('import claude-code: two imports at once', (dialect) => {
     expect(expected[0].length).toBeGreaterThan(0);
     expect(expected[1].length).toBeGreaterThan(0);
     expect(await snapshot(target)).toEqual(expected);
+    // Each summary counts what its run committed: together, every line and byte of the tree once.
+    const files = filesUnder(RECORDED_PROJECTS, /\.jsonl$/);
+    const tree = {
+      lines: files.reduce((n, f) => n + readFileSync(f, 'utf8').split('\n').filter(Boolean).length, 0),
+      bytes: files.reduce((n, f) => n + readFileSync(f).length, 0),
+    };
+    const runs = [summaryA, summaryB, runC.summary];
+    expect({ lines: runs.reduce((n, r) => n + r.lines, 0), bytes: runs.reduce((n, r) => n + r.bytes, 0) }).toEqual(tree);
   });
 
   it("a commit that waits for another import's commit of the same transcript is refused once that one commits", async () => {
     const [flag, where] = target.args;
     const dbTarget = flag === '--sqlite' ? { dialect: 'sqlite' as const, file: where } : { dialect: 'postgres' as const, url: where };
-    const clock = createWallClock();
-    const store = await openImportStore(dbTarget, { logger: { warn: () => {} }, clock });
-    try {
-      expect(await store.prepare()).toBe(true);
-      const holder = await holdProgress(dialect, where);
-      const started = performance.now();
-      const outcome = await store.commit(unitFromStart(clock())).then(
-        () => 'committed',
-        (err: unknown) => err,
-      );
-      // It waited for the holder (SQLite's write lock; PostgreSQL's unique index), then found
-      // the progress at 100, not at 0 where its lines start, and wrote nothing.
-      expect(performance.now() - started).toBeGreaterThan(HOLD_MS / 2);
-      expect(outcome).toBeInstanceOf(ProgressMovedError);
-      await holder.committed;
-    } finally {
-      await store.close();
+    // PostgreSQL: also under a database whose default isolation is REPEATABLE READ, where the
+    // check failed 40001 (a write error, exit 7) until the unit asked for READ COMMITTED.
+    const defaults = byDialect(dialect, { sqlite: [null], postgres: ['read committed', 'repeatable read'] });
+    for (const [n, isolation] of defaults.entries()) {
+      const id = `s${n}`;
+      if (isolation !== null) await target.exec(`ALTER DATABASE ${databaseName(where)} SET default_transaction_isolation = '${isolation}'`);
+      const clock = createWallClock();
+      const store = await openImportStore(dbTarget, { logger: { warn: () => {} }, clock });
+      try {
+        expect(await store.prepare()).toBe(true);
+        const holder = await holdProgress(dialect, where, id);
+        const started = performance.now();
+        const outcome = await store.commit(unitFromStart(clock(), id)).then(
+          () => 'committed',
+          (err: unknown) => err,
+        );
+        // It waited for the holder (SQLite's write lock; PostgreSQL's unique index), then found
+        // the progress at 100, not at 0 where its lines start, and wrote nothing.
+        expect(performance.now() - started).toBeGreaterThan(HOLD_MS / 2);
+        expect(outcome, `default isolation ${isolation}`).toBeInstanceOf(ProgressMovedError);
+        await holder.committed;
+      } finally {
+        await store.close();
+      }
+      expect(await target.query('SELECT transcript, byte_offset FROM subagent_context_import_progress WHERE transcript = $1', [id])).toEqual([
+        { transcript: id, byte_offset: byDialect(dialect, { sqlite: 100, postgres: '100' }) },
+      ]);
     }
-    expect(await target.query('SELECT transcript, byte_offset FROM subagent_context_import_progress')).toEqual([
-      { transcript: 's1', byte_offset: byDialect(dialect, { sqlite: 100, postgres: '100' }) },
-    ]);
     expect(await target.query('SELECT model FROM task_session_parent_usage')).toEqual([]);
   });
 });

@@ -115,11 +115,16 @@ describeBothDialects('import claude-code: the same rows however the runs fall', 
     const opening = [queued('enqueue'), queued('dequeue')];
     const rest = [line({ type: 'user', message: { role: 'user', content: 'go' } }), launch, launched];
     const file = write(piece, opening, false);
-    await importInto(split, piece);
+    const first = await importInto(split, piece);
     appendFileSync(file, jsonl(rest));
-    await importInto(split, piece);
+    const second = await importInto(split, piece);
     write(full, [...opening, ...rest], false);
-    await importInto(whole, full);
+    const once = await importInto(whole, full);
+    // The summaries count committed lines: the first run wrote nothing and counts nothing (it
+    // used to count the two lines, then the second run counted them again).
+    expect(first.summary).toMatchObject({ transcripts: 0, lines: 0, bytes: 0 });
+    expect(second.summary).toMatchObject({ transcripts: 1, lines: 5, bytes: once.summary.bytes });
+    expect(once.summary).toMatchObject({ transcripts: 1, lines: 5 });
     expect(await tasks(whole)).toEqual([{ id: S, task_id: CWD }]);
     expect(await tasks(split)).toEqual(await tasks(whole));
     expect(await statuses(split)).toEqual(await statuses(whole));

@@ -52,28 +52,35 @@ export function openPostgresImportStore(url: string, options: ImportStoreOptions
       const at = formatMicros(unit.at);
       const outcome: UnitOutcome = { frames: 0, failedFrames: 0 };
       try {
-        await withTransaction(pool, async (client) => {
-          await proxyEnsureSession.run({ id: unit.sessionId, taskId: unit.taskId, at: formatMicros(unit.sessionAt) }, client);
-          // The progress next (its foreign key needs the session): a unit whose lines another
-          // import took is refused before anything else is written, and a second run committing
-          // the same transcript waits here for the first.
-          if ((await importWriteProgress.exec({ ...progressParams(unit), at }, client)) === 0) throw new ProgressMovedError(unit.progress.transcript);
-          const taskId = (await proxyReadSessionTask.maybeOne({ id: unit.sessionId }, client))?.taskId ?? unit.taskId;
-          for (const job of unit.jobs) {
-            if (!job.sidecar) await proxyUpsertSubagentMessage.run({ ...messageRow({ ...unit, taskId }, job), at: formatMicros(job.at) }, client);
-            frameAt = job.at;
-            const recorded = await store.recordFrame(frameOf(unit, job, taskId), { client });
-            frameAt = undefined;
-            if (recorded === 'persisted') outcome.frames++;
-            else outcome.failedFrames++;
-          }
-          const usage = usageRows(unit);
-          const common = { sessionId: unit.sessionId, source: unit.source, at };
-          for (const row of usage.parent) await importAddParentUsage.run({ ...common, ...row }, client);
-          if (unit.subagentUsage)
-            for (const row of usage.subagent)
-              await importAddSubagentUsage.run({ ...common, ...row, executionId: unit.executionId, toolCallId: unit.subagentUsage.toolCallId }, client);
-        });
+        await withTransaction(
+          pool,
+          async (client) => {
+            await proxyEnsureSession.run({ id: unit.sessionId, taskId: unit.taskId, at: formatMicros(unit.sessionAt) }, client);
+            // The progress next (its foreign key needs the session): a unit whose lines another
+            // import took is refused before anything else is written, and a second run committing
+            // the same transcript waits here for the first.
+            if ((await importWriteProgress.exec({ ...progressParams(unit), at }, client)) === 0) throw new ProgressMovedError(unit.progress.transcript);
+            const taskId = (await proxyReadSessionTask.maybeOne({ id: unit.sessionId }, client))?.taskId ?? unit.taskId;
+            for (const job of unit.jobs) {
+              if (!job.sidecar) await proxyUpsertSubagentMessage.run({ ...messageRow({ ...unit, taskId }, job), at: formatMicros(job.at) }, client);
+              frameAt = job.at;
+              const recorded = await store.recordFrame(frameOf(unit, job, taskId), { client });
+              frameAt = undefined;
+              if (recorded === 'persisted') outcome.frames++;
+              else outcome.failedFrames++;
+            }
+            const usage = usageRows(unit);
+            const common = { sessionId: unit.sessionId, source: unit.source, at };
+            for (const row of usage.parent) await importAddParentUsage.run({ ...common, ...row }, client);
+            if (unit.subagentUsage)
+              for (const row of usage.subagent)
+                await importAddSubagentUsage.run({ ...common, ...row, executionId: unit.executionId, toolCallId: unit.subagentUsage.toolCallId }, client);
+          },
+          // The progress check (import_write_progress.sql) needs READ COMMITTED: a commit that
+          // waited for another import's sees its row and is refused. Under a database's default
+          // of REPEATABLE READ or SERIALIZABLE it failed 40001 instead (review of 2026-12-05).
+          'BEGIN ISOLATION LEVEL READ COMMITTED',
+        );
         return outcome;
       } finally {
         frameAt = undefined;

@@ -1,6 +1,6 @@
 // The hand-over at exit (the agent has exited): everything the proxy still holds goes to the
 // writer, then 'drain' with the background time cap. Through a file when it can (spill.ts: a
-// writer inside a synchronous SQLite busy wait does not read its channel, and the channel
+// writer inside a batch does not read its channel until the batch is done, and the channel
 // takes only what fits in its socket buffer), else over the channel. The writer reads it into
 // its backlog, writes it all and exits, or finishes alone if the proxy leaves first (tee.ts).
 import { MAX_BATCH_LINES, packBatch } from './line-batch.js';

@@ -1,6 +1,6 @@
 // The hand-over at exit goes through a file, not the IPC channel: a channel whose reader is
-// blocked (the writer inside a synchronous SQLite busy wait) accepts only what fits in the
-// socket's buffer, and the proxy leaves before the rest is written — those lines were lost.
+// busy (the writer inside a batch: its statements run synchronously) accepts only what fits in
+// the socket's buffer, and the proxy leaves before the rest is written — those lines were lost.
 // A file is written at once whatever the writer is doing; the writer reads and removes it.
 // A writer that stops before reading it (killed, crashed) leaves it behind, holding the
 // session's tool calls: the next writer to start removes it and says so (sweepStaleSpills).

@@ -39,7 +39,7 @@ export interface DrainMessage {
   /**
    * A file holding the batches the proxy still had (v8-serialized LineBatch[], written by
    * spill.ts), read before the drain: the channel cannot take them while the writer does not
-   * read it (a busy wait on the SQLite lock), and the proxy must not wait for that.
+   * read it (inside a batch), and the proxy must not wait for that.
    */
   spill?: string;
 }

@@ -97,21 +97,32 @@ export async function withAsyncTransaction<T>(db: Database, fn: () => Promise<T>
 
 /** BEGIN IMMEDIATE, retried after SQLITE_BUSY until `totalMs` have passed; the connection's busy timeout is restored after. */
 async function beginInSlices(db: Database, { totalMs, sliceMs }: LockWait): Promise<void> {
-  const until = performance.now() + totalMs;
   const busyTimeout = db.pragma('busy_timeout', { simple: true }) as number;
+  const taken = await takeLockInSlices(db, totalMs, sliceMs).then(
+    () => ({ ok: true as const }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
   try {
-    for (;;) {
-      db.pragma(`busy_timeout = ${Math.max(0, Math.min(sliceMs, Math.ceil(until - performance.now())))}`);
-      try {
-        db.exec('BEGIN IMMEDIATE');
-        return;
-      } catch (err) {
-        if (!String((err as { code?: unknown }).code).startsWith('SQLITE_BUSY') || performance.now() >= until) throw err;
-      }
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-  } finally {
     db.pragma(`busy_timeout = ${busyTimeout}`);
+  } catch (err) {
+    // Only a closed connection refuses it; never leave the transaction begun here open.
+    if (db.inTransaction) db.exec('ROLLBACK');
+    throw err;
+  }
+  if (!taken.ok) throw taken.error;
+}
+
+async function takeLockInSlices(db: Database, totalMs: number, sliceMs: number): Promise<void> {
+  const until = performance.now() + totalMs;
+  for (;;) {
+    db.pragma(`busy_timeout = ${Math.max(0, Math.min(sliceMs, Math.ceil(until - performance.now())))}`);
+    try {
+      db.exec('BEGIN IMMEDIATE');
+      return;
+    } catch (err) {
+      if (!String((err as { code?: unknown }).code).startsWith('SQLITE_BUSY') || performance.now() >= until) throw err;
+    }
+    await new Promise((resolve) => setImmediate(resolve));
   }
 }
 

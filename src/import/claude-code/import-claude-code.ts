@@ -15,8 +15,9 @@ import { discoverProject, failureOf, listProjects, readMeta, type SessionFiles, 
 
 export interface ImportSummary {
   sessions: number;
-  /** Transcripts with new lines this run. */
+  /** Transcripts this run wrote new lines of (committed). */
   transcripts: number;
+  /** Bytes, lines and malformed lines committed this run: lines read but left for the next run are not counted. */
   bytes: number;
   lines: number;
   malformedLines: number;
@@ -174,6 +175,7 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
   const total = options.onProgress ? await bytesToRead(store, options.from, projects) : 0;
   let done = 0;
   options.onProgress?.(0, total);
+  let racing = false; // another import into the store was seen committing a transcript this run read
   for (const project of projects) {
     const sessions = discoverProject(options.from, project, skip);
     summary.sessions += sessions.length;
@@ -193,13 +195,24 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
         metas = new Map(w.session.subagents.map((s) => [s.agentId, readMeta(s.metaPath)]));
         subagentCalls = new Set([...metas.values()].flatMap((m) => (m?.toolUseId ? [m.toolUseId] : [])));
       }
-      const before = progress.get(w.transcript) ?? fresh(w.transcript, sessionId);
+      const listed = progress.get(w.transcript) ?? fresh(w.transcript, sessionId);
       const size = sizeOf(w.path);
       if (typeof size === 'string') {
         skip(w.path, size);
         continue;
       }
-      if (size === before.byteOffset) continue;
+      if (size === listed.byteOffset) continue;
+      // Once another import is seen running at the same time, each transcript's progress is read
+      // again by key just before its file: the project's read is older than that import's
+      // commits, and every transcript it took since would be read in vain and refused with a
+      // WARN (review of 2026-12-05: 400 of 400 in one project). Not before: a read per
+      // transcript costs a round trip on PostgreSQL.
+      const before = racing ? ((await store.readProgress(SOURCE, [w.transcript])).get(w.transcript) ?? listed) : listed;
+      if (size === before.byteOffset) {
+        done += Math.max(0, size - listed.byteOffset);
+        options.onProgress?.(Math.min(done, total), total);
+        continue;
+      }
       let subagent: TranscriptRole['subagent'] = null;
       if (w.agentId !== null) {
         const meta = metas.get(w.agentId);
@@ -237,19 +250,23 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
           });
           summary.frames += outcome.frames;
           summary.failedFrames += outcome.failedFrames;
+          // The summary counts what was committed, unit by unit: a transcript whose later unit
+          // fails still counts its earlier ones, and lines read but not written (no cwd yet) none.
+          summary.bytes += unit.progress.byteOffset - counted.byteOffset;
+          summary.lines += unit.progress.lines - counted.lines;
+          summary.malformedLines += unit.progress.malformedLines - counted.malformedLines;
+          counted = unit.progress;
         },
       };
+      let counted: TranscriptProgress = before;
       const working = { ...before, last: before.last && { ...before.last } };
       try {
-        const read = await consumeTranscript(w.path, working, new ClaudeTranscriptConsumer(role, working), logger);
-        summary.transcripts += read.lines > 0 ? 1 : 0;
-        summary.bytes += read.bytes;
-        summary.lines += read.lines;
-        summary.malformedLines += read.malformed;
+        await consumeTranscript(w.path, working, new ClaudeTranscriptConsumer(role, working), logger);
       } catch (err) {
         if (err instanceof ProgressMovedError) {
           logger.warn({ path: w.path }, 'another import wrote this transcript’s lines first (two imports at once): left to it');
           summary.overtaken++;
+          racing = true;
         } else {
           const write = err instanceof StoreWriteError;
           logger.warn(
@@ -260,7 +277,8 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
           else summary.deferred++;
         }
       }
-      done += Math.max(0, size - before.byteOffset);
+      if (counted !== before) summary.transcripts++;
+      done += Math.max(0, size - listed.byteOffset);
       options.onProgress?.(Math.min(done, total), total);
     }
   }

@@ -45,6 +45,8 @@ export class ClaudeTranscriptConsumer implements TranscriptConsumer {
   private firstAt: bigint | undefined;
   private lastAt: bigint | undefined;
   private committedOffset: number;
+  /** The transcript was never imported: its session row may not exist yet (an imported one's does: its progress row's key needs it). */
+  private firstImport: boolean;
 
   constructor(
     private readonly role: TranscriptRole,
@@ -53,6 +55,7 @@ export class ClaudeTranscriptConsumer implements TranscriptConsumer {
     this.tally = new UsageTally(progress.last);
     this.turnId = progress.turnId;
     this.committedOffset = progress.byteOffset;
+    this.firstImport = progress.byteOffset === 0;
   }
 
   line(line: JsonObject): void {
@@ -119,8 +122,10 @@ export class ClaudeTranscriptConsumer implements TranscriptConsumer {
     if (!this.jobs.length && !deltas.size && progress.byteOffset === this.committedOffset) return;
     // The session's row takes its task once, from the unit that creates it: without --task, a
     // unit that writes nothing but progress waits until a line names the cwd (Claude Code's first
-    // lines, its queue operations, name none). Its lines are read again by the next run.
-    if (!this.jobs.length && !deltas.size && this.role.task === undefined && this.cwd === undefined) return;
+    // lines, its queue operations, name none). Its lines are read again by the next run. Only
+    // while the transcript was never imported: later lines without a cwd have a session row to
+    // join, and waiting for a cwd there read them again on every run.
+    if (!this.jobs.length && !deltas.size && this.role.task === undefined && this.cwd === undefined && this.firstImport) return;
     progress.turnId = this.turnId;
     progress.last = this.tally.lastResponse();
     const now = this.role.clock();
@@ -139,5 +144,6 @@ export class ClaudeTranscriptConsumer implements TranscriptConsumer {
     });
     this.jobs = [];
     this.committedOffset = progress.byteOffset;
+    this.firstImport = false; // the session row exists now
   }
 }
