@@ -4,14 +4,13 @@
 // in both lines for 2 failures). The summary and the log add up to every write and every
 // failure once. Both dialects: a trigger refuses one call; then slow inserts keep the writer
 // busy (and still reading its channel) until the proxy has left it to finish in the background.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import { byDialect } from './helpers/by-dialect.js';
-import { assertBuilt, CLI } from './helpers/cli.js';
-import { openProxyStore, PROXY_TEST_ENV, subagentLaunchLine } from './helpers/proxy-store.js';
+import { assertBuilt } from './helpers/cli.js';
+import { catProxy, openProxyStore, PROXY_TEST_ENV, subagentLaunchLine } from './helpers/proxy-store.js';
 import { describeBothDialects } from './helpers/test-db.js';
 
 beforeAll(assertBuilt);
@@ -36,16 +35,12 @@ describeBothDialects('proxy: the background log after failures the summary count
         }),
       );
       const env = { ...process.env, ...PROXY_TEST_ENV, SUBAGENT_CONTEXT_PROXY_DRAIN_MS: '100', SUBAGENT_CONTEXT_PROXY_LOG: logFile };
-      const proxy = spawn(process.execPath, [CLI, 'proxy', ...store.args, '--', 'cat'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-      let stderr = '';
-      let echoed = 0;
-      proxy.stderr.on('data', (c: Buffer) => void (stderr += c.toString()));
-      proxy.stdout.on('data', (c: Buffer) => void (echoed += c.toString().split('\n').length - 1));
-      const closed = new Promise<number | null>((r) => proxy.on('close', r));
+      const run = catProxy(store.args, env);
+      const proxy = run.process;
       proxy.stdin.write(line(0) + line(1) + line(2)); // line 1 is refused
       const end = Date.now() + 30_000;
       while ((await store.query("SELECT 1 FROM task_session_subagents WHERE tool_call_id = 'toolu_bg_2'")).length === 0) {
-        if (Date.now() > end) throw new Error(`line 2 never came: ${stderr}`);
+        if (Date.now() > end) throw new Error(`line 2 never came: ${run.stderr()}`);
         await delay(20);
       }
       await delay(200); // the batch's 'done', sent right after its commit, reaches the proxy
@@ -59,9 +54,10 @@ describeBothDialects('proxy: the background log after failures the summary count
         }),
       );
       for (let i = 3; i < LINES; i++) proxy.stdin.write(line(i));
-      while (echoed < LINES) await delay(10);
+      while (run.echoed() < LINES) await delay(10);
       proxy.stdin.end();
-      expect(await closed).toBe(0);
+      expect(await run.closed).toBe(0);
+      const stderr = run.stderr();
       const summary = /subagent-context proxy: \d+ writes recorded; (\d+) lines left to the writer, .*?, (\d+) writes failed\n/.exec(stderr);
       expect(summary, stderr).not.toBeNull();
       expect(Number(summary![2])).toBeGreaterThan(0);

@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import { clientFor } from '../scripts/lib/postgres-database.js';
 import { byDialect } from './helpers/by-dialect.js';
-import { assertBuilt, CLI } from './helpers/cli.js';
-import { openProxyStore, PROXY_TEST_ENV, proxyWriterPid, subagentLaunchLine, type ProxyStore } from './helpers/proxy-store.js';
+import { assertBuilt } from './helpers/cli.js';
+import { catProxy, openProxyStore, PROXY_TEST_ENV, proxyWriterPid, subagentLaunchLine, type ProxyStore } from './helpers/proxy-store.js';
 import { describeBothDialects, type Dialect } from './helpers/test-db.js';
 
 beforeAll(assertBuilt);
@@ -90,29 +90,25 @@ describeBothDialects('proxy: a writer left alone on a locked store', (dialect) =
         SUBAGENT_CONTEXT_PROXY_BACKGROUND_MS: String(BACKGROUND_MS),
         SUBAGENT_CONTEXT_PROXY_LOG: logFile,
       };
-      const proxy = spawn(process.execPath, [CLI, 'proxy', ...store.args, '--', 'cat'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-      let stderr = '';
-      let echoed = 0;
-      proxy.stderr.on('data', (c: Buffer) => void (stderr += c.toString()));
-      proxy.stdout.on('data', (c: Buffer) => void (echoed += c.toString().split('\n').length - 1));
-      const closed = new Promise<number | null>((r) => proxy.on('close', r));
+      const run = catProxy(store.args, env);
+      const proxy = run.process;
       const writer = await proxyWriterPid(proxy.pid!);
       proxy.stdin.write(line(0));
       const end = Date.now() + 30_000;
       while ((await store.query("SELECT 1 FROM task_session_subagents WHERE tool_call_id = 'toolu_locked_0'")).length === 0) {
-        if (Date.now() > end) throw new Error(`line 0 never came: ${stderr}`);
+        if (Date.now() > end) throw new Error(`line 0 never came: ${run.stderr()}`);
         await delay(20);
       }
       await delay(200); // the batch's 'done', sent right after its commit, reaches the proxy
       lock = await lockStore(dialect, store);
       for (let i = 1; i <= LOCKED_LINES; i++) proxy.stdin.write(line(i));
-      while (echoed < LOCKED_LINES + 1) await delay(10);
+      while (run.echoed() < LOCKED_LINES + 1) await delay(10);
       await delay(200); // the writer has the batch and waits for the lock
       proxy.stdin.end();
-      expect(await closed).toBe(0);
+      expect(await run.closed).toBe(0);
       const left = performance.now();
       // Line 0's writes were confirmed before the lock; the rest the summary leaves to the writer.
-      expect(stderr).toMatch(new RegExp(`subagent-context proxy: [1-9]\\d* writes recorded; ${LOCKED_LINES} lines left to the writer`));
+      expect(run.stderr()).toMatch(new RegExp(`subagent-context proxy: [1-9]\\d* writes recorded; ${LOCKED_LINES} lines left to the writer`));
       while (running(writer) && performance.now() - left < 20_000) await delay(20);
       const stoppedAfter = performance.now() - left;
       // The cap, plus a slice and the process's exit: not a 5 s busy wait (or two).

@@ -7,6 +7,7 @@
 // proxy finds a host's file in (the template file is in WAL mode, as openTestDb's are).
 // Also: runs the proxy (the built binary) in front of the fake agent.
 import Database from 'better-sqlite3';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -141,4 +142,22 @@ export function directAgent(env: NodeJS.ProcessEnv = {}): AcpClient {
 export function subagentLaunchLine(sessionId: string, toolCallId: string): string {
   const update = { sessionUpdate: 'tool_call', toolCallId, title: 'Task', status: 'pending', rawInput: {}, _meta: { claudeCode: { toolName: 'Agent' } } };
   return `${JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update } })}\n`;
+}
+
+/** The proxy (built binary) in front of `cat`, which echoes every line back: its stderr and the lines echoed so far, read as they come. */
+export interface CatProxy {
+  readonly process: ChildProcessWithoutNullStreams;
+  stderr(): string;
+  echoed(): number;
+  /** Resolves with the exit code once the proxy has exited and its streams closed. */
+  readonly closed: Promise<number | null>;
+}
+
+export function catProxy(args: readonly string[], env: NodeJS.ProcessEnv): CatProxy {
+  const proxy = spawn(process.execPath, [CLI, 'proxy', ...args, '--', 'cat'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  let echoed = 0;
+  proxy.stderr.on('data', (c: Buffer) => void (stderr += c.toString()));
+  proxy.stdout.on('data', (c: Buffer) => void (echoed += c.toString().split('\n').length - 1));
+  return { process: proxy, stderr: () => stderr, echoed: () => echoed, closed: new Promise((r) => proxy.on('close', r)) };
 }
