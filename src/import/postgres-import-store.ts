@@ -13,7 +13,7 @@ import {
 import { proxyEnsureSession, proxyReadSessionTask, proxyUpsertSubagentMessage } from '../../generated/postgres/proxy/index.js';
 import { formatMicros } from '../instant.js';
 import { createPostgresStore } from '../postgres/store.js';
-import { withTransaction } from '../postgres/transaction.js';
+import { BEGIN_READ_COMMITTED, withTransaction } from '../postgres/transaction.js';
 import {
   ProgressMovedError,
   frameOf,
@@ -76,10 +76,10 @@ export function openPostgresImportStore(url: string, options: ImportStoreOptions
               for (const row of usage.subagent)
                 await importAddSubagentUsage.run({ ...common, ...row, executionId: unit.executionId, toolCallId: unit.subagentUsage.toolCallId }, client);
           },
-          // The progress check (import_write_progress.sql) needs READ COMMITTED: a commit that
+          // The progress check (import_write_progress.sql) needs READ COMMITTED too: a commit that
           // waited for another import's sees its row and is refused. Under a database's default
           // of REPEATABLE READ or SERIALIZABLE it failed 40001 instead (review of 2026-12-05).
-          'BEGIN ISOLATION LEVEL READ COMMITTED',
+          BEGIN_READ_COMMITTED,
         );
         return outcome;
       } finally {

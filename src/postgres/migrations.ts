@@ -41,7 +41,7 @@ import { MIGRATION_STEP } from '../migrations/step-names.js';
 import { executionIdentityShapeHolds, toTableShape } from '../migrations/table-shape.js';
 import type { BackfillChunkOptions, MigrationOptions, MigrationReport } from '../types.js';
 import { observePostgresJsonHelper } from './json-helper.js';
-import { withTransaction } from './transaction.js';
+import { BEGIN_READ_COMMITTED, withTransaction } from './transaction.js';
 
 type Queryable = pg.Pool | pg.PoolClient;
 
@@ -172,7 +172,7 @@ export function createPostgresMigrationDatabase(pool: pg.Pool, options: { minimu
           await setLocalLockTimeout.one({ lockTimeout: '10s' }, client);
           return runAsync(body(postgresPrimitives(client)));
         },
-        'BEGIN ISOLATION LEVEL READ COMMITTED',
+        BEGIN_READ_COMMITTED,
       ),
     unlocked: (body) => runAsync(body(postgresPrimitives(pool))),
     backfillPacing: async (overrides) => postgresBackfillPacing((await readStatementTimeout.one(undefined, pool)).ms, overrides),

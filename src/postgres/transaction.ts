@@ -6,7 +6,16 @@ import type pg from 'pg';
 
 type Queryable = Pick<pg.ClientBase, 'query'>;
 
-/** `begin` opens the transaction: plain BEGIN, or e.g. the report's read-only snapshot. */
+/**
+ * How the package's own write transactions begin. Its upserts rely on READ COMMITTED's ON
+ * CONFLICT: a row another transaction committed while the statement waited for it is merged
+ * by the conflict clause. Under a database's or role's default of REPEATABLE READ or
+ * SERIALIZABLE the same wait ends in a serialization failure (40001), so the package asks for
+ * READ COMMITTED rather than inherit the default (the BEGIN costs the same round trip).
+ */
+export const BEGIN_READ_COMMITTED = 'BEGIN ISOLATION LEVEL READ COMMITTED';
+
+/** `begin` opens the transaction: plain BEGIN, BEGIN_READ_COMMITTED, or e.g. the report's read-only snapshot. */
 export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
   const client = await pool.connect();
   let broken = false;

@@ -24,7 +24,7 @@ import { requireRowsWritten } from '../no-row-written.js';
 import { usageParameters } from '../usage-normalization.js';
 import { batchRounds, roundParameter, type PendingFrame } from './batch-rounds.js';
 import { isNamedStatementConflict, packageStatement, type ConflictRecovery, type Queryable, type StatementRunner } from './named-statement.js';
-import { withSavepoint, withTransaction } from './transaction.js';
+import { BEGIN_READ_COMMITTED, withSavepoint, withTransaction } from './transaction.js';
 
 const upsertStatement = packageStatement('upsert_subagent_context', upsertSubagentContext);
 const upsertBatchStatement = packageStatement('upsert_subagent_contexts_batch', upsertSubagentContextsBatch);
@@ -149,7 +149,7 @@ export function createPostgresWriter(pool: pg.Pool, options: PostgresWriterOptio
     },
     async upsertBatch(batch, client) {
       if (client === undefined || client === null) {
-        const inTransaction = <T>(fn: (c: Queryable) => Promise<T>) => withTransaction(pool, fn);
+        const inTransaction = <T>(fn: (c: Queryable) => Promise<T>) => withTransaction(pool, fn, BEGIN_READ_COMMITTED);
         return upsertBatchIn(batch, inTransaction, inTransaction);
       }
       const host = hostClient(client);

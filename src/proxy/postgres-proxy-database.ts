@@ -8,12 +8,20 @@ import {
   proxyUpsertSubagentMessage,
   proxyUpsertSubagentMessagesBatch,
 } from '../../generated/postgres/proxy/index.js';
+import type pg from 'pg';
 import { formatMicros } from '../instant.js';
 import { ownPool } from '../postgres/own-pool.js';
 import { createPostgresStore } from '../postgres/store.js';
-import { withSavepoint, withTransaction } from '../postgres/transaction.js';
+import { BEGIN_READ_COMMITTED, withSavepoint, withTransaction } from '../postgres/transaction.js';
 import { writeBatch } from './batch-jobs.js';
-import { describeJobError, subagentMessageId, subagentMessageMetadata, type ProxyDatabase, type ProxyDatabaseOptions } from './proxy-database.js';
+import {
+  describeJobError,
+  subagentMessageId,
+  subagentMessageMetadata,
+  type JobScope,
+  type ProxyDatabase,
+  type ProxyDatabaseOptions,
+} from './proxy-database.js';
 
 export function openPostgresProxyDatabase(url: string, options: ProxyDatabaseOptions): ProxyDatabase {
   const pool = ownPool(url, 'subagent-context-proxy', 2);
@@ -32,32 +40,29 @@ export function openPostgresProxyDatabase(url: string, options: ProxyDatabaseOpt
       const at = formatMicros(atNs);
       batchAt = atNs;
       try {
-        return await withTransaction(pool, (client) =>
-          writeBatch(
-            jobs,
-            {
-              savepoint: (fn) => withSavepoint(client, 'proxy_job', fn),
-              async ensureSession(job) {
-                await proxyEnsureSession.run({ id: job.sessionId, taskId: job.taskId, at }, client);
-                return (await proxyReadSessionTask.maybeOne({ id: job.sessionId }, client))?.taskId ?? job.taskId;
-              },
-              async upsertMessage(job) {
-                const id = subagentMessageId(job.sessionId, job.toolCallId);
-                await proxyUpsertSubagentMessage.run(
-                  { id, sessionId: job.sessionId, taskId: job.taskId, turnId: job.turnId, metadata: subagentMessageMetadata(job), at },
-                  client,
-                );
-              },
-              async upsertMessages(rows) {
-                await proxyUpsertSubagentMessagesBatch.run({ rows: JSON.stringify(rows), at }, client);
-              },
-              recordFrame: (frame) => store.recordFrame(frame, { client }),
-              recordFrames: (frames) => store.recordFrames(frames, { client }),
-            },
-            options.executionId,
-            sessions,
-          ),
-        );
+        const scopeOn = (client: pg.PoolClient): JobScope => ({
+          savepoint: (fn) => withSavepoint(client, 'proxy_job', fn),
+          async ensureSession(job) {
+            await proxyEnsureSession.run({ id: job.sessionId, taskId: job.taskId, at }, client);
+            return (await proxyReadSessionTask.maybeOne({ id: job.sessionId }, client))?.taskId ?? job.taskId;
+          },
+          async upsertMessage(job) {
+            const id = subagentMessageId(job.sessionId, job.toolCallId);
+            await proxyUpsertSubagentMessage.run(
+              { id, sessionId: job.sessionId, taskId: job.taskId, turnId: job.turnId, metadata: subagentMessageMetadata(job), at },
+              client,
+            );
+          },
+          async upsertMessages(rows) {
+            await proxyUpsertSubagentMessagesBatch.run({ rows: JSON.stringify(rows), at }, client);
+          },
+          recordFrame: (frame) => store.recordFrame(frame, { client }),
+          recordFrames: (frames) => store.recordFrames(frames, { client }),
+        });
+        // READ COMMITTED whatever the database's default, as the store's own batches: under
+        // REPEATABLE READ a job that waited for another transaction's row failed 40001, and its
+        // redo in the same transaction (the same snapshot) failed again.
+        return await withTransaction(pool, (client) => writeBatch(jobs, scopeOn(client), options.executionId, sessions), BEGIN_READ_COMMITTED);
       } catch (err) {
         sessions.clear(); // what this transaction ensured is gone with it
         return { written: 0, failed: jobs.length, errors: [describeJobError(jobs[0], err)] };
