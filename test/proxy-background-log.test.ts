@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import { byDialect } from './helpers/by-dialect.js';
+import { failWritesOf } from './helpers/live-db.js';
 import { assertBuilt } from './helpers/cli.js';
 import { catProxy, openProxyStore, PROXY_TEST_ENV, subagentLaunchLine } from './helpers/proxy-store.js';
 import { describeBothDialects } from './helpers/test-db.js';
@@ -25,15 +26,7 @@ describeBothDialects('proxy: the background log after failures the summary count
     const dir = mkdtempSync(join(tmpdir(), 'proxy-background-log-'));
     const logFile = join(dir, 'proxy.log');
     try {
-      await store.exec(
-        byDialect(dialect, {
-          sqlite: `CREATE TRIGGER refuse_one BEFORE INSERT ON task_session_subagents WHEN NEW.tool_call_id = 'toolu_bg_1'
-                   BEGIN SELECT RAISE(ABORT, 'injected'); END`,
-          postgres: `CREATE FUNCTION refuse_one() RETURNS trigger LANGUAGE plpgsql AS $$
-                     BEGIN IF NEW.tool_call_id = 'toolu_bg_1' THEN RAISE EXCEPTION 'injected'; END IF; RETURN NEW; END $$;
-                     CREATE TRIGGER refuse_one BEFORE INSERT ON task_session_subagents FOR EACH ROW EXECUTE FUNCTION refuse_one()`,
-        }),
-      );
+      await failWritesOf(store, 'toolu_bg_1');
       const env = { ...process.env, ...PROXY_TEST_ENV, SUBAGENT_CONTEXT_PROXY_DRAIN_MS: '100', SUBAGENT_CONTEXT_PROXY_LOG: logFile };
       const run = catProxy(store.args, env);
       const proxy = run.process;

@@ -84,7 +84,7 @@ export interface ImportStore {
   /** The tool calls of the session's subagent rows not settled yet (launched by an earlier import). */
   unsettledCalls(sessionId: string, executionId: string): Promise<string[]>;
   /**
-   * One transaction, the progress claimed first; rejects (rolled back, nothing written) with
+   * One transaction, the progress claimed right after the session row its key needs; rejects (rolled back, nothing written) with
    * ProgressMovedError when another import moved the progress from unit.fromOffset, and with the
    * driver's error when a host row or ledger write fails.
    */

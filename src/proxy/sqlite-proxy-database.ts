@@ -18,16 +18,17 @@ import {
   type ProxyDatabaseOptions,
 } from './proxy-database.js';
 
+/** The connection's busy timeout: how long opening the store and its migrations wait for the write lock. */
+const BUSY_TIMEOUT_MS = 5_000;
 /**
- * A batch waits for the write lock as long as the connection's busy timeout (5 s), in slices of
- * 100 ms: between them the writer reads its channel and its background cap's timer can fire
- * (src/sqlite/transaction.ts, LockWait).
+ * A batch waits for the write lock as long, in slices of 100 ms: between them the writer reads
+ * its channel and its background cap's timer can fire (src/sqlite/transaction.ts, LockWait).
  */
-const LOCK_WAIT: LockWait = { totalMs: 5_000, sliceMs: 100 };
+const LOCK_WAIT: LockWait = { totalMs: BUSY_TIMEOUT_MS, sliceMs: 100 };
 
 export function openSqliteProxyDatabase(file: string, options: ProxyDatabaseOptions): ProxyDatabase {
   mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file, { timeout: 5_000 });
+  const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
   db.pragma('journal_mode = WAL');
   // This connection only: in WAL mode NORMAL syncs at checkpoints, not at every commit. A
   // commit survives a crash of the proxy or the agent; a power cut may take the last few.

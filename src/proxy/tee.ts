@@ -3,7 +3,8 @@
 // hands them in batches to the writer process (batch-pump.ts, writer-channel.ts), one batch in
 // flight at a time; at exit the rest is handed over (hand-over.ts). Nothing here waits on the
 // writer during the session: if it cannot start or dies, the relay goes on and the lines are
-// counted as lost with it (or as unconfirmed, those it held). This file keeps the counts and decides what the exit summary says.
+// counted as lost with it (or as unconfirmed, those it held). This file keeps the counts and
+// decides what the exit summary says.
 import { BatchPump } from './batch-pump.js';
 import { handOver, type HandOver } from './hand-over.js';
 import { LineTap } from './line-tap.js';

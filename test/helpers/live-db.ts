@@ -44,7 +44,7 @@ export async function storedToolCallIds(db: TestDb): Promise<string[]> {
  * - 'transaction': the whole transaction fails (SQLite RAISE(ROLLBACK); on PostgreSQL a
  *   deferred constraint trigger that raises at COMMIT).
  */
-export async function failWritesOf(db: TestDb, toolCallId: string, scope: 'statement' | 'transaction' = 'statement'): Promise<void> {
+export async function failWritesOf(db: Pick<TestDb, 'dialect' | 'exec'>, toolCallId: string, scope: 'statement' | 'transaction' = 'statement'): Promise<void> {
   const id = toolCallId.replace(/'/g, "''");
   if (byDialect(db.dialect, { sqlite: true, postgres: false })) {
     const action = scope === 'statement' ? 'ABORT' : 'ROLLBACK';

@@ -175,6 +175,11 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
   const total = options.onProgress ? await bytesToRead(store, options.from, projects) : 0;
   let done = 0;
   options.onProgress?.(0, total);
+  /** The bar moves by what the transcript had to read when its project was listed, whatever became of it. */
+  const advance = (size: number, listed: TranscriptProgress) => {
+    done += Math.max(0, size - listed.byteOffset);
+    options.onProgress?.(Math.min(done, total), total);
+  };
   let racing = false; // another import into the store was seen committing a transcript this run read
   for (const project of projects) {
     const sessions = discoverProject(options.from, project, skip);
@@ -209,8 +214,7 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
       // transcript costs a round trip on PostgreSQL.
       const before = racing ? ((await store.readProgress(SOURCE, [w.transcript])).get(w.transcript) ?? listed) : listed;
       if (size === before.byteOffset) {
-        done += Math.max(0, size - listed.byteOffset);
-        options.onProgress?.(Math.min(done, total), total);
+        advance(size, listed);
         continue;
       }
       let subagent: TranscriptRole['subagent'] = null;
@@ -278,8 +282,7 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
         }
       }
       if (counted !== before) summary.transcripts++;
-      done += Math.max(0, size - listed.byteOffset);
-      options.onProgress?.(Math.min(done, total), total);
+      advance(size, listed);
     }
   }
   return summary;
