@@ -7,8 +7,10 @@
 // failed again on the second lock). The other transactions commit one at a time, each once the
 // store's backend is seen waiting on it, so the interleaving is the test's, not the scheduler's.
 // The proxy's batch transaction likewise (without it both of its jobs failed: its per-job redo
-// runs in the same transaction, so the same snapshot). Also pinned: a lone recordFrame is one autocommitted statement, with no transaction of the
-// package's to set, so in the same spot it fails 40001 with a WARN (docs/guarantees.md says so).
+// runs in the same transaction, so the same snapshot). A lone recordFrame is one autocommitted
+// statement, with no transaction of the package's to set: in the same spot it failed 40001 with a
+// WARN, and is now retried (src/postgres/transaction.ts, retryAutocommitted), as is its usage
+// ledger row.
 // PostgreSQL only: SQLite has one writer at a time and no isolation levels.
 import type pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -16,6 +18,7 @@ import { clientFor, databaseName, poolFor } from '../scripts/lib/postgres-databa
 import { createPostgresStore, type RecordOutcome } from '../src/index.js';
 import { createWallClock } from '../src/instant.js';
 import type { WriteJob } from '../src/proxy/acp-identity.js';
+import { AUTOCOMMIT_ATTEMPTS, retryAutocommitted } from '../src/postgres/transaction.js';
 import { openPostgresProxyDatabase } from '../src/proxy/postgres-proxy-database.js';
 import { waitUntil } from './helpers/faults.js';
 import { frame } from './helpers/live-db.js';
@@ -88,14 +91,51 @@ describe('own write transactions at READ COMMITTED under a REPEATABLE READ defau
     ]);
   });
 
-  it('recordFrame (one autocommitted statement, the default applies) fails 40001 with a WARN in the same spot', async () => {
+  it('recordFrame (one autocommitted statement, the default applies): the serialization failure is retried, and the frame merges into the row', async () => {
     const logger = recordingLogger();
     const store = createPostgresStore(pool, { logger });
     expect(await store.recordFrame(frame({ toolCallId: 'toolu_k1' }))).toBe('persisted');
     const holder = await holdRow(db.location, 'toolu_k1');
-    expect(await releaseAsBlocked(admin, [holder], store.recordFrame(frame({ toolCallId: 'toolu_k1', payload: { model: 'm1' } })))).toBe('failed');
-    expect(logger.lines.map((w) => w.fields.code)).toContain('40001');
-    expect(store.counters()).toMatchObject({ failed: 1 });
+    expect(await releaseAsBlocked(admin, [holder], store.recordFrame(frame({ toolCallId: 'toolu_k1', payload: { model: 'm1' } })))).toBe('persisted');
+    expect(logger.lines, JSON.stringify(logger.lines)).toEqual([]);
+    expect(store.counters()).toMatchObject({ persisted: 2, failed: 0 });
+    expect(await db.query('SELECT description, model FROM task_session_subagents')).toEqual([{ description: 'held by toolu_k1', model: 'm1' }]);
+  });
+
+  it("recordFrame's usage ledger row (autocommitted too): retried the same way", async () => {
+    const logger = recordingLogger();
+    const store = createPostgresStore(pool, { logger });
+    const usage = (requests: number) => frame({ toolCallId: 'toolu_u1', usage: { model: 'm1', requests, input_tokens: 10 } });
+    expect(await store.recordFrame(usage(1))).toBe('persisted');
+    const holder = clientFor(db.location);
+    await holder.connect();
+    await holder.query('BEGIN');
+    await holder.query("UPDATE task_session_subagent_usage SET output_tokens = 7 WHERE tool_call_id = 'toolu_u1'");
+    expect(await releaseAsBlocked(admin, [holder], store.recordFrame(usage(5)))).toBe('persisted');
+    expect(logger.lines, JSON.stringify(logger.lines)).toEqual([]);
+    expect(
+      await db.query(
+        'SELECT requests::int AS requests, input_tokens::int AS input_tokens, output_tokens::int AS output_tokens FROM task_session_subagent_usage',
+      ),
+    ).toEqual([{ requests: 5, input_tokens: 10, output_tokens: 7 }]);
+  });
+
+  it('the retry is bounded: a statement that keeps failing 40001 or 40P01 is tried three times, any other error once', async () => {
+    const raising = (code: string) => {
+      let attempts = 0;
+      const run = () => (attempts++, pool.query(`DO $$ BEGIN RAISE EXCEPTION 'raised' USING ERRCODE = '${code}'; END $$`));
+      return { run, attempts: () => attempts };
+    };
+    for (const [code, expected] of [
+      ['40001', AUTOCOMMIT_ATTEMPTS],
+      ['40P01', AUTOCOMMIT_ATTEMPTS],
+      ['23505', 1],
+    ] as const) {
+      const r = raising(code);
+      await expect(retryAutocommitted(r.run)).rejects.toMatchObject({ code });
+      expect(r.attempts(), code).toBe(expected);
+    }
+    expect(AUTOCOMMIT_ATTEMPTS).toBe(3);
   });
 
   it("the proxy's batch: each job that waited for another transaction is written", async () => {

@@ -68,3 +68,26 @@ export async function withSavepoint<T>(client: Queryable, name: string, fn: (und
   await client.query(`RELEASE SAVEPOINT ${name}`);
   return result;
 }
+
+/** Serialization failure and deadlock: the statement wrote nothing, and PostgreSQL asks for a retry. */
+const RETRY_CODES = new Set(['40001', '40P01']);
+/** Attempts of one autocommitted statement before its error is the caller's. */
+export const AUTOCOMMIT_ATTEMPTS = 3;
+
+/**
+ * `run` is ONE autocommitted statement (no transaction of the package's to set READ COMMITTED
+ * on): under a database's or role's default of REPEATABLE READ or SERIALIZABLE, a statement that
+ * waited for another transaction's write of its row fails 40001 once that transaction commits.
+ * It wrote nothing, and the next attempt takes a new snapshot that sees the committed row, so
+ * the conflict clause merges into it as READ COMMITTED would have. Never used inside a
+ * transaction: there the failure has aborted it, and a retry would only fail 25P02.
+ */
+export async function retryAutocommitted<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      if (attempt >= AUTOCOMMIT_ATTEMPTS || !RETRY_CODES.has(String((err as { code?: unknown } | null)?.code))) throw err;
+    }
+  }
+}

@@ -24,7 +24,7 @@ import { requireRowsWritten } from '../no-row-written.js';
 import { usageParameters } from '../usage-normalization.js';
 import { batchRounds, roundParameter, type PendingFrame } from './batch-rounds.js';
 import { isNamedStatementConflict, packageStatement, type ConflictRecovery, type Queryable, type StatementRunner } from './named-statement.js';
-import { BEGIN_READ_COMMITTED, withSavepoint, withTransaction } from './transaction.js';
+import { BEGIN_READ_COMMITTED, retryAutocommitted, withSavepoint, withTransaction } from './transaction.js';
 
 const upsertStatement = packageStatement('upsert_subagent_context', upsertSubagentContext);
 const upsertBatchStatement = packageStatement('upsert_subagent_contexts_batch', upsertSubagentContextsBatch);
@@ -143,7 +143,8 @@ export function createPostgresWriter(pool: pg.Pool, options: PostgresWriterOptio
 
   return {
     async upsert(input, observedAtNs, client) {
-      if (client === undefined || client === null) return upsertOne(input, observedAtNs, pool, 'retry');
+      // Autocommitted on the pool: retried on a serialization failure (./transaction.ts).
+      if (client === undefined || client === null) return retryAutocommitted(() => upsertOne(input, observedAtNs, pool, 'retry'));
       const host = hostClient(client);
       await onHostClient(host, () => upsertInSavepoint(input, observedAtNs, host));
     },
@@ -171,7 +172,7 @@ export function createPostgresWriter(pool: pg.Pool, options: PostgresWriterOptio
           const params = usageParameters(write, columnTime(write.observedAtNs), int64Text);
           try {
             if (host) await withSavepoint(host, USAGE_SAVEPOINT, () => setSubagentUsage.exec(params, host));
-            else await setSubagentUsage.exec(params, pool);
+            else await retryAutocommitted(() => setSubagentUsage.exec(params, pool));
             results.push(null);
           } catch (err) {
             results.push(toError(err));
