@@ -9,8 +9,9 @@
 // The proxy's batch transaction likewise (without it both of its jobs failed: its per-job redo
 // runs in the same transaction, so the same snapshot). A lone recordFrame is one autocommitted
 // statement, with no transaction of the package's to set: in the same spot it failed 40001 with a
-// WARN, and is now retried (src/postgres/transaction.ts, retryAutocommitted), as is its usage
-// ledger row.
+// WARN, and is now retried (src/postgres/transaction.ts, retryAutocommitted), as are the usage
+// ledger rows recordFrame and recordFrames write on the pool; a write in the host's transaction
+// is not (its snapshot is the host's for the whole transaction).
 // PostgreSQL only: SQLite has one writer at a time and no isolation levels.
 import type pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -33,6 +34,17 @@ async function holdRow(url: string, toolCallId: string): Promise<pg.Client> {
   await client.query('BEGIN');
   await client.query("UPDATE task_session_subagents SET description = 'held by ' || tool_call_id WHERE tool_call_id = $1", [toolCallId]);
   return client;
+}
+
+/**
+ * Counts the upsert's attempts on task_session_subagents: a BEFORE INSERT trigger takes a value
+ * from a sequence, which no rollback gives back (it fires before the conflict check and its wait).
+ */
+async function countAttempts(db: TestDb): Promise<() => Promise<number>> {
+  await db.exec(`CREATE SEQUENCE upsert_attempts;
+    CREATE FUNCTION count_upsert_attempt() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM nextval('upsert_attempts'); RETURN NEW; END $$;
+    CREATE TRIGGER count_upsert_attempt BEFORE INSERT ON task_session_subagents FOR EACH ROW EXECUTE FUNCTION count_upsert_attempt();`);
+  return async () => Number((await db.query<{ n: string }>('SELECT last_value - 1 + (CASE WHEN is_called THEN 1 ELSE 0 END) AS n FROM upsert_attempts'))[0].n);
 }
 
 /** Commits each holder once a backend waits on it, until none is left; then the write's outcome. */
@@ -95,11 +107,54 @@ describe('own write transactions at READ COMMITTED under a REPEATABLE READ defau
     const logger = recordingLogger();
     const store = createPostgresStore(pool, { logger });
     expect(await store.recordFrame(frame({ toolCallId: 'toolu_k1' }))).toBe('persisted');
+    const attempts = await countAttempts(db);
     const holder = await holdRow(db.location, 'toolu_k1');
     expect(await releaseAsBlocked(admin, [holder], store.recordFrame(frame({ toolCallId: 'toolu_k1', payload: { model: 'm1' } })))).toBe('persisted');
+    expect(await attempts()).toBe(2); // the one that waited and failed 40001, then the one that merged
     expect(logger.lines, JSON.stringify(logger.lines)).toEqual([]);
     expect(store.counters()).toMatchObject({ persisted: 2, failed: 0 });
     expect(await db.query('SELECT description, model FROM task_session_subagents')).toEqual([{ description: 'held by toolu_k1', model: 'm1' }]);
+  });
+
+  it("a write in the host's transaction is never retried: it fails 40001 once, and the host's transaction stays usable", async () => {
+    const logger = recordingLogger();
+    const store = createPostgresStore(pool, { logger });
+    expect(await store.recordFrame(frame({ toolCallId: 'toolu_h1' }))).toBe('persisted');
+    const attempts = await countAttempts(db);
+    const host = clientFor(db.location);
+    await host.connect();
+    try {
+      await host.query('BEGIN'); // the database's default: REPEATABLE READ
+      await host.query('SELECT 1'); // its snapshot, taken before the other transaction commits
+      const holder = await holdRow(db.location, 'toolu_h1');
+      const outcome = await releaseAsBlocked(admin, [holder], store.recordFrame(frame({ toolCallId: 'toolu_h1', payload: { model: 'm1' } }), { client: host }));
+      expect(outcome).toBe('failed');
+      expect(await attempts()).toBe(1);
+      expect(logger.lines.map((w) => w.fields.code)).toEqual(['40001']);
+      expect((await host.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]); // its savepoint was undone alone
+      await host.query('COMMIT');
+    } finally {
+      await host.end();
+    }
+    expect(await db.query('SELECT description, model FROM task_session_subagents')).toEqual([{ description: 'held by toolu_h1', model: null }]);
+  });
+
+  it("recordFrames' usage ledger rows (written after its transaction, autocommitted): retried too", async () => {
+    const logger = recordingLogger();
+    const store = createPostgresStore(pool, { logger });
+    const usage = (requests: number) => frame({ toolCallId: 'toolu_b1', usage: { model: 'm1', requests, input_tokens: 10 } });
+    expect(await store.recordFrames([usage(1)])).toEqual(['persisted']);
+    const holder = clientFor(db.location);
+    await holder.connect();
+    await holder.query('BEGIN');
+    await holder.query("UPDATE task_session_subagent_usage SET output_tokens = 7 WHERE tool_call_id = 'toolu_b1'");
+    expect(await releaseAsBlocked(admin, [holder], store.recordFrames([usage(5)]))).toEqual(['persisted']);
+    expect(logger.lines, JSON.stringify(logger.lines)).toEqual([]);
+    expect(
+      await db.query(
+        'SELECT requests::int AS requests, input_tokens::int AS input_tokens, output_tokens::int AS output_tokens FROM task_session_subagent_usage',
+      ),
+    ).toEqual([{ requests: 5, input_tokens: 10, output_tokens: 7 }]);
   });
 
   it("recordFrame's usage ledger row (autocommitted too): retried the same way", async () => {
