@@ -41,4 +41,33 @@ describeBothDialects('ACP: ordinary tools titled like a subagent tool', (dialect
     expect(rows[0]).toMatchObject({ description: 'Review', tool_status: 'completed' });
     expect(counters.unrecognized_delegations).toBe(0);
   });
+
+  // OpenCode 1.18.33's completed frames carry no kind at all (recordings/acp/opencode-fanout.jsonl):
+  // the title alone then claimed an ordinary read of a file named `task` (review of the fifth pass).
+  it('the same without a kind on the completed frames, as OpenCode 1.18.33 sends them: no row, nothing reported', async () => {
+    const { rows, outcomes, counters } = await recordInOrder(db, ACP, [
+      at({ sessionUpdate: 'tool_call', toolCallId: 'read-1', title: 'read', kind: 'read', status: 'pending', rawInput: { filePath: 'task' } }),
+      at({ sessionUpdate: 'tool_call_update', toolCallId: 'read-1', title: 'task', status: 'completed', rawOutput: { output: '1: hello' } }),
+      at({ sessionUpdate: 'tool_call', toolCallId: 'read-2', title: 'read', kind: 'read', status: 'pending', rawInput: { filePath: 'AGENTS.md' } }),
+      at({ sessionUpdate: 'tool_call_update', toolCallId: 'read-2', title: 'AGENTS.md', status: 'completed', rawOutput: { output: '# Agents' } }),
+      at({ sessionUpdate: 'tool_call', toolCallId: 'task-1', title: 'task', kind: 'think', status: 'pending', rawInput: {} }),
+      at({ sessionUpdate: 'tool_call_update', toolCallId: 'task-1', title: 'Review', status: 'completed', rawOutput: { output: 'done' } }),
+    ]);
+    expect(outcomes).toEqual([undefined, undefined, undefined, undefined, 'persisted', 'persisted']);
+    expect(rows.map((r) => r.tool_call_id)).toEqual(['task-1']);
+    expect(rows[0]).toMatchObject({ tool_status: 'completed' });
+    expect(counters.unrecognized_delegations).toBe(0);
+  });
+
+  it('an MCP tool whose server is named for agents is no delegation; one whose tool spawns an agent is reported', async () => {
+    const claude = (toolCallId: string, toolName: string) =>
+      at({ sessionUpdate: 'tool_call', toolCallId, title: toolName, kind: 'other', status: 'pending', rawInput: {}, _meta: { claudeCode: { toolName } } });
+    const { rows, counters } = await recordInOrder(db, ACP, [
+      claude('mcp-1', 'mcp__agent-browser__open'),
+      claude('mcp-2', 'mcp__agent-browser__click'),
+      claude('mcp-3', 'mcp__orchestrator__spawn_agent'),
+    ]);
+    expect(rows).toEqual([]);
+    expect(counters.unrecognized_delegations).toBe(1);
+  });
 });

@@ -26,6 +26,17 @@ describe('ACP recognizer: bounded state under hostile ids and endless sessions',
     expect(r.observe(up('a', later('b\u0000c')))).toBeDefined();
   });
 
+  it('a cap that is not a finite number (NaN from an unset environment variable) is the default, not no cap at all', () => {
+    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, 'many' as unknown as number]) {
+      const r = createSubagentRecognizer({ maxCallsPerSession: bad, maxCalls: bad });
+      for (let i = 0; i < 1100; i++) r.observe(up('one-session', launch(`call-${i}`)));
+      expect(r.size(), String(bad)).toBe(1024); // the per-session default
+    }
+    const fractional = createSubagentRecognizer({ maxCallsPerSession: 2.5 });
+    for (let i = 0; i < 5; i++) fractional.observe(up('one-session', launch(`call-${i}`)));
+    expect(fractional.size()).toBe(2);
+  });
+
   it('joins stay within maxCalls over 100,000 sessions that each join a call to a child and never forget', () => {
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;

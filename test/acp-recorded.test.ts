@@ -135,6 +135,21 @@ it('the recording is Claude Code 2.1.335: SubagentHandback used but not in total
   expect(new Set(handback.values()).size).toBe(4); // the three reviewers' and the background audit's
 });
 
+it("Claude's running call shows its prompt as the tool call's content: never read as its result (only an ended call's content is)", () => {
+  const recognizer = createSubagentRecognizer();
+  const snapshots = loadAcpFixture('claude-fanout')
+    .map((u) => recognizer.observe(u))
+    .filter((r) => r !== undefined);
+  const running = snapshots.filter((r) => r!.toolStatus !== 'completed' && r!.toolStatus !== 'failed');
+  const prompted = running.filter((r) => r!.payload.prompt !== undefined);
+  expect(prompted.length).toBeGreaterThan(3);
+  for (const r of prompted) expect(r!.payload.result_text, r!.toolCallId).not.toBe(r!.payload.prompt);
+  // Each call still ends with a result: its report, or the background launch's notice.
+  const ended = snapshots.filter((r) => r!.toolStatus === 'completed');
+  expect(ended.length).toBe(5); // three reviewers, one background, one nested
+  for (const r of ended) expect(r!.payload.result_text, r!.toolCallId).toEqual(expect.any(String));
+});
+
 it('a refused Claude launch keeps its reason: result_text on the failed update, the refusal kind as status after it', () => {
   const recognizer = createSubagentRecognizer();
   const refused = loadAcpFixture('claude-refused')

@@ -11,7 +11,7 @@ import { insertSession } from './helpers/seed-host-rows.js';
 const S = 'acp-1';
 const launch = (toolCallId: string, extra: Record<string, unknown> = {}) => ({
   sessionId: S,
-  update: { sessionUpdate: 'tool_call', toolCallId, title: 'task', status: 'pending', rawInput: {}, ...extra },
+  update: { sessionUpdate: 'tool_call', toolCallId, title: 'task', kind: 'think', status: 'pending', rawInput: {}, ...extra },
 });
 
 function captureLogger() {

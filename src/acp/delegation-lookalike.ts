@@ -57,9 +57,17 @@ function mentionsDelegation(value: string | undefined): boolean {
   return w.some((word, i) => WORDS.has(word) || (word === 'sub' && w[i + 1] === 'agent'));
 }
 
+/**
+ * The part of a tool's name that says what it does: an MCP tool is `mcp__<server>__<tool>`
+ * (Claude Code's naming), and a server named for what it serves (`agent-browser`) launches no agent.
+ */
+function toolPart(name: string): string {
+  return name.startsWith('mcp__') && name.indexOf('__', 5) > 0 ? name.slice(name.indexOf('__', 5) + 2) : name;
+}
+
 /** `tool name "…"` when a tool's name mentions a delegation and is not one of the agent's ordinary tools. */
 function judgeToolName(name: string | undefined, ordinary: ReadonlySet<string> | undefined): string | undefined {
-  return name !== undefined && !ordinary?.has(name) && mentionsDelegation(name) ? `tool name ${JSON.stringify(name)}` : undefined;
+  return name !== undefined && !ordinary?.has(name) && mentionsDelegation(toolPart(name)) ? `tool name ${JSON.stringify(name)}` : undefined;
 }
 
 /** A delegation named where agents put a tool's name: `_meta.<agent>.toolName`, `_meta.toolName`, `rawInput._toolName`. */
@@ -121,7 +129,10 @@ export function delegationLookalike(update: Json, first: boolean, known?: AgentS
   const named = toolNameMention(meta, input, ordinary) ?? judgeToolName(known?.toolNameOf?.(update), ordinary);
   if (named !== undefined || known) return named;
   if (mentionsDelegation(kind)) return `kind ${JSON.stringify(kind)}`;
-  if (mentionsDelegation(title)) return 'title';
+  // A later frame's title without a kind is its tool's result or description (OpenCode titles a
+  // completed read with the file it read, "AGENTS.md"): only a first frame's title, or one beside
+  // a kind, names what the call is.
+  if ((first || kind !== undefined) && mentionsDelegation(title)) return 'title';
   if (meta && metaMentions(meta)) return '_meta';
   // Last: an id that names the tool (Gemini's `invoke_agent__…`, on a refusal's untitled frame).
   const id = text(field(update, 'toolCallId'));

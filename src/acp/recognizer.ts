@@ -34,6 +34,15 @@ const MAX_REPORTED = 4096;
 /** Most cursor/task requests held for a Task call not seen yet. */
 const MAX_PENDING_REQUESTS = 1024;
 
+/**
+ * A cap as given, at least 1; the default when it is not a finite number. A NaN (an unset
+ * environment variable through Number()) would otherwise fail every `size > cap` test and
+ * leave the state unbounded.
+ */
+function bound(value: number | undefined, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) ? Math.max(1, Math.floor(value)) : fallback;
+}
+
 export function createSubagentRecognizer(options: SubagentRecognizerOptions = {}): SubagentRecognizer {
   return recognizerWithShapes(SHAPES, options);
 }
@@ -48,7 +57,7 @@ export function recognizerWithShapes(
   options: SubagentRecognizerOptions = {},
   { lookalikes = true }: { lookalikes?: boolean } = {},
 ): SubagentRecognizer {
-  const memory = new RecognizerState(Math.max(1, options.maxCallsPerSession ?? 1024), Math.max(1, options.maxCalls ?? 65_536));
+  const memory = new RecognizerState(bound(options.maxCallsPerSession, 1024), bound(options.maxCalls, 65_536));
 
   function snapshot(acpSessionId: string, toolCallId: string, call: CallState, toolStatus: string | null): RecognizedSubagentUpdate {
     // The payload holds a key only with a value (mergePayload), so the fallback put first is

@@ -20,6 +20,7 @@
 //   update is the call's last: the recognizer keeps nothing of it.
 // `Monitor` and `ScheduleWakeup` are deliberately not subagents.
 import type { SubagentTaskPayload } from '../../types.js';
+import { isTerminalToolStatus } from '../../terminal-tool-status.js';
 import { bool, contentText, field, metric, object, text, type Json } from '../wire.js';
 import type { AgentShape, UpdateFacts } from './shape.js';
 
@@ -42,24 +43,29 @@ export const claudeShape: AgentShape = {
     const meta = claudeMeta(update);
     const input = field(update, 'rawInput');
     const response = object(field(meta, 'toolResponse'));
+    const nonExecution = text(field(meta, 'nonExecutionKind'));
+    const ended = nonExecution !== undefined || isTerminalToolStatus(text(field(update, 'status')));
     const payload: SubagentTaskPayload = {
       description: text(field(input, 'description')) ?? text(field(response, 'description')),
       prompt: text(field(input, 'prompt')) ?? text(field(response, 'prompt')),
       subagent_type: text(field(input, 'subagent_type')),
       is_async: field(input, 'run_in_background') === true ? true : bool(field(response, 'isAsync')),
-      status: text(field(response, 'status')) ?? text(field(meta, 'nonExecutionKind')),
+      status: text(field(response, 'status')) ?? nonExecution,
       agent_id: text(field(response, 'agentId')),
       model: text(field(response, 'resolvedModel')),
       total_tokens: metric(field(response, 'totalTokens')),
       tool_use_count: metric(field(response, 'totalToolUseCount')),
       duration_ms: metric(field(response, 'totalDurationMs')),
       output_file: text(field(response, 'outputFile')),
-      result_text: contentText(field(response, 'content')) ?? contentText(field(update, 'content')),
+      // The tool call's own content is the prompt until the call ends (the adapter shows the input
+      // there): only the content of a terminal frame, or of the update Claude sends after one
+      // (nonExecutionKind), is a result (a refusal's "Permission denied: …", then its reason).
+      result_text: contentText(field(response, 'content')) ?? (ended ? contentText(field(update, 'content')) : undefined),
     };
     const facts: UpdateFacts = { payload, fallbackSubagentType: text(field(response, 'agentType')) };
     const parent = text(field(meta, 'parentToolUseId'));
     if (parent !== undefined) facts.parentToolCallId = parent;
-    if (text(field(meta, 'nonExecutionKind')) !== undefined) facts.last = true;
+    if (nonExecution !== undefined) facts.last = true;
     return facts;
   },
 };

@@ -19,9 +19,12 @@ function model(value: unknown): string | undefined {
 export const opencodeShape: AgentShape = {
   agent: 'opencode',
   classify(update) {
-    // The title alone is not enough: a completed frame's title is its tool's result title, so
-    // a `grep` for "task" or a `read` of a file named task says `task` too (with its own kind).
-    return field(update, 'title') === 'task' && !ordinaryKind(field(update, 'kind')) ? true : undefined;
+    // The title alone is not enough: a later frame's title is its tool's result title, so a
+    // `grep` for "task" or a `read` of a file named task says `task` too. A later frame may also
+    // carry no kind at all (1.18.33's completed frames have none), so only a frame that names its
+    // kind, and not an ordinary one, claims the call: the launch's first frame says `think`.
+    const kind = field(update, 'kind');
+    return field(update, 'title') === 'task' && typeof kind === 'string' && !ordinaryKind(kind) ? true : undefined;
   },
   read(update) {
     const input = field(update, 'rawInput');
