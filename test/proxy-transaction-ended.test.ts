@@ -43,8 +43,11 @@ describeBothDialects('proxy: a statement that ends the batch transaction', (dial
     byDialect(dialect, {
       sqlite: () => {
         expect(rows).toEqual([]); // the whole batch, the refused job's neighbours included, is gone with the transaction
-        expect(sessions).toEqual([]);
-        expect(recorded).toBe(0);
+        // The session's own job (written when the agent answers session/new) is in that batch, or,
+        // when the writer was ready before the prompt's tool calls arrived (a loaded machine, seen
+        // once in CI), a batch of its own committed before it: then it is stored and counted.
+        expect(sessions.length).toBeLessThanOrEqual(1);
+        expect(recorded).toBe(sessions.length);
       },
       postgres: () => {
         expect(rows.map((r) => r.tool_call_id)).toEqual(['call_task_security', 'call_task_style']); // only the refused job fails
