@@ -16,7 +16,7 @@
 import type pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { clientFor, databaseName, poolFor } from '../scripts/lib/postgres-database.js';
-import { createPostgresStore, type RecordOutcome } from '../src/index.js';
+import { createPostgresStore, type RecordOutcome, type SubagentContextStore, type SubagentFrame } from '../src/index.js';
 import { createWallClock } from '../src/instant.js';
 import type { WriteJob } from '../src/proxy/acp-identity.js';
 import { AUTOCOMMIT_ATTEMPTS, retryAutocommitted } from '../src/postgres/transaction.js';
@@ -139,34 +139,20 @@ describe('own write transactions at READ COMMITTED under a REPEATABLE READ defau
     expect(await db.query('SELECT description, model FROM task_session_subagents')).toEqual([{ description: 'held by toolu_h1', model: null }]);
   });
 
-  it("recordFrames' usage ledger rows (written after its transaction, autocommitted): retried too", async () => {
-    const logger = recordingLogger();
-    const store = createPostgresStore(pool, { logger });
-    const usage = (requests: number) => frame({ toolCallId: 'toolu_b1', usage: { model: 'm1', requests, input_tokens: 10 } });
-    expect(await store.recordFrames([usage(1)])).toEqual(['persisted']);
-    const holder = clientFor(db.location);
-    await holder.connect();
-    await holder.query('BEGIN');
-    await holder.query("UPDATE task_session_subagent_usage SET output_tokens = 7 WHERE tool_call_id = 'toolu_b1'");
-    expect(await releaseAsBlocked(admin, [holder], store.recordFrames([usage(5)]))).toEqual(['persisted']);
-    expect(logger.lines, JSON.stringify(logger.lines)).toEqual([]);
-    expect(
-      await db.query(
-        'SELECT requests::int AS requests, input_tokens::int AS input_tokens, output_tokens::int AS output_tokens FROM task_session_subagent_usage',
-      ),
-    ).toEqual([{ requests: 5, input_tokens: 10, output_tokens: 7 }]);
-  });
-
-  it("recordFrame's usage ledger row (autocommitted too): retried the same way", async () => {
+  // The usage ledger rows recordFrame and recordFrames write on the pool, after the subagent row.
+  it.each([
+    ['recordFrame', (store: SubagentContextStore, f: SubagentFrame) => store.recordFrame(f)],
+    ['recordFrames', async (store: SubagentContextStore, f: SubagentFrame) => (await store.recordFrames([f]))[0]],
+  ] as const)("%s's usage ledger row (autocommitted): retried the same way", async (_, write) => {
     const logger = recordingLogger();
     const store = createPostgresStore(pool, { logger });
     const usage = (requests: number) => frame({ toolCallId: 'toolu_u1', usage: { model: 'm1', requests, input_tokens: 10 } });
-    expect(await store.recordFrame(usage(1))).toBe('persisted');
+    expect(await write(store, usage(1))).toBe('persisted');
     const holder = clientFor(db.location);
     await holder.connect();
     await holder.query('BEGIN');
     await holder.query("UPDATE task_session_subagent_usage SET output_tokens = 7 WHERE tool_call_id = 'toolu_u1'");
-    expect(await releaseAsBlocked(admin, [holder], store.recordFrame(usage(5)))).toBe('persisted');
+    expect(await releaseAsBlocked(admin, [holder], write(store, usage(5)))).toBe('persisted');
     expect(logger.lines, JSON.stringify(logger.lines)).toEqual([]);
     expect(
       await db.query(
