@@ -240,7 +240,8 @@ describe('ACP recognizer', () => {
 
   it('state is bounded per session and overall (least recently seen first), and forget drops a session', () => {
     const r = createSubagentRecognizer({ maxCallsPerSession: 3, maxCalls: 5 });
-    const launch = (session: string, id: string) => r.observe(up({ sessionUpdate: 'tool_call', toolCallId: id, title: 'task', kind: 'think', status: 'pending' }, session));
+    const launch = (session: string, id: string) =>
+      r.observe(up({ sessionUpdate: 'tool_call', toolCallId: id, title: 'task', kind: 'think', status: 'pending' }, session));
     for (let i = 0; i < 10; i++) launch('a', `a${i}`);
     expect(r.size()).toBe(3);
     // a7..a9 are remembered; a6 is gone, so its later update (no evidence of a launch) is not recognized.
@@ -256,7 +257,8 @@ describe('ACP recognizer', () => {
 
   it('an update makes its call the most recent: the eviction takes the least recently seen, per session and overall', () => {
     const r = createSubagentRecognizer({ maxCallsPerSession: 3, maxCalls: 4 });
-    const launch = (session: string, id: string) => r.observe(up({ sessionUpdate: 'tool_call', toolCallId: id, title: 'task', kind: 'think', status: 'pending' }, session));
+    const launch = (session: string, id: string) =>
+      r.observe(up({ sessionUpdate: 'tool_call', toolCallId: id, title: 'task', kind: 'think', status: 'pending' }, session));
     const touch = (session: string, id: string) =>
       r.observe(up({ sessionUpdate: 'tool_call_update', toolCallId: id, title: 'Review', status: 'in_progress' }, session));
     // Per session: a0 a1 a2, a0 touched (twice: the second moves nothing), a3 launched: a1 goes.
