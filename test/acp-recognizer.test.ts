@@ -207,14 +207,14 @@ describe('ACP recognizer', () => {
       { sessionId: S, update: 'x' },
       { sessionId: S, update: null },
       { sessionId: S, update: [] },
-      { sessionId: '', update: { sessionUpdate: 'tool_call', toolCallId: 't', title: 'task' } },
-      { sessionId: S, update: { sessionUpdate: 'tool_call', title: 'task' } }, // no toolCallId
-      { sessionId: S, update: { sessionUpdate: 'tool_call', toolCallId: 7, title: 'task' } },
+      { sessionId: '', update: { sessionUpdate: 'tool_call', toolCallId: 't', title: 'task', kind: 'think' } },
+      { sessionId: S, update: { sessionUpdate: 'tool_call', title: 'task', kind: 'think' } }, // no toolCallId
+      { sessionId: S, update: { sessionUpdate: 'tool_call', toolCallId: 7, title: 'task', kind: 'think' } },
       { sessionId: S, update: { sessionUpdate: 'subagent_update' } },
       { sessionId: S, update: { sessionUpdate: 'tool_call', toolCallId: 't', _meta: { claudeCode: { toolName: 42 } }, rawInput: 'nope' } },
       { sessionId: S, update: revoked.proxy },
       throwing,
-      JSON.parse('{"sessionId":"acp-1","update":{"sessionUpdate":"tool_call","toolCallId":"p","__proto__":{"title":"task"}}}'),
+      JSON.parse('{"sessionId":"acp-1","update":{"sessionUpdate":"tool_call","toolCallId":"p","kind":"think","__proto__":{"title":"task"}}}'),
     ];
     for (const input of inputs) expect(() => r.observe(input as never)).not.toThrow();
     for (const input of inputs) expect(r.observe(input as never)).toBeUndefined();

@@ -97,7 +97,10 @@ describeBothDialects('error policy', (dialect) => {
         throw new Error('host lookup broke');
       },
     });
-    const update = { sessionId: 'acp-1', update: { sessionUpdate: 'tool_call', toolCallId: 't1', title: 'task', status: 'pending', rawInput: {} } };
+    const update = {
+      sessionId: 'acp-1',
+      update: { sessionUpdate: 'tool_call', toolCallId: 't1', title: 'task', kind: 'think', status: 'pending', rawInput: {} },
+    };
     await expect(recorder.sessionUpdate(update)).resolves.toBe('failed');
     expect(recorder.counters()).toMatchObject({ context_failed: 1 });
   });
