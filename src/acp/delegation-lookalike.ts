@@ -62,7 +62,8 @@ function mentionsDelegation(value: string | undefined): boolean {
  * (Claude Code's naming), and a server named for what it serves (`agent-browser`) launches no agent.
  */
 function toolPart(name: string): string {
-  return name.startsWith('mcp__') && name.indexOf('__', 5) > 0 ? name.slice(name.indexOf('__', 5) + 2) : name;
+  const end = name.startsWith('mcp__') ? name.indexOf('__', 5) : -1;
+  return end > 0 ? name.slice(end + 2) : name;
 }
 
 /** `tool name "…"` when a tool's name mentions a delegation and is not one of the agent's ordinary tools. */

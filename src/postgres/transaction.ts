@@ -80,9 +80,9 @@ export const AUTOCOMMIT_ATTEMPTS = 3;
  * waited for another transaction's write of its row fails 40001 once that transaction commits.
  * It wrote nothing, and the next attempt takes a new snapshot that sees the committed row, so
  * the conflict clause merges into it as READ COMMITTED would have. Never used inside a
- * transaction: a host's keeps its snapshot to the end, so a retry there would fail the same way
- * (the write's savepoint is undone and the host decides), and the package's own begin READ
- * COMMITTED, where the wait merges instead of failing.
+ * transaction: a host's transaction keeps its snapshot to the end, so a retry there would fail
+ * the same way (the write's savepoint is undone and the host decides); the package's own
+ * transactions begin READ COMMITTED, where the wait merges instead of failing.
  */
 export async function retryAutocommitted<T>(run: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
