@@ -113,16 +113,20 @@ describeBothDialects('ACP Subagent Sessions (completed RFD; v2 readiness)', (dia
     });
   });
 
-  it("a description that is one identifier is the agent type, a sentence is not (Codex's prompt); a patch with nothing a row holds writes nothing", async () => {
+  // Claude's adapter announces a child with a title and its type in `description`; Codex sends its
+  // spawn's prompt in `description` with no title, and a prompt can be one word (review of 2026-12-05).
+  it("a description that is one identifier beside a title is the agent type; without a title (Codex's prompt, even one word), or a sentence, it is not; a patch with nothing a row holds writes nothing", async () => {
     const { rows, outcomes } = await record([
-      at({ sessionUpdate: 'subagent_update', sessionId: 'c-type', description: 'general-purpose', state: { state: 'running' } }),
+      at({ sessionUpdate: 'subagent_update', sessionId: 'c-type', title: 'Review security', description: 'general-purpose', state: { state: 'running' } }),
+      at({ sessionUpdate: 'subagent_update', sessionId: 'c-word', description: 'Summarize', state: { state: 'running' } }),
       at({ sessionUpdate: 'subagent_update', sessionId: 'c-sent', description: 'Review the change for style.', state: { state: 'running' } }),
       at({ sessionUpdate: 'subagent_update', sessionId: 'c-sent', state: { state: 'idle', stopReason: 'end_turn' } }),
       at({ sessionUpdate: 'subagent_update', sessionId: 'c-sent', capabilities: { cancel: null } }),
       at({ sessionUpdate: 'subagent_update', sessionId: 'c-sent', cwd: '/work', _meta: { x: 1 } }),
     ]);
-    expect(outcomes).toEqual(['persisted', 'persisted', 'persisted', undefined, undefined]);
-    expect(rows.get('c-type')).toMatchObject({ subagent_type: 'general-purpose' });
+    expect(outcomes).toEqual(['persisted', 'persisted', 'persisted', 'persisted', undefined, undefined]);
+    expect(rows.get('c-type')).toMatchObject({ subagent_type: 'general-purpose', description: 'Review security' });
+    expect(rows.get('c-word')).toMatchObject({ subagent_type: null, agent_status: 'running' });
     expect(rows.get('c-sent')).toMatchObject({ subagent_type: null, tool_status: 'completed', agent_status: 'idle' });
   });
 

@@ -18,6 +18,13 @@ export interface CallState {
   payload: SubagentTaskPayload;
   parentToolCallId: string | null;
   fallbackSubagentType?: string;
+  /**
+   * Qwen Code's background launch: the tool call ended (its own terminal status) while its
+   * subagent may still run, and the subagent's completion notice may come before or after that
+   * end. The state goes once both were seen, in either order (recognizer.ts).
+   */
+  callEnded?: true;
+  subagentEnded?: true;
 }
 
 interface SessionState {

@@ -87,8 +87,24 @@ export function recognizerWithShapes(
     }
   }
 
-  /** cursor/task facts for a Task call not seen yet, by toolCallId (oldest first beyond the bound). */
-  const pendingRequests = new Map<string, SubagentTaskPayload>();
+  /**
+   * cursor/task facts for a Task call not seen yet, oldest first beyond the bound, by
+   * callKey(root, toolCallId) when the request names its session, else by callKey('', toolCallId)
+   * (a root is never empty, so the two never meet).
+   */
+  const pendingRequests = new Map<string, { root: string; payload: SubagentTaskPayload }>();
+
+  /** The held request for a Task call now recognized: its own session's first, else one that named none. */
+  function takePendingRequest(root: string, callId: string): SubagentTaskPayload | undefined {
+    for (const key of [callKey(root, callId), callKey('', callId)]) {
+      const held = pendingRequests.get(key);
+      if (held) {
+        pendingRequests.delete(key);
+        return held.payload;
+      }
+    }
+    return undefined;
+  }
 
   function observeSubagentUpdate(sessionId: string, update: Json): RecognizedSubagentUpdate | undefined {
     const facts = readSubagentUpdate(update);
@@ -153,24 +169,25 @@ export function recognizerWithShapes(
         return undefined;
       }
       if (!state) {
-        // First sight of the call. If it names a child already announced (and not yet joined),
-        // it writes that child's row: one row for the two.
+        // First sight of the call. If it names a child already announced, it writes that
+        // child's row: one row for the two. A child a first call already named (and joined)
+        // keeps that call's row when a second call names it again (a reused child is one row).
         const child = sessionContentChild(update);
-        if (child !== undefined && child !== callId && memory.rootOfChild(child) === root && memory.rowId(root, child) === child) {
-          memory.join(root, callId, child);
-          toolCallId = child;
-          state = memory.call(root, child);
+        const row = child !== undefined && child !== callId && memory.rootOfChild(child) === root ? memory.rowId(root, child) : undefined;
+        if (row !== undefined) {
+          memory.join(root, callId, row);
+          toolCallId = row;
+          state = memory.call(root, row);
         }
       }
       state ??= memory.newCall(root, toolCallId, shape, memory.parentRow(root, sessionId));
       state.shape = shape;
-      const requested = pendingRequests.get(callId);
-      if (requested) {
-        pendingRequests.delete(callId);
-        mergePayload(state.payload, requested);
-      }
+      const requested = pendingRequests.size > 0 ? takePendingRequest(root, callId) : undefined;
+      if (requested) mergePayload(state.payload, requested);
     }
     const facts = state.shape!.read(update);
+    // After the completion notice, a background launch's own late end says `background`: older news.
+    if (state.subagentEnded) facts.payload.status = undefined;
     mergePayload(state.payload, facts.payload);
     if (facts.parentToolCallId !== undefined) state.parentToolCallId = facts.parentToolCallId;
     if (facts.fallbackSubagentType !== undefined) state.fallbackSubagentType = facts.fallbackSubagentType;
@@ -180,7 +197,11 @@ export function recognizerWithShapes(
     const toolStatus = facts.toolStatus !== undefined ? facts.toolStatus : typeof status === 'string' ? status : null;
     const result = snapshot(root, toolCallId, state, toolStatus);
     if (facts.usage !== undefined) result.usage = facts.usage; // this update's report, never carried over
-    if ((toolStatus !== null && isTerminalToolStatus(toolStatus)) || facts.last === true) memory.drop(root, toolCallId, state.key);
+    // A background launch's own end (Qwen Code): the tool call is over, its subagent perhaps not.
+    // Once the subagent's completion notice was seen too, nothing more will come for the call.
+    if (toolStatus === null && typeof status === 'string' && isTerminalToolStatus(status)) state.callEnded = true;
+    if ((toolStatus !== null && isTerminalToolStatus(toolStatus)) || facts.last === true || (state.callEnded && state.subagentEnded))
+      memory.drop(root, toolCallId, state.key);
     else memory.remember(root, toolCallId, state);
     return result;
   }
@@ -206,20 +227,35 @@ export function recognizerWithShapes(
     const facts = readCursorTask(params);
     if (!facts) return undefined;
     const sessionId = text(field(params, 'sessionId'));
-    const roots = sessionId !== undefined ? [memory.rootOf(sessionId)] : [...memory.roots()];
-    for (const root of roots) {
-      const state = memory.call(root, facts.toolCallId);
-      if (state?.shape === cursorShape) {
-        mergePayload(state.payload, facts.payload);
-        memory.remember(root, facts.toolCallId, state);
-        return snapshot(root, facts.toolCallId, state, null);
-      }
+    const named = sessionId !== undefined ? memory.rootOf(sessionId) : undefined;
+    // Without a session, the call's id must be Cursor's Task call on exactly one session: two
+    // sessions with a call of that id (ids like `call_1` repeat) leave the request unjoined
+    // rather than write one session's model and agent id into the other's row.
+    let match: string | undefined;
+    for (const root of named !== undefined ? [named] : memory.roots()) {
+      if (memory.call(root, facts.toolCallId)?.shape !== cursorShape) continue;
+      if (match !== undefined) return undefined;
+      match = root;
+    }
+    if (match !== undefined) {
+      const state = memory.call(match, facts.toolCallId)!;
+      mergePayload(state.payload, facts.payload);
+      memory.remember(match, facts.toolCallId, state);
+      return snapshot(match, facts.toolCallId, state, null);
     }
     // Not seen yet (the request came first): joined when the Task call is recognized.
-    pendingRequests.delete(facts.toolCallId);
-    pendingRequests.set(facts.toolCallId, facts.payload);
+    const key = callKey(named ?? '', facts.toolCallId);
+    pendingRequests.delete(key);
+    pendingRequests.set(key, { root: named ?? '', payload: facts.payload });
     if (pendingRequests.size > MAX_PENDING_REQUESTS) pendingRequests.delete(pendingRequests.keys().next().value as string);
     return undefined;
+  }
+
+  /** Drops everything remembered for a root session, its held cursor/task requests included. */
+  function forget(acpSessionId: string): void {
+    memory.forget(acpSessionId);
+    if (pendingRequests.size === 0) return;
+    for (const [key, held] of pendingRequests) if (held.root === acpSessionId) pendingRequests.delete(key);
   }
 
   /**
@@ -235,8 +271,14 @@ export function recognizerWithShapes(
     if (!state) return { acpSessionId: root, toolCallId: done.toolCallId, parentToolCallId: null, toolStatus: done.toolStatus, payload: done.payload };
     mergePayload(state.payload, done.payload);
     const result = snapshot(root, done.toolCallId, state, done.toolStatus);
-    if (isTerminalToolStatus(done.toolStatus)) memory.drop(root, done.toolCallId, state.key);
-    else memory.remember(root, done.toolCallId, state);
+    const ended = isTerminalToolStatus(done.toolStatus);
+    // The notice can precede the launch's own end: the state then waits for that end
+    // (observeToolCall), or that late frame would make a new one that nothing settles.
+    if (ended && state.callEnded) memory.drop(root, done.toolCallId, state.key);
+    else {
+      if (ended) state.subagentEnded = true;
+      memory.remember(root, done.toolCallId, state);
+    }
     return result;
   }
 
@@ -268,7 +310,7 @@ export function recognizerWithShapes(
         return undefined;
       }
     },
-    forget: (acpSessionId: string) => memory.forget(acpSessionId),
+    forget,
     size: () => memory.size(),
   };
 }

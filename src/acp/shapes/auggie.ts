@@ -1,7 +1,9 @@
-// Auggie: a subagent call's title is `sub-agent-<type>: <description>`, kind `other`, with no
-// `_meta` and no `rawInput`; the result text is in `rawOutput.output`. Auggie's model loop is a
-// private API, so these shapes come from the issue's measurements (test/acp-cursor-auggie.test.ts).
+// Auggie: a subagent call's title is `sub-agent-<type>: <description>`, kind `other` (never an
+// ordinary kind: `execute`, `read`, …), with no `_meta` and no `rawInput`; the result text is in
+// `rawOutput.output`. Auggie's model loop is a private API, so these shapes come from the
+// issue's measurements (test/acp-cursor-auggie.test.ts).
 import type { SubagentTaskPayload } from '../../types.js';
+import { ordinaryKind } from '../delegation-lookalike.js';
 import { contentText, field, object, text } from '../wire.js';
 import type { AgentShape } from './shape.js';
 
@@ -20,7 +22,9 @@ function parseTitle(title: unknown): { type: string; description?: string } | un
 export const auggieShape: AgentShape = {
   agent: 'auggie',
   classify(update) {
-    return parseTitle(field(update, 'title')) ? true : undefined;
+    // A command or a file can be named `sub-agent-…: …` too: a call of an ordinary kind (a
+    // shell command, a read) is never a subagent, whatever its title says.
+    return parseTitle(field(update, 'title')) && !ordinaryKind(field(update, 'kind')) ? true : undefined;
   },
   read(update) {
     const title = parseTitle(field(update, 'title'));

@@ -8,8 +8,9 @@
 // A patch: an omitted field is unchanged and `null` clears it on the wire; a stored column is
 // never blanked (the spec's AC-4), so `null` reads as "nothing new"; a patch of a known child
 // with nothing a row holds (Codex's `capabilities: {cancel: null}` after idle) writes nothing.
-// The title is the description; Claude's adapter puts the agent type in `description`, read
-// as subagent_type when it is one identifier, else (Codex: the spawn's prompt) as the prompt.
+// The title is the description; Claude's adapter puts the agent type in `description` beside a
+// title, read as subagent_type when it is one identifier there; anything else (Codex: the
+// spawn's prompt, with no title, one word or many) is the prompt.
 //
 // States (a whole-object snapshot each): `running` → tool status `in_progress`; `idle` settles
 // the row, as its `stopReason` says (`cancelled` → `cancelled`, `error` and `refusal` →
@@ -53,7 +54,10 @@ export function readSubagentUpdate(update: Json): SubagentUpdateFacts | undefine
   if (child === undefined) return undefined;
   const { toolStatus, payload } = readState(object(field(update, 'state')));
   const description = text(field(update, 'description'));
-  const isType = description !== undefined && AGENT_TYPE.test(description);
+  const title = text(field(update, 'title'));
+  // Claude's adapter announces a child with both: the title (its task) and the type. Codex sends
+  // the spawn's prompt as the description and no title, and a prompt can be one word.
+  const isType = description !== undefined && title !== undefined && AGENT_TYPE.test(description);
   // Spelled out, not `{ ...payload, description, … }`: on Node 20's V8 a key added after a
   // spread costs about a microsecond per object (measured: 1.3 us against 0.01 us for the
   // same object spelled out), which made this the recognizer's most expensive line.
@@ -63,7 +67,7 @@ export function readSubagentUpdate(update: Json): SubagentUpdateFacts | undefine
     payload: {
       status: payload.status,
       total_tokens: payload.total_tokens,
-      description: text(field(update, 'title')),
+      description: title,
       subagent_type: isType ? description : undefined,
       prompt: isType ? undefined : description,
       child_session_id: child,
