@@ -67,6 +67,43 @@ describeBothDialects('ACP intake: orders and ambiguities the recordings never sh
     expect(rows[0]).toMatchObject({ child_session_id: 'child-1', tool_status: 'completed', agent_status: 'idle' });
   });
 
+  it('a second call naming a child while the first call runs is a row of its own; the child and the first call settle the first row', async () => {
+    const { rows, outcomes } = await recordInOrder(db, ACP, [
+      at({ sessionUpdate: 'tool_call', toolCallId: 'call-1', title: 'Review', kind: 'other', status: 'in_progress', content: sessionContent('child-1') }),
+      at({ sessionUpdate: 'subagent_update', sessionId: 'child-1', title: 'Reviewer', description: 'reviewer', state: { state: 'running' } }),
+      at({ sessionUpdate: 'tool_call', toolCallId: 'call-2', title: 'Message', kind: 'other', status: 'pending', content: sessionContent('child-1') }),
+      at({ sessionUpdate: 'tool_call_update', toolCallId: 'call-2', status: 'completed', content: sessionContent('child-1') }),
+      at({ sessionUpdate: 'subagent_update', sessionId: 'child-1', state: { state: 'idle', stopReason: 'error' } }),
+      at({ sessionUpdate: 'tool_call_update', toolCallId: 'call-1', status: 'failed', content: sessionContent('child-1') }),
+    ]);
+    expect(outcomes.every((o) => o === 'persisted')).toBe(true);
+    const byId = new Map(rows.map((r) => [r.tool_call_id, r]));
+    expect([...byId.keys()].sort()).toEqual(['call-1', 'call-2']);
+    // The second call's end settles its own row, never the first: the child's error does.
+    expect(byId.get('call-1')).toMatchObject({ tool_status: 'failed', agent_status: 'idle', description: 'Reviewer' });
+    expect(byId.get('call-2')).toMatchObject({ tool_status: 'completed', child_session_id: 'child-1' });
+  });
+
+  it('a call recognised first and naming a child of an ended call later leaves the child on the first row', async () => {
+    const claude = (toolCallId: string, extra: Record<string, unknown>) =>
+      at({ sessionUpdate: 'tool_call_update', toolCallId, ...extra, _meta: { claudeCode: { toolName: 'Agent' } } });
+    const { rows } = await recordInOrder(db, ACP, [
+      at({ sessionUpdate: 'tool_call', toolCallId: 'call-1', title: 'Review', kind: 'other', status: 'pending', content: sessionContent('child-1') }),
+      at({ sessionUpdate: 'subagent_update', sessionId: 'child-1', title: 'Reviewer', description: 'reviewer', state: { state: 'running' } }),
+      at({ sessionUpdate: 'subagent_update', sessionId: 'child-1', state: { state: 'idle', stopReason: 'end_turn' } }),
+      at({ sessionUpdate: 'tool_call_update', toolCallId: 'call-1', status: 'completed', content: sessionContent('child-1') }),
+      claude('call-2', { status: 'in_progress', rawInput: { description: 'Follow up', prompt: 'p', subagent_type: 'general-purpose' } }),
+      claude('call-2', { content: sessionContent('child-1') }),
+      at({ sessionUpdate: 'subagent_update', sessionId: 'child-1', state: { state: 'running' } }),
+      claude('call-2', { status: 'completed' }),
+    ]);
+    const byId = new Map(rows.map((r) => [r.tool_call_id, r]));
+    expect([...byId.keys()].sort()).toEqual(['call-1', 'call-2']);
+    // The child's later state stays on its row; the second call's row has its own fields only.
+    expect(byId.get('call-1')).toMatchObject({ agent_status: 'running', tool_status: 'completed' });
+    expect(byId.get('call-2')).toMatchObject({ description: 'Follow up', agent_status: null, tool_status: 'completed' });
+  });
+
   it('cursor/task without a session joins only a call no other session shares; with its session, that session only', async () => {
     await insertSession(db, 's2', 'task-2');
     const hosts: Record<string, AcpHostContext> = { 'acp-1': HOST, 'acp-2': { ...HOST, sessionId: 's2', taskId: 'task-2' } };
@@ -82,6 +119,29 @@ describeBothDialects('ACP intake: orders and ambiguities the recordings never sh
     expect(await row('s1', 'call_1')).toMatchObject({ model: null, agent_id: null });
     expect(await row('s2', 'call_1')).toMatchObject({ model: 'model-b', agent_id: 'agent-b' });
     expect(await row('s2', 'call_2')).toMatchObject({ model: 'model-c', agent_id: 'agent-c' });
+  });
+
+  it("a held cursor/task request is joined only by Cursor's Task call, also when it named a child session not yet announced", async () => {
+    const store = db.store({ clock: steppingClock() });
+    const recorder = createAcpRecorder(store, { context: (id) => (id === ACP ? HOST : undefined) });
+    expect(await recorder.agentRequest('cursor/task', { toolCallId: 'call_1', agentId: 'agent-1', model: 'model-1' })).toBeUndefined();
+    expect(await recorder.agentRequest('cursor/task', { toolCallId: 'call_2', agentId: 'agent-2', model: 'model-2', sessionId: 'child-1' })).toBeUndefined();
+    // An OpenCode `task` call of the same id is not the Task call the request meant.
+    expect(await recorder.sessionUpdate(at({ sessionUpdate: 'tool_call', toolCallId: 'call_1', title: 'task', kind: 'think', status: 'pending' }))).toBe(
+      'persisted',
+    );
+    expect(
+      await recorder.sessionUpdate(
+        at({ sessionUpdate: 'subagent_update', sessionId: 'child-1', title: 'Helper', description: 'helper', state: { state: 'running' } }),
+      ),
+    ).toBe('persisted');
+    expect(await recorder.sessionUpdate(cursorTask('child-1', 'call_2'))).toBe('persisted');
+    const rows = await store.listBySession('s1');
+    expect(rows.map((r) => [r.tool_call_id, r.model, r.agent_id]).sort()).toEqual([
+      ['call_1', null, null],
+      ['call_2', 'model-2', 'agent-2'],
+      ['child-1', null, null],
+    ]);
   });
 
   it('a cursor/task request held for a call not seen yet goes with its session: forget drops it', async () => {
@@ -102,7 +162,8 @@ describeBothDialects('ACP intake: orders and ambiguities the recordings never sh
   it('a shell command or a read titled like an Auggie subagent is no row; the subagent call still is', async () => {
     const { rows, counters } = await recordInOrder(db, ACP, [
       at({ sessionUpdate: 'tool_call', toolCallId: 'sh-1', title: 'sub-agent-build: make all', kind: 'execute', status: 'pending' }),
-      at({ sessionUpdate: 'tool_call_update', toolCallId: 'sh-1', status: 'completed', rawOutput: { output: 'ok' } }),
+      // A later update repeats the title without the kind: still the shell command.
+      at({ sessionUpdate: 'tool_call_update', toolCallId: 'sh-1', title: 'sub-agent-build: make all', status: 'completed', rawOutput: { output: 'ok' } }),
       at({ sessionUpdate: 'tool_call', toolCallId: 'rd-1', title: 'sub-agent-notes: todo.md', kind: 'read', status: 'completed' }),
       at({ sessionUpdate: 'tool_call', toolCallId: 'aug-1', title: 'sub-agent-reviewer: Review security', kind: 'other', status: 'completed' }),
     ]);

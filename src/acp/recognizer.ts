@@ -89,14 +89,17 @@ export function recognizerWithShapes(
 
   /**
    * cursor/task facts for a Task call not seen yet, oldest first beyond the bound, by
-   * callKey(root, toolCallId) when the request names its session, else by callKey('', toolCallId)
-   * (a root is never empty, so the two never meet).
+   * callKey(session, toolCallId) when the request names its session (its root when known), else
+   * by callKey('', toolCallId) (a session id is never empty, so the two never meet).
    */
-  const pendingRequests = new Map<string, { root: string; payload: SubagentTaskPayload }>();
+  const pendingRequests = new Map<string, { session: string; payload: SubagentTaskPayload }>();
 
-  /** The held request for a Task call now recognized: its own session's first, else one that named none. */
-  function takePendingRequest(root: string, callId: string): SubagentTaskPayload | undefined {
-    for (const key of [callKey(root, callId), callKey('', callId)]) {
+  /**
+   * The held request for a Cursor Task call now recognized: one that named its session (as the
+   * root, or as a child session not announced when the request came), else one that named none.
+   */
+  function takePendingRequest(root: string, sessionId: string, callId: string): SubagentTaskPayload | undefined {
+    for (const key of [callKey(root, callId), callKey(sessionId, callId), callKey('', callId)]) {
       const held = pendingRequests.get(key);
       if (held) {
         pendingRequests.delete(key);
@@ -170,11 +173,13 @@ export function recognizerWithShapes(
       }
       if (!state) {
         // First sight of the call. If it names a child already announced, it writes that
-        // child's row: one row for the two. A child a first call already named (and joined)
-        // keeps that call's row when a second call names it again (a reused child is one row).
+        // child's row: one row for the two. A child a first call already named (and joined) is
+        // that call's row: a second call naming it after the first ended writes it too (reuse).
         const child = sessionContentChild(update);
         const row = child !== undefined && child !== callId && memory.rootOfChild(child) === root ? memory.rowId(root, child) : undefined;
-        if (row !== undefined) {
+        // Not while that first call runs: its own end settles the row, and the second call (a
+        // message to the child) is then a row of its own, the child staying with the first.
+        if (row !== undefined && row !== callId && (row === child || memory.call(root, row) === undefined)) {
           memory.join(root, callId, row);
           toolCallId = row;
           state = memory.call(root, row);
@@ -182,7 +187,7 @@ export function recognizerWithShapes(
       }
       state ??= memory.newCall(root, toolCallId, shape, memory.parentRow(root, sessionId));
       state.shape = shape;
-      const requested = pendingRequests.size > 0 ? takePendingRequest(root, callId) : undefined;
+      const requested = shape === cursorShape && pendingRequests.size > 0 ? takePendingRequest(root, sessionId, callId) : undefined;
       if (requested) mergePayload(state.payload, requested);
     }
     const facts = state.shape!.read(update);
@@ -214,9 +219,11 @@ export function recognizerWithShapes(
    */
   function joinChild(root: string, toolCallId: string, child: string, state: CallState): void {
     state.payload.child_session_id ??= child;
-    if (toolCallId === child || memory.rowId(root, child) === toolCallId) return;
+    const row = memory.rowId(root, child);
+    if (toolCallId === child || row === toolCallId) return;
     const announced = memory.rootOfChild(child);
-    if (announced === root && memory.rowId(root, child) === child) return; // the child's own row
+    if (announced === root && row === child) return; // the child's own row
+    if (announced === root) return; // joined to another call's row, which keeps the child
     if (announced === undefined) memory.adoptChild(root, child);
     memory.join(root, child, toolCallId);
   }
@@ -246,16 +253,17 @@ export function recognizerWithShapes(
     // Not seen yet (the request came first): joined when the Task call is recognized.
     const key = callKey(named ?? '', facts.toolCallId);
     pendingRequests.delete(key);
-    pendingRequests.set(key, { root: named ?? '', payload: facts.payload });
+    pendingRequests.set(key, { session: named ?? '', payload: facts.payload });
     if (pendingRequests.size > MAX_PENDING_REQUESTS) pendingRequests.delete(pendingRequests.keys().next().value as string);
     return undefined;
   }
 
   /** Drops everything remembered for a root session, its held cursor/task requests included. */
   function forget(acpSessionId: string): void {
+    // Before the state goes: a request held under a child session is matched through its root.
+    if (pendingRequests.size > 0)
+      for (const [key, held] of pendingRequests) if (held.session !== '' && memory.rootOf(held.session) === acpSessionId) pendingRequests.delete(key);
     memory.forget(acpSessionId);
-    if (pendingRequests.size === 0) return;
-    for (const [key, held] of pendingRequests) if (held.root === acpSessionId) pendingRequests.delete(key);
   }
 
   /**

@@ -1,9 +1,8 @@
-// Auggie: a subagent call's title is `sub-agent-<type>: <description>`, kind `other` (never an
-// ordinary kind: `execute`, `read`, …), with no `_meta` and no `rawInput`; the result text is in
+// Auggie: a subagent call's title is `sub-agent-<type>: <description>`, kind `other` (a frame
+// without it never claims a call: a shell command can be titled so), with no `_meta` and no `rawInput`; the result text is in
 // `rawOutput.output`. Auggie's model loop is a private API, so these shapes come from the
 // issue's measurements (test/acp-cursor-auggie.test.ts).
 import type { SubagentTaskPayload } from '../../types.js';
-import { ordinaryKind } from '../delegation-lookalike.js';
 import { contentText, field, object, text } from '../wire.js';
 import type { AgentShape } from './shape.js';
 
@@ -22,9 +21,9 @@ function parseTitle(title: unknown): { type: string; description?: string } | un
 export const auggieShape: AgentShape = {
   agent: 'auggie',
   classify(update) {
-    // A command or a file can be named `sub-agent-…: …` too: a call of an ordinary kind (a
-    // shell command, a read) is never a subagent, whatever its title says.
-    return parseTitle(field(update, 'title')) && !ordinaryKind(field(update, 'kind')) ? true : undefined;
+    // A command or a file can be named `sub-agent-…: …` too, and a later update of it may carry
+    // the title without its kind: only a frame of Auggie's own kind for it claims the call.
+    return field(update, 'kind') === 'other' && parseTitle(field(update, 'title')) ? true : undefined;
   },
   read(update) {
     const title = parseTitle(field(update, 'title'));
