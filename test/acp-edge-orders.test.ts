@@ -84,6 +84,52 @@ describeBothDialects('ACP intake: orders and ambiguities the recordings never sh
     expect(byId.get('call-2')).toMatchObject({ tool_status: 'completed', child_session_id: 'child-1' });
   });
 
+  it('a second call naming a child announced first and joined to a running call is a row of its own', async () => {
+    const claude = (toolCallId: string, extra: Record<string, unknown>) =>
+      at({ sessionUpdate: 'tool_call_update', toolCallId, ...extra, _meta: { claudeCode: { toolName: 'Agent' } } });
+    const { rows } = await recordInOrder(db, ACP, [
+      at({ sessionUpdate: 'subagent_update', sessionId: 'child-1', title: 'Reviewer', description: 'reviewer', state: { state: 'running' } }),
+      claude('call-1', { status: 'in_progress', content: sessionContent('child-1') }), // joins the child's row
+      at({ sessionUpdate: 'tool_call', toolCallId: 'call-2', title: 'Message', kind: 'other', status: 'pending', content: sessionContent('child-1') }),
+      claude('call-1', { rawInput: { description: 'Review', prompt: 'p', subagent_type: 'general-purpose' } }),
+      at({ sessionUpdate: 'tool_call_update', toolCallId: 'call-2', status: 'completed', content: sessionContent('child-1') }),
+      at({ sessionUpdate: 'subagent_update', sessionId: 'child-1', state: { state: 'idle', stopReason: 'error' } }),
+      claude('call-1', { status: 'failed' }),
+    ]);
+    const byId = new Map(rows.map((r) => [r.tool_call_id, r]));
+    expect([...byId.keys()].sort()).toEqual(['call-2', 'child-1']);
+    expect(byId.get('child-1')).toMatchObject({ tool_status: 'failed', subagent_type: 'general-purpose', agent_status: 'idle' });
+    expect(byId.get('call-2')).toMatchObject({ tool_status: 'completed' });
+  });
+
+  it('after the first call ended, a second call naming the child writes its row, also once the child runs again; a late frame adds no join', async () => {
+    const first = [
+      at({ sessionUpdate: 'tool_call', toolCallId: 'call-1', title: 'Review', kind: 'other', status: 'pending', content: sessionContent('child-1') }),
+      at({ sessionUpdate: 'subagent_update', sessionId: 'child-1', title: 'Reviewer', description: 'reviewer', state: { state: 'running' } }),
+      at({ sessionUpdate: 'subagent_update', sessionId: 'child-1', state: { state: 'idle', stopReason: 'end_turn' } }),
+      at({ sessionUpdate: 'tool_call_update', toolCallId: 'call-1', status: 'completed' }),
+    ];
+    const { rows } = await recordInOrder(db, ACP, [
+      ...first,
+      at({ sessionUpdate: 'subagent_update', sessionId: 'child-1', state: { state: 'running' } }), // before the second call this time
+      at({ sessionUpdate: 'tool_call', toolCallId: 'call-2', title: 'Review again', kind: 'other', status: 'pending', content: sessionContent('child-1') }),
+      at({ sessionUpdate: 'subagent_update', sessionId: 'child-1', state: { state: 'idle', stopReason: 'end_turn' } }),
+      at({ sessionUpdate: 'tool_call_update', toolCallId: 'call-2', status: 'completed' }),
+    ]);
+    expect(rows.map((r) => r.tool_call_id)).toEqual(['call-1']);
+    expect(rows[0]).toMatchObject({ tool_status: 'completed', agent_status: 'idle' });
+
+    const r = createSubagentRecognizer();
+    for (const u of first) r.observe(u);
+    const before = r.size();
+    // A late frame of the ended call naming its own child: written, and no join of the row to itself.
+    expect(r.observe(at({ sessionUpdate: 'tool_call_update', toolCallId: 'call-1', content: sessionContent('child-1') }))).toMatchObject({
+      toolCallId: 'call-1',
+    });
+    // +1 is the call's own state, made again by a late update (a known limit, docs/acp-intake.md); a self-join made it +2.
+    expect(r.size()).toBe(before + 1);
+  });
+
   it('a call recognised first and naming a child of an ended call later leaves the child on the first row', async () => {
     const claude = (toolCallId: string, extra: Record<string, unknown>) =>
       at({ sessionUpdate: 'tool_call_update', toolCallId, ...extra, _meta: { claudeCode: { toolName: 'Agent' } } });
@@ -142,6 +188,20 @@ describeBothDialects('ACP intake: orders and ambiguities the recordings never sh
       ['call_2', 'model-2', 'agent-2'],
       ['child-1', null, null],
     ]);
+  });
+
+  it("a cursor/task request finds a Task call that joined an announced child's row", async () => {
+    const store = db.store({ clock: steppingClock() });
+    const recorder = createAcpRecorder(store, { context: (id) => (id === ACP ? HOST : undefined) });
+    expect(await recorder.sessionUpdate(at({ sessionUpdate: 'subagent_update', sessionId: 'child-1', title: 'Helper', state: { state: 'running' } }))).toBe(
+      'persisted',
+    );
+    const task = cursorTask(ACP, 'call_1');
+    (task.update as { content?: unknown }).content = sessionContent('child-1');
+    expect(await recorder.sessionUpdate(task)).toBe('persisted');
+    expect(await recorder.agentRequest('cursor/task', { toolCallId: 'call_1', agentId: 'agent-1', model: 'model-1' })).toBe('persisted');
+    const rows = await store.listBySession('s1');
+    expect(rows.map((r) => [r.tool_call_id, r.model, r.agent_id])).toEqual([['child-1', 'model-1', 'agent-1']]);
   });
 
   it('a cursor/task request held for a call not seen yet goes with its session: forget drops it', async () => {

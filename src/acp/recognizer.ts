@@ -177,9 +177,10 @@ export function recognizerWithShapes(
         // that call's row: a second call naming it after the first ended writes it too (reuse).
         const child = sessionContentChild(update);
         const row = child !== undefined && child !== callId && memory.rootOfChild(child) === root ? memory.rowId(root, child) : undefined;
-        // Not while that first call runs: its own end settles the row, and the second call (a
-        // message to the child) is then a row of its own, the child staying with the first.
-        if (row !== undefined && row !== callId && (row === child || memory.call(root, row) === undefined)) {
+        // Not while a call holds that row (it runs): its own end settles the row, and the second
+        // call (a message to the child) is then a row of its own, the child staying with the first.
+        const holder = row === undefined ? undefined : memory.call(root, row);
+        if (row !== undefined && row !== callId && (holder === undefined || holder.shape === null)) {
           memory.join(root, callId, row);
           toolCallId = row;
           state = memory.call(root, row);
@@ -238,17 +239,18 @@ export function recognizerWithShapes(
     // Without a session, the call's id must be Cursor's Task call on exactly one session: two
     // sessions with a call of that id (ids like `call_1` repeat) leave the request unjoined
     // rather than write one session's model and agent id into the other's row.
-    let match: string | undefined;
+    let match: { root: string; row: string; state: CallState } | undefined;
     for (const root of named !== undefined ? [named] : memory.roots()) {
-      if (memory.call(root, facts.toolCallId)?.shape !== cursorShape) continue;
+      const row = memory.rowId(root, facts.toolCallId); // a Task call joined to its child writes the child's row
+      const state = memory.call(root, row);
+      if (state?.shape !== cursorShape) continue;
       if (match !== undefined) return undefined;
-      match = root;
+      match = { root, row, state };
     }
     if (match !== undefined) {
-      const state = memory.call(match, facts.toolCallId)!;
-      mergePayload(state.payload, facts.payload);
-      memory.remember(match, facts.toolCallId, state);
-      return snapshot(match, facts.toolCallId, state, null);
+      mergePayload(match.state.payload, facts.payload);
+      memory.remember(match.root, match.row, match.state);
+      return snapshot(match.root, match.row, match.state, null);
     }
     // Not seen yet (the request came first): joined when the Task call is recognized.
     const key = callKey(named ?? '', facts.toolCallId);
@@ -319,6 +321,6 @@ export function recognizerWithShapes(
       }
     },
     forget,
-    size: () => memory.size(),
+    size: () => memory.size() + pendingRequests.size,
   };
 }

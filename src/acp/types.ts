@@ -39,7 +39,10 @@ export interface SubagentRecognizer {
   observeRequest(method: string, params: object): RecognizedSubagentUpdate | undefined;
   /** Drops every call remembered for that ACP session (call it at session end). */
   forget(acpSessionId: string): void;
-  /** How many entries (tool calls, child sessions of the `subagents` capability, and the joins between them) are remembered now. */
+  /**
+   * How many entries (tool calls, child sessions of the `subagents` capability, the joins between
+   * them, and cursor/task requests held for a call not seen yet) are remembered now.
+   */
   size(): number;
 }
 
