@@ -102,6 +102,24 @@ describeBothDialects('ACP intake: orders and ambiguities the recordings never sh
     expect(byId.get('call-2')).toMatchObject({ tool_status: 'completed' });
   });
 
+  it('a second call naming a child that a running call named after it was announced is a row of its own; the child settles its row', async () => {
+    const claude = (toolCallId: string, extra: Record<string, unknown>) =>
+      at({ sessionUpdate: 'tool_call_update', toolCallId, ...extra, _meta: { claudeCode: { toolName: 'Agent' } } });
+    const { rows } = await recordInOrder(db, ACP, [
+      at({ sessionUpdate: 'subagent_update', sessionId: 'child-1', title: 'Reviewer', description: 'reviewer', state: { state: 'running' } }),
+      claude('call-1', { status: 'in_progress', rawInput: { description: 'Review', prompt: 'p', subagent_type: 'general-purpose' } }),
+      claude('call-1', { content: sessionContent('child-1') }), // recognised before it named the child: keeps its own row
+      at({ sessionUpdate: 'tool_call', toolCallId: 'msg-2', title: 'Message', kind: 'other', status: 'pending', content: sessionContent('child-1') }),
+      at({ sessionUpdate: 'tool_call_update', toolCallId: 'msg-2', status: 'completed', content: sessionContent('child-1') }),
+      at({ sessionUpdate: 'subagent_update', sessionId: 'child-1', state: { state: 'idle', stopReason: 'error' } }),
+      claude('call-1', { status: 'failed' }),
+    ]);
+    const byId = new Map(rows.map((r) => [r.tool_call_id, r]));
+    expect([...byId.keys()].sort()).toEqual(['call-1', 'child-1', 'msg-2']);
+    expect(byId.get('child-1')).toMatchObject({ tool_status: 'failed', description: 'Reviewer', agent_status: 'idle' });
+    expect(byId.get('msg-2')).toMatchObject({ tool_status: 'completed' });
+  });
+
   it('after the first call ended, a second call naming the child writes its row, also once the child runs again; a late frame adds no join', async () => {
     const first = [
       at({ sessionUpdate: 'tool_call', toolCallId: 'call-1', title: 'Review', kind: 'other', status: 'pending', content: sessionContent('child-1') }),
@@ -226,8 +244,13 @@ describeBothDialects('ACP intake: orders and ambiguities the recordings never sh
       at({ sessionUpdate: 'tool_call_update', toolCallId: 'sh-1', title: 'sub-agent-build: make all', status: 'completed', rawOutput: { output: 'ok' } }),
       at({ sessionUpdate: 'tool_call', toolCallId: 'rd-1', title: 'sub-agent-notes: todo.md', kind: 'read', status: 'completed' }),
       at({ sessionUpdate: 'tool_call', toolCallId: 'aug-1', title: 'sub-agent-reviewer: Review security', kind: 'other', status: 'completed' }),
+      // A tool_call that names no kind has the schema's default, `other`.
+      at({ sessionUpdate: 'tool_call', toolCallId: 'aug-2', title: 'sub-agent-explorer: Map it', status: 'completed' }),
     ]);
-    expect(rows.map((r) => [r.tool_call_id, r.subagent_type])).toEqual([['aug-1', 'reviewer']]);
+    expect(rows.map((r) => [r.tool_call_id, r.subagent_type])).toEqual([
+      ['aug-1', 'reviewer'],
+      ['aug-2', 'explorer'],
+    ]);
     expect(counters.unrecognized_delegations).toBe(0); // an ordinary kind is never a lookalike either
   });
 

@@ -225,11 +225,9 @@ describe('ACP recognizer', () => {
     const r = createSubagentRecognizer();
     const description = 'd'.repeat(5_000_000);
     const t0 = performance.now();
-    const got = r.observe(up({ sessionUpdate: 'tool_call', toolCallId: 'h', title: `sub-agent-x: ${description}`, kind: 'other', status: 'pending' }));
+    const got = r.observe(up({ sessionUpdate: 'tool_call', toolCallId: 'h', title: `sub-agent-x: ${description}`, status: 'pending' }));
     expect(got?.payload.description?.length).toBe(5_000_000);
-    expect(
-      r.observe(up({ sessionUpdate: 'tool_call', toolCallId: 'h2', title: `sub-agent-${'y'.repeat(5_000_000)}`, kind: 'other', status: 'pending' })),
-    ).toBeUndefined();
+    expect(r.observe(up({ sessionUpdate: 'tool_call', toolCallId: 'h2', title: `sub-agent-${'y'.repeat(5_000_000)}`, status: 'pending' }))).toBeUndefined();
     expect(performance.now() - t0).toBeLessThan(2000);
   });
 

@@ -160,7 +160,7 @@ describeBothDialects('ACP recorder', (dialect) => {
     expect(
       await recorder.sessionUpdate({
         sessionId: S,
-        update: { sessionUpdate: 'tool_call', toolCallId: 'big', title: `sub-agent-x: ${description}`, kind: 'other', status: 'completed' },
+        update: { sessionUpdate: 'tool_call', toolCallId: 'big', title: `sub-agent-x: ${description}`, status: 'completed' },
       }),
     ).toBe('persisted');
     const [row] = await store.listBySession('s1');

@@ -25,6 +25,8 @@ export interface CallState {
    */
   callEnded?: true;
   subagentEnded?: true;
+  /** A child's own row: the call that named the child but kept its own row (recognizer.ts, joinChild). */
+  namedBy?: string;
 }
 
 interface SessionState {
@@ -49,6 +51,15 @@ export function callKey(session: string, id: string): string {
   return `${session.length}:${session}${id}`;
 }
 
+/**
+ * A cap as given, at least 1; the default when it is not a finite number. A NaN (an unset
+ * environment variable through Number()) would otherwise fail every `size > cap` test and
+ * leave the state unbounded.
+ */
+export function bound(value: number | undefined, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) ? Math.max(1, Math.floor(value)) : fallback;
+}
+
 export class RecognizerState {
   private readonly sessions = new Map<string, SessionState>();
   /** Global recency list of remembered calls, by callKey. */
@@ -68,6 +79,16 @@ export class RecognizerState {
     private readonly maxPerSession: number,
     private readonly maxCalls: number,
   ) {}
+
+  /**
+   * Whether a running call holds a child's row: the call whose row it is (a state with a shape),
+   * or a call that named the child but kept its own row (`namedBy`) and is still remembered.
+   */
+  isHeld(root: string, row: CallState | undefined): boolean {
+    if (row === undefined) return false;
+    if (row.shape !== null) return true;
+    return row.namedBy !== undefined && (this.call(root, row.namedBy)?.shape ?? null) !== null;
+  }
 
   /** The remembered state of a call (or joined child row) on a root session. */
   call(root: string, id: string): CallState | undefined {

@@ -11,11 +11,12 @@ import { auggieShape } from './shapes/auggie.js';
 import { claudeShape } from './shapes/claude.js';
 import { codexShape } from './shapes/codex.js';
 import { cursorShape, readCursorTask } from './shapes/cursor.js';
+import { cursorTaskCall, HeldCursorRequests } from './cursor-requests.js';
 import { geminiShape } from './shapes/gemini.js';
 import { opencodeShape } from './shapes/opencode.js';
 import { qwenShape, readQwenBackgroundCompletion } from './shapes/qwen.js';
 import type { AgentShape } from './shapes/shape.js';
-import { callKey, RecognizerState, type CallState } from './recognizer-state.js';
+import { bound, callKey, RecognizerState, type CallState } from './recognizer-state.js';
 import { acpSessionShape } from './shapes/acp-session.js';
 import { readChildInfo, readChildState, readSubagentUpdate, saysNothing, sessionContentChild } from './shapes/subagent-update.js';
 import { delegationLookalike } from './delegation-lookalike.js';
@@ -31,17 +32,6 @@ export const SHAPES: readonly AgentShape[] = [claudeShape, cursorShape, qwenShap
 
 /** Most distinct unrecognized delegations remembered (so each is reported once); oldest first beyond it. */
 const MAX_REPORTED = 4096;
-/** Most cursor/task requests held for a Task call not seen yet. */
-const MAX_PENDING_REQUESTS = 1024;
-
-/**
- * A cap as given, at least 1; the default when it is not a finite number. A NaN (an unset
- * environment variable through Number()) would otherwise fail every `size > cap` test and
- * leave the state unbounded.
- */
-function bound(value: number | undefined, fallback: number): number {
-  return typeof value === 'number' && Number.isFinite(value) ? Math.max(1, Math.floor(value)) : fallback;
-}
 
 export function createSubagentRecognizer(options: SubagentRecognizerOptions = {}): SubagentRecognizer {
   return recognizerWithShapes(SHAPES, options);
@@ -87,27 +77,7 @@ export function recognizerWithShapes(
     }
   }
 
-  /**
-   * cursor/task facts for a Task call not seen yet, oldest first beyond the bound, by
-   * callKey(session, toolCallId) when the request names its session (its root when known), else
-   * by callKey('', toolCallId) (a session id is never empty, so the two never meet).
-   */
-  const pendingRequests = new Map<string, { session: string; payload: SubagentTaskPayload }>();
-
-  /**
-   * The held request for a Cursor Task call now recognized: one that named its session (as the
-   * root, or as a child session not announced when the request came), else one that named none.
-   */
-  function takePendingRequest(root: string, sessionId: string, callId: string): SubagentTaskPayload | undefined {
-    for (const key of [callKey(root, callId), callKey(sessionId, callId), callKey('', callId)]) {
-      const held = pendingRequests.get(key);
-      if (held) {
-        pendingRequests.delete(key);
-        return held.payload;
-      }
-    }
-    return undefined;
-  }
+  const heldRequests = new HeldCursorRequests();
 
   function observeSubagentUpdate(sessionId: string, update: Json): RecognizedSubagentUpdate | undefined {
     const facts = readSubagentUpdate(update);
@@ -180,7 +150,7 @@ export function recognizerWithShapes(
         // Not while a call holds that row (it runs): its own end settles the row, and the second
         // call (a message to the child) is then a row of its own, the child staying with the first.
         const holder = row === undefined ? undefined : memory.call(root, row);
-        if (row !== undefined && row !== callId && (holder === undefined || holder.shape === null)) {
+        if (row !== undefined && row !== callId && !memory.isHeld(root, holder)) {
           memory.join(root, callId, row);
           toolCallId = row;
           state = memory.call(root, row);
@@ -188,7 +158,7 @@ export function recognizerWithShapes(
       }
       state ??= memory.newCall(root, toolCallId, shape, memory.parentRow(root, sessionId));
       state.shape = shape;
-      const requested = shape === cursorShape && pendingRequests.size > 0 ? takePendingRequest(root, sessionId, callId) : undefined;
+      const requested = shape === cursorShape && heldRequests.size > 0 ? heldRequests.take(root, sessionId, callId) : undefined;
       if (requested) mergePayload(state.payload, requested);
     }
     const facts = state.shape!.read(update);
@@ -223,7 +193,13 @@ export function recognizerWithShapes(
     const row = memory.rowId(root, child);
     if (toolCallId === child || row === toolCallId) return;
     const announced = memory.rootOfChild(child);
-    if (announced === root && row === child) return; // the child's own row
+    if (announced === root && row === child) {
+      // The child's own row, which this call does not write: remembered as named by it, so a
+      // later call naming the child while this one runs is a row of its own (first sight, above).
+      const own = memory.call(root, child);
+      if (own) own.namedBy = toolCallId;
+      return;
+    }
     if (announced === root) return; // joined to another call's row, which keeps the child
     if (announced === undefined) memory.adoptChild(root, child);
     memory.join(root, child, toolCallId);
@@ -236,35 +212,21 @@ export function recognizerWithShapes(
     if (!facts) return undefined;
     const sessionId = text(field(params, 'sessionId'));
     const named = sessionId !== undefined ? memory.rootOf(sessionId) : undefined;
-    // Without a session, the call's id must be Cursor's Task call on exactly one session: two
-    // sessions with a call of that id (ids like `call_1` repeat) leave the request unjoined
-    // rather than write one session's model and agent id into the other's row.
-    let match: { root: string; row: string; state: CallState } | undefined;
-    for (const root of named !== undefined ? [named] : memory.roots()) {
-      const row = memory.rowId(root, facts.toolCallId); // a Task call joined to its child writes the child's row
-      const state = memory.call(root, row);
-      if (state?.shape !== cursorShape) continue;
-      if (match !== undefined) return undefined;
-      match = { root, row, state };
-    }
+    const match = cursorTaskCall(memory, named, facts.toolCallId);
+    if (match === 'ambiguous') return undefined;
     if (match !== undefined) {
       mergePayload(match.state.payload, facts.payload);
       memory.remember(match.root, match.row, match.state);
       return snapshot(match.root, match.row, match.state, null);
     }
-    // Not seen yet (the request came first): joined when the Task call is recognized.
-    const key = callKey(named ?? '', facts.toolCallId);
-    pendingRequests.delete(key);
-    pendingRequests.set(key, { session: named ?? '', payload: facts.payload });
-    if (pendingRequests.size > MAX_PENDING_REQUESTS) pendingRequests.delete(pendingRequests.keys().next().value as string);
+    heldRequests.hold(named, facts.toolCallId, facts.payload); // the request came first: joined when its call is recognized
     return undefined;
   }
 
   /** Drops everything remembered for a root session, its held cursor/task requests included. */
   function forget(acpSessionId: string): void {
     // Before the state goes: a request held under a child session is matched through its root.
-    if (pendingRequests.size > 0)
-      for (const [key, held] of pendingRequests) if (held.session !== '' && memory.rootOf(held.session) === acpSessionId) pendingRequests.delete(key);
+    if (heldRequests.size > 0) heldRequests.forgetSession(acpSessionId, (session) => memory.rootOf(session));
     memory.forget(acpSessionId);
   }
 
@@ -321,6 +283,6 @@ export function recognizerWithShapes(
       }
     },
     forget,
-    size: () => memory.size() + pendingRequests.size,
+    size: () => memory.size() + heldRequests.size,
   };
 }

@@ -1,7 +1,7 @@
-// Auggie: a subagent call's title is `sub-agent-<type>: <description>`, kind `other` (a frame
-// without it never claims a call: a shell command can be titled so), with no `_meta` and no `rawInput`; the result text is in
-// `rawOutput.output`. Auggie's model loop is a private API, so these shapes come from the
-// issue's measurements (test/acp-cursor-auggie.test.ts).
+// Auggie: a subagent call's title is `sub-agent-<type>: <description>`, kind `other` (a later
+// update without it never claims a call: a shell command can be titled so), with no `_meta` and
+// no `rawInput`; the result text is in `rawOutput.output`. Auggie's model loop is a private API,
+// so these shapes come from the issue's measurements (test/acp-cursor-auggie.test.ts).
 import type { SubagentTaskPayload } from '../../types.js';
 import { contentText, field, object, text } from '../wire.js';
 import type { AgentShape } from './shape.js';
@@ -22,8 +22,11 @@ export const auggieShape: AgentShape = {
   agent: 'auggie',
   classify(update) {
     // A command or a file can be named `sub-agent-…: …` too, and a later update of it may carry
-    // the title without its kind: only a frame of Auggie's own kind for it claims the call.
-    return field(update, 'kind') === 'other' && parseTitle(field(update, 'title')) ? true : undefined;
+    // the title without its kind: only a frame of Auggie's own kind for it claims the call, or a
+    // `tool_call` that names no kind (`other` is the schema's default there).
+    const kind = field(update, 'kind');
+    const own = kind === 'other' || (kind === undefined && field(update, 'sessionUpdate') === 'tool_call');
+    return own && parseTitle(field(update, 'title')) ? true : undefined;
   },
   read(update) {
     const title = parseTitle(field(update, 'title'));
