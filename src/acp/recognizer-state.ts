@@ -25,8 +25,6 @@ export interface CallState {
    */
   callEnded?: true;
   subagentEnded?: true;
-  /** A child's own row: the call that named the child but kept its own row (recognizer.ts, joinChild). */
-  namedBy?: string;
 }
 
 interface SessionState {
@@ -81,13 +79,16 @@ export class RecognizerState {
   ) {}
 
   /**
-   * Whether a running call holds a child's row: the call whose row it is (a state with a shape),
-   * or a call that named the child but kept its own row (`namedBy`) and is still remembered.
+   * Whether a running call holds a child's row: the call whose row it is (`row`, a state with a
+   * shape), or any call still remembered that named the child (its `child_session_id`), whether
+   * it writes that row or kept its own. A scan of the session's calls (at most maxPerSession),
+   * made only when a new call names an announced child.
    */
-  isHeld(root: string, row: CallState | undefined): boolean {
-    if (row === undefined) return false;
-    if (row.shape !== null) return true;
-    return row.namedBy !== undefined && (this.call(root, row.namedBy)?.shape ?? null) !== null;
+  isHeld(root: string, child: string, row: CallState | undefined): boolean {
+    if (row !== undefined && row.shape !== null) return true;
+    const calls = this.sessions.get(root)?.calls;
+    if (calls) for (const state of calls.values()) if (state.shape !== null && state.payload.child_session_id === child) return true;
+    return false;
   }
 
   /** The remembered state of a call (or joined child row) on a root session. */
@@ -194,7 +195,7 @@ export class RecognizerState {
     }
   }
 
-  private unjoin(root: string, from: string): void {
+  unjoin(root: string, from: string): void {
     this.joins.delete(callKey(root, from));
     const s = this.sessions.get(root);
     s?.rowOf.delete(from);

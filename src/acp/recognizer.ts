@@ -133,6 +133,13 @@ export function recognizerWithShapes(
     const root = memory.rootOf(sessionId);
     let toolCallId = memory.rowId(root, callId);
     let state = memory.call(root, toolCallId);
+    // A `tool_call` under an id that an ended call had joined to another row starts a new call:
+    // the old join goes (while a call still runs on that row, it is that call's frame again).
+    if (first && toolCallId !== callId && (state === undefined || state.shape === null) && memory.rootOfChild(callId) === undefined) {
+      memory.unjoin(root, callId);
+      toolCallId = callId;
+      state = memory.call(root, callId);
+    }
     if (!state || state.shape === null) {
       const { shape, known } = classify(update);
       if (!shape) {
@@ -146,11 +153,10 @@ export function recognizerWithShapes(
         // child's row: one row for the two. A child a first call already named (and joined) is
         // that call's row: a second call naming it after the first ended writes it too (reuse).
         const child = sessionContentChild(update);
-        const row = child !== undefined && child !== callId && memory.rootOfChild(child) === root ? memory.rowId(root, child) : undefined;
-        // Not while a call holds that row (it runs): its own end settles the row, and the second
-        // call (a message to the child) is then a row of its own, the child staying with the first.
-        const holder = row === undefined ? undefined : memory.call(root, row);
-        if (row !== undefined && row !== callId && !memory.isHeld(root, holder)) {
+        const row = child !== undefined && child !== callId && memory.rootOfChild(child) === root ? memory.rowId(root, child) : callId;
+        // Not while a call that named the child runs: its own end settles its row, and the second
+        // call (a message to the child) is then a row of its own, the child staying where it is.
+        if (row !== callId && !memory.isHeld(root, child!, memory.call(root, row))) {
           memory.join(root, callId, row);
           toolCallId = row;
           state = memory.call(root, row);
@@ -193,13 +199,9 @@ export function recognizerWithShapes(
     const row = memory.rowId(root, child);
     if (toolCallId === child || row === toolCallId) return;
     const announced = memory.rootOfChild(child);
-    if (announced === root && row === child) {
-      // The child's own row, which this call does not write: remembered as named by it, so a
-      // later call naming the child while this one runs is a row of its own (first sight, above).
-      const own = memory.call(root, child);
-      if (own) own.namedBy = toolCallId;
-      return;
-    }
+    // The child's own row, which this call does not write; while this call runs it holds that
+    // row all the same (its child_session_id names the child: memory.isHeld).
+    if (announced === root && row === child) return;
     if (announced === root) return; // joined to another call's row, which keeps the child
     if (announced === undefined) memory.adoptChild(root, child);
     memory.join(root, child, toolCallId);
