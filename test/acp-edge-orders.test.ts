@@ -136,6 +136,37 @@ describeBothDialects('ACP intake: child sessions named again, in orders the reco
     expect(byId.get('call-2')).toMatchObject({ description: 'Other', tool_status: 'in_progress', child_session_id: null });
   });
 
+  it('a late frame of an ended call whose child a second call has since reused leaves the row to the second call', async () => {
+    const { rows, outcomes } = await recordInOrder(db, ACP, [
+      at({ sessionUpdate: 'subagent_update', sessionId: 'child-1', title: 'Reviewer', state: { state: 'running' } }),
+      at({ sessionUpdate: 'tool_call', toolCallId: 'call-x', title: 'Review', kind: 'other', status: 'pending', content: sessionContent('child-1') }),
+      at({ sessionUpdate: 'tool_call_update', toolCallId: 'call-x', status: 'completed' }),
+      at({ sessionUpdate: 'subagent_update', sessionId: 'child-1', state: { state: 'idle', stopReason: 'end_turn' } }),
+      at({ sessionUpdate: 'subagent_update', sessionId: 'child-1', state: { state: 'running' } }),
+      at({ sessionUpdate: 'tool_call', toolCallId: 'call-y', title: 'Again', kind: 'other', status: 'pending', content: sessionContent('child-1') }),
+      at({ sessionUpdate: 'tool_call_update', toolCallId: 'call-x', status: 'completed' }), // late, duplicated
+      at({ sessionUpdate: 'tool_call_update', toolCallId: 'call-y', status: 'completed' }), // lost before: the state was gone
+    ]);
+    expect(outcomes).toEqual(Array(8).fill('persisted'));
+    expect(rows.map((r) => r.tool_call_id)).toEqual(['child-1']);
+  });
+
+  it('a call whose own fields named another session first still holds a child it names later', async () => {
+    const opencode = (extra: Record<string, unknown>) => at({ sessionUpdate: 'tool_call_update', toolCallId: 'call-x', ...extra });
+    const { rows } = await recordInOrder(db, ACP, [
+      at({ sessionUpdate: 'subagent_update', sessionId: 'child-1', title: 'Reviewer', state: { state: 'running' } }),
+      at({ sessionUpdate: 'tool_call', toolCallId: 'call-x', title: 'task', kind: 'think', status: 'pending', rawInput: {} }),
+      opencode({ status: 'in_progress', rawOutput: { metadata: { sessionId: 'ses-other' } } }),
+      opencode({ content: sessionContent('child-1') }), // keeps its own row, holds the child's
+      at({ sessionUpdate: 'tool_call', toolCallId: 'call-y', title: 'Message', kind: 'other', status: 'pending', content: sessionContent('child-1') }),
+      at({ sessionUpdate: 'tool_call_update', toolCallId: 'call-y', status: 'completed' }),
+    ]);
+    const byId = new Map(rows.map((r) => [r.tool_call_id, r]));
+    expect([...byId.keys()].sort()).toEqual(['call-x', 'call-y', 'child-1']);
+    expect(byId.get('child-1')).toMatchObject({ tool_status: 'in_progress', settled_at: null });
+    expect(byId.get('call-x')).toMatchObject({ child_session_id: 'ses-other' });
+  });
+
   it('after the first call ended, a second call naming the child writes its row, also once the child runs again; a late frame adds no join', async () => {
     const first = [
       at({ sessionUpdate: 'tool_call', toolCallId: 'call-1', title: 'Review', kind: 'other', status: 'pending', content: sessionContent('child-1') }),

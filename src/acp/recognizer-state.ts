@@ -25,6 +25,10 @@ export interface CallState {
    */
   callEnded?: true;
   subagentEnded?: true;
+  /** The tool call whose frames write this state now (a reused child's row passes to the call that reuses it). */
+  owner?: string;
+  /** The child this call last named in a `session` content item (its child_session_id may be another, learned first). */
+  named?: string;
 }
 
 interface SessionState {
@@ -80,14 +84,14 @@ export class RecognizerState {
 
   /**
    * Whether a running call holds a child's row: the call whose row it is (`row`, a state with a
-   * shape), or any call still remembered that named the child (its `child_session_id`), whether
-   * it writes that row or kept its own. A scan of the session's calls (at most maxPerSession),
+   * shape), or any call still remembered that named the child (`named`, or its
+   * `child_session_id`), whether it writes that row or kept its own. A scan of the session's calls (at most maxPerSession),
    * made only when a new call names an announced child.
    */
   isHeld(root: string, child: string, row: CallState | undefined): boolean {
     if (row !== undefined && row.shape !== null) return true;
     const calls = this.sessions.get(root)?.calls;
-    if (calls) for (const state of calls.values()) if (state.shape !== null && state.payload.child_session_id === child) return true;
+    if (calls) for (const state of calls.values()) if (state.shape !== null && (state.named === child || state.payload.child_session_id === child)) return true;
     return false;
   }
 

@@ -164,6 +164,7 @@ export function recognizerWithShapes(
       }
       state ??= memory.newCall(root, toolCallId, shape, memory.parentRow(root, sessionId));
       state.shape = shape;
+      state.owner = callId;
       const requested = shape === cursorShape && heldRequests.size > 0 ? heldRequests.take(root, sessionId, callId) : undefined;
       if (requested) mergePayload(state.payload, requested);
     }
@@ -179,6 +180,9 @@ export function recognizerWithShapes(
     const toolStatus = facts.toolStatus !== undefined ? facts.toolStatus : typeof status === 'string' ? status : null;
     const result = snapshot(root, toolCallId, state, toolStatus);
     if (facts.usage !== undefined) result.usage = facts.usage; // this update's report, never carried over
+    // A late frame of an ended call whose row a second call has since taken (a reused child):
+    // written, but the state is the running call's, for its own end to settle.
+    if (state.owner !== undefined && state.owner !== callId) return result;
     // A background launch's own end (Qwen Code): the tool call is over, its subagent perhaps not.
     // Once the subagent's completion notice was seen too, nothing more will come for the call.
     if (toolStatus === null && typeof status === 'string' && isTerminalToolStatus(status)) state.callEnded = true;
@@ -196,6 +200,7 @@ export function recognizerWithShapes(
    */
   function joinChild(root: string, toolCallId: string, child: string, state: CallState): void {
     state.payload.child_session_id ??= child;
+    state.named = child;
     const row = memory.rowId(root, child);
     if (toolCallId === child || row === toolCallId) return;
     const announced = memory.rootOfChild(child);
