@@ -85,13 +85,17 @@ describe('faults: a server restart [postgres]', () => {
       expect(logger.lines.map((l) => l.fields.tool_call_id).sort()).toEqual(['in-flight-1', 'in-flight-2', 'in-flight-3', 'in-flight-4']);
       // The held statements were terminated (57P01). The batch's retry then meets the server at
       // whatever point its shutdown has reached — still refusing new sessions (57P03), its socket
-      // closing under the connect (ECONNRESET) or already closed (ECONNREFUSED): which one is a
-      // race with the postmaster, not something the store decides, so any of them is the cause
-      // the WARN must carry (a CI run under load saw ECONNRESET).
-      const codes = Object.fromEntries(logger.lines.map((l) => [l.fields.tool_call_id, l.fields.code]));
-      expect([codes['in-flight-1'], codes['in-flight-2']]).toEqual(['57P01', '57P01']);
-      expect(['57P03', 'ECONNRESET', 'ECONNREFUSED']).toContain(codes['in-flight-3']);
-      expect(codes['in-flight-4']).toBe(codes['in-flight-3']);
+      // closing under the connect (ECONNRESET) or already closed (ECONNREFUSED), or, seen once in a
+      // CI run under load (2026-12-05; its message was not kept, so a failure now prints it), a
+      // driver error with no code: which one is a race with the postmaster, not something the
+      // store decides, so any of them is the cause the WARN must carry (its code, else its message).
+      const causes = Object.fromEntries(logger.lines.map((l) => [l.fields.tool_call_id, { code: l.fields.code, error: l.fields.error }]));
+      expect([causes['in-flight-1'].code, causes['in-flight-2'].code]).toEqual(['57P01', '57P01']);
+      const retry = causes['in-flight-3'];
+      const carried =
+        retry.code === undefined ? typeof retry.error === 'string' && retry.error !== '' : ['57P03', 'ECONNRESET', 'ECONNREFUSED'].includes(String(retry.code));
+      expect(carried, JSON.stringify(retry)).toBe(true);
+      expect(causes['in-flight-4']).toEqual(retry);
       await admin.end();
 
       // While the server is down: refused, failed, counted, logged; never a rejection.
