@@ -204,10 +204,9 @@ export function recognizerWithShapes(
     const row = memory.rowId(root, child);
     if (toolCallId === child || row === toolCallId) return;
     const announced = memory.rootOfChild(child);
-    // The child's own row, which this call does not write; while this call runs it holds that
-    // row all the same (its child_session_id names the child: memory.isHeld).
-    if (announced === root && row === child) return;
-    if (announced === root) return; // joined to another call's row, which keeps the child
+    // Announced here: the child keeps its row, its own or another call's. This call writes its
+    // own, and while it runs holds the child's all the same (`named`: memory.isHeld).
+    if (announced === root) return;
     if (announced === undefined) memory.adoptChild(root, child);
     memory.join(root, child, toolCallId);
   }
