@@ -3,6 +3,7 @@
 // what it compiled. Stands in for a new user of the package.
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { compilerCacheEnv } from './compiler-cache.js';
 import { run, type CommandResult } from './run-command.js';
 
 const TSC = resolve('node_modules/typescript/bin/tsc');
@@ -44,8 +45,10 @@ export async function createConsumerProject(
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'host', private: true, type: 'module', allowScripts: opts.allowScripts ?? {} }, null, 2));
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(TSCONFIG, null, 2));
   writeFileSync(join(dir, 'tsconfig.bundler.json'), JSON.stringify(TSCONFIG_BUNDLER, null, 2));
+  // A native build (better-sqlite3 from source) compiles through ccache where it is installed.
+  const env = { ...compilerCacheEnv(), ...opts.env };
   const npmInstall = () =>
-    run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...opts.packages], { cwd: dir, env: opts.env, timeoutMs: INSTALL_TIMEOUT_MS });
+    run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...opts.packages], { cwd: dir, env, timeoutMs: INSTALL_TIMEOUT_MS });
   let install = await npmInstall();
   if (install.timedOut) {
     // npm can hang idle with no socket open (seen here once in a loaded run: an install parked in
