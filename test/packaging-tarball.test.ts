@@ -66,10 +66,16 @@ describe('packaging: the tarball', () => {
     console.info(
       `packaging: ${packed.files.length} files, ${(packed.size / 1024).toFixed(0)} KiB packed (.tgz), ${(packed.unpackedSize / 1024).toFixed(0)} KiB unpacked`,
     );
-    // 0.3 measured 851 KiB packed, 3,458 KiB unpacked (the Claude Code importer, the usage ledger
-    // and the generated cardinality classes; the source maps with inlined sources are 1.5 MiB of it).
-    expect(packed.size).toBeLessThan(1024 * 1024);
-    expect(packed.unpackedSize).toBeLessThan(4 * 1024 * 1024);
+    // A large file slipping in is caught by its own size: the largest shipped file is the
+    // CHANGELOG (142 KiB on 2026-12-06), the largest other one 49 KiB (docs/migrations.md).
+    const large = packed.files.filter((f) => statSync(join(packed.stage, f)).size > 192 * 1024);
+    expect(large).toEqual([]);
+    // The whole, against a budget raised when features, not a file, outgrow it: 0.3 measured
+    // 851 KiB packed, 3,458 KiB unpacked on 2026-12-04, and 1,007 KiB, 4,098 KiB on 2026-12-06
+    // (the Gemini, Qwen and Codex recognizers, the proxy's writer; the source maps with inlined
+    // sources are 1.8 MiB of it).
+    expect(packed.size).toBeLessThan(1.25 * 1024 * 1024);
+    expect(packed.unpackedSize).toBeLessThan(5 * 1024 * 1024);
   });
 
   it('ships every file the README links to, so no link is dead on npm', () => {

@@ -3,11 +3,12 @@
 // and the lines a dead writer took with it are counted as such, not as a full queue or a time
 // cap. The real binary in front of `cat`, both dialects, and the rate limit on its own.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RateLimitedWarn } from '../src/proxy/rate-limited-warn.js';
+import { WriterChannel } from '../src/proxy/writer-channel.js';
 import { assertBuilt, CLI } from './helpers/cli.js';
 import { openProxyStore, PROXY_TEST_ENV, proxyWriterPid, type ProxyStore, subagentLaunchLine } from './helpers/proxy-store.js';
 import { describeBothDialects } from './helpers/test-db.js';
@@ -56,6 +57,60 @@ describe('the WARN rate limit', () => {
       'subagent-context proxy: WARN a write failed\n',
       'subagent-context proxy: WARN cannot record: the database is gone; the session goes on unrecorded (1 more WARN line held back)\n',
     ]);
+  });
+});
+
+// A writer killed with messages on their way fails them (EPIPE) before its exit is seen; which
+// the proxy sees first is a race (CI, 2026-12-06: the summary said "unreachable: write EPIPE").
+// A stand-in writer that closes its channel, then exits or not, forces each order.
+describe('the writer channel, when a send fails before the writer exits', () => {
+  const standIn = (exitAfterMs: number) => {
+    const dir = mkdtempSync(join(tmpdir(), 'writer-stand-in-'));
+    const script = join(dir, 'writer.mjs');
+    writeFileSync(script, `process.send({ type: 'hello' }, () => process.disconnect()); setTimeout(() => process.exit(3), ${exitAfterMs});\n`);
+    return { script, dir };
+  };
+  /** Sends until a send fails; the reasons the channel gave, the first after `firstWithinMs` at most. */
+  async function reasonsAfterAFailedSend(script: string, firstWithinMs: number) {
+    const reasons: string[] = [];
+    const channel = new WriterChannel(
+      { target: { dialect: 'sqlite', file: '/nonexistent' }, executionId: 'x', fallbackCwd: '/', logFile: '/dev/null' },
+      { message: () => {}, gone: (r) => void reasons.push(r) },
+      script,
+    );
+    try {
+      expect(await channel.listens(10_000)).toBe(true);
+      const end = Date.now() + firstWithinMs;
+      while (reasons.length === 0 && Date.now() < end) {
+        channel.send({ type: 'reported', stats: undefined as never });
+        await delay(20);
+      }
+      return reasons;
+    } finally {
+      channel.kill();
+    }
+  }
+
+  it('a writer that exits soon after: its exit is the cause said, not the failed send', async () => {
+    const { script, dir } = standIn(300);
+    try {
+      const reasons = await reasonsAfterAFailedSend(script, 5_000);
+      expect(reasons[0]).toBe('the writer exited (3)');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a writer that lives on with its channel closed: unreachable, said within the grace', async () => {
+    const { script, dir } = standIn(20_000);
+    try {
+      const started = Date.now();
+      const reasons = await reasonsAfterAFailedSend(script, 5_000);
+      expect(reasons[0]).toMatch(/^the writer is unreachable: /);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -10,6 +10,11 @@ import { WRITER_CONFIG_ENV, type FromWriter, type ToWriter, type WriterConfig } 
 /** The writer's niceness, the lowest priority (POSIX; Windows maps it to a priority class). */
 const WRITER_NICENESS = 19;
 
+/** How long a failed send waits for the writer's exit, which names the cause better (see unreachable). */
+const EXIT_GRACE_MS = 1_000;
+
+const WRITER_SCRIPT = fileURLToPath(new URL('./writer-process.js', import.meta.url));
+
 export interface WriterEvents {
   /** Every message but 'hello', which the channel keeps for itself. */
   message(m: Exclude<FromWriter, { type: 'hello' }>): void;
@@ -27,10 +32,11 @@ export class WriterChannel {
   constructor(
     config: WriterConfig,
     private readonly events: WriterEvents,
+    script = WRITER_SCRIPT, // tests start a stand-in that misbehaves on cue
   ) {
     // Its own process group (detached), so a Ctrl-C meant for the agent does not kill the
     // writer mid-session; it exits by itself when the proxy's IPC channel closes.
-    this.child = fork(fileURLToPath(new URL('./writer-process.js', import.meta.url)), [], {
+    this.child = fork(script, [], {
       env: { ...process.env, [WRITER_CONFIG_ENV]: JSON.stringify(config) }, // never argv: see WRITER_CONFIG_ENV
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
@@ -68,12 +74,25 @@ export class WriterChannel {
     if (message.type === 'lines') this.sentLines += message.ends.length;
     try {
       this.child.send(message, (err) => {
-        if (err) this.events.gone(`the writer is unreachable: ${err.message}`);
+        if (err) this.unreachable(err);
         else sent?.();
       });
     } catch (err) {
-      this.events.gone(`the writer is unreachable: ${err instanceof Error ? err.message : String(err)}`);
+      this.unreachable(err);
     }
+  }
+
+  /**
+   * A send failed. A writer killed with messages still on their way fails them (EPIPE) before
+   * its exit is seen, and "unreachable: write EPIPE" would hide the cause the exit names: so
+   * the exit reports it when it comes within EXIT_GRACE_MS (events.gone keeps the first), and
+   * this only for a writer still alive then (its channel closed, or broken). What was sent or
+   * not is counted when the report comes; nothing is sent meanwhile that could be confirmed.
+   */
+  private unreachable(err: unknown): void {
+    const reason = `the writer is unreachable: ${err instanceof Error ? err.message : String(err)}`;
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return; // its exit reports
+    setTimeout(() => this.events.gone(reason), EXIT_GRACE_MS).unref();
   }
 
   /** Sends `message` and resolves once it is on the channel, or after `ms` whatever happened. */
