@@ -3,6 +3,9 @@
 // wrote and ends with its code, not when that process lets go of the pipe; and an agent killed
 // by SIGUSR1 or SIGPIPE, which Node would not die of if raised on itself (it opens its inspector,
 // or ignores it), ends the proxy with the shell's code for that signal. The real binary.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import { assertBuilt, CLI } from './helpers/cli.js';
 import { openProxyStore, PROXY_TEST_ENV, type ProxyStore } from './helpers/proxy-store.js';
@@ -24,13 +27,18 @@ describeBothDialects('proxy: ends as the agent ends', (dialect) => {
 
   it('an agent that exits while a process it started holds its stdout: its output relayed, its code, without waiting for that process', async () => {
     const store = await openProxyStore(dialect);
+    const dir = mkdtempSync(join(tmpdir(), 'proxy-agent-exit-'));
+    const done = join(dir, 'done');
     try {
-      const r = await proxy(store, 'sleep 8 2>/dev/null & echo "last words"; exit 4'); // its stderr elsewhere: the test's pipe would wait for it
+      // The process the agent leaves behind marks its end in a file: the proxy must have ended
+      // before it (a causal check, not a wall-clock bound a loaded machine could miss).
+      const r = await proxy(store, `(sleep 20; touch '${done}') 2>/dev/null & echo "last words"; exit 4`); // its stderr elsewhere: the test's pipe would wait for it
       expect(r.code, r.output).toBe(4);
       expect(r.stdout).toBe('last words\n');
-      expect(r.ms).toBeLessThan(6_000);
+      expect(existsSync(done), `the proxy ended ${r.ms.toFixed(0)} ms after it started, after the agent's process`).toBe(false);
     } finally {
       await store.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
