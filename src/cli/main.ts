@@ -13,9 +13,10 @@ import { visible } from '../render/display-text.js';
 
 const PROGRAM = 'subagent-context';
 
-function usage(): string {
+async function usage(): Promise<string> {
   const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
-  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  const commands = await Promise.all(Object.entries(COMMANDS).map(async ([name, load]) => [name, await load()] as const));
+  const lines = commands.map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
   return [
     `usage: ${PROGRAM} <command> [options]`,
     `       ${PROGRAM} --version`,
@@ -32,10 +33,10 @@ function commandUsage(name: string, command: CliCommand): string {
   return [`usage: ${PROGRAM} ${name} ${command.synopsis}`, '', command.summary, ...(command.details ? ['', command.details] : []), ''].join('\n');
 }
 
-function lookup(name: string): CliCommand {
-  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
-  if (!command) throw usageError(`unknown command ${JSON.stringify(name)} (commands: ${Object.keys(COMMANDS).join(', ')})`);
-  return command;
+async function lookup(name: string): Promise<CliCommand> {
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!load) throw usageError(`unknown command ${JSON.stringify(name)} (commands: ${Object.keys(COMMANDS).join(', ')})`);
+  return load();
 }
 
 /**
@@ -68,7 +69,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<ExitCo
     const [name, ...rest] = argv;
     if (name === undefined) throw usageError(`a command is required (commands: ${Object.keys(COMMANDS).join(', ')}; see \`${PROGRAM} --help\`)`);
     if (name === '--help' || name === '-h' || name === 'help') {
-      io.out(usage());
+      io.out(await usage());
       return EXIT.ok;
     }
     if (name === '--version' || name === '-V' || name === 'version') {
@@ -77,7 +78,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<ExitCo
       io.out(`${version}\n`);
       return EXIT.ok;
     }
-    const command = lookup(name);
+    const command = await lookup(name);
     const { values, positionals } = parseOptions(name, command, rest);
     if (values.help) {
       io.out(commandUsage(name, command));
