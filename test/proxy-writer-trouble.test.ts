@@ -3,11 +3,12 @@
 // and the lines a dead writer took with it are counted as such, not as a full queue or a time
 // cap. The real binary in front of `cat`, both dialects, and the rate limit on its own.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RateLimitedWarn } from '../src/proxy/rate-limited-warn.js';
+import { Tee } from '../src/proxy/tee.js';
 import { WriterChannel } from '../src/proxy/writer-channel.js';
 import { assertBuilt, CLI } from './helpers/cli.js';
 import { openProxyStore, PROXY_TEST_ENV, proxyWriterPid, type ProxyStore, subagentLaunchLine } from './helpers/proxy-store.js';
@@ -60,16 +61,21 @@ describe('the WARN rate limit', () => {
   });
 });
 
+/** A stand-in writer running `body`; `broke` is a file it may create once its channel is closed. */
+const standInWith = (body: (broke: string) => string) => {
+  const dir = mkdtempSync(join(tmpdir(), 'writer-stand-in-'));
+  const script = join(dir, 'writer.mjs');
+  const broke = join(dir, 'broke');
+  writeFileSync(script, `import { writeFileSync } from 'node:fs';\n${body(JSON.stringify(broke))}\n`);
+  return { script, dir, broke };
+};
+
 // A writer killed with messages on their way fails them (EPIPE) before its exit is seen; which
 // the proxy sees first is a race (CI, 2026-12-06: the summary said "unreachable: write EPIPE").
 // A stand-in writer that closes its channel, then exits or not, forces each order.
 describe('the writer channel, when a send fails before the writer exits', () => {
-  const standIn = (exitAfterMs: number) => {
-    const dir = mkdtempSync(join(tmpdir(), 'writer-stand-in-'));
-    const script = join(dir, 'writer.mjs');
-    writeFileSync(script, `process.send({ type: 'hello' }, () => process.disconnect()); setTimeout(() => process.exit(3), ${exitAfterMs});\n`);
-    return { script, dir };
-  };
+  const standIn = (exitAfterMs: number) =>
+    standInWith(() => `process.send({ type: 'hello' }, () => process.disconnect()); setTimeout(() => process.exit(3), ${exitAfterMs});`);
   /** Sends until a send fails; the reasons the channel gave, the first after `firstWithinMs` at most. */
   async function reasonsAfterAFailedSend(script: string, firstWithinMs: number) {
     const reasons: string[] = [];
@@ -106,6 +112,59 @@ describe('the writer channel, when a send fails before the writer exits', () => 
     try {
       const reasons = await reasonsAfterAFailedSend(script, 5_000);
       expect(reasons[0]).toMatch(/^the writer is unreachable: /);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+// The proxy cannot wait out a failed send's grace at exit (review of the fix above): a writer
+// whose channel broke while it lives on is reported unreachable when the proxy hands over or
+// stops waiting, and what it held counts as "recorded or not", never as left to it.
+describe('the tee, when its writer lives on with a broken channel', () => {
+  const config = { target: { dialect: 'sqlite' as const, file: '/nonexistent' }, executionId: 'x', fallbackCwd: '/', logFile: '/dev/null' };
+  const body = (breakOn: 'ready' | 'first batch') => (broke: string) =>
+    [
+      `const breakChannel = () => { process.disconnect(); writeFileSync(${broke}, ''); };`,
+      `process.send({ type: 'hello' });`,
+      `process.send({ type: 'ready', migrationsOk: true }, ${breakOn === 'ready' ? 'breakChannel' : 'undefined'});`,
+      breakOn === 'first batch' ? `process.once('message', breakChannel);` : '',
+      `setTimeout(() => {}, 5_000);`,
+    ].join('\n');
+  const tee = (script: string, warned: string[]) => new Tee(config, new RateLimitedWarn((t) => void warned.push(t), 10_000), undefined, script);
+  const push = (t: Tee, i: number) => t.fromAgent.push(Buffer.from(line(i)));
+
+  it('a send failed in the session: at exit it is said at once, and nothing is handed over to it', async () => {
+    const { script, dir, broke } = standInWith(body('ready'));
+    const warned: string[] = [];
+    try {
+      const t = tee(script, warned);
+      while (!existsSync(broke)) await delay(10);
+      push(t, 1);
+      await delay(300); // the pump sends line 1 after 50 ms, and that send fails
+      for (let i = 2; i <= 16; i++) push(t, i);
+      const summary = await t.close(300, 1_000);
+      expect(summary.writerGone).toMatch(/^the writer is unreachable: /);
+      expect(warned).toEqual([`subagent-context proxy: WARN ${summary.writerGone}; the session goes on unrecorded\n`]);
+      // Line 1 went alone (lines 2–16 still queued: lost), or, on a slow machine, all 16 in one failed batch.
+      expect([1, 16]).toContain(summary.writerUnconfirmed);
+      expect(summary).toMatchObject({ writerLost: 16 - summary.writerUnconfirmed, background: 0, unwritten: 0 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the drain failed while the proxy waited: said when the wait ends, what it held "recorded or not", not left to it', async () => {
+    const { script, dir, broke } = standInWith(body('first batch'));
+    const warned: string[] = [];
+    try {
+      const t = tee(script, warned);
+      push(t, 1);
+      while (!existsSync(broke)) await delay(10);
+      const summary = await t.close(300, 1_000);
+      expect(summary.writerGone).toMatch(/^the writer is unreachable: /);
+      expect(summary).toMatchObject({ writerUnconfirmed: 1, writerLost: 0, background: 0, unwritten: 0 });
+      expect(warned).toEqual([]); // the summary says it
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

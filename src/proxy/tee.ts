@@ -69,6 +69,7 @@ export class Tee {
     config: WriterConfig,
     private readonly warn: RateLimitedWarn,
     limits: TeeLimits = DEFAULT_TEE_LIMITS,
+    writerScript?: string, // tests start a stand-in writer (writer-channel.ts)
   ) {
     this.queue = new TeeQueue(limits.maxLines, limits.maxBytes);
     const tap = (direction: 0 | 1, wanted: (line: Buffer) => boolean) =>
@@ -80,7 +81,7 @@ export class Tee {
       });
     this.fromClient = tap(0, wantedFromClient);
     this.fromAgent = tap(1, wantedFromAgent);
-    this.writer = new WriterChannel(config, { message: (m) => this.onMessage(m), gone: (reason) => this.die(reason) });
+    this.writer = new WriterChannel(config, { message: (m) => this.onMessage(m), gone: (reason) => this.die(reason) }, writerScript);
     this.pump = new BatchPump(this.queue, (batch) => this.writer.send(batch));
   }
 
@@ -150,6 +151,7 @@ export class Tee {
    */
   async close(foregroundMs: number, backgroundMs: number): Promise<TeeSummary> {
     this.pump.stop();
+    this.writer.reportPendingFailure(); // a send failed in the session: nothing is handed to that writer
     if (this.dead) return this.summary(0, 0);
     if (!(await this.writer.listens(HANDOVER_MS)) || this.dead) {
       this.dead = true;
@@ -160,6 +162,9 @@ export class Tee {
     const handed = (this.handed = handOver(this.writer, this.queue, backgroundMs));
     const ended = new Promise<number>((r) => (this.closed = r));
     const unwritten = await Promise.race([ended, delay(foregroundMs).then(() => null)]);
+    // A send failed during the wait and the writer's exit did not come: it is unreachable, and
+    // what it was handed is "recorded or not", never "left to the writer" (die counts it).
+    if (unwritten === null && this.writer.reportPendingFailure()) return this.summary(0, 0);
     this.dead = true;
     if (unwritten !== null) return this.summary(unwritten, 0);
     // The writer goes on alone. What it has not taken off the channel yet must be on it

@@ -28,6 +28,8 @@ export class WriterChannel {
   sentLines = 0;
   private listening = false;
   private heard: (() => void) | null = null;
+  /** A send that failed, waiting for the writer's exit to name the cause (see unreachable). */
+  private pendingFailure: { reason: string; timer: NodeJS.Timeout } | null = null;
 
   constructor(
     config: WriterConfig,
@@ -86,13 +88,29 @@ export class WriterChannel {
    * A send failed. A writer killed with messages still on their way fails them (EPIPE) before
    * its exit is seen, and "unreachable: write EPIPE" would hide the cause the exit names: so
    * the exit reports it when it comes within EXIT_GRACE_MS (events.gone keeps the first), and
-   * this only for a writer still alive then (its channel closed, or broken). What was sent or
-   * not is counted when the report comes; nothing is sent meanwhile that could be confirmed.
+   * this only for a writer still alive then (its channel closed, or broken), or sooner when
+   * the proxy cannot wait (reportPendingFailure). What was sent or not is counted when the
+   * report comes; nothing is sent meanwhile that could be confirmed.
    */
   private unreachable(err: unknown): void {
-    const reason = `the writer is unreachable: ${err instanceof Error ? err.message : String(err)}`;
     if (this.child.exitCode !== null || this.child.signalCode !== null) return; // its exit reports
-    setTimeout(() => this.events.gone(reason), EXIT_GRACE_MS).unref();
+    if (this.pendingFailure) return; // the first failure's cause stands
+    const reason = `the writer is unreachable: ${err instanceof Error ? err.message : String(err)}`;
+    this.pendingFailure = { reason, timer: setTimeout(() => this.reportPendingFailure(), EXIT_GRACE_MS).unref() };
+  }
+
+  /**
+   * Reports now a failed send still waiting for the writer's exit: the proxy is about to hand
+   * lines over, or stops waiting for the writer, and must count them against the cause known.
+   * Whether there was one.
+   */
+  reportPendingFailure(): boolean {
+    const pending = this.pendingFailure;
+    if (!pending) return false;
+    this.pendingFailure = null;
+    clearTimeout(pending.timer);
+    this.events.gone(pending.reason);
+    return true;
   }
 
   /** Sends `message` and resolves once it is on the channel, or after `ms` whatever happened. */
