@@ -60,7 +60,7 @@ export class WriterChannel {
     // ('disconnect' comes only when none is still being received): a 'done' for a batch it
     // committed must count before its lines are counted as unconfirmed.
     this.child.on('exit', (code, signal) => {
-      const gone = () => events.gone(`the writer exited (${signal ?? code})`);
+      const gone = () => events.gone(exitReason(code, signal));
       if (!this.child.connected) return gone();
       this.child.once('disconnect', gone);
       setTimeout(gone, 1_000).unref(); // bounded: a channel some other process still holds (events.gone keeps the first)
@@ -109,7 +109,9 @@ export class WriterChannel {
     if (!pending) return false;
     this.pendingFailure = null;
     clearTimeout(pending.timer);
-    this.events.gone(pending.reason);
+    // Its exit seen, its channel not drained yet: the exit is the cause (the exit handler would say it later).
+    const { exitCode, signalCode } = this.child;
+    this.events.gone(exitCode !== null || signalCode !== null ? exitReason(exitCode, signalCode) : pending.reason);
     return true;
   }
 
@@ -137,5 +139,7 @@ export class WriterChannel {
     this.child.unref();
   }
 }
+
+const exitReason = (code: number | null, signal: NodeJS.Signals | null) => `the writer exited (${signal ?? code})`;
 
 export const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
