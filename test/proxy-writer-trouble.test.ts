@@ -61,6 +61,9 @@ describe('the WARN rate limit', () => {
   });
 });
 
+/** The config a stand-in writer is started with (it reads none of it). */
+const STAND_IN_CONFIG = { target: { dialect: 'sqlite' as const, file: '/nonexistent' }, executionId: 'x', fallbackCwd: '/', logFile: '/dev/null' };
+
 /** A stand-in writer running `body`; `broke` is a file it may create once its channel is closed. */
 const standInWith = (body: (broke: string) => string) => {
   const dir = mkdtempSync(join(tmpdir(), 'writer-stand-in-'));
@@ -79,11 +82,7 @@ describe('the writer channel, when a send fails before the writer exits', () => 
   /** Sends until a send fails; the reasons the channel gave, the first after `firstWithinMs` at most. */
   async function reasonsAfterAFailedSend(script: string, firstWithinMs: number) {
     const reasons: string[] = [];
-    const channel = new WriterChannel(
-      { target: { dialect: 'sqlite', file: '/nonexistent' }, executionId: 'x', fallbackCwd: '/', logFile: '/dev/null' },
-      { message: () => {}, gone: (r) => void reasons.push(r) },
-      script,
-    );
+    const channel = new WriterChannel(STAND_IN_CONFIG, { message: () => {}, gone: (r) => void reasons.push(r) }, script);
     try {
       expect(await channel.listens(10_000)).toBe(true);
       const end = Date.now() + firstWithinMs;
@@ -122,7 +121,6 @@ describe('the writer channel, when a send fails before the writer exits', () => 
 // whose channel broke while it lives on is reported unreachable when the proxy hands over or
 // stops waiting, and what it held counts as "recorded or not", never as left to it.
 describe('the tee, when its writer lives on with a broken channel', () => {
-  const config = { target: { dialect: 'sqlite' as const, file: '/nonexistent' }, executionId: 'x', fallbackCwd: '/', logFile: '/dev/null' };
   const body = (breakOn: 'ready' | 'first batch') => (broke: string) =>
     [
       `const breakChannel = () => { process.disconnect(); writeFileSync(${broke}, ''); };`,
@@ -131,7 +129,7 @@ describe('the tee, when its writer lives on with a broken channel', () => {
       breakOn === 'first batch' ? `process.once('message', breakChannel);` : '',
       `setTimeout(() => {}, 5_000);`,
     ].join('\n');
-  const tee = (script: string, warned: string[]) => new Tee(config, new RateLimitedWarn((t) => void warned.push(t), 10_000), undefined, script);
+  const tee = (script: string, warned: string[]) => new Tee(STAND_IN_CONFIG, new RateLimitedWarn((t) => void warned.push(t), 10_000), undefined, script);
   const push = (t: Tee, i: number) => t.fromAgent.push(Buffer.from(line(i)));
 
   it('a send failed in the session: at exit it is said at once, and nothing is handed over to it', async () => {
