@@ -166,15 +166,16 @@ export interface BackfillProgress {
   /** Rows this run inserted (a replayed chunk inserts none: AC-22). */
   rowsWritten: number;
   /**
-   * Messages this run read: on PostgreSQL those of the sessions it walked (each chunk counts its
-   * own after its INSERT); on SQLite the rowids of the ranges its first phase read, as many
-   * messages where the host's rowids have no gaps (counting them would read each range twice).
+   * Messages this run read: on PostgreSQL those of the windows it read (or of the sessions it
+   * walked), each counted after its INSERT; on SQLite the rowids of the ranges its first phase
+   * read, as many messages where the host's rowids have no gaps (counting them would read each
+   * range twice).
    */
   messagesScanned: number;
   /**
-   * SQLite: the rowids its first phase had left to read when this run began, about as many
-   * messages where the host's rowids have no gaps (`messagesScanned` of it is the phase's done
-   * fraction). 0 on PostgreSQL.
+   * The messages its windows had left to read when this run began (PostgreSQL), or the rowids
+   * SQLite's first phase had left, about as many messages where the host's rowids have no gaps:
+   * `messagesScanned` of it is the phase's done fraction. 0 on PostgreSQL's session walk.
    */
   messagesToScan: number;
   /**
@@ -191,9 +192,11 @@ export interface BackfillProgress {
   /**
    * SQLite's backfill first reads the messages in storage order ('stage': `chunks` counts its
    * ranges and `messagesScanned` grows), then writes session by session ('sessions'); a
-   * PostgreSQL backfill reports 'sessions' only (docs/migrations.md, "The backfill in chunks").
+   * PostgreSQL backfill reads windows of created_at ('windows': `chunks` counts them and, with
+   * `messagesToScan`, `messagesScanned` grows) or, where it cannot, walks sessions ('sessions')
+   * (docs/migrations.md, "The backfill in chunks").
    */
-  phase: 'stage' | 'sessions';
+  phase: 'stage' | 'windows' | 'sessions';
 }
 
 /** Overrides of the backfill's chunk pacing (docs/migrations.md gives the defaults and why). */
@@ -204,6 +207,15 @@ export interface BackfillChunkOptions {
   maxSessions?: number;
   /** SQLite: at most this many rowids per range of the backfill's first phase (docs/migrations.md). */
   maxStageRowids?: number;
+  /**
+   * PostgreSQL: how the backfill walks the host's messages. 'windows' (the default where
+   * task_session_messages has an index on created_at): windows of created_at, newest first;
+   * 'sessions': the host's sessions in key order, as before 0.3 (docs/migrations.md says when
+   * each is chosen). SQLite always walks its sessions, after reading the messages in storage order.
+   */
+  walk?: 'windows' | 'sessions';
+  /** PostgreSQL's window walk: never a window of created_at wider than this (ms; fractions allowed, down to 0.001). */
+  maxWindowMs?: number;
   /** Idle time between chunks, with the lock free (ms). */
   pauseMs?: number;
 }

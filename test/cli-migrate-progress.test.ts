@@ -74,6 +74,21 @@ describe('the backfill progress renderer', () => {
     expect(drawnLine(walking)).toMatch(/ · ETA 0:14$/);
   });
 
+  it("PostgreSQL's windows: the messages read of those to read, and the ETA per message", () => {
+    const reading = at({ phase: 'windows', chunks: 5, messagesScanned: 400_000, messagesToScan: 1_000_000, rowsWritten: 80, ms: 4_000 });
+    // 400,000 of 1,000,000 in 4 s: 100,000/s, 6 s left.
+    expect(drawnLine(reading)).toBe('backfill [##########..............]  40% 400,000/1,000,000 messages · 80 rows written · 100,000 messages/s · ETA 0:06');
+    expect(plainLine(reading)).toBe('backfill: 40% (400,000 of 1,000,000 messages), 400,000 messages scanned, 80 rows written, 100,000 messages/s, ETA 0:06');
+    const done = { ...reading, messagesScanned: 1_000_000, rowsWritten: 200, ms: 10_000, phaseMs: 10_000, done: true };
+    expect(plainLine(done)).toBe(
+      'backfill: done, 1,000,000 of 1,000,000 messages, 1,000,000 messages scanned, 200 rows written, 100,000 messages/s, in 10.0 s',
+    );
+    // A log gets the last line of a walk that read messages, though no session was counted.
+    const log = capture(false);
+    backfillProgressBar(log.terminal, { now: log.now }).update(done);
+    expect(log.writes).toEqual([`${plainLine(done)}\n`]);
+  });
+
   it('on a terminal: one line redrawn in place (\\r, cleared), throttled, ended by the last chunk', () => {
     const c = capture(true);
     const bar = backfillProgressBar(c.terminal, { now: c.now, redrawEveryMs: 100 });

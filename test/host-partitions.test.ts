@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as queries from '../generated/postgres/index.js';
-import { ACTIVATION_KEYS } from '../src/index.js';
+import { ACTIVATION_KEYS, type BackfillProgress } from '../src/index.js';
 import { parseInstant } from '../src/instant.js';
 import { postgresWindow } from '../src/postgres/health.js';
 import { steppingClock } from './helpers/clock.js';
@@ -177,8 +177,13 @@ function hashPartitionedSessions(ddl: string): string {
 }
 
 describe('the chunked backfill over partitioned host tables [postgres]', () => {
-  for (const sessionsPartitioned of [false, true]) {
-    it(`chunks of 2 sessions write the single statement's rows and keys (messages by month${sessionsPartitioned ? ', sessions by hash' : ''})`, async () => {
+  for (const [sessionsPartitioned, walk] of [
+    [false, 'sessions'],
+    [true, 'sessions'],
+    [true, 'windows'],
+  ] as const) {
+    const chunked = walk === 'windows' ? 'windows of 30 days' : 'chunks of 2 sessions';
+    it(`${chunked} write the single statement's rows and keys (messages by month${sessionsPartitioned ? ', sessions by hash' : ''})`, async () => {
       const db = await openTestDb('postgres');
       try {
         await db.exec('DROP TABLE task_session_messages; DROP TABLE task_sessions;');
@@ -217,10 +222,22 @@ describe('the chunked backfill over partitioned host tables [postgres]', () => {
         const single = await singleStatementRows(db);
         expect(single.rows.length).toBeGreaterThan(9);
 
-        const chunks: number[] = [];
-        const report = await store.runMigrations({ backfillChunk: { maxSessions: 2, pauseMs: 0 }, onBackfillProgress: (p) => chunks.push(p.sessions) });
+        const chunks: BackfillProgress[] = [];
+        const report = await store.runMigrations({
+          backfillChunk: { maxSessions: 2, pauseMs: 0, walk, maxWindowMs: 30 * 24 * 3600 * 1000 },
+          onBackfillProgress: (p) => chunks.push(p),
+        });
         expect(report.ok, JSON.stringify(report.steps)).toBe(true);
-        expect(chunks).toEqual([2, 4, 6, 8, 9]); // five chunks, the last one short
+        if (walk === 'sessions')
+          expect(chunks.map((p) => p.sessions)).toEqual([2, 4, 6, 8, 9]); // five chunks, the last one short
+        else {
+          // Read through the partitioned index on created_at, in windows of at most 30 days over the
+          // five months: several windows, every message read once.
+          expect(chunks.every((p) => p.phase === 'windows')).toBe(true);
+          expect(chunks.length).toBeGreaterThan(2);
+          const messages = await db.query('SELECT id FROM task_session_messages');
+          expect(chunks.map((p) => p.messagesScanned).at(-1)).toBe(messages.length);
+        }
         expect(await backfilledRows(db)).toEqual(single.rows);
         const twice = await db.query<{ total_tokens: string }>("SELECT total_tokens FROM task_session_subagents WHERE tool_call_id = 'tc-4-twice'");
         expect(twice.map((r) => Number(r.total_tokens))).toEqual([1001]);

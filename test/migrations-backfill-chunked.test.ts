@@ -9,8 +9,8 @@
 // publishes (backfill_through from the source predicate, AC-24 point 1). On SQLite the first
 // phase reads the messages in rowid ranges of one to a few rowids, so a tool call's competing
 // messages (inserted in random created_at order) are staged by different ranges.
-import { afterEach, expect, it } from 'vitest';
-import { ACTIVATION_KEYS } from '../src/index.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ACTIVATION_KEYS, type BackfillProgress } from '../src/index.js';
 import { hostTimestamp } from './helpers/host-timestamp.js';
 import { insertWithoutForeignKeys, metaKeys } from './helpers/migration-db.js';
 import { prng, type Prng } from './helpers/prng.js';
@@ -94,7 +94,8 @@ describeBothDialects('runMigrations: the chunked backfill equals the single stat
       const chunks: number[] = [];
       const ranges: number[] = [];
       const report = await db.store().runMigrations({
-        backfillChunk: { maxSessions, maxStageRowids, pauseMs: 0 },
+        // PostgreSQL's session walk here; its window walk in the next test.
+        backfillChunk: { maxSessions, maxStageRowids, pauseMs: 0, walk: 'sessions' },
         onBackfillProgress: (p) => (p.phase === 'stage' ? ranges : chunks).push(p.sessions),
       });
       expect(report.ok, JSON.stringify(report.steps)).toBe(true);
@@ -106,6 +107,45 @@ describeBothDialects('runMigrations: the chunked backfill equals the single stat
       // SQLite's first phase really read in ranges: as many as the rowids need (every message kept its rowid).
       const messages = (await db.query(`SELECT id FROM task_session_messages`)).length;
       expect(ranges.length, `seed ${seed}`).toBe(dialect === 'sqlite' ? Math.ceil(messages / maxStageRowids) : 0);
+      const keys = await metaKeys(db);
+      expect(keys[ACTIVATION_KEYS.backfillThrough]).toBe(single.through);
+      expect(Object.keys(keys).sort()).toEqual(Object.values(ACTIVATION_KEYS).sort()); // progress keys gone
+      await db.close();
+      db = undefined;
+    }
+  }, 120_000);
+});
+
+describe('runMigrations: the window walk equals the single statement (issue 32 item 5) [postgres]', () => {
+  let db: TestDb | undefined;
+  afterEach(async () => {
+    await db?.close();
+    db = undefined;
+  });
+
+  // PostgreSQL's window walk (src/migrations/backfill-windows.ts): the stores' six instants lie
+  // about a second apart (every other one 500 µs later), so windows of 1 µs to 2.5 s hold one to
+  // three of them, and a tool call's competing messages fall in different windows: AC-21b's
+  // winner must come from the newest window that holds one, with DO NOTHING keeping it. Windows
+  // of 999.5 ms end exactly on an instant (from 4 s down to 3.0005 s), so a window's inclusive
+  // lower edge is exercised too.
+  it(`on ${STORES} random stores, in windows of one to three instants`, async () => {
+    for (let seed = 1; seed <= STORES; seed++) {
+      const r = prng(3300 + seed);
+      db = await openTestDb('postgres', 'package');
+      await seedRandomStore(db, r);
+      const single = await singleStatementRows(db);
+      const maxWindowMs = r.pick([0.001, 999.5, 2_500]);
+      const windows: BackfillProgress[] = [];
+      const report = await db.store().runMigrations({ backfillChunk: { maxWindowMs, pauseMs: 0 }, onBackfillProgress: (p) => windows.push(p) });
+      expect(report.ok, JSON.stringify(report.steps)).toBe(true);
+      expect(await backfilledRows(db), `seed ${seed}, windows of ${maxWindowMs} ms`).toEqual(single.rows);
+      expect(windows.every((p) => p.phase === 'windows')).toBe(true);
+      // Really in windows: one per instant at 1 µs (the last one activates), fewer when wider.
+      const instants = (await db.query(`SELECT DISTINCT created_at FROM task_session_messages`)).length;
+      if (maxWindowMs < 1) expect(windows.length, `seed ${seed}`).toBe(instants);
+      else expect(windows.length, `seed ${seed}`).toBeGreaterThanOrEqual(Math.ceil(instants / 3));
+      expect(windows.at(-1)?.messagesScanned).toBe((await db.query(`SELECT id FROM task_session_messages`)).length);
       const keys = await metaKeys(db);
       expect(keys[ACTIVATION_KEYS.backfillThrough]).toBe(single.through);
       expect(Object.keys(keys).sort()).toEqual(Object.values(ACTIVATION_KEYS).sort()); // progress keys gone

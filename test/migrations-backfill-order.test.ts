@@ -15,41 +15,19 @@
 //     backfilled rows are committed (none while the transaction that inserted them is open);
 //     PostgreSQL — each logged row carries txid_current(), and the clock's read asks another
 //     session the same question.
-import { execFileSync } from 'node:child_process';
-import Database from 'better-sqlite3';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ACTIVATION_KEYS } from '../src/index.js';
 import { formatKeyInstant } from '../src/instant.js';
-import { steppingClock } from './helpers/clock.js';
 import { metaKeys } from './helpers/migration-db.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 import { byDialect } from './helpers/by-dialect.js';
 import { insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
 import { hostTimestamp } from './helpers/host-timestamp.js';
 import { createLateMessageTrigger } from './helpers/injected-triggers.js';
+import { postgresOrderLog, sqliteOrderLog, type OrderLog } from './helpers/backfill-order-log.js';
 import { BACKFILL_PROGRESS_KEYS } from '../src/migrations/backfill-step.js';
 
 const { captureSince, backfillThrough } = ACTIVATION_KEYS;
-
-interface OrderEvent {
-  /** 'insert' (one backfilled row), `key <name>` (a kandev_meta insert), 'clock' (a clock read), 'host microtask'. */
-  what: string;
-  /** Inside the still-open transaction that inserted the backfilled rows. */
-  inBackfillTransaction: boolean;
-  /** For 'clock': the instant it returned. */
-  ns?: bigint;
-  /** Which transaction (not for 'clock' on PostgreSQL): equal within one, different across. */
-  tx?: string;
-  /** Backfilled rows committed at that moment, as another connection sees them. */
-  committedRows?: number;
-}
-
-interface OrderLog {
-  /** The clock the store is given: each read is logged in sequence with the database's events. */
-  clock: () => bigint;
-  events(): Promise<OrderEvent[]>;
-  close(): void;
-}
 
 describeBothDialects('runMigrations: the AC-24 backfill order', (dialect) => {
   let db: TestDb;
@@ -109,7 +87,8 @@ describeBothDialects('runMigrations: the AC-24 backfill order', (dialect) => {
     log = await byDialect(dialect, { sqlite: () => sqliteOrderLog(db), postgres: () => postgresOrderLog(db) })();
 
     // One session per chunk: three chunks of one row each, then the chunk that finds none left.
-    expect((await db.store({ clock: log.clock }).runMigrations({ backfillChunk: { maxSessions: 1, pauseMs: 0 } })).ok).toBe(true);
+    // (PostgreSQL's window walk: the next test.)
+    expect((await db.store({ clock: log.clock }).runMigrations({ backfillChunk: { maxSessions: 1, pauseMs: 0, walk: 'sessions' } })).ok).toBe(true);
 
     const events = (await log.events()).filter((e) => e.what !== 'host microtask');
     const start = events.findIndex((e) => e.what === `key ${BACKFILL_PROGRESS_KEYS.through}`);
@@ -171,91 +150,54 @@ describeBothDialects('runMigrations: the AC-24 backfill order', (dialect) => {
   });
 });
 
-/**
- * SQLite: triggers call a JavaScript function on the store's own connection, which logs the
- * event and asks a second connection (WAL: it sees only committed data) how many backfilled
- * rows are committed. Rows inserted but none committed = inside the inserting transaction.
- */
-async function sqliteOrderLog(db: TestDb): Promise<OrderLog> {
-  const reader = new Database(db.location, { readonly: true });
-  const committed = () => Number((reader.prepare(`SELECT count(*) AS n FROM task_session_subagents WHERE source = 'backfill'`).get() as { n: number }).n);
-  const committedKeys = () => Number((reader.prepare(`SELECT count(*) AS n FROM kandev_meta`).get() as { n: number }).n);
-  const events: OrderEvent[] = [];
-  let inserted = 0;
-  const note = (what: string, ns?: bigint) => {
-    if (what === 'insert' && inserted++ === 0) queueMicrotask(() => note('host microtask'));
-    const rows = committed();
-    // Every transaction of the backfill commits a row or a key, so what is committed names the
-    // transaction an event happens in.
-    events.push({ what, ns, inBackfillTransaction: inserted > 0 && rows === 0, tx: `${rows}/${committedKeys()}`, committedRows: rows });
-  };
-  db.sqlite!.function('note_order', (what: unknown) => {
-    note(String(what));
-    return null;
+describe('runMigrations: the AC-24 backfill order, in windows of created_at (issue 32 item 5) [postgres]', () => {
+  let db: TestDb;
+  let log: OrderLog | undefined;
+  afterEach(async () => {
+    log?.close();
+    await db?.close();
   });
-  await db.exec(`
-    CREATE TRIGGER order_row AFTER INSERT ON task_session_subagents WHEN NEW.source = 'backfill' BEGIN SELECT note_order('insert'); END;
-    CREATE TRIGGER order_key AFTER INSERT ON kandev_meta BEGIN SELECT note_order('key ' || NEW.key); END;`);
-  const base = steppingClock();
-  return {
-    clock: () => {
-      const ns = base();
-      note('clock', ns);
-      return ns;
-    },
-    events: async () => events,
-    close: () => reader.close(),
-  };
-}
 
-/**
- * PostgreSQL: triggers append to a log table whose bigserial orders the events and whose
- * default records txid_current(); the sequence is not transactional, so a clock read can see
- * from another session how far the uncommitted log has got, and how many backfilled rows are
- * committed. The clock reads synchronously, so it asks from a child process.
- */
-async function postgresOrderLog(db: TestDb): Promise<OrderLog> {
-  await db.exec(`
-    CREATE TABLE order_log (seq bigserial PRIMARY KEY, what text NOT NULL, tx bigint NOT NULL DEFAULT txid_current());
-    CREATE FUNCTION log_row() RETURNS trigger LANGUAGE plpgsql AS $f$
-    BEGIN INSERT INTO order_log (what) VALUES ('insert'); RETURN NULL; END $f$;
-    CREATE FUNCTION log_key() RETURNS trigger LANGUAGE plpgsql AS $f$
-    BEGIN INSERT INTO order_log (what) VALUES ('key ' || NEW.key); RETURN NULL; END $f$;
-    CREATE TRIGGER order_row AFTER INSERT ON task_session_subagents FOR EACH ROW WHEN (NEW.source = 'backfill') EXECUTE FUNCTION log_row();
-    CREATE TRIGGER order_key AFTER INSERT ON kandev_meta FOR EACH ROW EXECUTE FUNCTION log_key();`);
-  const script = `const pg = require('pg'); const c = new pg.Client(process.argv[1]); c.on('error', () => {});
-    c.connect().then(() => c.query(\`SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS after,
-        (SELECT count(*) FROM task_session_subagents WHERE source = 'backfill') AS committed FROM order_log_seq_seq\`))
-     .then((r) => { process.stdout.write(JSON.stringify(r.rows[0])); return c.end(); })`;
-  const reads: { ns: bigint; after: number; committed: number }[] = [];
-  const base = steppingClock();
-  return {
-    clock: () => {
-      const ns = base();
-      const seen = JSON.parse(execFileSync(process.execPath, ['-e', script, db.location], { cwd: process.cwd(), encoding: 'utf8' }));
-      reads.push({ ns, after: Number(seen.after), committed: Number(seen.committed) });
-      return ns;
-    },
-    events: async () => {
-      const rows = await db.query<{ seq: string; what: string; tx: string }>(`SELECT seq, what, tx FROM order_log ORDER BY seq`);
-      const firstInsert = rows.find((r) => r.what === 'insert');
-      const events: OrderEvent[] = [];
-      const readsAfter = (seq: number) =>
-        reads
-          .filter((r) => r.after === seq)
-          .map((r) => ({
-            what: 'clock',
-            ns: r.ns,
-            inBackfillTransaction: !!firstInsert && r.after >= Number(firstInsert.seq) && r.committed === 0,
-            committedRows: r.committed,
-          }));
-      events.push(...readsAfter(0));
-      for (const r of rows) {
-        events.push({ what: r.what, inBackfillTransaction: r.tx === firstInsert?.tx, tx: r.tx });
-        events.push(...readsAfter(Number(r.seq)));
-      }
-      return events;
-    },
-    close: () => undefined,
-  };
-}
+  it('the mark kept before the first window, rows window by window, newest first; the last window samples capture_since after its INSERT and writes both keys in its transaction', async () => {
+    db = await openTestDb('postgres', 'package');
+    const sub = (toolCallId: string) => subagentMetadata({ toolCallId, toolStatus: 'completed', subagent: { status: 'completed' } });
+    for (const [i, s] of ['s1', 's2', 's3'].entries()) {
+      await insertSession(db, s);
+      await insertMessage(db, { id: `m${i}`, sessionId: s, createdAt: hostTimestamp('postgres', `2026-08-01 10:00:0${i}.25`), metadata: sub(`toolu_${i}`) });
+    }
+    await createLateMessageTrigger(db, hostTimestamp('postgres', '2026-08-02 00:00:00'));
+    log = await postgresOrderLog(db);
+
+    // Windows of 500 ms: one message each, newest first; nothing is below the third, so it activates.
+    expect((await db.store({ clock: log.clock }).runMigrations({ backfillChunk: { maxWindowMs: 500, pauseMs: 0 } })).ok).toBe(true);
+
+    const events = (await log.events()).filter((e) => e.what !== 'host microtask');
+    const backfill = events.slice(events.findIndex((e) => e.what === `key ${BACKFILL_PROGRESS_KEYS.through}`));
+    expect(backfill.map((e) => e.what)).toEqual([
+      `key ${BACKFILL_PROGRESS_KEYS.through}`, // the mark, kept before any window
+      'insert',
+      `key ${BACKFILL_PROGRESS_KEYS.windowTop}`, // window 1 (later windows update it)
+      'insert', // window 2
+      'insert', // window 3, the last
+      'clock',
+      `key ${backfillThrough}`,
+      `key ${captureSince}`,
+    ]);
+    const [mark, insert1, top, insert2, insert3, clock, through, capture] = backfill;
+    expect(new Set([mark.tx, insert1.tx, insert2.tx, insert3.tx]).size).toBe(4);
+    expect(top.tx).toBe(insert1.tx);
+    // The last window's INSERT, the sample and both keys: one transaction, after the others committed.
+    expect(clock.committedRows).toBe(2);
+    expect([through.tx, capture.tx]).toEqual([insert3.tx, insert3.tx]);
+    // Newest first: the windows wrote toolu_2, then toolu_1, then toolu_0.
+    const rows = await db.query<{ tool_call_id: string; observed_at: string }>(
+      `SELECT tool_call_id FROM task_session_subagents WHERE source = 'backfill' ORDER BY xmin::text::bigint, tool_call_id`,
+    );
+    expect(rows.map((r) => r.tool_call_id)).toEqual(['toolu_2', 'toolu_1', 'toolu_0']);
+
+    const keys = await metaKeys(db);
+    expect(keys[captureSince]).toBe(formatKeyInstant(clock.ns!));
+    expect(keys[backfillThrough]).toBe('2026-08-01T10:00:02.250000000Z');
+    expect(Object.keys(keys).sort()).toEqual(Object.values(ACTIVATION_KEYS).sort()); // progress keys gone
+  });
+});

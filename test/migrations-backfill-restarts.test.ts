@@ -10,7 +10,8 @@
 //   - SQLite: the anchor message deleted and the rowids renumbered (VACUUM changes the schema
 //     version): phase 1 starts over, though the anchor is gone;
 //   - SQLite: progress counts the rowids a range jumped over, so phase 1 ends at its total.
-// PostgreSQL stages nothing; the same host work between its chunks gives the same guarantee.
+// PostgreSQL stages nothing; the same host work between its chunks (session or window) gives the
+// same guarantee.
 import { afterEach, expect, it } from 'vitest';
 import { ACTIVATION_KEYS, type BackfillProgress } from '../src/index.js';
 import { BACKFILL_PROGRESS_KEYS } from '../src/migrations/backfill-step.js';
@@ -22,6 +23,7 @@ import { backfilledRows, singleStatementRows } from './helpers/single-statement-
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 
 const SESSIONS = 5;
+type Walk = 'sessions' | 'windows';
 
 /** Each session: two tool calls, each of two competing messages (the newer wins). */
 async function seedStore(db: TestDb): Promise<void> {
@@ -66,32 +68,34 @@ describeBothDialects('runMigrations: the backfill starts over when it must (issu
   // synchronously; PostgreSQL on another connection, within the pause.
   const pauseMs = byDialect(dialect, { sqlite: 0, postgres: 300 });
 
-  it('the kept mark removed by hand mid-walk: the next run reads a new mark and walks every session again', async () => {
-    db = await openTestDb(dialect, 'package');
-    const t = db;
-    await seedStore(t);
-    let change: Promise<unknown> | undefined;
-    const late = hostTimestamp(dialect, '2026-08-01 11:00:00');
-    const first = await t.store().runMigrations({
-      backfillChunk: { maxSessions: 1, pauseMs },
-      onBackfillProgress: (p) => {
-        if (p.phase !== 'sessions' || p.sessions !== 2) return;
-        // s0 and s1 walked: a new subagent in s0, and the mark's key gone.
-        const sql = [
-          `DELETE FROM kandev_meta WHERE key = '${BACKFILL_PROGRESS_KEYS.through}'`,
-          `INSERT INTO task_session_messages (id, task_session_id, task_id, author_type, content, type, metadata, created_at)
+  // PostgreSQL: its session walk, and its window walk (one instant per window: four of them).
+  for (const walk of byDialect(dialect, { sqlite: ['sessions'] as Walk[], postgres: ['sessions', 'windows'] as Walk[] }))
+    it(`the kept mark removed by hand mid-walk: the next run reads a new mark and walks every ${walk === 'windows' ? 'window' : 'session'} again`, async () => {
+      db = await openTestDb(dialect, 'package');
+      const t = db;
+      await seedStore(t);
+      let change: Promise<unknown> | undefined;
+      const late = hostTimestamp(dialect, '2026-08-01 11:00:00');
+      const first = await t.store().runMigrations({
+        backfillChunk: { maxSessions: 1, pauseMs, walk, maxWindowMs: 0.001 },
+        onBackfillProgress: (p) => {
+          if (walk === 'windows' ? p.chunks !== 2 : p.phase !== 'sessions' || p.sessions !== 2) return;
+          // s0 and s1 walked (two windows read): a new subagent in s0, newer than any message, and the mark's key gone.
+          const sql = [
+            `DELETE FROM kandev_meta WHERE key = '${BACKFILL_PROGRESS_KEYS.through}'`,
+            `INSERT INTO task_session_messages (id, task_session_id, task_id, author_type, content, type, metadata, created_at)
            VALUES ('s0-t9-late', 's0', 'task-s0', 'agent', '', 'tool_call', '${subagentMetadata({ toolCallId: 'toolu_9', toolStatus: 'completed', subagent: { description: 'late' } })}', '${late}')`,
-        ];
-        if (dialect === 'sqlite') for (const s of sql) t.sqlite!.exec(s);
-        else change = t.exec(sql.join(';\n'));
-      },
+          ];
+          if (dialect === 'sqlite') for (const s of sql) t.sqlite!.exec(s);
+          else change = t.exec(sql.join(';\n'));
+        },
+      });
+      await change;
+      expect(first.ok).toBe(false); // the next chunk finds its mark gone
+      expect((await t.store().runMigrations({ backfillChunk: { pauseMs: 0 } })).ok).toBe(true);
+      const rows = await expectSingleStatementRows(t);
+      expect(rows.find((r) => r.task_session_id === 's0' && r.tool_call_id === 'toolu_9')?.description).toBe('late');
     });
-    await change;
-    expect(first.ok).toBe(false); // the next chunk finds its mark gone
-    expect((await t.store().runMigrations({ backfillChunk: { pauseMs: 0 } })).ok).toBe(true);
-    const rows = await expectSingleStatementRows(t);
-    expect(rows.find((r) => r.task_session_id === 's0' && r.tool_call_id === 'toolu_9')?.description).toBe('late');
-  });
 
   it('phase 1 restarted by another process while this one walks the sessions (SQLite): the chunks wait for it to finish again', async () => {
     db = await openTestDb(dialect, 'package');

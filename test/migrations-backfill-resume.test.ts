@@ -19,9 +19,10 @@ import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db
 const SLOW_ROW_MS = 30;
 const PAUSE_MS = 200;
 const SESSIONS = 31; // coprime with SUBAGENT_EVERY: every session holds qualifying messages
+type Walk = 'sessions' | 'windows';
 
 /** Runs one booting process; resolves with its stdout when it exits or is killed `killAfterMs` after its first chunk. */
-function bootAndMaybeKill(db: TestDb, killAfterMs: number | null): Promise<{ out: string; killed: boolean }> {
+function bootAndMaybeKill(db: TestDb, walk: Walk, killAfterMs: number | null): Promise<{ out: string; killed: boolean }> {
   // node itself with tsx as a loader: the tsx binary would run the script in a grandchild,
   // which a SIGKILL to tsx leaves running.
   const child: ChildProcess = spawn(
@@ -32,7 +33,8 @@ function bootAndMaybeKill(db: TestDb, killAfterMs: number | null): Promise<{ out
       'test/helpers/backfill-kill-child.ts',
       db.dialect,
       db.location,
-      JSON.stringify({ maxSessions: 2, slowRowMs: SLOW_ROW_MS, pauseMs: PAUSE_MS }),
+      // Chunks of two sessions, or windows of 400 s (400 messages, about 12 rows each: PostgreSQL's window walk).
+      JSON.stringify({ maxSessions: 2, slowRowMs: SLOW_ROW_MS, pauseMs: PAUSE_MS, walk, maxWindowMs: 400_000 }),
     ],
     { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -64,57 +66,63 @@ describeBothDialects('runMigrations: the backfill resumes after SIGKILL (issue 3
   let db: TestDb;
   afterEach(async () => db?.close());
 
-  it('killed inside and between chunks, then booted again: the rows of an uninterrupted run, each key written once', async () => {
-    db = await openTestDb(dialect, 'package');
-    // Every session holds qualifying messages, so every chunk writes rows.
-    await seedBusyHostStore(db, { sessions: SESSIONS, messages: 6_000, descriptionChars: 20 });
-    const reference = await singleStatementRows(db);
-    expect(reference.rows.length).toBeGreaterThan(50);
+  for (const walk of byDialect(dialect, { sqlite: ['sessions'] as Walk[], postgres: ['sessions', 'windows'] as Walk[] }))
+    it(`killed inside and between chunks, then booted again: the rows of an uninterrupted run, each key written once (${walk})`, async () => {
+      db = await openTestDb(dialect, 'package');
+      // Every session holds qualifying messages, so every chunk writes rows.
+      await seedBusyHostStore(db, { sessions: SESSIONS, messages: 6_000, descriptionChars: 20 });
+      const reference = await singleStatementRows(db);
+      expect(reference.rows.length).toBeGreaterThan(50);
 
-    await db.exec(`CREATE TABLE meta_writes (key TEXT NOT NULL)`);
-    await db.exec(
-      byDialect(dialect, {
-        sqlite: `CREATE TRIGGER audit_meta AFTER INSERT ON kandev_meta BEGIN INSERT INTO meta_writes (key) VALUES (NEW.key); END`,
-        postgres: `CREATE FUNCTION audit_meta() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN INSERT INTO meta_writes (key) VALUES (NEW.key); RETURN NULL; END $f$;
+      await db.exec(`CREATE TABLE meta_writes (key TEXT NOT NULL)`);
+      await db.exec(
+        byDialect(dialect, {
+          sqlite: `CREATE TRIGGER audit_meta AFTER INSERT ON kandev_meta BEGIN INSERT INTO meta_writes (key) VALUES (NEW.key); END`,
+          postgres: `CREATE FUNCTION audit_meta() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN INSERT INTO meta_writes (key) VALUES (NEW.key); RETURN NULL; END $f$;
            CREATE TRIGGER audit_meta AFTER INSERT ON kandev_meta FOR EACH ROW EXECUTE FUNCTION audit_meta();
            CREATE FUNCTION slow_row() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN PERFORM pg_sleep(${SLOW_ROW_MS / 1000}); RETURN NULL; END $f$;
            CREATE TRIGGER slow_backfill AFTER INSERT ON task_session_subagents FOR EACH ROW EXECUTE FUNCTION slow_row();`,
-      }),
-    );
+        }),
+      );
 
-    const r = prng(32);
-    let kills = 0;
-    let marks: string[] = [];
-    for (let attempt = 0; attempt < 12 && kills < 6; attempt++) {
-      // Alternately in the pause after the first chunk (between chunks) and well inside the
-      // second chunk's transaction (PAUSE_MS, then rows of SLOW_ROW_MS each).
-      const delay = attempt % 2 ? PAUSE_MS + 60 + r.int(200) : r.int(PAUSE_MS - 50);
-      const { killed } = await bootAndMaybeKill(db, delay);
-      if (!killed) break;
-      kills++;
+      const r = prng(32);
+      let kills = 0;
+      let marks: string[] = [];
+      for (let attempt = 0; attempt < 12 && kills < 6; attempt++) {
+        // Alternately in the pause after the first chunk (between chunks) and well inside the
+        // second chunk's transaction (PAUSE_MS, then rows of SLOW_ROW_MS each).
+        const delay = attempt % 2 ? PAUSE_MS + 60 + r.int(200) : r.int(PAUSE_MS - 50);
+        const { killed } = await bootAndMaybeKill(db, walk, delay);
+        if (!killed) break;
+        kills++;
+        const keys = await metaKeys(db);
+        expect(keys[ACTIVATION_KEYS.captureSince]).toBeUndefined();
+        marks.push(keys[BACKFILL_PROGRESS_KEYS.through]);
+      }
+      expect(kills).toBe(6);
+      // The mark read before the first chunk of the first run is the one every later run keeps.
+      marks = [...new Set(marks)];
+      expect(marks).toEqual([reference.through]);
+
+      if (dialect === 'postgres') await db.exec(`DROP TRIGGER slow_backfill ON task_session_subagents`);
+      const last = await bootAndMaybeKill(db, walk, null);
+      const report = JSON.parse(last.out.slice(last.out.indexOf('report ') + 'report '.length));
+      expect(report.ok, JSON.stringify(report.steps)).toBe(true);
+
+      expect(await backfilledRows(db)).toEqual(reference.rows);
       const keys = await metaKeys(db);
-      expect(keys[ACTIVATION_KEYS.captureSince]).toBeUndefined();
-      marks.push(keys[BACKFILL_PROGRESS_KEYS.through]);
-    }
-    expect(kills).toBe(6);
-    // The mark read before the first chunk of the first run is the one every later run keeps.
-    marks = [...new Set(marks)];
-    expect(marks).toEqual([reference.through]);
-
-    if (dialect === 'postgres') await db.exec(`DROP TRIGGER slow_backfill ON task_session_subagents`);
-    const last = await bootAndMaybeKill(db, null);
-    const report = JSON.parse(last.out.slice(last.out.indexOf('report ') + 'report '.length));
-    expect(report.ok, JSON.stringify(report.steps)).toBe(true);
-
-    expect(await backfilledRows(db)).toEqual(reference.rows);
-    const keys = await metaKeys(db);
-    expect(keys[ACTIVATION_KEYS.backfillThrough]).toBe(reference.through);
-    expect(Object.keys(keys).sort()).toEqual(Object.values(ACTIVATION_KEYS).sort());
-    const writes = (await db.query<{ key: string }>(`SELECT key FROM meta_writes`)).map((w) => w.key).sort();
-    // Each activation key once; the mark once (the cursor is written once, then updated; so are
-    // SQLite's first-phase keys, whichever process wrote them).
-    expect(writes).toEqual(
-      [...Object.values(ACTIVATION_KEYS), BACKFILL_PROGRESS_KEYS.through, BACKFILL_PROGRESS_KEYS.cursor, ...stageProgressKeys(db.dialect)].sort(),
-    );
-  }, 240_000);
+      expect(keys[ACTIVATION_KEYS.backfillThrough]).toBe(reference.through);
+      expect(Object.keys(keys).sort()).toEqual(Object.values(ACTIVATION_KEYS).sort());
+      const writes = (await db.query<{ key: string }>(`SELECT key FROM meta_writes`)).map((w) => w.key).sort();
+      // Each activation key once; the mark once (the cursor is written once, then updated; so are
+      // SQLite's first-phase keys, whichever process wrote them).
+      expect(writes).toEqual(
+        [
+          ...Object.values(ACTIVATION_KEYS),
+          BACKFILL_PROGRESS_KEYS.through,
+          walk === 'windows' ? BACKFILL_PROGRESS_KEYS.windowTop : BACKFILL_PROGRESS_KEYS.cursor,
+          ...stageProgressKeys(db.dialect),
+        ].sort(),
+      );
+    }, 240_000);
 });

@@ -107,7 +107,9 @@ describeBothDialects('runMigrations: the backfill while the host rewrites its me
       `UPDATE task_session_messages SET metadata = replace(metadata, '"v2"', '"rewritten"') WHERE id = 's5-t3-v2'`, // the winner's fields
     ];
     const report = await t.store().runMigrations({
-      backfillChunk: { maxSessions: 1, pauseMs: byDialect(dialect, { sqlite: 0, postgres: 300 }) },
+      // PostgreSQL's session walk, whose chunks go by key as SQLite's do after phase 1 (its window
+      // walk reads each message as its window finds it, and has no such order to hook into).
+      backfillChunk: { maxSessions: 1, pauseMs: byDialect(dialect, { sqlite: 0, postgres: 300 }), walk: 'sessions' },
       onBackfillProgress: (p) => {
         // After every message was staged (SQLite) or the first chunk (PostgreSQL), before the
         // chunks of s4 and s5 (key order).

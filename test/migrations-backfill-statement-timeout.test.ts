@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import * as postgresQueries from '../generated/postgres/index.js';
 import { WHOLE_TABLE_MARK } from '../scripts/bench/single-statement.js';
 import { poolFor } from '../scripts/lib/postgres-database.js';
-import { ACTIVATION_KEYS, createPostgresStore } from '../src/index.js';
+import { ACTIVATION_KEYS, createPostgresStore, type BackfillProgress } from '../src/index.js';
+import { FIRST_WINDOW_MESSAGES } from '../src/migrations/backfill-windows.js';
 import { backfilledToolCalls, seedBusyHostStore, survivingQualifyingToolCalls } from './helpers/busy-host-store.js';
 import { metaKeys } from './helpers/migration-db.js';
 import { withPinnedSearchPath } from './helpers/pinned-search-path.js';
@@ -93,8 +94,9 @@ describe('runMigrations: the backfill under a role with a small statement_timeou
     // 20 sessions of 2,000 messages (61 subagents each) and a 1 s limit. A trigger the test adds
     // makes the first chunk writing more than 100 rows sleep 2 s, whatever the machine's speed
     // (a sequence counts, and a cancelled transaction does not undo it): the first chunk (16
-    // sessions) overruns the limit and is cancelled (57014; transaction_timeout's 25P04 also
-    // ends the connection), and the run goes on with smaller ones. The pacing reads both limits.
+    // sessions, or the window of the newest 10,000 messages) overruns the limit and is cancelled
+    // (57014; transaction_timeout's 25P04 also ends the connection), and the run goes on with
+    // smaller ones. The pacing reads both limits. Both of PostgreSQL's walks.
     const fat = await openTestDb('postgres', 'package');
     try {
       await seedBusyHostStore(fat, { sessions: 20, messages: 40_000, descriptionChars: 100, contiguous: true });
@@ -110,8 +112,9 @@ describe('runMigrations: the backfill under a role with a small statement_timeou
         `SELECT current_setting('server_version_num')::int AS version, EXISTS (SELECT FROM pg_settings WHERE name = 'transaction_timeout') AS "hasTransactionTimeout"`,
       );
       expect(hasTransactionTimeout).toBe(version >= 170000); // PostgreSQL 17 added it
-      for (const setting of hasTransactionTimeout ? ['statement_timeout', 'transaction_timeout'] : ['statement_timeout']) {
-        const fatRole = `${role}_${setting.split('_')[0]}`;
+      const settings = hasTransactionTimeout ? ['statement_timeout', 'transaction_timeout'] : ['statement_timeout'];
+      for (const [setting, walk] of settings.flatMap((t) => [[t, 'sessions'] as const, [t, 'windows'] as const])) {
+        const fatRole = `${role}_${setting.split('_')[0]}_${walk}`;
         await fat.exec('DELETE FROM task_session_subagents; DELETE FROM kandev_meta; ALTER SEQUENCE wide_chunks RESTART;');
         await admin.query(`CREATE ROLE ${fatRole} LOGIN SUPERUSER PASSWORD 'pw'`);
         await admin.query(`ALTER ROLE ${fatRole} SET ${setting} = 1000`);
@@ -120,16 +123,14 @@ describe('runMigrations: the backfill under a role with a small statement_timeou
         url.password = 'pw';
         const fatPool = poolFor({ connectionString: url.toString(), max: 3 });
         try {
-          const sizes: number[] = [];
-          let walked = 0;
-          const report = await createPostgresStore(fatPool).runMigrations({
-            onBackfillProgress: (p) => {
-              sizes.push(p.sessions - walked);
-              walked = p.sessions;
-            },
-          });
+          const progress: BackfillProgress[] = [];
+          const report = await createPostgresStore(fatPool).runMigrations({ backfillChunk: { walk }, onBackfillProgress: (p) => progress.push(p) });
           expect(report.ok, `${setting}: ${JSON.stringify(report.steps.filter((step) => step.status === 'failed'))}`).toBe(true);
-          expect(sizes[0], setting).toBeLessThan(16); // the first committed chunk is a retried, smaller one
+          // The first committed chunk is a retried, smaller one: fewer than 16 sessions, or (the
+          // window walk) fewer than the first window's 10,000 messages.
+          expect(progress[0].phase, setting).toBe(walk);
+          if (walk === 'sessions') expect(progress[0].sessions, setting).toBeLessThan(16);
+          else expect(progress[0].messagesScanned, setting).toBeLessThan(FIRST_WINDOW_MESSAGES);
           expect(await backfilledToolCalls(fat)).toEqual(await survivingQualifyingToolCalls(fat));
         } finally {
           await fatPool.end();

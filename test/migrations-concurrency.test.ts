@@ -72,37 +72,45 @@ describeBothDialects('runMigrations: concurrent migrators', (dialect) => {
     expect(Object.keys(await metaKeys(db)).sort()).toEqual(Object.values(ACTIVATION_KEYS).sort());
   });
 
-  it(`${byDialect(dialect, { sqlite: 'two processes', postgres: 'four pools' })} sharing a backfill of many chunks: each session walked once, each key inserted once`, async () => {
-    db = await openTestDb(dialect, 'package');
-    const sessions = 60;
-    await seedBusyHostStore(db, { sessions, messages: 6_000, descriptionChars: 20 });
-    await db.exec(`CREATE TABLE meta_writes (key TEXT NOT NULL)`);
-    await db.exec(
-      byDialect(dialect, {
-        sqlite: `CREATE TRIGGER audit_meta AFTER INSERT ON kandev_meta BEGIN INSERT INTO meta_writes (key) VALUES (NEW.key); END`,
-        postgres: `CREATE FUNCTION audit_meta() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN INSERT INTO meta_writes (key) VALUES (NEW.key); RETURN NULL; END $f$;
+  // PostgreSQL: its session walk, and its window walk (windows of 200 s: 200 messages each).
+  for (const walk of byDialect(dialect, { sqlite: ['sessions'] as Walk[], postgres: ['sessions', 'windows'] as Walk[] }))
+    it(`${byDialect(dialect, { sqlite: 'two processes', postgres: 'four pools' })} sharing a backfill of many chunks: each ${walk === 'windows' ? 'message read' : 'session walked'} once, each key inserted once`, async () => {
+      db = await openTestDb(dialect, 'package');
+      const sessions = 60;
+      await seedBusyHostStore(db, { sessions, messages: 6_000, descriptionChars: 20 });
+      await db.exec(`CREATE TABLE meta_writes (key TEXT NOT NULL)`);
+      await db.exec(
+        byDialect(dialect, {
+          sqlite: `CREATE TRIGGER audit_meta AFTER INSERT ON kandev_meta BEGIN INSERT INTO meta_writes (key) VALUES (NEW.key); END`,
+          postgres: `CREATE FUNCTION audit_meta() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN INSERT INTO meta_writes (key) VALUES (NEW.key); RETURN NULL; END $f$;
            CREATE TRIGGER audit_meta AFTER INSERT ON kandev_meta FOR EACH ROW EXECUTE FUNCTION audit_meta();`,
-      }),
-    );
-    // One session per chunk and a pause between chunks, so the migrators interleave.
-    const options: MigrationOptions = { backfillChunk: { maxSessions: 1, pauseMs: 5 } };
-    const reports = await byDialect(dialect, { sqlite: () => migrateFromProcesses(db, 2, options), postgres: () => migrateFromPools(db, 4, options) })();
+        }),
+      );
+      // One session per chunk and a pause between chunks, so the migrators interleave.
+      const options: MigrationOptions = { backfillChunk: { maxSessions: 1, pauseMs: 5, walk, maxWindowMs: 200_000 } };
+      const reports = await byDialect(dialect, { sqlite: () => migrateFromProcesses(db, 2, options), postgres: () => migrateFromPools(db, 4, options) })();
 
-    for (const report of reports) expect(report.ok, JSON.stringify(report)).toBe(true);
-    expect(reports.filter((r) => stepStatuses(r).backfill_subagent_contexts === 'applied')).toHaveLength(1);
-    // Every session walked by exactly one migrator: the walks add up to the store's sessions,
-    // and more than one migrator took part.
-    expect(reports.reduce((sum, r) => sum + r.walked, 0)).toBe(sessions);
-    expect(reports.filter((r) => r.walked > 0).length).toBeGreaterThan(1);
-    expect(await backfilledToolCalls(db)).toEqual(await survivingQualifyingToolCalls(db));
-    const writes = (await db.query<{ key: string }>(`SELECT key FROM meta_writes`)).map((w) => w.key).sort();
-    expect(writes).toEqual(
-      [...Object.values(ACTIVATION_KEYS), BACKFILL_PROGRESS_KEYS.through, BACKFILL_PROGRESS_KEYS.cursor, ...stageProgressKeys(dialect)].sort(),
-    );
-  });
+      for (const report of reports) expect(report.ok, JSON.stringify(report)).toBe(true);
+      expect(reports.filter((r) => stepStatuses(r).backfill_subagent_contexts === 'applied')).toHaveLength(1);
+      // Every session walked (every message read) by exactly one migrator: the walks add up to the
+      // store's, and more than one migrator took part.
+      expect(reports.reduce((sum, r) => sum + r.walked, 0)).toBe(walk === 'windows' ? 6_000 : sessions);
+      expect(reports.filter((r) => r.walked > 0).length).toBeGreaterThan(1);
+      expect(await backfilledToolCalls(db)).toEqual(await survivingQualifyingToolCalls(db));
+      const writes = (await db.query<{ key: string }>(`SELECT key FROM meta_writes`)).map((w) => w.key).sort();
+      expect(writes).toEqual(
+        [
+          ...Object.values(ACTIVATION_KEYS),
+          BACKFILL_PROGRESS_KEYS.through,
+          walk === 'windows' ? BACKFILL_PROGRESS_KEYS.windowTop : BACKFILL_PROGRESS_KEYS.cursor,
+          ...stageProgressKeys(dialect),
+        ].sort(),
+      );
+    });
 });
 
 type Walked = MigrationReport & { walked: number };
+type Walk = 'sessions' | 'windows';
 
 /** N independent pools (as N host processes would have), all migrating at once. */
 async function migrateFromPools(db: TestDb, n: number, options: MigrationOptions = {}): Promise<Walked[]> {
@@ -113,7 +121,7 @@ async function migrateFromPools(db: TestDb, n: number, options: MigrationOptions
     const reports = await Promise.all(
       stores.map(async (s) => {
         let walked = 0;
-        const report = await s.runMigrations({ ...options, onBackfillProgress: (p) => void (walked = p.sessions) });
+        const report = await s.runMigrations({ ...options, onBackfillProgress: (p) => void (walked = p.phase === 'windows' ? p.messagesScanned : p.sessions) });
         return { ...report, walked };
       }),
     );

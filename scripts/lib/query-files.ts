@@ -211,9 +211,16 @@ export const DIALECT_ONLY: Readonly<Record<string, readonly Dialect[]>> = {
   // The lock on a PostgreSQL chunk's sessions, taken apart from reading their keys
   // (next_backfill_sessions.sql says why); SQLite's BEGIN IMMEDIATE already excludes every writer.
   lock_backfill_sessions: ['postgres'],
-  // The SQLite backfill's phase 1 (src/migrations/backfill-stage.ts). PostgreSQL's chunks
-  // still read their sessions' messages themselves: its faster walk would be a created_at
-  // window walk, not staging (BENCHMARKS.md, "Issue 32, the walk's reads").
+  // PostgreSQL's window walk (src/migrations/backfill-windows.ts): windows of the host's
+  // created_at read as bitmap heap scans. SQLite's created_at is text in several forms, and its
+  // walk reads the messages in storage order first instead (phase 1, below).
+  next_backfill_window: ['postgres'],
+  backfill_window_contexts: ['postgres'],
+  set_local_bitmap_scans: ['postgres'],
+  probe_created_at_index: ['postgres'],
+  count_backfill_window_messages: ['postgres'],
+  // The SQLite backfill's phase 1 (src/migrations/backfill-stage.ts). PostgreSQL walks windows
+  // of created_at instead (above), or its sessions where the host has no created_at index.
   stage_backfill_candidates: ['sqlite'],
   read_message_rowid_bound: ['sqlite'],
   read_message_rowid_anchor: ['sqlite'],

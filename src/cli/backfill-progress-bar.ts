@@ -1,9 +1,10 @@
 // `subagent-context migrate`'s view of the backfill while it runs (issue 32 item 4), on stderr
 // so stdout keeps the report (and --json its JSON). On a terminal: one line redrawn in place,
 // a bar with the sessions walked, messages scanned, rows written, the rate and an ETA (on
-// SQLite first a bar of the messages its first phase reads, then the sessions'). Anywhere
-// else (a log file, CI, a pipe): plain lines, one every few seconds while it runs and one at
-// the end, and nothing at all for a backfill with no session to walk, so a short upgrade leaves
+// SQLite first a bar of the messages its first phase reads, then the sessions'; on PostgreSQL
+// a bar of the messages its windows read). Anywhere else (a log file, CI, a pipe): plain lines,
+// one every few seconds while it runs and one at the end, and nothing at all for a backfill
+// with no session to walk (no message, for windows), so a short upgrade leaves
 // a log as it was. The figures come from runMigrations({ onBackfillProgress }) after each
 // chunk; the rate and the ETA from the backfill's own clock (`ms`), so the output is a function
 // of the progress reports and the tests can drive it with any figures.
@@ -48,9 +49,12 @@ export function formatDuration(ms: number): string {
 /** Under a minute in seconds ('3.2 s'), else as formatDuration. */
 const took = (ms: number) => (ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : formatDuration(ms));
 
-/** The done fraction: of the messages SQLite's first phase reads, then of the sessions to walk (1 when there were none). */
+/** A phase whose done fraction is of messages: SQLite's first phase, PostgreSQL's windows. */
+const byMessages = (p: BackfillProgress) => p.phase !== 'sessions';
+
+/** The done fraction: of the messages SQLite's first phase or PostgreSQL's windows read, or of the sessions to walk (1 when there were none). */
 function fraction(p: BackfillProgress): number {
-  if (p.phase === 'stage') return p.messagesToScan > 0 ? Math.min(1, p.messagesScanned / p.messagesToScan) : 0;
+  if (byMessages(p)) return p.messagesToScan > 0 ? Math.min(1, p.messagesScanned / p.messagesToScan) : 0;
   return p.sessionsToWalk > 0 ? Math.min(1, p.sessions / p.sessionsToWalk) : 1;
 }
 
@@ -64,6 +68,10 @@ function rate(p: BackfillProgress): string {
  */
 function eta(p: BackfillProgress): string {
   if (p.done) return 'done';
+  if (p.phase === 'windows') {
+    if (p.messagesScanned === 0 || p.messagesToScan <= p.messagesScanned) return 'ETA —';
+    return `ETA ${formatDuration((p.phaseMs * (p.messagesToScan - p.messagesScanned)) / p.messagesScanned)}`;
+  }
   if (p.phase === 'stage') {
     if (p.messagesScanned === 0 || p.messagesToScan <= p.messagesScanned) return 'ETA —';
     return `reading ETA ${formatDuration((p.phaseMs * (p.messagesToScan - p.messagesScanned)) / p.messagesScanned)}`;
@@ -81,7 +89,9 @@ export function drawnLine(p: BackfillProgress): string {
   const walked =
     p.phase === 'stage'
       ? [`reading messages ${int(p.messagesScanned)}/${int(Math.max(p.messagesScanned, p.messagesToScan))}`]
-      : [`${int(p.sessions)}/${int(Math.max(p.sessions, p.sessionsToWalk))} sessions`, `${int(p.messagesScanned)} messages scanned`];
+      : p.phase === 'windows'
+        ? [`${int(p.messagesScanned)}/${int(Math.max(p.messagesScanned, p.messagesToScan))} messages`]
+        : [`${int(p.sessions)}/${int(Math.max(p.sessions, p.sessionsToWalk))} sessions`, `${int(p.messagesScanned)} messages scanned`];
   const figures = [...walked, `${int(p.rowsWritten)} rows written`, rate(p), p.done ? `done in ${took(p.ms)}` : eta(p)];
   return `backfill ${bar} ${percent} ${figures.join(' · ')}`;
 }
@@ -91,7 +101,9 @@ export function plainLine(p: BackfillProgress): string {
   const walked =
     p.phase === 'stage'
       ? `reading messages, ${int(p.messagesScanned)} of about ${int(Math.max(p.messagesScanned, p.messagesToScan))}`
-      : `${int(p.sessions)} of ${int(Math.max(p.sessions, p.sessionsToWalk))} sessions`;
+      : p.phase === 'windows'
+        ? `${int(p.messagesScanned)} of ${int(Math.max(p.messagesScanned, p.messagesToScan))} messages`
+        : `${int(p.sessions)} of ${int(Math.max(p.sessions, p.sessionsToWalk))} sessions`;
   const figures = `${int(p.messagesScanned)} messages scanned, ${int(p.rowsWritten)} rows written, ${rate(p)}`;
   if (p.done) return `backfill: done, ${walked}, ${figures}, in ${took(p.ms)}`;
   return `backfill: ${Math.floor(fraction(p) * 100)}% (${walked}), ${figures}, ${eta(p)}`;
@@ -116,7 +128,7 @@ export function backfillProgressBar(terminal: ProgressTerminal, options: Progres
         return;
       }
       if (p.done) {
-        if (p.sessions > 0) terminal.write(`${plainLine(p)}\n`);
+        if ((p.phase === 'windows' ? p.messagesScanned : p.sessions) > 0) terminal.write(`${plainLine(p)}\n`);
         return;
       }
       if (t - last < every) return;

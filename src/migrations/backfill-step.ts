@@ -13,6 +13,11 @@
 //   stage   (SQLite only, ./backfill-stage.ts) the candidates found in storage order, a
 //           rowid range per transaction, kept in a staging table the chunks then read (and
 //           again if a chunk finds it incomplete: another process restarted it).
+//   windows (PostgreSQL, where the host has a created_at index: ./backfill-windows.ts) windows
+//           of created_at, newest first, one transaction each, the last one activating; the
+//           session chunks below run there only where windows cannot (no such index, an instant
+//           the role's time limit cannot cover, a session walk already under way, or
+//           backfillChunk.walk 'sessions').
 //   chunk   (one transaction each) the next sessions in key order after the cursor (on
 //           PostgreSQL read, then locked FOR KEY SHARE by key), their messages' rows
 //           (AC-21b's winner is per session and tool call, so a chunk holds every message
@@ -20,16 +25,14 @@
 //   last    the chunk that finds the sessions exhausted samples capture_since AFTER its
 //           INSERT (AC-24 point 4), writes both keys (write-once) and removes the progress
 //           keys (and the staging table), in that one transaction: both keys or neither (AC-24d).
-import { ACTIVATION_KEYS } from '../activation-keys.js';
 import type { BackfillProgress, MigrationOptions } from '../types.js';
+import { finishBackfill, keptMark, refuseUntrustedHelper, SESSION_CURSOR_KEY, WINDOW_TOP_KEY } from './backfill-finish.js';
 import { readMark, MARK_KEY } from './backfill-mark.js';
 import { isTimeLimit, keysPresent, nextChunkSize, pause, pauseAfter, progressFigure } from './backfill-pacing.js';
-import { endStaging, stageCandidates, stagingComplete, startStaging, STAGE_PROGRESS_KEYS } from './backfill-stage.js';
+import { stageCandidates, stagingComplete, startStaging, STAGE_PROGRESS_KEYS } from './backfill-stage.js';
+import { walksWindows, walkWindows } from './backfill-windows.js';
 import { awaited, type Flow } from './flow.js';
-import { jsonHelperRefusal, jsonHelperRunnable } from './json-helper.js';
 import type { AppliedOrSkipped, BackfillChunk, BackfillPacing, MigrationDatabase, MigrationPrimitives } from './migration-database.js';
-
-const { captureSince, backfillThrough } = ACTIVATION_KEYS;
 
 /**
  * The backfill's own kandev_meta keys while it runs (never an activation key): the mark read
@@ -39,7 +42,8 @@ const { captureSince, backfillThrough } = ACTIVATION_KEYS;
  */
 export const BACKFILL_PROGRESS_KEYS = {
   through: MARK_KEY,
-  cursor: 'subagent_context_backfill_cursor',
+  cursor: SESSION_CURSOR_KEY,
+  windowTop: WINDOW_TOP_KEY,
   stageBound: STAGE_PROGRESS_KEYS.bound,
   stageCursor: STAGE_PROGRESS_KEYS.cursor,
   stageAnchor: STAGE_PROGRESS_KEYS.anchor,
@@ -54,19 +58,13 @@ export const MAX_CHUNK_SESSIONS = 20_000;
 type ChunkOutcome =
   { readonly kind: 'skipped' } | { readonly kind: 'restage' } | { readonly kind: 'chunk' | 'finished'; readonly chunk: BackfillChunk; readonly rows: number };
 
-/** Issue #16 item 3: the statements call PostgreSQL's pg_input_is_valid (valid_jsonb.sql); re-judged under each lock. */
-function* refuseUntrustedHelper(db: MigrationPrimitives): Flow<void> {
-  const helper = (yield* awaited(db.observeShape())).jsonHelper;
-  if (!jsonHelperRunnable(helper)) throw new Error(`not run: ${jsonHelperRefusal(helper)}`);
-}
-
 /**
  * The first transaction: the guard, and the high-water mark read once, before any INSERT.
  * 'skipped', or the phase the walk begins with ('stage' where the dialect stages); 'mark' when
  * no mark is kept yet: the runner reads one outside this transaction (./backfill-mark.ts), so no
  * host write waits for that read, then passes it here.
  */
-function* startBackfill(db: MigrationPrimitives, mark?: string): Flow<'skipped' | 'mark' | BackfillProgress['phase']> {
+function* startBackfill(db: MigrationPrimitives, pacing: BackfillPacing, mark?: string): Flow<'skipped' | 'mark' | BackfillProgress['phase']> {
   // AC-24d: the guard is BOTH keys, re-read under the lock; a partial pair re-runs (every
   // INSERT is then a no-op, the present key stays as it is, the missing one appears).
   if (yield* keysPresent(db)) return 'skipped';
@@ -82,7 +80,9 @@ function* startBackfill(db: MigrationPrimitives, mark?: string): Flow<'skipped' 
     // A new mark starts the walk over. Progress kept from an earlier mark (whose key was removed
     // by hand) would let this later mark claim messages committed into sessions that walk had passed.
     yield* awaited(db.deleteKey(BACKFILL_PROGRESS_KEYS.cursor));
+    yield* awaited(db.deleteKey(BACKFILL_PROGRESS_KEYS.windowTop));
   }
+  if (yield* walksWindows(db, pacing)) return 'windows';
   // Phase 1's bound is read in this same transaction: no message before the mark is past it.
   if (!db.staging) return 'sessions';
   yield* startStaging(db, { fresh });
@@ -101,8 +101,7 @@ function* backfillChunk(db: MigrationPrimitives, limit: number, sampleCaptureSin
     return { kind: 'restage' };
   }
   yield* refuseUntrustedHelper(db);
-  const through = yield* awaited(db.readKey(BACKFILL_PROGRESS_KEYS.through));
-  if (through === undefined) throw new Error(`${BACKFILL_PROGRESS_KEYS.through} vanished mid-backfill; the next run starts over`);
+  const through = yield* keptMark(db);
   const after = (yield* awaited(db.readKey(BACKFILL_PROGRESS_KEYS.cursor))) ?? '';
   const sessions = yield* awaited(db.nextBackfillSessions(after, limit));
   // Read, then locked (PostgreSQL): a session a host deleted or re-keyed in between drops out
@@ -115,14 +114,7 @@ function* backfillChunk(db: MigrationPrimitives, limit: number, sampleCaptureSin
     yield* awaited(db.upsertKey(BACKFILL_PROGRESS_KEYS.cursor, sessions[sessions.length - 1]));
     return { kind: 'chunk', chunk: { after, sessions }, rows };
   }
-  // AC-24 point 4: capture_since is sampled after the last INSERT completed, never earlier.
-  const since = sampleCaptureSince();
-  // Both writes ON CONFLICT DO NOTHING, in this transaction: both keys or neither (AC-24d).
-  yield* awaited(db.writeKeyOnce(backfillThrough, through));
-  yield* awaited(db.writeKeyOnce(captureSince, since));
-  yield* awaited(db.deleteKey(BACKFILL_PROGRESS_KEYS.cursor));
-  yield* awaited(db.deleteKey(BACKFILL_PROGRESS_KEYS.through));
-  if (db.staging) yield* endStaging(db);
+  yield* finishBackfill(db, through, sampleCaptureSince);
   return { kind: 'finished', chunk: { after, sessions }, rows };
 }
 
@@ -143,11 +135,11 @@ export function nextChunkSessions(current: number, elapsedMs: number, pacing: Pi
 
 export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureSince: () => string, options: MigrationOptions = {}): Promise<AppliedOrSkipped> {
   const pacing = await db.backfillPacing(options.backfillChunk);
-  let start = await db.locked((p) => startBackfill(p));
+  let start = await db.locked((p) => startBackfill(p, pacing));
   if (start === 'mark') {
     const mark = await readMark(db, pacing, refuseUntrustedHelper);
     if (mark === 'skipped') return 'skipped';
-    start = await db.locked((p) => startBackfill(p, mark === 'written' ? undefined : mark));
+    start = await db.locked((p) => startBackfill(p, pacing, mark === 'written' ? undefined : mark));
     // 'mark' again only if another migrator's mark key was removed meanwhile: the next run reads it again.
     if (start === 'mark') throw new Error(`${BACKFILL_PROGRESS_KEYS.through} vanished before the walk began; the next run reads the mark again`);
   }
@@ -165,7 +157,7 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
     done: false,
     phase: start,
   };
-  if (report) progress.sessionsToWalk = await progressFigure(db, sessionsLeft);
+  if (report && start !== 'windows') progress.sessionsToWalk = await progressFigure(db, sessionsLeft);
   const started = performance.now();
   const emit = () => {
     try {
@@ -184,6 +176,14 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
     return staged;
   };
   if (start === 'stage' && (await stage()) === 'skipped') return 'skipped';
+  if (start === 'windows') {
+    const walked = await walkWindows(db, { pacing, progress, started, report: report && emit, sampleCaptureSince });
+    if (walked !== 'sessions') return walked;
+    // An instant the role's time limit cannot cover: the sessions, from the start (./backfill-windows.ts).
+    progress.phase = 'sessions';
+    walkStarted = performance.now();
+    if (report) progress.sessionsToWalk = await progressFigure(db, sessionsLeft);
+  }
   let limit = Math.min(FIRST_CHUNK_SESSIONS, pacing.maxSessions);
   for (;;) {
     const t0 = performance.now();
@@ -210,7 +210,7 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
     progress.rowsWritten += outcome.rows;
     // Progress only: a host that asked for none pays no statement for it.
     // (SQLite counted the messages as phase 1 read them.)
-    if (report && chunk.sessions.length && start === 'sessions') progress.messagesScanned += await progressFigure(db, (p) => chunkMessages(p, chunk));
+    if (report && chunk.sessions.length && start !== 'stage') progress.messagesScanned += await progressFigure(db, (p) => chunkMessages(p, chunk));
     progress.ms = Math.round(performance.now() - started);
     progress.phaseMs = Math.round(performance.now() - walkStarted);
     progress.done = outcome.kind === 'finished';

@@ -27,6 +27,35 @@ export interface BackfillPacing {
   readonly longPause?: { readonly afterMs: number; readonly pauseMs: number };
   /** Never more rowids in one range of a staged backfill's phase 1. */
   readonly maxStageRowids: number;
+  /** Never a wider window of created_at (µs; PostgreSQL's window walk, ./backfill-windows.ts). */
+  readonly maxWindowUs: number;
+  /** 'sessions': the host asked for the session walk where the window walk could run. */
+  readonly walk: 'windows' | 'sessions';
+}
+
+/** One window of created_at, as next_backfill_window.sql returns it (./backfill-windows.ts). */
+export interface BackfillWindow {
+  /** The window is [lo, top]: lo and top as the column's own text. */
+  readonly lo: string;
+  /** The next window's top (lo − 1 µs), or null: no message is below this window, the last. */
+  readonly below: string | null;
+  /** Microseconds from lo to the window's newest message, when both are finite (the next window's size). */
+  readonly widthUs: number | null;
+}
+
+/** What PostgreSQL's window walk runs (./backfill-windows.ts; queries/postgres). */
+export interface WindowPrimitives {
+  /** Whether the host's messages have the created_at index the walk needs (probe_created_at_index.sql). */
+  available(): MaybePromise<boolean>;
+  /**
+   * The window at or below `top`, `widthUs` wide from its newest message and, when `messages` > 0,
+   * holding no more of the newest messages than that; undefined: none is left (next_backfill_window.sql).
+   */
+  nextWindow(top: string, widthUs: number, messages: number): MaybePromise<BackfillWindow | undefined>;
+  /** AC-21…AC-23b for the messages created in [lo, top] (backfill_window_contexts.sql): the rows inserted. */
+  insertWindowRows(lo: string, top: string): MaybePromise<number>;
+  /** Progress only: the messages created in [lo, top] (count_backfill_window_messages.sql). */
+  countWindowMessages(lo: string, top: string): MaybePromise<number>;
 }
 
 /** One DDL script from generated/<dialect>/schema.ts, applied whole. */
@@ -102,6 +131,8 @@ export interface MigrationPrimitives {
    * chunks read every message of their sessions (PostgreSQL).
    */
   readonly staging?: StagingPrimitives;
+  /** PostgreSQL's window walk (./backfill-windows.ts). Absent: the sessions are walked. */
+  readonly windows?: WindowPrimitives;
   applySchema(script: SchemaScript): MaybePromise<void>;
   /** Columns, indexes and triggers a host added to task_session_subagents (queries/<dialect>/read_subagent_table_host_objects.sql). */
   readHostObjects(): MaybePromise<readonly HostObject[]>;

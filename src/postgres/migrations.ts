@@ -9,19 +9,24 @@ import {
   acquireMigrationLock,
   addColumnSchema,
   backfillSubagentContexts,
+  backfillWindowContexts,
   countBackfillChunkMessages,
   countBackfillSessionsAfter,
+  countBackfillWindowMessages,
   deleteMetaKey,
   nextBackfillSessions,
+  nextBackfillWindow,
   lockBackfillSessions,
   observeSubagentTableShape,
   packageSchema,
+  probeCreatedAtIndex,
   probeStoreTables,
   readBackfillThrough,
   readDatabaseVersion,
   readMetaKey,
   readStatementTimeout,
   readSubagentTableHostObjects,
+  setLocalBitmapScans,
   setLocalLockTimeout,
   setLocalSearchPath,
   setLocalWorkMem,
@@ -36,6 +41,7 @@ import { jsonHelperRefusal } from '../migrations/json-helper.js';
 import type { BackfillPacing, MigrationDatabase, MigrationPrimitives, SchemaScript } from '../migrations/migration-database.js';
 import { MAX_CHUNK_SESSIONS } from '../migrations/backfill-step.js';
 import { maxStageRowids } from '../migrations/backfill-stage.js';
+import { maxWindowUs } from '../migrations/backfill-windows.js';
 import { runMigrationPass } from '../migrations/migration-pass.js';
 import { MIGRATION_STEP } from '../migrations/step-names.js';
 import { executionIdentityShapeHolds, toTableShape } from '../migrations/table-shape.js';
@@ -131,6 +137,21 @@ function postgresPrimitives(db: Queryable): MigrationPrimitives {
       await setLocalSearchPath.one(undefined, db);
       return backfillSubagentContexts.exec({ sessionIds: [...sessions] }, db);
     },
+    windows: {
+      available: async () => (await probeCreatedAtIndex.one(undefined, db)).present,
+      nextWindow: async (top, widthUs, messages) => {
+        const row = await nextBackfillWindow.one({ top, widthUs, messages }, db);
+        return row.lo === null ? undefined : { lo: row.lo, below: row.below, widthUs: row.width_us };
+      },
+      insertWindowRows: async (lo, top) => {
+        // As a session chunk (below), and read as a bitmap heap scan (set_local_bitmap_scans.sql says why).
+        await setLocalWorkMem.one({ workMem: BACKFILL_WORK_MEM }, db);
+        await setLocalSearchPath.one(undefined, db);
+        await setLocalBitmapScans.one(undefined, db);
+        return backfillWindowContexts.exec({ lo, top }, db);
+      },
+      countWindowMessages: async (lo, top) => (await countBackfillWindowMessages.one({ lo, top }, db)).messages,
+    },
     countSessionsAfter: async (after) => (await countBackfillSessionsAfter.one({ after }, db)).sessions,
     countChunkMessages: async ({ sessions }) => (await countBackfillChunkMessages.one({ sessionIds: [...sessions] }, db)).messages,
     applySchema: async (s) => void (await db.query(s.sql)),
@@ -194,6 +215,8 @@ export function postgresBackfillPacing(statementTimeoutMs: number, overrides: Ba
     targetMs: overrides?.targetMs ?? fitted,
     maxSessions: overrides?.maxSessions ?? MAX_CHUNK_SESSIONS,
     maxStageRowids: maxStageRowids(overrides?.maxStageRowids),
+    maxWindowUs: maxWindowUs(overrides?.maxWindowMs),
+    walk: overrides?.walk === 'sessions' ? 'sessions' : 'windows',
     pauseMs: overrides?.pauseMs ?? 0,
   };
 }

@@ -3,13 +3,13 @@
 // committed chunk ("chunk <n>") and finally "report <MigrationReport as JSON>". With
 // `slowRowMs`, every backfilled row takes that long to insert (a trigger on this connection),
 // so a chunk's transaction is open most of the time and a kill lands inside one.
-// argv: dialect, location, JSON options { maxSessions, slowRowMs, pauseMs }.
+// argv: dialect, location, JSON options { maxSessions, slowRowMs, pauseMs, walk?, maxWindowMs? }.
 import Database from 'better-sqlite3';
 import { poolFor } from '../../scripts/lib/postgres-database.js';
 import { createPostgresStore, createSqliteStore, type SubagentContextStore } from '../../src/index.js';
 
 const [dialect, location, optionsJson] = process.argv.slice(2);
-const options = JSON.parse(optionsJson) as { maxSessions: number; slowRowMs: number; pauseMs: number };
+const options = JSON.parse(optionsJson) as { maxSessions: number; slowRowMs: number; pauseMs: number; walk?: 'sessions' | 'windows'; maxWindowMs?: number };
 const logger = { warn: (fields: unknown, msg: string) => process.stderr.write(`${msg} ${JSON.stringify(fields)}\n`) };
 
 let store: SubagentContextStore;
@@ -35,7 +35,7 @@ if (dialect === 'sqlite') {
 
 let chunks = 0;
 const report = await store.runMigrations({
-  backfillChunk: { maxSessions: options.maxSessions, pauseMs: options.pauseMs },
+  backfillChunk: { maxSessions: options.maxSessions, pauseMs: options.pauseMs, walk: options.walk, maxWindowMs: options.maxWindowMs },
   onBackfillProgress: () => process.stdout.write(`chunk ${++chunks}\n`),
 });
 process.stdout.write(`report ${JSON.stringify(report)}\n`);

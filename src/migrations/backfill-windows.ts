@@ -1,0 +1,150 @@
+// PostgreSQL's backfill as a walk over windows of the host's created_at (issue 32 item 5;
+// docs/migrations.md, "PostgreSQL: windows of created_at"). The session walk
+// (./backfill-step.ts) read each message through an index and, because a page holds messages of
+// several sessions, read the table about as many times as sessions share a page: 3.4–4.6× the
+// single statement on the sparse 1M store, up to 17× where 64 sessions interleave. A window
+// reads its pages once each, in disk order (a bitmap heap scan), whatever the interleaving.
+//
+//   window  (one transaction each, under the migration lock) the guard; the next window's
+//           edges (next_backfill_window.sql: the newest message at or below the cursor, down
+//           `width` microseconds); its rows (backfill_window_contexts.sql, which locks the
+//           sessions it writes for); the cursor moved below it. Newest first, so the first
+//           window with a qualifying message for a key holds that key's newest (AC-21b), and
+//           DO NOTHING keeps it against older windows.
+//   last    the window with nothing below it, or the probe that finds nothing left, writes both
+//           activation keys in its own transaction (./backfill-finish.ts).
+//
+// The first window holds the newest FIRST_WINDOW_MESSAGES; later ones are sized in time,
+// following the time target as the session chunks' size does (./backfill-pacing.ts). A window
+// the role's time limit cancels is retried a quarter as large; one that cannot shrink (the
+// newest instant alone, or a microsecond wide: an instant holding more messages than the limit
+// allows) sends the walk on by session from the start, which is correct from any point: every
+// row a window wrote is its key's winner, and the session walk's DO NOTHING keeps it.
+import type { BackfillProgress } from '../types.js';
+import { finishBackfill, keptMark, refuseUntrustedHelper, SESSION_CURSOR_KEY, WINDOW_TOP_KEY } from './backfill-finish.js';
+import { isTimeLimit, keysPresent, nextChunkSize, pause, pauseAfter, progressFigure } from './backfill-pacing.js';
+import { awaited, type Flow } from './flow.js';
+import type { BackfillPacing, MigrationDatabase, MigrationPrimitives, WindowPrimitives } from './migration-database.js';
+
+/** Before the first window: every message, one created at 'infinity' included. */
+const NEWEST = 'infinity';
+/**
+ * The first window holds about this many of the newest messages (all of a smaller store, in one
+ * transaction), whatever the history's span; later ones are sized in time, from the last one's
+ * width and how long it took.
+ */
+export const FIRST_WINDOW_MESSAGES = 10_000;
+/** Never a wider window (100 years), whatever the time target allows (backfillChunk.maxWindowMs overrides it). */
+export const MAX_WINDOW_US = 100 * 365.25 * 24 * 3600 * 1_000_000;
+
+/** backfillChunk.maxWindowMs in microseconds when it is positive and finite, else the default. */
+export function maxWindowUs(overrideMs: number | undefined): number {
+  if (overrideMs === undefined || !Number.isFinite(overrideMs) || overrideMs <= 0) return MAX_WINDOW_US;
+  return Math.min(MAX_WINDOW_US, Math.max(1, Math.round(overrideMs * 1000)));
+}
+
+type WindowOutcome =
+  | { readonly kind: 'skipped' | 'sessions' }
+  | { readonly kind: 'window' | 'finished'; readonly rows: number; readonly lo: string; readonly top: string; readonly widthUs: number | null };
+
+function windowsOf(db: MigrationPrimitives): WindowPrimitives {
+  if (!db.windows) throw new Error('backfill-windows: this dialect has no window walk');
+  return db.windows;
+}
+
+/** Whether this run walks windows: the dialect can, the host did not ask for sessions, no session walk is under way, and the index is there. */
+export function* walksWindows(db: MigrationPrimitives, pacing: Pick<BackfillPacing, 'walk'>): Flow<boolean> {
+  if (!db.windows || pacing.walk === 'sessions') return false;
+  // A session walk under way (an earlier version's, or one this walk fell back to) goes on as it is.
+  if ((yield* awaited(db.readKey(SESSION_CURSOR_KEY))) !== undefined) return false;
+  return yield* awaited(db.windows.available());
+}
+
+/** One window's transaction; the one with nothing below it also activates. */
+function* backfillWindow(db: MigrationPrimitives, widthUs: number, messages: number, sampleCaptureSince: () => string): Flow<WindowOutcome> {
+  if (yield* keysPresent(db)) return { kind: 'skipped' };
+  // Another migrator fell back to the session walk meanwhile: this one follows it.
+  if ((yield* awaited(db.readKey(SESSION_CURSOR_KEY))) !== undefined) return { kind: 'sessions' };
+  yield* refuseUntrustedHelper(db);
+  const through = yield* keptMark(db);
+  const top = (yield* awaited(db.readKey(WINDOW_TOP_KEY))) ?? NEWEST;
+  const windows = windowsOf(db);
+  const window = yield* awaited(windows.nextWindow(top, widthUs, messages));
+  const rows = window ? yield* awaited(windows.insertWindowRows(window.lo, top)) : 0;
+  if (window?.below) {
+    yield* awaited(db.upsertKey(WINDOW_TOP_KEY, window.below));
+    return { kind: 'window', rows, lo: window.lo, top, widthUs: window.widthUs };
+  }
+  yield* finishBackfill(db, through, sampleCaptureSince);
+  return { kind: 'finished', rows, lo: window?.lo ?? top, top, widthUs: null };
+}
+
+/** The walk falls back to sessions from the start (the module's comment says why that is correct). */
+function* fallBackToSessions(db: MigrationPrimitives): Flow<void> {
+  if (yield* keysPresent(db)) return;
+  if ((yield* awaited(db.readKey(SESSION_CURSOR_KEY))) === undefined) yield* awaited(db.upsertKey(SESSION_CURSOR_KEY, ''));
+  yield* awaited(db.deleteKey(WINDOW_TOP_KEY));
+}
+
+/** Progress only: the messages at or below the cursor as this run begins (lock-free; an estimate). */
+function* messagesLeft(db: MigrationPrimitives): Flow<number> {
+  const top = (yield* awaited(db.readKey(WINDOW_TOP_KEY))) ?? NEWEST;
+  return yield* awaited(windowsOf(db).countWindowMessages('-infinity', top));
+}
+
+export interface WindowRun {
+  readonly pacing: BackfillPacing;
+  readonly progress: BackfillProgress;
+  /** performance.now() when the backfill's first transaction began (progress.ms). */
+  readonly started: number;
+  /** Reports the progress; absent when the host asked for none (then no figure is read). */
+  readonly report: (() => void) | undefined;
+  readonly sampleCaptureSince: () => string;
+}
+
+/** The window walk from the cursor in kandev_meta: 'applied', 'skipped' (another migrator finished), or 'sessions' to walk by session instead. */
+export async function walkWindows(db: MigrationDatabase, run: WindowRun): Promise<'applied' | 'skipped' | 'sessions'> {
+  const { pacing, progress } = run;
+  if (run.report) progress.messagesToScan = await progressFigure(db, messagesLeft);
+  const started = performance.now();
+  // The first window is counted (and within the widest window); later ones are sized in time.
+  let width = pacing.maxWindowUs;
+  let messages = FIRST_WINDOW_MESSAGES;
+  for (;;) {
+    const t0 = performance.now();
+    let outcome: WindowOutcome;
+    try {
+      outcome = await db.locked((p) => backfillWindow(p, width, messages, run.sampleCaptureSince));
+    } catch (err) {
+      if (!isTimeLimit(err)) throw err;
+      if (messages > 1) {
+        messages = Math.max(1, Math.floor(messages / 4));
+        continue;
+      }
+      if (messages === 0 && width > 1) {
+        width = Math.max(1, Math.floor(width / 4));
+        continue;
+      }
+      await db.locked(fallBackToSessions);
+      return 'sessions';
+    }
+    const elapsed = performance.now() - t0;
+    if (outcome.kind !== 'window' && outcome.kind !== 'finished') return outcome.kind;
+    progress.chunks++;
+    progress.rowsWritten += outcome.rows;
+    progress.done = outcome.kind === 'finished';
+    // Progress only: a host that asked for none pays no statement for it.
+    if (run.report) {
+      const { lo, top } = outcome;
+      progress.messagesScanned += await progressFigure(db, (p) => awaited(windowsOf(p).countWindowMessages(lo, top)));
+      progress.ms = Math.round(performance.now() - run.started);
+      progress.phaseMs = Math.round(performance.now() - started);
+      run.report();
+    }
+    if (outcome.kind === 'finished') return 'applied';
+    // Sized from the window as it was (the counted first one's width is what its messages spanned).
+    width = nextChunkSize(Math.max(1, Math.round(Math.min(width, outcome.widthUs ?? width))), elapsed, pacing, pacing.maxWindowUs);
+    messages = 0;
+    await pause(pauseAfter(elapsed, pacing));
+  }
+}
