@@ -38,6 +38,7 @@ export * from './report_usage_ledger_sessions.queries.js';
 export * from './set_local_bitmap_scans.queries.js';
 export * from './set_local_lock_timeout.queries.js';
 export * from './set_local_search_path.queries.js';
+export * from './set_local_statement_timeout.queries.js';
 export * from './set_local_work_mem.queries.js';
 export * from './set_subagent_usage.queries.js';
 export * from './upsert_meta_key.queries.js';

@@ -47,28 +47,36 @@ export interface INextBackfillWindowQuery {
  *      ORDER BY m.created_at DESC
  *     OFFSET GREATEST(:messages!::bigint, 1) - 1
  *      LIMIT 1), '-infinity') END AS edge
+ * ), least AS (
+ *   -- The type's least finite value, typed as the column (a CASE resolves the literal to it).
+ *   SELECT CASE WHEN false THEN n.newest ELSE '4714-11-24 00:00:00+00 BC' END AS least FROM newest AS n
  * ), edge AS (
+ *   -- Compared as least + width (width is at most 100 years: no overflow), never as newest −
+ *   -- least, which overflows an interval for a newest value past about year 287,000 (PostgreSQL 17+).
  *   SELECT GREATEST(c.edge,
  *            CASE WHEN NOT isfinite(n.newest) THEN n.newest
- *                 WHEN n.newest - '4714-11-24 00:00:00+00 BC' <= :widthUs!::bigint * interval '1 microsecond' THEN '-infinity'
+ *                 WHEN n.newest <= l.least + :widthUs!::bigint * interval '1 microsecond' THEN '-infinity'
  *                 ELSE n.newest - :widthUs!::bigint * interval '1 microsecond' END) AS lo,
- *          n.newest
- *     FROM newest AS n CROSS JOIN counted AS c
+ *          n.newest, l.least
+ *     FROM newest AS n CROSS JOIN counted AS c CROSS JOIN least AS l
  * )
  * SELECT e.lo::text AS "lo?",
  *        -- A max, not NOT EXISTS: the planner reads an EXISTS that it expects to match early by a
  *        -- sequential scan, which reads the whole table when nothing is below (the last window).
  *        CASE WHEN (SELECT max(m.created_at) FROM task_session_messages AS m WHERE m.created_at < e.lo) IS NULL THEN NULL
  *             WHEN e.lo = 'infinity' THEN '294276-12-31 23:59:59.999999+00'
+ *             -- Below the least finite value only '-infinity' is left (lo − 1 µs would be out of range).
+ *             WHEN e.lo <= e.least THEN '-infinity'
  *             ELSE e.lo - interval '1 microsecond' END::text AS "below?",
+ *        -- In epoch seconds, not as an interval: the difference of two far-apart values overflows one.
  *        CASE WHEN isfinite(e.lo) AND isfinite(e.newest)
- *             THEN (extract(epoch FROM e.newest - e.lo) * 1000000)::float8 END AS "width_us?"
+ *             THEN ((extract(epoch FROM e.newest) - extract(epoch FROM e.lo)) * 1000000)::float8 END AS "width_us?"
  *   FROM edge AS e
  * ```
  */
 export const nextBackfillWindow = new PostgresOneQuery<INextBackfillWindowParams, INextBackfillWindowResult>(
   "nextBackfillWindow",
-  "WITH newest AS (\n  SELECT max(m.created_at) AS newest\n    FROM task_session_messages AS m\n   WHERE m.created_at <= $1\n), counted AS (\n  -- The :messages-th newest (ties at that edge fall inside, as lo is inclusive); none: every message.\n  SELECT CASE WHEN $2::bigint > 0 THEN COALESCE((\n    SELECT m.created_at\n      FROM task_session_messages AS m\n     WHERE m.created_at <= $1\n     ORDER BY m.created_at DESC\n    OFFSET GREATEST($2::bigint, 1) - 1\n     LIMIT 1), '-infinity') END AS edge\n), edge AS (\n  SELECT GREATEST(c.edge,\n           CASE WHEN NOT isfinite(n.newest) THEN n.newest\n                WHEN n.newest - '4714-11-24 00:00:00+00 BC' <= $3::bigint * interval '1 microsecond' THEN '-infinity'\n                ELSE n.newest - $3::bigint * interval '1 microsecond' END) AS lo,\n         n.newest\n    FROM newest AS n CROSS JOIN counted AS c\n)\nSELECT e.lo::text AS \"lo?\",\n       -- A max, not NOT EXISTS: the planner reads an EXISTS that it expects to match early by a\n       -- sequential scan, which reads the whole table when nothing is below (the last window).\n       CASE WHEN (SELECT max(m.created_at) FROM task_session_messages AS m WHERE m.created_at < e.lo) IS NULL THEN NULL\n            WHEN e.lo = 'infinity' THEN '294276-12-31 23:59:59.999999+00'\n            ELSE e.lo - interval '1 microsecond' END::text AS \"below?\",\n       CASE WHEN isfinite(e.lo) AND isfinite(e.newest)\n            THEN (extract(epoch FROM e.newest - e.lo) * 1000000)::float8 END AS \"width_us?\"\n  FROM edge AS e",
+  "WITH newest AS (\n  SELECT max(m.created_at) AS newest\n    FROM task_session_messages AS m\n   WHERE m.created_at <= $1\n), counted AS (\n  -- The :messages-th newest (ties at that edge fall inside, as lo is inclusive); none: every message.\n  SELECT CASE WHEN $2::bigint > 0 THEN COALESCE((\n    SELECT m.created_at\n      FROM task_session_messages AS m\n     WHERE m.created_at <= $1\n     ORDER BY m.created_at DESC\n    OFFSET GREATEST($2::bigint, 1) - 1\n     LIMIT 1), '-infinity') END AS edge\n), least AS (\n  -- The type's least finite value, typed as the column (a CASE resolves the literal to it).\n  SELECT CASE WHEN false THEN n.newest ELSE '4714-11-24 00:00:00+00 BC' END AS least FROM newest AS n\n), edge AS (\n  -- Compared as least + width (width is at most 100 years: no overflow), never as newest −\n  -- least, which overflows an interval for a newest value past about year 287,000 (PostgreSQL 17+).\n  SELECT GREATEST(c.edge,\n           CASE WHEN NOT isfinite(n.newest) THEN n.newest\n                WHEN n.newest <= l.least + $3::bigint * interval '1 microsecond' THEN '-infinity'\n                ELSE n.newest - $3::bigint * interval '1 microsecond' END) AS lo,\n         n.newest, l.least\n    FROM newest AS n CROSS JOIN counted AS c CROSS JOIN least AS l\n)\nSELECT e.lo::text AS \"lo?\",\n       -- A max, not NOT EXISTS: the planner reads an EXISTS that it expects to match early by a\n       -- sequential scan, which reads the whole table when nothing is below (the last window).\n       CASE WHEN (SELECT max(m.created_at) FROM task_session_messages AS m WHERE m.created_at < e.lo) IS NULL THEN NULL\n            WHEN e.lo = 'infinity' THEN '294276-12-31 23:59:59.999999+00'\n            -- Below the least finite value only '-infinity' is left (lo − 1 µs would be out of range).\n            WHEN e.lo <= e.least THEN '-infinity'\n            ELSE e.lo - interval '1 microsecond' END::text AS \"below?\",\n       -- In epoch seconds, not as an interval: the difference of two far-apart values overflows one.\n       CASE WHEN isfinite(e.lo) AND isfinite(e.newest)\n            THEN ((extract(epoch FROM e.newest) - extract(epoch FROM e.lo)) * 1000000)::float8 END AS \"width_us?\"\n  FROM edge AS e",
   ["top","messages","widthUs"],
 );
 

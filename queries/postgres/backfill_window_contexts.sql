@@ -18,10 +18,10 @@
  *   when an older window comes to the same key. The same rule keeps a live row, a row an
  *   earlier session walk wrote (a complete winner), and makes a replayed window a no-op (AC-22).
  * - The sessions' locks (issue 34): the sessions of the rows about to be written are locked FOR
- *   KEY SHARE in this statement (the "locked" CTE), in key order, and a row is written only for
- *   a session locked: one a host deleted first is skipped (the single statement's orphan rule),
- *   one deleted later waits for this window's COMMIT. Only the sessions that get a row are
- *   locked, not every session of the window.
+ *   KEY SHARE in this statement (the "written" CTE), in key order, all before the first row is
+ *   written, and a row is written only for a session locked: one a host deleted first is
+ *   skipped (the single statement's orphan rule), one deleted later waits for this window's
+ *   COMMIT. Only the sessions that get a row are locked, not every session of the window.
  *
  * Fragments, each included as {{name(argument)}} from queries/postgres/fragments/ and expanded by
  * codegen (the generated module shows the whole statement): prefiltered_metadata_or_empty, recordable_id, subagent_prefilter;
@@ -95,6 +95,14 @@ WITH candidate AS (
          row_number() OVER (PARTITION BY q.task_session_id, q.tool_call_id
                             ORDER BY q.created_at DESC, q.id COLLATE "C" DESC) AS rn
     FROM qualifying AS q
+), written AS MATERIALIZED (
+  -- Issue 34: each row's session locked FOR KEY SHARE, in key order (the sort), by a probe of the
+  -- primary key; a session gone before its lock is not returned, so its rows are skipped as the
+  -- single statement's orphan check skips them. (A join of the rows with a CTE of locked sessions
+  -- measured 2.7× slower on dense-1m: the planner estimated one row each side, and nested them.)
+  SELECT r.*
+    FROM (SELECT * FROM ranked WHERE rn = 1 ORDER BY task_session_id) AS r
+   CROSS JOIN LATERAL (SELECT s.id FROM task_sessions AS s WHERE s.id = r.task_session_id FOR KEY SHARE OF s) AS l
 )
 INSERT INTO task_session_subagents (
   id, task_session_id, task_id, turn_id, agent_execution_id, tool_call_id,
@@ -116,11 +124,13 @@ SELECT
        THEN COALESCE(r.updated_at, r.created_at) END,
   COALESCE(r.updated_at, r.created_at),
   {{text_columns(r)}}
-  FROM (SELECT * FROM ranked WHERE rn = 1 ORDER BY task_session_id) AS r
- -- Issue 34: each row's session locked FOR KEY SHARE as the row is written, in key order (the
- -- sort above); a session gone before its lock is not returned, so its rows are skipped as the
- -- single statement's orphan check skips them. One probe of the primary key per row.
- CROSS JOIN LATERAL (SELECT s.id FROM task_sessions AS s WHERE s.id = r.task_session_id FOR KEY SHARE OF s) AS l
+  FROM written AS r
+ -- Every lock is taken before the first row is written: this filter needs all of "written" and is
+ -- evaluated once, first. Locks taken row by row while rows were written held early sessions
+ -- through the whole insert, and a host deleting a task's sessions in another order deadlocked
+ -- with the window (an adversarial review: 40P01 for the host, and for the backfill); now the
+ -- locks are taken in one short pass, as the session walk's lock statement takes them.
+ WHERE (SELECT count(*) FROM written) >= 0
 -- AC-22: a row already on the key (a live row, a pre-amendment row, an earlier backfill)
 -- is left untouched, so a live write always wins and a replay is a no-op.
 ON CONFLICT (task_session_id, agent_execution_id, tool_call_id) DO NOTHING;

@@ -217,6 +217,7 @@ export const DIALECT_ONLY: Readonly<Record<string, readonly Dialect[]>> = {
   next_backfill_window: ['postgres'],
   backfill_window_contexts: ['postgres'],
   set_local_bitmap_scans: ['postgres'],
+  set_local_statement_timeout: ['postgres'],
   probe_created_at_index: ['postgres'],
   count_backfill_window_messages: ['postgres'],
   // The SQLite backfill's phase 1 (src/migrations/backfill-stage.ts). PostgreSQL walks windows

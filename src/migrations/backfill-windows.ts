@@ -15,8 +15,9 @@
 //           activation keys in its own transaction (./backfill-finish.ts).
 //
 // The first window holds the newest FIRST_WINDOW_MESSAGES; later ones are sized in time,
-// following the time target as the session chunks' size does (./backfill-pacing.ts). A window
-// the role's time limit cancels is retried a quarter as large; one that cannot shrink (the
+// following the time target as the session chunks' size does (./backfill-pacing.ts), and each
+// window's statement is cancelled past WINDOW_LIMIT_TARGETS times the target. A window the role's
+// time limit or that one cancels is retried a quarter as large; one that cannot shrink (the
 // newest instant alone, or a microsecond wide: an instant holding more messages than the limit
 // allows) sends the walk on by session from the start, which is correct from any point: every
 // row a window wrote is its key's winner, and the session walk's DO NOTHING keeps it.
@@ -34,6 +35,12 @@ const NEWEST = 'infinity';
  * width and how long it took.
  */
 export const FIRST_WINDOW_MESSAGES = 10_000;
+/**
+ * A window's statement is cancelled past this many times the time target (a transaction aims at
+ * 0.8 of it): sized in time, a window reaching from a sparse stretch into a dense one can hold many
+ * times the messages it was sized for, and is then retried a quarter as wide.
+ */
+export const WINDOW_LIMIT_TARGETS = 4;
 /** Never a wider window (100 years), whatever the time target allows (backfillChunk.maxWindowMs overrides it). */
 export const MAX_WINDOW_US = 100 * 365.25 * 24 * 3600 * 1_000_000;
 
@@ -41,6 +48,13 @@ export const MAX_WINDOW_US = 100 * 365.25 * 24 * 3600 * 1_000_000;
 export function maxWindowUs(overrideMs: number | undefined): number {
   if (overrideMs === undefined || !Number.isFinite(overrideMs) || overrideMs <= 0) return MAX_WINDOW_US;
   return Math.min(MAX_WINDOW_US, Math.max(1, Math.round(overrideMs * 1000)));
+}
+
+/** The next window's size: its width, at most `messages` of the newest (0: no count), and its statement's time limit. */
+interface WindowSize {
+  readonly widthUs: number;
+  readonly messages: number;
+  readonly limitMs: number;
 }
 
 type WindowOutcome =
@@ -61,7 +75,7 @@ export function* walksWindows(db: MigrationPrimitives, pacing: Pick<BackfillPaci
 }
 
 /** One window's transaction; the one with nothing below it also activates. */
-function* backfillWindow(db: MigrationPrimitives, widthUs: number, messages: number, sampleCaptureSince: () => string): Flow<WindowOutcome> {
+function* backfillWindow(db: MigrationPrimitives, size: WindowSize, sampleCaptureSince: () => string): Flow<WindowOutcome> {
   if (yield* keysPresent(db)) return { kind: 'skipped' };
   // Another migrator fell back to the session walk meanwhile: this one follows it.
   if ((yield* awaited(db.readKey(SESSION_CURSOR_KEY))) !== undefined) return { kind: 'sessions' };
@@ -69,8 +83,8 @@ function* backfillWindow(db: MigrationPrimitives, widthUs: number, messages: num
   const through = yield* keptMark(db);
   const top = (yield* awaited(db.readKey(WINDOW_TOP_KEY))) ?? NEWEST;
   const windows = windowsOf(db);
-  const window = yield* awaited(windows.nextWindow(top, widthUs, messages));
-  const rows = window ? yield* awaited(windows.insertWindowRows(window.lo, top)) : 0;
+  const window = yield* awaited(windows.nextWindow(top, size.widthUs, size.messages));
+  const rows = window ? yield* awaited(windows.insertWindowRows(window.lo, top, size.limitMs)) : 0;
   if (window?.below) {
     yield* awaited(db.upsertKey(WINDOW_TOP_KEY, window.below));
     return { kind: 'window', rows, lo: window.lo, top, widthUs: window.widthUs };
@@ -114,7 +128,8 @@ export async function walkWindows(db: MigrationDatabase, run: WindowRun): Promis
     const t0 = performance.now();
     let outcome: WindowOutcome;
     try {
-      outcome = await db.locked((p) => backfillWindow(p, width, messages, run.sampleCaptureSince));
+      const size = { widthUs: width, messages, limitMs: WINDOW_LIMIT_TARGETS * pacing.targetMs };
+      outcome = await db.locked((p) => backfillWindow(p, size, run.sampleCaptureSince));
     } catch (err) {
       if (!isTimeLimit(err)) throw err;
       if (messages > 1) {
@@ -143,8 +158,12 @@ export async function walkWindows(db: MigrationDatabase, run: WindowRun): Promis
     }
     if (outcome.kind === 'finished') return 'applied';
     // Sized from the window as it was (the counted first one's width is what its messages spanned).
-    width = nextChunkSize(Math.max(1, Math.round(Math.min(width, outcome.widthUs ?? width))), elapsed, pacing, pacing.maxWindowUs);
-    messages = 0;
+    // An infinite instant has no width: the next window is counted again, as the first was (a
+    // review: one message at 'infinity' made the next window 100 years wide, the whole store).
+    if (outcome.widthUs !== null) {
+      width = nextChunkSize(Math.max(1, Math.round(Math.min(width, outcome.widthUs))), elapsed, pacing, pacing.maxWindowUs);
+      messages = 0;
+    }
     await pause(pauseAfter(elapsed, pacing));
   }
 }

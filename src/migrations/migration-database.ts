@@ -52,8 +52,8 @@ export interface WindowPrimitives {
    * holding no more of the newest messages than that; undefined: none is left (next_backfill_window.sql).
    */
   nextWindow(top: string, widthUs: number, messages: number): MaybePromise<BackfillWindow | undefined>;
-  /** AC-21…AC-23b for the messages created in [lo, top] (backfill_window_contexts.sql): the rows inserted. */
-  insertWindowRows(lo: string, top: string): MaybePromise<number>;
+  /** AC-21…AC-23b for the messages created in [lo, top] (backfill_window_contexts.sql), cancelled past `limitMs`: the rows inserted. */
+  insertWindowRows(lo: string, top: string, limitMs: number): MaybePromise<number>;
   /** Progress only: the messages created in [lo, top] (count_backfill_window_messages.sql). */
   countWindowMessages(lo: string, top: string): MaybePromise<number>;
 }

@@ -29,6 +29,7 @@ import {
   setLocalBitmapScans,
   setLocalLockTimeout,
   setLocalSearchPath,
+  setLocalStatementTimeout,
   setLocalWorkMem,
   upgradeSchema,
   upsertMetaKey,
@@ -143,11 +144,13 @@ function postgresPrimitives(db: Queryable): MigrationPrimitives {
         const row = await nextBackfillWindow.one({ top, widthUs, messages }, db);
         return row.lo === null ? undefined : { lo: row.lo, below: row.below, widthUs: row.width_us };
       },
-      insertWindowRows: async (lo, top) => {
-        // As a session chunk (below), and read as a bitmap heap scan (set_local_bitmap_scans.sql says why).
+      insertWindowRows: async (lo, top, limitMs) => {
+        // As a session chunk (below), read as a bitmap heap scan, and under the window's own time
+        // limit (set_local_bitmap_scans.sql and set_local_statement_timeout.sql say why).
         await setLocalWorkMem.one({ workMem: BACKFILL_WORK_MEM }, db);
         await setLocalSearchPath.one(undefined, db);
         await setLocalBitmapScans.one(undefined, db);
+        await setLocalStatementTimeout.one({ statementTimeout: `${Math.max(1, Math.round(limitMs))}ms` }, db);
         return backfillWindowContexts.exec({ lo, top }, db);
       },
       countWindowMessages: async (lo, top) => (await countBackfillWindowMessages.one({ lo, top }, db)).messages,
