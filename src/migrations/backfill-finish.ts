@@ -15,7 +15,7 @@ export const WINDOW_TOP_KEY = 'subagent_context_backfill_window_top';
 
 /** Issue #16 item 3: the statements call PostgreSQL's pg_input_is_valid (valid_jsonb.sql); re-judged under each lock. */
 export function* refuseUntrustedHelper(db: MigrationPrimitives): Flow<void> {
-  const helper = (yield* awaited(db.observeShape())).jsonHelper;
+  const helper = yield* awaited(db.observeJsonHelper());
   if (!jsonHelperRunnable(helper)) throw new Error(`not run: ${jsonHelperRefusal(helper)}`);
 }
 

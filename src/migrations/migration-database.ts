@@ -5,6 +5,7 @@
 import type { BackfillChunkOptions } from '../types.js';
 import type { MigrationStepName } from './step-names.js';
 import type { Flow, MaybePromise } from './flow.js';
+import type { JsonHelper } from './json-helper.js';
 import type { TableShape } from './table-shape.js';
 
 export type AppliedOrSkipped = 'applied' | 'skipped';
@@ -85,6 +86,8 @@ export interface DatabaseVersion {
 export interface MigrationPrimitives {
   /** The live shape (queries/<dialect>/observe_subagent_table_shape.sql). */
   observeShape(): MaybePromise<TableShape>;
+  /** The shape's JSON helper alone (the backfill re-judges it in every transaction; the whole shape costs twice as much). */
+  observeJsonHelper(): MaybePromise<JsonHelper>;
   /** Whether a kandev_meta key is present (kandev_meta itself must exist). */
   keyPresent(key: string): MaybePromise<boolean>;
   /** INSERT … ON CONFLICT DO NOTHING: a key already present is never rewritten (AC-24 point 5). */

@@ -112,6 +112,7 @@ export const BACKFILL_WORK_MEM = '64kB';
 
 function postgresPrimitives(db: Queryable): MigrationPrimitives {
   return {
+    observeJsonHelper: () => observePostgresJsonHelper(db),
     observeShape: async () => {
       const row = await observeSubagentTableShape.one(undefined, db);
       return toTableShape(row, await observePostgresJsonHelper(db));

@@ -40,6 +40,7 @@ import { maxWindowUs } from '../migrations/backfill-windows.js';
 import { runMigrationPass } from '../migrations/migration-pass.js';
 import { MIGRATION_STEP } from '../migrations/step-names.js';
 import { executionIdentityShapeHolds, sqliteTableShape } from '../migrations/table-shape.js';
+import { SQLITE_JSON_HELPER } from '../migrations/json-helper.js';
 import type { BackfillChunkOptions, MigrationOptions, MigrationReport } from '../types.js';
 import { withImmediateTransaction } from './transaction.js';
 
@@ -99,6 +100,7 @@ function sqliteSteps(db: Database): MigrationDatabase['steps'] {
 function sqlitePrimitives(db: Database): MigrationPrimitives {
   return {
     observeShape: () => sqliteTableShape(observeSubagentTableShape.one({}, db)),
+    observeJsonHelper: () => SQLITE_JSON_HELPER,
     keyPresent: (key) => readMetaKey.maybeOne({ key }, db) !== undefined,
     readKey: (key) => {
       const value = readMetaKey.maybeOne({ key }, db)?.value;
