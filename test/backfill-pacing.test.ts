@@ -26,3 +26,16 @@ describe('the backfill pause between transactions', () => {
     expect([10, 250].map((ms) => pauseAfter(ms, postgresBackfillPacing(30_000, { pauseMs: 40 })))).toEqual([40, 40]);
   });
 });
+
+describe("PostgreSQL's window walk: each window statement's own time limit", () => {
+  it('four times the target, never above the role’s own limit nor PostgreSQL’s largest; none for a target that is no finite number', () => {
+    expect(postgresBackfillPacing(0, undefined).windowLimitMs).toBe(2_000);
+    expect(postgresBackfillPacing(1_000, undefined).windowLimitMs).toBe(800); // a fifth of the role's, times four
+    expect(postgresBackfillPacing(1_000, { targetMs: 2_000 }).windowLimitMs).toBe(1_000); // a review: 8 s raised the role's 1 s
+    expect(postgresBackfillPacing(0, { targetMs: 1e9 }).windowLimitMs).toBe(2_147_483_647); // a review: '4000000000ms' failed every boot
+    expect(postgresBackfillPacing(0, { targetMs: Infinity }).windowLimitMs).toBeUndefined();
+    expect(postgresBackfillPacing(0, { targetMs: NaN }).windowLimitMs).toBeUndefined();
+    expect(postgresBackfillPacing(1_000, { targetMs: Infinity }).windowLimitMs).toBe(1_000);
+    expect(sqliteBackfillPacing(undefined).windowLimitMs).toBeUndefined();
+  });
+});

@@ -118,6 +118,51 @@ describe('runMigrations: the window walk against what a review found (issue 32 i
     expect(Math.max(...perWindow(progress).slice(1))).toBeLessThan(6_000);
   }, 120_000);
 
+  it('a large target, a role limit below four times the target, and a host holding a session: the window walk completes, under the role’s limit, without falling back', async () => {
+    db = await openTestDb('postgres', 'package');
+    await bulk(db, 'x', 2_000, '2026-08-01 00:00:00', 3600);
+    // What each window's INSERT runs under, as a trigger sees it.
+    await db.exec(`CREATE TABLE seen_limits (ms text);
+                   CREATE FUNCTION note_limit() RETURNS trigger LANGUAGE plpgsql AS $f$
+                     BEGIN INSERT INTO seen_limits VALUES (current_setting('statement_timeout')); RETURN NULL; END $f$;
+                   CREATE TRIGGER note_limit AFTER INSERT ON task_session_subagents FOR EACH STATEMENT EXECUTE FUNCTION note_limit();`);
+    const reset = () =>
+      db!.exec(
+        `DELETE FROM task_session_subagents; DELETE FROM seen_limits; DELETE FROM kandev_meta WHERE key LIKE 'subagent_context_%' AND key <> 'subagent_context_record_execution_since'`,
+      );
+    // A target of 10^9 ms: its limit is PostgreSQL's largest (4,000,000,000 ms failed every boot).
+    const large = await migrate(db.pool!, { targetMs: 1e9 });
+    expect(large.report.ok, JSON.stringify(large.report.steps)).toBe(true);
+    expect((await db.query<{ ms: string }>('SELECT DISTINCT ms FROM seen_limits')).map((r) => r.ms)).toEqual(['2147483647ms']);
+    await reset();
+    // A connection limit of 1 s and a target of 2 s: the windows run under 1 s, not 8 s.
+    const limited = poolFor({ connectionString: db.location, max: 1, options: '-c statement_timeout=1000' });
+    try {
+      const run = await migrate(limited, { targetMs: 2_000 });
+      expect(run.report.ok, JSON.stringify(run.report.steps)).toBe(true);
+      expect((await db.query<{ ms: string }>('SELECT DISTINCT ms FROM seen_limits')).map((r) => r.ms)).toEqual(['1s']);
+    } finally {
+      await limited.end();
+    }
+    await reset();
+    // A host holds the newest message's session for 4 s: the windows' own 400 ms limit cancels the
+    // window eight times, down to the newest message alone (3.2 s), which then waits without the
+    // package's limit instead of sending the walk to the sessions (a review: it did).
+    const host = poolFor({ connectionString: db.location, max: 1 });
+    try {
+      const client = await host.connect();
+      await client.query(`BEGIN; SELECT id FROM task_sessions WHERE id = 'b0' FOR UPDATE`);
+      const released = new Promise<void>((resolve) => setTimeout(() => void client.query('COMMIT').then(() => (client.release(), resolve())), 4_000));
+      const run = await migrate(db.pool!, { targetMs: 100 });
+      await released;
+      expect(run.report.ok, JSON.stringify(run.report.steps)).toBe(true);
+      expect(run.progress.map((p) => p.phase)).not.toContain('sessions');
+      expect(run.progress.at(-1)?.messagesScanned).toBe(2_000);
+    } finally {
+      await host.end();
+    }
+  }, 120_000);
+
   for (const walk of ['windows', 'sessions'] as const) {
     it(`a host deleting a task of two sessions while the backfill writes one of them (${walk}): the delete waits, no deadlock`, async () => {
       db = await openTestDb('postgres', 'package');

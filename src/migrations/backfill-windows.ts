@@ -16,11 +16,12 @@
 //
 // The first window holds the newest FIRST_WINDOW_MESSAGES; later ones are sized in time,
 // following the time target as the session chunks' size does (./backfill-pacing.ts), and each
-// window's statement is cancelled past WINDOW_LIMIT_TARGETS times the target. A window the role's
-// time limit or that one cancels is retried a quarter as large; one that cannot shrink (the
-// newest instant alone, or a microsecond wide: an instant holding more messages than the limit
-// allows) sends the walk on by session from the start, which is correct from any point: every
-// row a window wrote is its key's winner, and the session walk's DO NOTHING keeps it.
+// window's statement is cancelled past WINDOW_LIMIT_TARGETS times the target (windowLimitMs). A
+// window the role's time limit or that one cancels is retried a quarter as large; one that
+// cannot shrink (the newest instant alone, or a microsecond wide) is retried once without the
+// package's own limit, and if the role's limit cancels it too (an instant holding more messages
+// than the role allows), the walk goes on by session from the start, which is correct from any
+// point: every row a window wrote is its key's winner, and the session walk's DO NOTHING keeps it.
 import type { BackfillProgress } from '../types.js';
 import { finishBackfill, keptMark, refuseUntrustedHelper, SESSION_CURSOR_KEY, WINDOW_TOP_KEY } from './backfill-finish.js';
 import { isTimeLimit, keysPresent, nextChunkSize, pause, pauseAfter, progressFigure } from './backfill-pacing.js';
@@ -41,6 +42,20 @@ export const FIRST_WINDOW_MESSAGES = 10_000;
  * times the messages it was sized for, and is then retried a quarter as wide.
  */
 export const WINDOW_LIMIT_TARGETS = 4;
+/** PostgreSQL's largest statement_timeout (ms). */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/**
+ * A window statement's own limit: WINDOW_LIMIT_TARGETS times the target, never above the role's
+ * own limit (`roleLimitMs`, 0 for none) nor PostgreSQL's largest; undefined where that is no
+ * finite positive number (a target of Infinity or NaN: then no limit of the package's own). A
+ * review found a limit set from a large override failing every boot (22023), and one above the
+ * role's raising it.
+ */
+export function windowLimitMs(targetMs: number, roleLimitMs: number): number | undefined {
+  const ms = Math.min(WINDOW_LIMIT_TARGETS * targetMs, roleLimitMs > 0 ? roleLimitMs : Infinity);
+  return Number.isFinite(ms) && ms >= 1 ? Math.min(Math.round(ms), MAX_TIMEOUT_MS) : undefined;
+}
 /** Never a wider window (100 years), whatever the time target allows (backfillChunk.maxWindowMs overrides it). */
 export const MAX_WINDOW_US = 100 * 365.25 * 24 * 3600 * 1_000_000;
 
@@ -54,7 +69,7 @@ export function maxWindowUs(overrideMs: number | undefined): number {
 interface WindowSize {
   readonly widthUs: number;
   readonly messages: number;
-  readonly limitMs: number;
+  readonly limitMs: number | undefined;
 }
 
 type WindowOutcome =
@@ -124,11 +139,14 @@ export async function walkWindows(db: MigrationDatabase, run: WindowRun): Promis
   // The first window is counted (and within the widest window); later ones are sized in time.
   let width = pacing.maxWindowUs;
   let messages = FIRST_WINDOW_MESSAGES;
+  // The window's own limit bounds its size; for a window that cannot shrink it only stands in the
+  // way (and it also cuts short a wait for a host's lock), so that one is retried without it.
+  let ownLimit = true;
   for (;;) {
     const t0 = performance.now();
     let outcome: WindowOutcome;
     try {
-      const size = { widthUs: width, messages, limitMs: WINDOW_LIMIT_TARGETS * pacing.targetMs };
+      const size = { widthUs: width, messages, limitMs: ownLimit ? pacing.windowLimitMs : undefined };
       outcome = await db.locked((p) => backfillWindow(p, size, run.sampleCaptureSince));
     } catch (err) {
       if (!isTimeLimit(err)) throw err;
@@ -140,9 +158,14 @@ export async function walkWindows(db: MigrationDatabase, run: WindowRun): Promis
         width = Math.max(1, Math.floor(width / 4));
         continue;
       }
+      if (ownLimit && pacing.windowLimitMs !== undefined) {
+        ownLimit = false;
+        continue;
+      }
       await db.locked(fallBackToSessions);
       return 'sessions';
     }
+    ownLimit = true;
     const elapsed = performance.now() - t0;
     if (outcome.kind !== 'window' && outcome.kind !== 'finished') return outcome.kind;
     progress.chunks++;

@@ -32,6 +32,8 @@ export interface BackfillPacing {
   readonly maxWindowUs: number;
   /** 'sessions': the host asked for the session walk where the window walk could run. */
   readonly walk: 'windows' | 'sessions';
+  /** A window statement's own time limit (ms), never above the role's; none: no limit of the package's own (./backfill-windows.ts). */
+  readonly windowLimitMs?: number;
 }
 
 /** One window of created_at, as next_backfill_window.sql returns it (./backfill-windows.ts). */
@@ -53,8 +55,8 @@ export interface WindowPrimitives {
    * holding no more of the newest messages than that; undefined: none is left (next_backfill_window.sql).
    */
   nextWindow(top: string, widthUs: number, messages: number): MaybePromise<BackfillWindow | undefined>;
-  /** AC-21…AC-23b for the messages created in [lo, top] (backfill_window_contexts.sql), cancelled past `limitMs`: the rows inserted. */
-  insertWindowRows(lo: string, top: string, limitMs: number): MaybePromise<number>;
+  /** AC-21…AC-23b for the messages created in [lo, top] (backfill_window_contexts.sql), cancelled past `limitMs` when given: the rows inserted. */
+  insertWindowRows(lo: string, top: string, limitMs: number | undefined): MaybePromise<number>;
   /** Progress only: the messages created in [lo, top] (count_backfill_window_messages.sql). */
   countWindowMessages(lo: string, top: string): MaybePromise<number>;
 }

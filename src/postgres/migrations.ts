@@ -42,7 +42,7 @@ import { jsonHelperRefusal } from '../migrations/json-helper.js';
 import type { BackfillPacing, MigrationDatabase, MigrationPrimitives, SchemaScript } from '../migrations/migration-database.js';
 import { MAX_CHUNK_SESSIONS } from '../migrations/backfill-step.js';
 import { maxStageRowids } from '../migrations/backfill-stage.js';
-import { maxWindowUs } from '../migrations/backfill-windows.js';
+import { maxWindowUs, windowLimitMs } from '../migrations/backfill-windows.js';
 import { runMigrationPass } from '../migrations/migration-pass.js';
 import { MIGRATION_STEP } from '../migrations/step-names.js';
 import { executionIdentityShapeHolds, toTableShape } from '../migrations/table-shape.js';
@@ -151,7 +151,7 @@ function postgresPrimitives(db: Queryable): MigrationPrimitives {
         await setLocalWorkMem.one({ workMem: BACKFILL_WORK_MEM }, db);
         await setLocalSearchPath.one(undefined, db);
         await setLocalBitmapScans.one(undefined, db);
-        await setLocalStatementTimeout.one({ statementTimeout: `${Math.max(1, Math.round(limitMs))}ms` }, db);
+        if (limitMs !== undefined) await setLocalStatementTimeout.one({ statementTimeout: `${limitMs}ms` }, db);
         return backfillWindowContexts.exec({ lo, top }, db);
       },
       countWindowMessages: async (lo, top) => (await countBackfillWindowMessages.one({ lo, top }, db)).messages,
@@ -215,8 +215,11 @@ export const POSTGRES_CHUNK_TARGET_MS = 500;
 
 export function postgresBackfillPacing(statementTimeoutMs: number, overrides: BackfillChunkOptions | undefined): BackfillPacing {
   const fitted = statementTimeoutMs > 0 ? Math.min(POSTGRES_CHUNK_TARGET_MS, statementTimeoutMs / 5) : POSTGRES_CHUNK_TARGET_MS;
+  const targetMs = overrides?.targetMs ?? fitted;
+  const limitMs = windowLimitMs(targetMs, statementTimeoutMs);
   return {
-    targetMs: overrides?.targetMs ?? fitted,
+    targetMs,
+    ...(limitMs === undefined ? {} : { windowLimitMs: limitMs }),
     maxSessions: overrides?.maxSessions ?? MAX_CHUNK_SESSIONS,
     maxStageRowids: maxStageRowids(overrides?.maxStageRowids),
     maxWindowUs: maxWindowUs(overrides?.maxWindowMs),
