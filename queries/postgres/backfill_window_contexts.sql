@@ -3,8 +3,10 @@
  * (issue 32 item 5: the PostgreSQL backfill's window walk, src/migrations/backfill-windows.ts;
  * next_backfill_window.sql gives the window's edges; docs/migrations.md, "PostgreSQL: windows of
  * created_at", says why). Every rule after the selection is backfill_subagent_contexts.sql's, and
- * its comments say why each is written as it is; test/migrations-backfill-chunked.test.ts
- * compares both walks with the single statement on random stores.
+ * its comments say why each is written as it is, and test/backfill-window-statement.test.ts keeps
+ * the two texts alike from "parsed" to "ranked" and in the INSERT;
+ * test/migrations-backfill-chunked.test.ts compares both walks with the single statement on
+ * random stores.
  *
  * What differs from the session chunk:
  * - The selection: a created_at range, read as a bitmap heap scan (the runner turns index and
