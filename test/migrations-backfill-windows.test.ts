@@ -7,7 +7,7 @@
 //     forth as the column's own text, exact to the microsecond;
 //   - no index on created_at: the sessions are walked, as before 0.3;
 //   - a session walk an earlier version left under way: it goes on by session;
-//   - an instant the role's statement_timeout cannot cover: the walk falls back to sessions.
+//   - an instant the connection's statement_timeout cannot cover: the walk falls back to sessions.
 import type pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { poolFor } from '../scripts/lib/postgres-database.js';
@@ -152,7 +152,7 @@ describe('runMigrations: the window walk at its edges (issue 32 item 5) [postgre
     expect(rows).toEqual(single.rows.filter((r) => !written.includes(r)));
   });
 
-  it("an instant the role's statement_timeout cannot cover: every window is cancelled down to that instant, then the sessions are walked", async () => {
+  it("an instant the connection's statement_timeout cannot cover: every window is cancelled down to that instant, then the sessions are walked", async () => {
     db = await openTestDb('postgres', 'package');
     // Every message at one instant, and every window statement that writes rows sleeps past the
     // limit (a trigger only the window walk's statement meets: its rows come from one window).

@@ -134,10 +134,11 @@ export interface WindowRun {
 /** The window walk from the cursor in kandev_meta: 'applied', 'skipped' (another migrator finished), or 'sessions' to walk by session instead. */
 export async function walkWindows(db: MigrationDatabase, run: WindowRun): Promise<'applied' | 'skipped' | 'sessions'> {
   const { pacing, progress } = run;
+  const maxWidth = pacing.maxWindowUs ?? MAX_WINDOW_US;
   if (run.report) progress.messagesToScan = await progressFigure(db, messagesLeft);
   const started = performance.now();
   // The first window is counted (and within the widest window); later ones are sized in time.
-  let width = pacing.maxWindowUs;
+  let width = maxWidth;
   let messages = FIRST_WINDOW_MESSAGES;
   // The window's own limit bounds its size; for a window that cannot shrink it only stands in the
   // way (and it also cuts short a wait for a host's lock), so that one is retried without it.
@@ -184,7 +185,7 @@ export async function walkWindows(db: MigrationDatabase, run: WindowRun): Promis
     // An infinite instant has no width: the next window is counted again, as the first was (a
     // review: one message at 'infinity' made the next window 100 years wide, the whole store).
     if (outcome.widthUs !== null) {
-      width = nextChunkSize(Math.max(1, Math.round(Math.min(width, outcome.widthUs))), elapsed, pacing, pacing.maxWindowUs);
+      width = nextChunkSize(Math.max(1, Math.round(Math.min(width, outcome.widthUs))), elapsed, pacing, maxWidth);
       messages = 0;
     }
     await pause(pauseAfter(elapsed, pacing));

@@ -28,10 +28,10 @@ export interface BackfillPacing {
   readonly longPause?: { readonly afterMs: number; readonly pauseMs: number };
   /** Never more rowids in one range of a staged backfill's phase 1. */
   readonly maxStageRowids: number;
-  /** Never a wider window of created_at (µs; PostgreSQL's window walk, ./backfill-windows.ts). */
-  readonly maxWindowUs: number;
-  /** 'sessions': the host asked for the session walk where the window walk could run. */
-  readonly walk: 'windows' | 'sessions';
+  /** Never a wider window of created_at (µs; PostgreSQL's window walk, ./backfill-windows.ts; absent where there is none). */
+  readonly maxWindowUs?: number;
+  /** 'sessions': the host asked for the session walk where the window walk could run (PostgreSQL). */
+  readonly walk?: 'windows' | 'sessions';
   /** A window statement's own time limit (ms), never above the role's; none: no limit of the package's own (./backfill-windows.ts). */
   readonly windowLimitMs?: number;
 }

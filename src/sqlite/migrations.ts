@@ -36,7 +36,6 @@ import { runSync } from '../migrations/flow.js';
 import type { BackfillPacing, MigrationDatabase, MigrationPrimitives, SchemaScript, StagingPrimitives } from '../migrations/migration-database.js';
 import { MAX_CHUNK_SESSIONS } from '../migrations/backfill-step.js';
 import { maxStageRowids } from '../migrations/backfill-stage.js';
-import { maxWindowUs } from '../migrations/backfill-windows.js';
 import { runMigrationPass } from '../migrations/migration-pass.js';
 import { MIGRATION_STEP } from '../migrations/step-names.js';
 import { executionIdentityShapeHolds, sqliteTableShape } from '../migrations/table-shape.js';
@@ -199,8 +198,6 @@ export function sqliteBackfillPacing(overrides: BackfillChunkOptions | undefined
     targetMs: overrides?.targetMs ?? SQLITE_CHUNK_TARGET_MS,
     maxSessions: overrides?.maxSessions ?? MAX_CHUNK_SESSIONS,
     maxStageRowids: maxStageRowids(overrides?.maxStageRowids),
-    maxWindowUs: maxWindowUs(overrides?.maxWindowMs),
-    walk: overrides?.walk === 'sessions' ? 'sessions' : 'windows',
     pauseMs: overrides?.pauseMs ?? SQLITE_CHUNK_PAUSE_MS,
     // A host's own pauseMs is kept as it is, after any transaction.
     ...(overrides?.pauseMs === undefined ? { longPause: { afterMs: SQLITE_LONG_CHUNK_MS, pauseMs: SQLITE_LONG_PAUSE_MS } } : {}),

@@ -1,5 +1,7 @@
-// Issue 32, a PROTOTYPE of a faster PostgreSQL walk, for measurement only: the package's
-// backfill does not run it (BENCHMARKS.md, "Issue 32, the walk's reads"). The chunk statement
+// Issue 32, the PROTOTYPE of PostgreSQL's window walk, for measurement only, kept because the
+// rounds in BENCHMARKS.md ("Issue 32, the walk's reads") cite it. The package's backfill now walks
+// windows itself (src/migrations/backfill-windows.ts), with everything listed below as left out;
+// this copy is not it and is not kept in step with it. The chunk statement
 // is the package's own (generated/postgres/backfill_subagent_contexts.queries.ts) with its
 // session set swapped for a created_at window, walked newest window first:
 //   - windows, not counted chunks: (hi − w, hi], w doubled while a chunk takes under half the
