@@ -34,10 +34,15 @@ export default function setup() {
   let dir: string;
   try {
     dir = mkdtempSync(join(parent, 'subagent-context-tests-'));
+  } catch {
+    return; // not writable here: the usual temp folder
+  }
+  try {
     // As /tmp is: the servers the suite starts run as `nobody` and keep their files here too.
     chmodSync(dir, 0o1777);
   } catch {
-    return; // not writable here: the usual temp folder
+    rmSync(dir, { recursive: true, force: true });
+    return;
   }
   process.env.TMPDIR = dir;
   return () => {
