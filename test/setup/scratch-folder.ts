@@ -6,9 +6,9 @@
 // Why: the suite creates and deletes hundreds of thousands of files (a PostgreSQL database copy
 // alone is about 330), and on this machine's ext4 (no journal) creating a file after many were
 // deleted scans the inode bitmaps past every recently freed inode (the kernel's
-// recently_deleted(), under find_inode_bit()): a copy of the test template took 219 ms of the
-// server's CPU there against 12 ms on tmpfs, and the run spent 240 of its 680 CPU-s in the kernel
-// (docs/testing.md, "Where the time goes"). A TMPDIR set by the caller is kept, and a machine
+// recently_deleted(), under find_inode_bit()): a copy of the test template took 219 ms there,
+// 214 of them the server's system CPU, against 12 ms on tmpfs, and the run spent 242 of its 680
+// CPU-s in the kernel (docs/testing.md, "Where the time goes"). A TMPDIR set by the caller is kept, and a machine
 // without a writable tmpfs with room keeps its usual temp folder: only the speed differs.
 import { chmodSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
