@@ -12,9 +12,10 @@ import Database from 'better-sqlite3';
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, watch } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { snapshotOf } from '../src/cli/sqlite-snapshot.js';
+import { checkoutEntriesIn } from './helpers/cli.js';
 import { seedReportFixture } from './helpers/report-fixture.js';
 import { openTestDb } from './helpers/test-db.js';
 
@@ -41,13 +42,7 @@ function childEnv(): NodeJS.ProcessEnv {
 function checkoutReachable(): string {
   const probe = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--version'], { ...USER, cwd: process.cwd(), env: childEnv(), stdio: 'ignore' });
   if (probe.status === 0) return process.cwd();
-  const copy = mkdtempSync(join(scratch, 'checkout-'));
-  chmodSync(copy, 0o755);
-  for (const entry of ['src', 'generated', 'node_modules', 'package.json', 'tsconfig.json']) {
-    const linked = spawnSync('cp', ['-al', resolve(entry), join(copy, entry)]);
-    if (linked.status !== 0) throw new Error(`cp -al ${entry}: ${linked.stderr.toString()}`);
-  }
-  return copy;
+  return checkoutEntriesIn(scratch, 'checkout-', ['src', 'generated', 'node_modules', 'package.json', 'tsconfig.json']);
 }
 
 beforeAll(async () => {

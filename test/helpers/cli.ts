@@ -2,7 +2,7 @@
 // process and collects its exit code and output. Never imports the CLI in-process: the exit
 // code, stdout and stderr are the contract under test.
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Dialect } from './test-db.js';
 import { byDialect } from './by-dialect.js';
@@ -56,17 +56,31 @@ export function oneLineError(run: CliRun): string {
 }
 
 /**
+ * `entries` of this checkout in a new 0755 folder under `parent`, for a user who cannot reach
+ * the checkout: hard-linked (`cp -al`: no bytes copied, same files), or copied where `parent`
+ * is on another file system than the checkout (the suite's temp folder is on tmpfs,
+ * test/setup/scratch-folder.ts, and a clone made by `mktemp -d` is on disk).
+ */
+export function checkoutEntriesIn(parent: string, prefix: string, entries: readonly string[]): string {
+  const copy = mkdtempSync(join(parent, prefix));
+  chmodSync(copy, 0o755);
+  for (const entry of entries) {
+    const linked = spawnSync('cp', ['-al', resolve(entry), join(copy, entry)]);
+    if (linked.status === 0) continue;
+    rmSync(join(copy, entry), { recursive: true, force: true }); // what the links made before the first refusal
+    const copied = spawnSync('cp', ['-a', resolve(entry), join(copy, entry)]);
+    if (copied.status !== 0) throw new Error(`cp -al ${entry}: ${linked.stderr.toString()}; cp -a ${entry}: ${copied.stderr.toString()}`);
+  }
+  return copy;
+}
+
+/**
  * The built CLI as `user` can run it. A clone inside a 0700 folder (mktemp -d makes those) is
- * out of another user's reach, so then dist/, node_modules/ and package.json are hard-linked
- * (`cp -al`: no bytes copied, same files) into a 0755 folder under `parent`; else this checkout's.
+ * out of another user's reach, so then dist/, node_modules/ and package.json are put in a 0755
+ * folder under `parent` (checkoutEntriesIn); else this checkout's.
  */
 export function cliReachableBy(user: { uid: number; gid: number }, parent: string): string {
   if (spawnSync(process.execPath, [CLI, '--version'], { ...user, stdio: 'ignore' }).status === 0) return CLI;
-  const copy = mkdtempSync(join(parent, 'cli-'));
-  chmodSync(copy, 0o755);
-  for (const entry of ['dist', 'node_modules', 'package.json']) {
-    const linked = spawnSync('cp', ['-al', resolve(entry), join(copy, entry)]);
-    if (linked.status !== 0) throw new Error(`cp -al ${entry}: ${linked.stderr.toString()}`);
-  }
+  const copy = checkoutEntriesIn(parent, 'cli-', ['dist', 'node_modules', 'package.json']);
   return join(copy, 'dist', 'src', 'cli.js');
 }
