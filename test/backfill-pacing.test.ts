@@ -1,20 +1,29 @@
 // The backfill's idle time between transactions (src/migrations/backfill-pacing.ts, pauseAfter;
 // each dialect's pacing in src/<dialect>/migrations.ts). SQLite leaves its lock free after each
-// transaction long enough for a host writer's busy handler to poll: 50 ms after a transaction
-// under 200 ms, when that handler polls at most 50 ms apart, and 120 ms after a longer one, when
-// it may poll only every 100 ms (a writer then missed pause after pause: 845 ms behind chunks
-// of under 300 ms, in the busy-host test on a loaded machine). A host's own pauseMs is kept as
-// it is. PostgreSQL's host writes never wait for the migration lock: no pause at all.
+// transaction long enough for a host writer's busy handler to poll: twice the sleep a writer
+// that began waiting during the transaction can be in when it ends, for a transaction under
+// 53 ms (SQLite's default handler sleeps 1, 2, 5, 10, 15, 20, 25… ms), 50 ms up to 200 ms, when
+// that handler polls at most 50 ms apart, and 120 ms after a longer one, when it may poll only
+// every 100 ms (a writer then missed pause after pause: 845 ms behind chunks of under 300 ms,
+// in the busy-host test on a loaded machine). A host's own pauseMs is kept as it is.
+// PostgreSQL's host writes never wait for the migration lock: no pause at all.
 import { describe, expect, it } from 'vitest';
 import { pauseAfter } from '../src/migrations/backfill-pacing.js';
 import { postgresBackfillPacing } from '../src/postgres/migrations.js';
 import { sqliteBackfillPacing } from '../src/sqlite/migrations.js';
 
 describe('the backfill pause between transactions', () => {
-  it('SQLite by default: 50 ms after a transaction under 200 ms, 120 ms after a longer one', () => {
+  it('SQLite by default: twice the busy handler’s sleep after a transaction under 53 ms, 50 ms up to 200 ms, 120 ms after a longer one', () => {
     const pacing = sqliteBackfillPacing(undefined);
-    expect([0, 160, 199.9].map((ms) => pauseAfter(ms, pacing))).toEqual([50, 50, 50]);
+    // Under 1 ms a waiting writer sleeps 1 ms; from 1, 2 ms; from 3, 5; from 8, 10; from 18, 15; from 33, 20.
+    expect([0, 0.9, 1, 2.9, 3, 7.9, 8, 17.9, 18, 32.9, 33, 52.9].map((ms) => pauseAfter(ms, pacing))).toEqual([2, 2, 4, 4, 10, 10, 20, 20, 30, 30, 40, 40]);
+    expect([53, 160, 199.9].map((ms) => pauseAfter(ms, pacing))).toEqual([50, 50, 50]);
     expect([200, 298, 5_000].map((ms) => pauseAfter(ms, pacing))).toEqual([120, 120, 120]);
+  });
+
+  it('SQLite by default: no pause after a phase-1 range read ahead, whose transaction only kept its candidates; a host pauseMs as given', () => {
+    expect(sqliteBackfillPacing(undefined).pauseAfterReadAheadMs).toBe(0);
+    expect(sqliteBackfillPacing({ pauseMs: 30 }).pauseAfterReadAheadMs).toBe(30);
   });
 
   it('SQLite with a host pauseMs: that pause after every transaction', () => {

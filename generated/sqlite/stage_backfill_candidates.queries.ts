@@ -21,7 +21,7 @@ export interface IStageBackfillCandidatesQuery {
  *
  * Query generated from SQL:
  * ```
- * INSERT INTO subagent_context_backfill_stage (task_session_id, id)
+ * INSERT INTO temp.subagent_context_backfill_range (task_session_id, id)
  * SELECT m.task_session_id, m.id
  *   FROM task_session_messages AS m
  *  WHERE m.rowid >= :from! AND m.rowid <= :upTo!
@@ -33,6 +33,6 @@ export interface IStageBackfillCandidatesQuery {
  */
 export const stageBackfillCandidates = new SqliteExecQuery<IStageBackfillCandidatesParams, IStageBackfillCandidatesResult>(
   "stageBackfillCandidates",
-  "INSERT INTO subagent_context_backfill_stage (task_session_id, id)\nSELECT m.task_session_id, m.id\n  FROM task_session_messages AS m\n WHERE m.rowid >= @from AND m.rowid <= @upTo\n   AND /* subagent_prefilter(m.metadata) */ ((m.metadata GLOB '*_task*') > 0)\n   AND /* prefiltered_valid_json(m.metadata) */ json_valid(m.metadata)\n   AND json_extract(m.metadata, '$.normalized.kind') = 'subagent_task'\nON CONFLICT DO NOTHING",
+  "INSERT INTO temp.subagent_context_backfill_range (task_session_id, id)\nSELECT m.task_session_id, m.id\n  FROM task_session_messages AS m\n WHERE m.rowid >= @from AND m.rowid <= @upTo\n   AND /* subagent_prefilter(m.metadata) */ ((m.metadata GLOB '*_task*') > 0)\n   AND /* prefiltered_valid_json(m.metadata) */ json_valid(m.metadata)\n   AND json_extract(m.metadata, '$.normalized.kind') = 'subagent_task'\nON CONFLICT DO NOTHING",
   ["from","upTo"],
 );

@@ -11,12 +11,11 @@
  * changed or deleted between the phases is judged as phase 2 sees it. Nothing here can
  * raise: json_extract reads only documents json_valid admitted.
  *
- * ON CONFLICT DO NOTHING: a range staged twice (a run that resumes from an older cursor)
- * stages nothing new.
+ * ON CONFLICT DO NOTHING: a message read twice into the range table adds nothing.
  */
 /* @returns exec */
 /* @name stageBackfillCandidates */
-INSERT INTO subagent_context_backfill_stage (task_session_id, id)
+INSERT INTO temp.subagent_context_backfill_range (task_session_id, id)
 SELECT m.task_session_id, m.id
   FROM task_session_messages AS m
  WHERE m.rowid >= :from! AND m.rowid <= :upTo!

@@ -223,6 +223,9 @@ export const DIALECT_ONLY: Readonly<Record<string, readonly Dialect[]>> = {
   // The SQLite backfill's phase 1 (src/migrations/backfill-stage.ts). PostgreSQL walks windows
   // of created_at instead (above), or its sessions where the host has no created_at index.
   stage_backfill_candidates: ['sqlite'],
+  keep_backfill_range: ['sqlite'],
+  clear_backfill_range: ['sqlite'],
+  drop_backfill_range: ['sqlite'],
   read_message_rowid_bound: ['sqlite'],
   read_message_rowid_anchor: ['sqlite'],
   read_message_rowid_by_id: ['sqlite'],

@@ -53,8 +53,8 @@ export function isTimeLimit(err: unknown): boolean {
 
 export const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** The idle time after a transaction that took `elapsedMs`: the long pause after a long one, where the pacing has one. */
-export function pauseAfter(elapsedMs: number, pacing: Pick<BackfillPacing, 'pauseMs' | 'longPause'>): number {
-  const long = pacing.longPause;
-  return long && elapsedMs >= long.afterMs ? Math.max(pacing.pauseMs, long.pauseMs) : pacing.pauseMs;
+/** The idle time after a transaction that took `elapsedMs`: its step of the pacing's schedule, where it has one, else `pauseMs`. */
+export function pauseAfter(elapsedMs: number, pacing: Pick<BackfillPacing, 'pauseMs' | 'pauseSchedule'>): number {
+  const step = pacing.pauseSchedule?.find((s) => elapsedMs < s.belowMs);
+  return step ? step.pauseMs : pacing.pauseMs;
 }

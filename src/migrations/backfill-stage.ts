@@ -10,10 +10,16 @@
 //   start   (./backfill-step.ts, the first transaction) the staging table created, the rowid
 //           bound read with the high-water mark: phase 1 walks (start, bound], start one below
 //           the least rowid.
-//   range   (one transaction each) the candidates of (cursor, cursor + n] staged; the cursor
-//           moved to just below the next message there is (rowids may jump by billions), and
-//           its anchor (the message with the greatest rowid at or below it, by rowid and id)
-//           kept in kandev_meta.
+//   ahead   (no transaction, no lock) the candidates of (cursor, cursor + n] read into the
+//           connection's temp range table, a statement that reads the host's database without
+//           its write lock: the expensive part of a range, while a host writer may commit.
+//   range   (one transaction each) the candidates read ahead kept in the staging table, or,
+//           where they may be stale (another migrator moved the cursor, or the schema version
+//           changed: VACUUM), read again under the lock first; the cursor moved to just below
+//           the next message there is (rowids may jump by billions), and its anchor (the
+//           message with the greatest rowid at or below it, by rowid and id) kept in
+//           kandev_meta. A message the host changed between the read and the transaction is
+//           judged as phase 2 sees it, as one changed after its range was staged always was.
 //   check   before each range. SQLite documents that VACUUM may renumber a table's rowids (in
 //           order, closing gaps). The walk starts over (what it staged stays: phase 2 reads each
 //           candidate by id), up to a bound read again, when a message now sits at or below the
@@ -54,8 +60,15 @@ export function maxStageRowids(override: number | undefined): number {
 
 type StageOutcome =
   | { readonly kind: 'skipped' | 'staged' | 'restarted' }
-  /** `cursor`: where the next range starts (past any gap after `upTo`). */
-  | { readonly kind: 'range'; readonly after: bigint; readonly upTo: bigint; readonly cursor: bigint; readonly last: boolean };
+  /** `cursor`: where the next range starts (past any gap after `upTo`); `readAhead`: its candidates were read outside the lock. */
+  | { readonly kind: 'range'; readonly after: bigint; readonly upTo: bigint; readonly cursor: bigint; readonly last: boolean; readonly readAhead: boolean };
+
+/** A range's candidates in the temp range table, read outside the lock from (after, upTo] while the schema version was `schema`. */
+interface ReadAhead {
+  readonly after: bigint;
+  readonly upTo: bigint;
+  readonly schema: bigint;
+}
 
 function staging(db: MigrationPrimitives): StagingPrimitives {
   if (!db.staging) throw new Error('a staged backfill on a database without staging primitives');
@@ -116,8 +129,34 @@ function parseAnchor(value: string): { rowid: bigint; id: string } {
   return { rowid: BigInt(value.slice(0, at)), id: value.slice(at + 1) };
 }
 
+/** The range after phase 1's cursor, `rowids` wide and never past its bound. */
+function rangeAfter(after: bigint, bound: bigint, rowids: number): bigint {
+  return after + BigInt(rowids) < bound ? after + BigInt(rowids) : bound;
+}
+
+/**
+ * The next range's candidates, read into the temp range table outside any transaction: the
+ * statement writes only the connection's temp schema, so it reads the host's database without
+ * the write lock. Undefined when there is nothing to read ahead (the range's transaction then
+ * decides) or the read failed: the transaction reads the range again under the lock, where a
+ * real failure surfaces.
+ */
+function* readAhead(db: MigrationPrimitives, rowids: number): Flow<ReadAhead | undefined> {
+  const stage = staging(db);
+  yield* awaited(stage.createRange());
+  yield* awaited(stage.clearRange());
+  const bound = yield* awaited(db.readKey(STAGE_PROGRESS_KEYS.bound));
+  const cursor = yield* awaited(db.readKey(STAGE_PROGRESS_KEYS.cursor));
+  if (bound === undefined || cursor === undefined || BigInt(cursor) >= BigInt(bound)) return undefined;
+  const after = BigInt(cursor);
+  const upTo = rangeAfter(after, BigInt(bound), rowids);
+  const schema = yield* awaited(stage.schemaVersion());
+  yield* awaited(stage.stageRange(after, upTo));
+  return { after, upTo, schema };
+}
+
 /** One range's transaction. */
-function* stageRange(db: MigrationPrimitives, rowids: number): Flow<StageOutcome> {
+function* stageRange(db: MigrationPrimitives, rowids: number, ahead: ReadAhead | undefined): Flow<StageOutcome> {
   // A concurrent migrator may have finished between our transactions.
   if (yield* keysPresent(db)) return { kind: 'skipped' };
   const stage = staging(db);
@@ -131,8 +170,17 @@ function* stageRange(db: MigrationPrimitives, rowids: number): Flow<StageOutcome
     yield* restartStaging(db, stage);
     return { kind: 'restarted' };
   }
-  const upTo = after + BigInt(rowids) < bound ? after + BigInt(rowids) : bound;
-  yield* awaited(stage.stageRange(after, upTo));
+  const upTo = rangeAfter(after, bound, rowids);
+  // The candidates read ahead are this range's if it is the range they were read for and no
+  // VACUUM renumbered the rowids since (it changes the schema version); else read under the lock.
+  const current = ahead !== undefined && ahead.after === after && ahead.upTo === upTo && ahead.schema === (yield* awaited(stage.schemaVersion()));
+  if (!current) {
+    yield* awaited(stage.createRange());
+    yield* awaited(stage.clearRange());
+    yield* awaited(stage.stageRange(after, upTo));
+  }
+  yield* awaited(stage.keepRange());
+  yield* awaited(stage.clearRange());
   // The next range starts just below the next message there is, never past the bound.
   const next = yield* awaited(stage.nextRowidAfter(upTo));
   const cursor = next === undefined || next > bound ? bound : next - 1n;
@@ -140,7 +188,7 @@ function* stageRange(db: MigrationPrimitives, rowids: number): Flow<StageOutcome
   if (end) yield* awaited(db.upsertKey(STAGE_PROGRESS_KEYS.anchor, `${end.rowid}:${end.id}`));
   yield* awaited(db.upsertKey(STAGE_PROGRESS_KEYS.cursor, String(cursor)));
   yield* awaited(db.upsertKey(STAGE_PROGRESS_KEYS.schema, String(yield* awaited(stage.schemaVersion()))));
-  return { kind: 'range', after, upTo, cursor, last: cursor >= bound };
+  return { kind: 'range', after, upTo, cursor, last: cursor >= bound, readAhead: current };
 }
 
 /** Whether the rowids below the cursor changed since the last range (the header's check). */
@@ -168,15 +216,26 @@ export interface StagingRun {
 
 /** Phase 1, from the cursor in kandev_meta to the bound: 'staged', or 'skipped' when another migrator finished. */
 export async function stageCandidates(db: MigrationDatabase, run: StagingRun): Promise<'staged' | 'skipped'> {
-  const { pacing, progress } = run;
   // Again after a chunk sent the walk back here: what was read before stays counted.
-  if (run.report) progress.messagesToScan = progress.messagesScanned + (await progressFigure(db, rowidsLeft));
+  if (run.report) run.progress.messagesToScan = run.progress.messagesScanned + (await progressFigure(db, rowidsLeft));
+  try {
+    return await stageRanges(db, run);
+  } finally {
+    // The temp range table is the connection's: gone once phase 1 ends, however it ends.
+    await db.unlocked((p) => awaited(staging(p).dropRange())).catch(() => undefined);
+  }
+}
+
+async function stageRanges(db: MigrationDatabase, run: StagingRun): Promise<'staged' | 'skipped'> {
+  const { pacing, progress } = run;
   let rowids = Math.min(FIRST_STAGE_ROWIDS, pacing.maxStageRowids);
   const started = performance.now();
   for (;;) {
     const t0 = performance.now();
-    const outcome = await db.locked((p) => stageRange(p, rowids));
-    const elapsed = performance.now() - t0;
+    const ahead = await db.unlocked((p) => readAhead(p, rowids)).catch(() => undefined);
+    const t1 = performance.now();
+    const outcome = await db.locked((p) => stageRange(p, rowids, ahead));
+    const locked = performance.now() - t1;
     if (outcome.kind === 'skipped' || outcome.kind === 'staged') return outcome.kind;
     // Started over: what is left is the whole table again.
     if (outcome.kind === 'restarted' && run.report) progress.messagesToScan = progress.messagesScanned + (await progressFigure(db, rowidsLeft));
@@ -190,10 +249,16 @@ export async function stageCandidates(db: MigrationDatabase, run: StagingRun): P
         run.report();
       }
       if (outcome.last) return 'staged';
-      rowids = nextChunkSize(rowids, elapsed, pacing, pacing.maxStageRowids);
+      // Sized by the range's whole time, its read included: a range read again under the lock
+      // (the fallback) then holds it about the time target, as every range did before.
+      rowids = nextChunkSize(rowids, performance.now() - t0, pacing, pacing.maxStageRowids);
     }
-    // Between ranges the lock is free: a host writer or a second migrator gets it.
-    await pause(pauseAfter(elapsed, pacing));
+    // Between ranges the lock is free: a host writer or a second migrator gets it. After a
+    // range read ahead, the next range's read is that opening (a writer polls in its busy
+    // handler at most 100 ms apart, and a read takes about the time target), so the pause is
+    // pauseAfterReadAheadMs; after one read under the lock, the usual one.
+    const readAheadPause = outcome.kind === 'range' && outcome.readAhead ? pacing.pauseAfterReadAheadMs : undefined;
+    await pause(readAheadPause ?? pauseAfter(locked, pacing));
   }
 }
 

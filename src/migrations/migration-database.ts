@@ -24,16 +24,28 @@ export interface BackfillPacing {
   readonly maxSessions: number;
   /** Idle time between chunks, with the lock free. */
   readonly pauseMs: number;
-  /** After a transaction at least `afterMs` long, idle `pauseMs` instead (./backfill-pacing.ts, pauseAfter). */
-  readonly longPause?: { readonly afterMs: number; readonly pauseMs: number };
+  /** The idle time after a transaction by how long it took, the first step that applies; absent: `pauseMs` (./backfill-pacing.ts, pauseAfter). */
+  readonly pauseSchedule?: readonly PauseStep[];
   /** Never more rowids in one range of a staged backfill's phase 1. */
   readonly maxStageRowids: number;
+  /**
+   * After a range of phase 1 whose candidates were read ahead, outside the lock, idle this
+   * long instead (./backfill-stage.ts): its transaction only kept them, and the next range's
+   * read leaves the lock free as a pause would. Absent: the pause after any transaction.
+   */
+  readonly pauseAfterReadAheadMs?: number;
   /** Never a wider window of created_at (µs; PostgreSQL's window walk, ./backfill-windows.ts; absent where there is none). */
   readonly maxWindowUs?: number;
   /** 'sessions': the host asked for the session walk where the window walk could run (PostgreSQL). */
   readonly walk?: 'windows' | 'sessions';
   /** A window statement's own time limit (ms), never above the role's; none: no limit of the package's own (./backfill-windows.ts). */
   readonly windowLimitMs?: number;
+}
+
+/** After a transaction shorter than `belowMs`, idle `pauseMs` (BackfillPacing.pauseSchedule). */
+export interface PauseStep {
+  readonly belowMs: number;
+  readonly pauseMs: number;
 }
 
 /** One window of created_at, as next_backfill_window.sql returns it (./backfill-windows.ts). */
@@ -164,8 +176,16 @@ export interface StagingPrimitives {
   dropStage(): MaybePromise<void>;
   /** The rowids of the host's messages now: (start, bound], one below the least (which may be below -2^63) to the greatest ((0, 0] when none). */
   readRowidBound(): MaybePromise<{ readonly start: bigint; readonly bound: bigint }>;
-  /** Stages the candidates with rowids in (after, upTo]; the rows staged. */
+  /** Creates the connection's temp range table (IF NOT EXISTS): one range's candidates, read ahead of its transaction. */
+  createRange(): MaybePromise<void>;
+  /** Reads the candidates with rowids in (after, upTo] into the range table, without the write lock; the rows read. */
   stageRange(after: bigint, upTo: bigint): MaybePromise<number>;
+  /** Keeps the range table's candidates in the staging table (under the lock); the rows staged. */
+  keepRange(): MaybePromise<number>;
+  /** Empties the range table. */
+  clearRange(): MaybePromise<void>;
+  /** Drops the range table (IF EXISTS), when phase 1 ends. */
+  dropRange(): MaybePromise<void>;
   /** The message with the greatest rowid at most `upTo`, if any. */
   anchorAtOrBelow(upTo: bigint): MaybePromise<RowidAnchor | undefined>;
   /** A message's rowid by its id, or undefined when it is gone. */

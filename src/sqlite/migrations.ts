@@ -9,8 +9,11 @@ import {
   backfillSchema,
   backfillSubagentContexts,
   countBackfillSessionsAfter,
+  clearBackfillRange,
   deleteMetaKey,
+  dropBackfillRange,
   dropBackfillStage,
+  keepBackfillRange,
   nextBackfillSessions,
   observeSubagentTableShape,
   packageSchema,
@@ -33,7 +36,7 @@ import {
 import type { StoreContext } from '../dialect.js';
 import { addSubagentColumnsStep } from '../migrations/column-step.js';
 import { runSync } from '../migrations/flow.js';
-import type { BackfillPacing, MigrationDatabase, MigrationPrimitives, SchemaScript, StagingPrimitives } from '../migrations/migration-database.js';
+import type { BackfillPacing, MigrationDatabase, MigrationPrimitives, PauseStep, SchemaScript, StagingPrimitives } from '../migrations/migration-database.js';
 import { MAX_CHUNK_SESSIONS } from '../migrations/backfill-step.js';
 import { maxStageRowids } from '../migrations/backfill-stage.js';
 import { runMigrationPass } from '../migrations/migration-pass.js';
@@ -65,6 +68,7 @@ const SET_ASIDE_PRE_AMENDMENT_TABLE = script(upgradeSchema, 'set_aside_pre_amend
 const COPY_PRE_AMENDMENT_ROWS = script(upgradeSchema, 'copy_pre_amendment_rows');
 const USAGE_LEDGER = script(packageSchema, 'usage_ledger');
 const BACKFILL_STAGE = script(backfillSchema, 'backfill_stage');
+const BACKFILL_RANGE = script(backfillSchema, 'backfill_range');
 
 function sqliteSteps(db: Database): MigrationDatabase['steps'] {
   return {
@@ -149,7 +153,11 @@ function sqliteStaging(db: Database): StagingPrimitives {
       const { least, bound } = readMessageRowidBound.one({}, db);
       return { start: least - 1n, bound };
     },
+    createRange: () => void db.exec(BACKFILL_RANGE.sql),
     stageRange: (after, upTo) => stageBackfillCandidates.exec({ from: after + 1n, upTo }, db),
+    keepRange: () => keepBackfillRange.exec({}, db),
+    clearRange: () => void clearBackfillRange.exec({}, db),
+    dropRange: () => void dropBackfillRange.exec({}, db),
     anchorAtOrBelow: (upTo) => {
       if (upTo < SQLITE_MIN_ROWID) return undefined; // a walk from -2^63 starts below every rowid
       const row = readMessageRowidAnchor.maybeOne({ upTo }, db);
@@ -179,28 +187,41 @@ export function createSqliteMigrationDatabase(db: Database, options: { minimumVe
  * its busy handler, which polls at growing intervals (SQLite's default: 1, 2, 5, 10, 15, 20,
  * 25, 25, 25, 50, 50, then 100 ms; the sleeps add up to 228 ms before the first of 100). A
  * chunk aims at 200 ms (four fifths of it, ./../migrations/backfill-pacing.ts) and the lock is
- * then left free for 50 ms: a writer that began waiting during the chunk polls at most 50 ms
- * apart by then, so it gets the lock in that pause and waits about one chunk (measured in
- * test/migrations-backfill-busy-host.test.ts). Without the pause the next chunk would take
- * the lock back before the writer's next poll, chunk after chunk. A chunk that ran 200 ms or
- * more (a loaded machine stretches them) may have a writer polling every 100 ms: the pause
- * after it is 120 ms, or the writer could miss pause after pause (once seen: 845 ms behind
- * chunks of under 300 ms).
+ * then left free for at least as long as the sleep a writer that began waiting during the
+ * chunk can be in when it ends, so that writer polls inside the pause, gets the lock, and
+ * waits about one chunk (measured in test/migrations-backfill-busy-host.test.ts). Without the
+ * pause the next chunk would take the lock back before the writer's next poll, chunk after
+ * chunk. After a chunk of T ms that sleep is at most the one that follows the sleeps adding up
+ * to T or less: 5 ms after a chunk under 8 ms, 25 ms under 128 ms, 50 ms under 228 ms, 100 ms
+ * beyond. The pause is twice that sleep below 53 ms (a short chunk, a short pause: a sparse
+ * store's phase-2 chunks take a few ms each), 50 ms up to 200 ms, and 120 ms after a chunk of
+ * 200 ms or more (a loaded machine stretches them; with 50 ms there a writer once missed pause
+ * after pause, 845 ms behind chunks of under 300 ms).
  */
 export const SQLITE_CHUNK_TARGET_MS = 200;
-export const SQLITE_CHUNK_PAUSE_MS = 50;
-/** The pause after a transaction of SQLITE_LONG_CHUNK_MS or more (above). */
-export const SQLITE_LONG_CHUNK_MS = 200;
-export const SQLITE_LONG_PAUSE_MS = 120;
+/** The pause after a transaction shorter than `belowMs`, the first entry that applies (above). */
+export const SQLITE_PAUSE_SCHEDULE: readonly PauseStep[] = [
+  { belowMs: 1, pauseMs: 2 },
+  { belowMs: 3, pauseMs: 4 },
+  { belowMs: 8, pauseMs: 10 },
+  { belowMs: 18, pauseMs: 20 },
+  { belowMs: 33, pauseMs: 30 },
+  { belowMs: 53, pauseMs: 40 },
+  { belowMs: 200, pauseMs: 50 },
+  { belowMs: Infinity, pauseMs: 120 },
+];
 
 export function sqliteBackfillPacing(overrides: BackfillChunkOptions | undefined): BackfillPacing {
   return {
     targetMs: overrides?.targetMs ?? SQLITE_CHUNK_TARGET_MS,
     maxSessions: overrides?.maxSessions ?? MAX_CHUNK_SESSIONS,
     maxStageRowids: maxStageRowids(overrides?.maxStageRowids),
-    pauseMs: overrides?.pauseMs ?? SQLITE_CHUNK_PAUSE_MS,
-    // A host's own pauseMs is kept as it is, after any transaction.
-    ...(overrides?.pauseMs === undefined ? { longPause: { afterMs: SQLITE_LONG_CHUNK_MS, pauseMs: SQLITE_LONG_PAUSE_MS } } : {}),
+    // A host's own pauseMs is kept as it is, after any transaction; else the schedule above.
+    pauseMs: overrides?.pauseMs ?? 0,
+    ...(overrides?.pauseMs === undefined ? { pauseSchedule: SQLITE_PAUSE_SCHEDULE } : {}),
+    // Phase 1's ranges read ahead hold the lock only to keep their candidates; the next range's
+    // read, outside the lock, is the writer's opening (src/migrations/backfill-stage.ts).
+    pauseAfterReadAheadMs: overrides?.pauseMs ?? 0,
   };
 }
 
