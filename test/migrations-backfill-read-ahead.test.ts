@@ -1,10 +1,11 @@
-// Issue 32, SQLite's phase 1 read ahead (src/migrations/backfill-stage.ts): each rowid range's
-// candidates are read into the connection's temp range table outside any transaction, a
-// statement that takes no write lock, and the range's transaction under the lock only keeps
-// them. They are kept only if they are still that range's: a VACUUM between the read and the
-// transaction (it may renumber rowids, and changes the schema version) has the range read
-// again under the lock. PostgreSQL has no phase 1; the same host work between two of its
-// transactions (a VACUUM of the messages) leaves its rows the single statement's as well.
+// Issue 32, SQLite's backfill read ahead of its transactions (src/migrations/backfill-stage.ts,
+// src/migrations/backfill-step.ts): each phase-1 range's candidates, and each phase-2 chunk's
+// rows, are computed into a temp table of the migrating connection outside any transaction, by
+// a statement that takes no write lock; the transaction under the lock only keeps them. They
+// are kept only if they are still that range's or chunk's: a VACUUM between the two (it may
+// renumber rowids, and changes the schema version), or a session deleted there, has them
+// computed again under the lock. PostgreSQL computes nothing ahead; the same host work between
+// two of its transactions leaves its rows the single statement's as well.
 import type { Database } from 'better-sqlite3';
 import { afterEach, expect, it } from 'vitest';
 import type { StoreContext } from '../src/dialect.js';
@@ -39,48 +40,64 @@ async function seed(db: TestDb): Promise<void> {
   }
 }
 
-/** Where each range's candidates were read: outside any transaction, or under the lock. */
+/** Where each phase-1 range's candidates and each phase-2 chunk's rows were computed: ahead, outside any transaction, or under the lock. */
 interface Reads {
   ahead: number;
   locked: number;
+  rowsAhead: number;
+  rowsLocked: number;
 }
 
-/**
- * The SQLite migration database, counting the range reads by where they run, and calling
- * `afterReadAhead` (on the same connection, between the read and the range's transaction, as
- * the host's own code may run there) after the `n`-th read ahead.
- */
-function countingSqlite(db: Database, reads: Reads, afterReadAhead: (n: number) => void): MigrationDatabase {
+const noReads = (): Reads => ({ ahead: 0, locked: 0, rowsAhead: 0, rowsLocked: 0 });
+
+/** Host work between a computation ahead and its transaction, on the same connection (the host's own code may run there). */
+interface Hooks {
+  afterRange?(n: number): void;
+  afterRows?(n: number): void;
+}
+
+/** The SQLite migration database, counting where ranges and chunks are computed and calling the hooks after the n-th of each computed ahead. */
+function countingSqlite(db: Database, reads: Reads, hooks: Hooks): MigrationDatabase {
   const inner = createSqliteMigrationDatabase(db);
-  const counted = (p: MigrationPrimitives, where: keyof Reads): MigrationPrimitives => {
+  const counted = (p: MigrationPrimitives, ahead: boolean): MigrationPrimitives => {
     const staging = p.staging!;
     return {
       ...p,
       staging: {
         ...staging,
         stageRange: (after, upTo) => {
-          reads[where]++;
+          reads[ahead ? 'ahead' : 'locked']++;
           return staging.stageRange(after, upTo);
         },
+        computeRows: (chunk) => {
+          reads[ahead ? 'rowsAhead' : 'rowsLocked']++;
+          return staging.computeRows(chunk);
+        },
+      },
+      // Under the lock, a chunk computed there goes through insertBackfillRows: counted the same way.
+      insertBackfillRows: (chunk) => {
+        reads.rowsLocked++;
+        return p.insertBackfillRows(chunk);
       },
     };
   };
   return {
     ...inner,
-    locked: (body) => inner.locked((p) => body(counted(p, 'locked'))),
+    locked: (body) => inner.locked((p) => body(counted(p, false))),
     unlocked: async (body) => {
-      const before = reads.ahead;
-      const result = await inner.unlocked((p) => body(counted(p, 'ahead')));
-      if (reads.ahead > before) afterReadAhead(reads.ahead);
+      const [ranges, rows] = [reads.ahead, reads.rowsAhead];
+      const result = await inner.unlocked((p) => body(counted(p, true)));
+      if (reads.ahead > ranges) hooks.afterRange?.(reads.ahead);
+      if (reads.rowsAhead > rows) hooks.afterRows?.(reads.rowsAhead);
       return result;
     },
   };
 }
 
-async function migrate(t: TestDb, reads: Reads, afterReadAhead: (n: number) => void): Promise<MigrationReport> {
+async function migrate(t: TestDb, reads: Reads, hooks: Hooks): Promise<MigrationReport> {
   const ctx: StoreContext = { dialect: t.dialect, clock: steppingClock(), logger: recordingLogger() };
   return byDialect(t.dialect, {
-    sqlite: () => runMigrationPass(countingSqlite(t.sqlite!, reads, afterReadAhead), ctx, { backfillChunk: CHUNK }),
+    sqlite: () => runMigrationPass(countingSqlite(t.sqlite!, reads, hooks), ctx, { backfillChunk: CHUNK }),
     // No read ahead: the host's VACUUM comes between two chunks instead.
     postgres: () => {
       let vacuum: Promise<unknown> | undefined;
@@ -104,21 +121,22 @@ describeBothDialects('runMigrations: phase 1 read ahead of its transactions (iss
     db = undefined;
   });
 
-  it('each range is read once, outside the lock, and its transaction keeps what was read: the rows are the single statement’s', async () => {
+  it('each range and each chunk is computed once, outside the lock, and its transaction keeps it: the rows are the single statement’s', async () => {
     db = await openTestDb(dialect, 'package');
     const t = db;
     await seed(t);
     const reference = await singleStatementRows(t);
-    const reads: Reads = { ahead: 0, locked: 0 };
-    const report = await migrate(t, reads, () => undefined);
+    const reads = noReads();
+    const report = await migrate(t, reads, {});
     expect(report.ok, JSON.stringify(report.steps)).toBe(true);
     expect(await backfilledRows(t)).toEqual(reference.rows);
     expect(Object.keys(await metaKeys(t)).sort()).toEqual(Object.values(ACTIVATION_KEYS).sort());
-    // 56 messages in ranges of 5 rowids: 12 ranges, each read once, none under the lock.
-    expect(reads).toEqual(byDialect(dialect, { sqlite: { ahead: 12, locked: 0 }, postgres: { ahead: 0, locked: 0 } }));
+    // 56 messages in ranges of 5 rowids: 12 ranges; 8 sessions in chunks of 2: 4 chunks. Each
+    // computed once, none under the lock.
+    expect(reads).toEqual(byDialect(dialect, { sqlite: { ahead: 12, locked: 0, rowsAhead: 4, rowsLocked: 0 }, postgres: noReads() }));
     if (dialect === 'sqlite') {
-      // The temp range table is gone with phase 1; the host's connection keeps no trace of it.
-      expect(t.sqlite!.prepare(`SELECT name FROM sqlite_temp_master WHERE name = 'subagent_context_backfill_range'`).all()).toEqual([]);
+      // The temp tables are gone with the walk; the host's connection keeps no trace of them.
+      expect(t.sqlite!.prepare(`SELECT name FROM sqlite_temp_master WHERE name LIKE 'subagent_context_backfill_%'`).all()).toEqual([]);
     }
   });
 
@@ -126,21 +144,23 @@ describeBothDialects('runMigrations: phase 1 read ahead of its transactions (iss
     db = await openTestDb(dialect, 'package');
     const t = db;
     await seed(t);
-    const reads: Reads = { ahead: 0, locked: 0 };
-    const report = await migrate(t, reads, (n) => {
-      if (n !== 3) return;
-      // As a VACUUM that closes gaps would, above the cursor only (below it, phase 1's anchor
-      // check would start the walk over): the chat messages there deleted, the rowids after the
-      // cursor renumbered in order with none left between (messages after the range read move
-      // down into it), and the schema version changed. (SQLite 3.53's VACUUM kept rowids when
-      // tried; SQLite documents that it may renumber them.)
-      const cursor = t.sqlite!.prepare(`SELECT value FROM kandev_meta WHERE key = 'subagent_context_backfill_stage_cursor'`).pluck().get() as string;
-      t.sqlite!.exec(`DELETE FROM task_session_messages WHERE id LIKE '%-chat' AND rowid > ${cursor};
+    const reads = noReads();
+    const report = await migrate(t, reads, {
+      afterRange: (n) => {
+        if (n !== 3) return;
+        // As a VACUUM that closes gaps would, above the cursor only (below it, phase 1's anchor
+        // check would start the walk over): the chat messages there deleted, the rowids after the
+        // cursor renumbered in order with none left between (messages after the range read move
+        // down into it), and the schema version changed. (SQLite 3.53's VACUUM kept rowids when
+        // tried; SQLite documents that it may renumber them.)
+        const cursor = t.sqlite!.prepare(`SELECT value FROM kandev_meta WHERE key = 'subagent_context_backfill_stage_cursor'`).pluck().get() as string;
+        t.sqlite!.exec(`DELETE FROM task_session_messages WHERE id LIKE '%-chat' AND rowid > ${cursor};
         CREATE TEMP TABLE renumber AS SELECT rowid AS old, ${cursor} + row_number() OVER (ORDER BY rowid) AS new FROM task_session_messages WHERE rowid > ${cursor};
         UPDATE task_session_messages SET rowid = -rowid WHERE rowid > ${cursor};
         UPDATE task_session_messages SET rowid = (SELECT r.new FROM renumber AS r WHERE r.old = -task_session_messages.rowid) WHERE rowid < 0;
         DROP TABLE renumber;
         CREATE TABLE vacuum_marker (x); DROP TABLE vacuum_marker;`);
+      },
     });
     expect(report.ok, JSON.stringify(report.steps)).toBe(true);
     const migrated = await backfilledRows(t);
@@ -149,5 +169,41 @@ describeBothDialects('runMigrations: phase 1 read ahead of its transactions (iss
     expect(migrated).toHaveLength(8 * 3);
     // SQLite: the third range read again under the lock, once; every other range read ahead only.
     expect(reads.locked).toBe(byDialect(dialect, { sqlite: 1, postgres: 0 }));
+  });
+
+  it('a session deleted, and another message changed, between a chunk computed ahead and its transaction: that chunk is computed again under the lock, the rows are the single statement’s', async () => {
+    db = await openTestDb(dialect, 'package');
+    const t = db;
+    await seed(t);
+    const changes = [
+      `DELETE FROM task_session_messages WHERE task_session_id = 's2'`,
+      `DELETE FROM task_sessions WHERE id = 's2'`,
+      `UPDATE task_session_messages SET metadata = replace(metadata, '"v1"', '"rewritten"') WHERE id = 's3-t1-v1'`,
+    ];
+    const reads = noReads();
+    let change: Promise<unknown> | undefined;
+    const report = await byDialect(dialect, {
+      // After the second chunk's rows (sessions s2 and s3) were computed ahead.
+      sqlite: () => migrate(t, reads, { afterRows: (n) => n === 2 && t.sqlite!.exec(changes.join(';\n')) }),
+      // After the first chunk (s0, s1), before the second.
+      postgres: () =>
+        t
+          .store()
+          .runMigrations({
+            backfillChunk: { ...CHUNK, pauseMs: 300, walk: 'sessions' },
+            onBackfillProgress: (p) => {
+              if (p.chunks === 1) change = t.exec(changes.join(';\n'));
+            },
+          })
+          .then(async (r) => (await change, r)),
+    })();
+    expect(report.ok, JSON.stringify(report.steps)).toBe(true);
+    const migrated = await backfilledRows(t);
+    await t.exec(`DELETE FROM task_session_subagents`);
+    expect(migrated).toEqual((await singleStatementRows(t)).rows); // over the store as it now is
+    expect(migrated.filter((r) => r.task_session_id === 's2')).toEqual([]);
+    expect(migrated.find((r) => r.task_session_id === 's3' && r.tool_call_id === 'toolu_1')?.description).toBe('rewritten');
+    // SQLite: the second chunk computed again under the lock (its sessions are no longer the same), once.
+    expect([reads.rowsAhead, reads.rowsLocked]).toEqual(byDialect(dialect, { sqlite: [4, 1], postgres: [0, 0] }));
   });
 });

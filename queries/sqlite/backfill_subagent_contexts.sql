@@ -1,9 +1,12 @@
 /*
  * AC-21…AC-23b: the backfill of ONE CHUNK of the host's sessions, an INSERT … SELECT with no
  * LIMIT over every candidate message whose session key is in (after, upTo] (issues 32 and 34:
- * the one-time backfill is a series of these, each its own BEGIN IMMEDIATE, so a host writer
- * waits for one chunk, never the whole backfill; src/migrations/backfill-step.ts; docs/migrations.md
- * says what changed from AC-23a's single statement and why). The candidates are the messages
+ * the one-time backfill is a series of these, so a host writer waits for one chunk, never the
+ * whole backfill; src/migrations/backfill-step.ts; docs/migrations.md says what changed from
+ * AC-23a's single statement and why). Its rows go to the migrating connection's temp rows
+ * table (schema/backfill/sqlite/003_backfill_rows.sql): writing only the temp schema, the
+ * statement runs without the host database's write lock, ahead of the chunk's transaction,
+ * which then inserts them (keep_backfill_rows.sql). The candidates are the messages
  * phase 1 staged (stage_backfill_candidates.sql, src/migrations/backfill-stage.ts): every
  * message that can qualify, found by reading the host's table in storage order; each is
  * judged again here, as it is now. No row ever reaches JavaScript.
@@ -13,9 +16,9 @@
  * The chunk: AC-21b's winner is chosen per (task_session_id, tool_call_id), so every message
  * that competes for a row is in the same chunk, and the union of the chunks' rows is exactly
  * what one statement over the whole key range writes (test/migrations-backfill-chunked.test.ts
- * compares the two on random stores). The runner reads the chunk's sessions
- * (next_backfill_sessions.sql) in the same write transaction, so no session can appear in or
- * vanish from the range between the two statements.
+ * compares the two on random stores). The chunk's transaction reads its sessions
+ * (next_backfill_sessions.sql) again and keeps the rows computed ahead only if they are the
+ * same sessions and the schema version is unchanged; else it computes them again under the lock.
  *
  * Robustness: nothing in a message may abort this statement, or the backfill would fail
  * on every boot and never activate (AC-24a retries forever). So: metadata that is NULL, '',
@@ -189,7 +192,7 @@ WITH candidate AS (
                  p.exponent - p.fraction_digits + length(p.digits) - length(rtrim(p.digits, '0')) AS shift
             FROM literal_parts AS p) AS v
 )
-INSERT INTO task_session_subagents (
+INSERT INTO temp.subagent_context_backfill_rows (
   id, task_session_id, task_id, turn_id, agent_execution_id, tool_call_id,
   tool_status, is_async, total_tokens, tool_use_count, duration_ms,
   source, observed_at, settled_at, updated_at,
@@ -220,8 +223,5 @@ SELECT
        THEN substr(COALESCE(r.updated_utc9, r.created_utc9), 1, 26) || '+00:00' END,
   substr(COALESCE(r.updated_utc9, r.created_utc9), 1, 26) || '+00:00',
   {{text_columns(r)}}
-  FROM parsed AS r
- WHERE true -- SQLite's parser would read the ON of ON CONFLICT after a bare FROM as a join's
--- AC-22: a row already on the key (a live row, a pre-amendment row, an earlier backfill)
--- is left untouched, so a live write always wins and a replay is a no-op.
-ON CONFLICT (task_session_id, agent_execution_id, tool_call_id) DO NOTHING;
+  -- AC-22 (a row already on the key stays) is keep_backfill_rows.sql's, under the lock.
+  FROM parsed AS r;

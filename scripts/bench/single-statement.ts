@@ -27,16 +27,32 @@ const SQLITE_STAGED_SCAN =
 /** 0.2's scan: every message of the key range, in storage order. */
 const SQLITE_STORAGE_ORDER_SCAN = '    FROM task_session_messages AS m NOT INDEXED\n   WHERE m.task_session_id > @after AND m.task_session_id <= @upTo\n';
 
+/** The chunk statement's target: the connection's temp rows table, kept under the lock by keep_backfill_rows.sql. */
+const SQLITE_AHEAD_TARGET = 'INSERT INTO temp.subagent_context_backfill_rows (';
+/** 0.2's target: the package's table itself. */
+const SQLITE_TABLE_TARGET = 'INSERT INTO task_session_subagents (';
+/** The chunk statement's end, and 0.2's: AC-22's DO NOTHING in the statement itself (keep_backfill_rows.sql's now). */
+const SQLITE_AHEAD_END = '  FROM parsed AS r';
+const SQLITE_TABLE_END = '  FROM parsed AS r\n WHERE true\nON CONFLICT (task_session_id, agent_execution_id, tool_call_id) DO NOTHING';
+
 /**
  * 0.2's SQLite statement: the package's chunk statement with the staged candidates replaced by
- * every message of the key range, read in storage order (`NOT INDEXED`). Same predicates, same
- * winner rule, 0.2's access path; it needs no staging table.
+ * every message of the key range, read in storage order (`NOT INDEXED`), inserting into the
+ * package's table itself. Same predicates, same winner rule, 0.2's access path; it needs no
+ * staging table and no temp rows table.
  */
 export function sqliteStorageOrderStatement(): string {
   const text = sqliteQueries.backfillSubagentContexts.sql;
-  if (text.split(SQLITE_STAGED_SCAN).length !== 2)
-    throw new Error("single-statement: the SQLite backfill statement's candidate scan changed shape; update SQLITE_STAGED_SCAN");
-  return text.replace(SQLITE_STAGED_SCAN, SQLITE_STORAGE_ORDER_SCAN);
+  for (const [anchor, name] of [
+    [SQLITE_STAGED_SCAN, 'SQLITE_STAGED_SCAN'],
+    [SQLITE_AHEAD_TARGET, 'SQLITE_AHEAD_TARGET'],
+    [SQLITE_AHEAD_END, 'SQLITE_AHEAD_END'],
+  ])
+    if (text.split(anchor).length !== 2) throw new Error(`single-statement: the SQLite backfill statement changed shape; update ${name}`);
+  return text
+    .replace(SQLITE_STAGED_SCAN, SQLITE_STORAGE_ORDER_SCAN)
+    .replace(SQLITE_AHEAD_TARGET, SQLITE_TABLE_TARGET)
+    .replace(SQLITE_AHEAD_END, SQLITE_TABLE_END);
 }
 
 export function sqliteSingleStatement(db: Database.Database): number {

@@ -56,7 +56,15 @@ export const FIRST_CHUNK_SESSIONS = 16;
 export const MAX_CHUNK_SESSIONS = 20_000;
 
 type ChunkOutcome =
-  { readonly kind: 'skipped' } | { readonly kind: 'restage' } | { readonly kind: 'chunk' | 'finished'; readonly chunk: BackfillChunk; readonly rows: number };
+  | { readonly kind: 'skipped' }
+  | { readonly kind: 'restage' }
+  /** `ahead`: its rows were computed ahead, outside the lock, and only kept under it. */
+  | { readonly kind: 'chunk' | 'finished'; readonly chunk: BackfillChunk; readonly rows: number; readonly ahead: boolean };
+
+/** A chunk's rows computed ahead of its transaction into the temp rows table (SQLite), for these sessions under this schema version. */
+interface ChunkAhead extends BackfillChunk {
+  readonly schema: bigint;
+}
 
 /**
  * The first transaction: the guard, and the high-water mark read once, before any INSERT.
@@ -89,8 +97,44 @@ function* startBackfill(db: MigrationPrimitives, pacing: BackfillPacing, mark?: 
   return 'stage';
 }
 
+/**
+ * SQLite: the next chunk's rows computed outside any transaction, into the connection's temp
+ * rows table (a statement that writes only the temp schema takes no write lock), so a host
+ * writer commits while the chunk's expensive part runs. Undefined when there is nothing to
+ * compute ahead; the chunk's transaction then decides, as it does when the rows are stale.
+ */
+function* computeAhead(db: MigrationPrimitives, limit: number): Flow<ChunkAhead | undefined> {
+  const stage = db.staging;
+  if (!stage || (yield* keysPresent(db)) || !(yield* stagingComplete(db))) return undefined;
+  const after = (yield* awaited(db.readKey(BACKFILL_PROGRESS_KEYS.cursor))) ?? '';
+  const sessions = yield* awaited(db.nextBackfillSessions(after, limit));
+  if (!sessions.length) return undefined;
+  const schema = yield* awaited(stage.schemaVersion());
+  yield* awaited(stage.computeRows({ after, sessions }));
+  return { after, sessions, schema };
+}
+
+/**
+ * The chunk's rows: those computed ahead when they are this chunk's (the same sessions after the
+ * same cursor, read again here under the lock, and the same schema version), kept; else computed
+ * now. A message the host changed between the two is judged as it was when computed, as one
+ * changed right after the chunk's commit always was; a session it deleted writes nothing.
+ */
+function* writeRows(db: MigrationPrimitives, chunk: BackfillChunk, ahead: ChunkAhead | undefined): Flow<{ rows: number; ahead: boolean }> {
+  const stage = db.staging;
+  const same =
+    stage !== undefined &&
+    ahead !== undefined &&
+    ahead.after === chunk.after &&
+    ahead.sessions.length === chunk.sessions.length &&
+    ahead.sessions.every((id, i) => id === chunk.sessions[i]) &&
+    ahead.schema === (yield* awaited(stage.schemaVersion()));
+  if (same) return { rows: yield* awaited(stage.keepRows()), ahead: true };
+  return { rows: yield* awaited(db.insertBackfillRows(chunk)), ahead: false };
+}
+
 /** One chunk's transaction; the one that exhausts the sessions also activates. */
-function* backfillChunk(db: MigrationPrimitives, limit: number, sampleCaptureSince: () => string): Flow<ChunkOutcome> {
+function* backfillChunk(db: MigrationPrimitives, limit: number, sampleCaptureSince: () => string, ahead?: ChunkAhead): Flow<ChunkOutcome> {
   // A concurrent migrator may have finished between our transactions.
   if (yield* keysPresent(db)) return { kind: 'skipped' };
   // The chunks read what phase 1 staged: never before it is complete (another process may have
@@ -107,15 +151,15 @@ function* backfillChunk(db: MigrationPrimitives, limit: number, sampleCaptureSin
   // Read, then locked (PostgreSQL): a session a host deleted or re-keyed in between drops out
   // of the chunk here, while the cursor and the end of the walk follow the keys as read.
   const locked = db.lockBackfillSessions && sessions.length ? yield* awaited(db.lockBackfillSessions(sessions)) : sessions;
-  const rows = locked.length ? yield* awaited(db.insertBackfillRows({ after, sessions: locked })) : 0;
+  const { rows, ahead: keptAhead } = locked.length ? yield* writeRows(db, { after, sessions: locked }, ahead) : { rows: 0, ahead: false };
   // Fewer than asked: none is left after them (the keys were read without a lock, so a short
   // answer means the key range is exhausted).
   if (sessions.length === limit) {
     yield* awaited(db.upsertKey(BACKFILL_PROGRESS_KEYS.cursor, sessions[sessions.length - 1]));
-    return { kind: 'chunk', chunk: { after, sessions }, rows };
+    return { kind: 'chunk', chunk: { after, sessions }, rows, ahead: keptAhead };
   }
   yield* finishBackfill(db, through, sampleCaptureSince);
-  return { kind: 'finished', chunk: { after, sessions }, rows };
+  return { kind: 'finished', chunk: { after, sessions }, rows, ahead: keptAhead };
 }
 
 /** Progress only: the sessions after the cursor as this run begins (lock-free; an estimate). */
@@ -185,39 +229,58 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
     if (report) progress.sessionsToWalk = await progressFigure(db, sessionsLeft);
   }
   let limit = Math.min(FIRST_CHUNK_SESSIONS, pacing.maxSessions);
-  for (;;) {
-    const t0 = performance.now();
-    let outcome: ChunkOutcome;
-    try {
-      outcome = await db.locked((p) => backfillChunk(p, limit, sampleCaptureSince));
-    } catch (err) {
-      // A chunk the role's statement_timeout or transaction_timeout cancelled is rolled back: retried at a
-      // quarter of its size, down to one session, so a timeout cannot stop the walk on every
-      // boot at the same chunk. Any other error fails the step (the next run resumes).
-      if (!isTimeLimit(err) || limit === 1) throw err;
-      limit = Math.max(1, Math.floor(limit / 4));
-      continue;
+  // SQLite's chunks are computed ahead of their transactions (computeAhead); PostgreSQL's host
+  // writers never wait for the migration lock, and its chunks lock their sessions as they read.
+  const readsAhead = start === 'stage';
+  try {
+    return await walkChunks();
+  } finally {
+    // The temp rows table is the connection's: gone once the walk ends, however it ends.
+    if (readsAhead) await db.unlocked((p) => awaited(p.staging?.dropRows())).catch(() => undefined);
+  }
+
+  async function walkChunks(): Promise<AppliedOrSkipped> {
+    for (;;) {
+      const t0 = performance.now();
+      const ahead = readsAhead ? await db.unlocked((p) => computeAhead(p, limit)).catch(() => undefined) : undefined;
+      const t1 = performance.now();
+      let outcome: ChunkOutcome;
+      try {
+        outcome = await db.locked((p) => backfillChunk(p, limit, sampleCaptureSince, ahead));
+      } catch (err) {
+        // A chunk the role's statement_timeout or transaction_timeout cancelled is rolled back: retried at a
+        // quarter of its size, down to one session, so a timeout cannot stop the walk on every
+        // boot at the same chunk. Any other error fails the step (the next run resumes).
+        if (!isTimeLimit(err) || limit === 1) throw err;
+        limit = Math.max(1, Math.floor(limit / 4));
+        continue;
+      }
+      const locked = performance.now() - t1;
+      if (outcome.kind === 'skipped') return 'skipped';
+      if (outcome.kind === 'restage') {
+        if ((await stage()) === 'skipped') return 'skipped';
+        continue;
+      }
+      progress.chunks++;
+      const { chunk } = outcome;
+      progress.sessions += chunk.sessions.length;
+      progress.rowsWritten += outcome.rows;
+      // Progress only: a host that asked for none pays no statement for it.
+      // (SQLite counted the messages as phase 1 read them.)
+      if (report && chunk.sessions.length && start !== 'stage') progress.messagesScanned += await progressFigure(db, (p) => chunkMessages(p, chunk));
+      progress.ms = Math.round(performance.now() - started);
+      progress.phaseMs = Math.round(performance.now() - walkStarted);
+      progress.done = outcome.kind === 'finished';
+      emit();
+      if (outcome.kind === 'finished') return 'applied';
+      // Sized by the chunk's whole time, its rows computed ahead included: computed again under
+      // the lock (stale), a chunk then holds it about the time target, as every chunk did before.
+      limit = nextChunkSessions(limit, t1 - t0 + locked, pacing);
+      // Between chunks the lock is free: a host writer (SQLite) or a second migrator gets it.
+      // After a chunk computed ahead, the next chunk's computation is that opening (as after a
+      // phase-1 range read ahead, ./backfill-stage.ts).
+      const aheadPause = outcome.ahead ? pacing.pauseAfterReadAheadMs : undefined;
+      await pause(aheadPause ?? pauseAfter(locked, pacing));
     }
-    const elapsed = performance.now() - t0;
-    if (outcome.kind === 'skipped') return 'skipped';
-    if (outcome.kind === 'restage') {
-      if ((await stage()) === 'skipped') return 'skipped';
-      continue;
-    }
-    progress.chunks++;
-    const { chunk } = outcome;
-    progress.sessions += chunk.sessions.length;
-    progress.rowsWritten += outcome.rows;
-    // Progress only: a host that asked for none pays no statement for it.
-    // (SQLite counted the messages as phase 1 read them.)
-    if (report && chunk.sessions.length && start !== 'stage') progress.messagesScanned += await progressFigure(db, (p) => chunkMessages(p, chunk));
-    progress.ms = Math.round(performance.now() - started);
-    progress.phaseMs = Math.round(performance.now() - walkStarted);
-    progress.done = outcome.kind === 'finished';
-    emit();
-    if (outcome.kind === 'finished') return 'applied';
-    limit = nextChunkSessions(limit, elapsed, pacing);
-    // Between chunks the lock is free: a host writer (SQLite) or a second migrator gets it.
-    await pause(pauseAfter(elapsed, pacing));
   }
 }

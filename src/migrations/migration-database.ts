@@ -186,6 +186,15 @@ export interface StagingPrimitives {
   clearRange(): MaybePromise<void>;
   /** Drops the range table (IF EXISTS), when phase 1 ends. */
   dropRange(): MaybePromise<void>;
+  /**
+   * Computes a phase-2 chunk's rows (backfill_subagent_contexts.sql) into the connection's temp
+   * rows table, made when absent and emptied first: the rows computed. Takes no write lock.
+   */
+  computeRows(chunk: BackfillChunk): MaybePromise<number>;
+  /** Inserts the rows computed (under the lock), then empties the table: the rows inserted. */
+  keepRows(): MaybePromise<number>;
+  /** Drops the rows table (IF EXISTS), when the walk ends. */
+  dropRows(): MaybePromise<void>;
   /** The message with the greatest rowid at most `upTo`, if any. */
   anchorAtOrBelow(upTo: bigint): MaybePromise<RowidAnchor | undefined>;
   /** A message's rowid by its id, or undefined when it is gone. */

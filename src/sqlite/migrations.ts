@@ -10,10 +10,13 @@ import {
   backfillSubagentContexts,
   countBackfillSessionsAfter,
   clearBackfillRange,
+  clearBackfillRows,
   deleteMetaKey,
   dropBackfillRange,
+  dropBackfillRows,
   dropBackfillStage,
   keepBackfillRange,
+  keepBackfillRows,
   nextBackfillSessions,
   observeSubagentTableShape,
   packageSchema,
@@ -69,6 +72,7 @@ const COPY_PRE_AMENDMENT_ROWS = script(upgradeSchema, 'copy_pre_amendment_rows')
 const USAGE_LEDGER = script(packageSchema, 'usage_ledger');
 const BACKFILL_STAGE = script(backfillSchema, 'backfill_stage');
 const BACKFILL_RANGE = script(backfillSchema, 'backfill_range');
+const BACKFILL_ROWS = script(backfillSchema, 'backfill_rows');
 
 function sqliteSteps(db: Database): MigrationDatabase['steps'] {
   return {
@@ -101,6 +105,7 @@ function sqliteSteps(db: Database): MigrationDatabase['steps'] {
 }
 
 function sqlitePrimitives(db: Database): MigrationPrimitives {
+  const staging = sqliteStaging(db);
   return {
     observeShape: () => sqliteTableShape(observeSubagentTableShape.one({}, db)),
     observeJsonHelper: () => SQLITE_JSON_HELPER,
@@ -118,9 +123,13 @@ function sqlitePrimitives(db: Database): MigrationPrimitives {
       if (typeof through !== 'string') throw new Error('readBackfillThrough returned no value');
       return through;
     },
-    insertBackfillRows: ({ after, sessions }) => backfillSubagentContexts.exec({ after, upTo: sessions[sessions.length - 1] }, db),
+    // The chunk's rows through the temp rows table, as a chunk computed ahead writes them (sqliteStaging).
+    insertBackfillRows: (chunk) => {
+      staging.computeRows(chunk);
+      return staging.keepRows();
+    },
     countSessionsAfter: (after) => Number(countBackfillSessionsAfter.one({ after }, db).sessions),
-    staging: sqliteStaging(db),
+    staging,
     applySchema: (s) => void db.exec(s.sql),
     readHostObjects: () => readSubagentTableHostObjects.many({}, db),
     readVersion: () => {
@@ -158,6 +167,17 @@ function sqliteStaging(db: Database): StagingPrimitives {
     keepRange: () => keepBackfillRange.exec({}, db),
     clearRange: () => void clearBackfillRange.exec({}, db),
     dropRange: () => void dropBackfillRange.exec({}, db),
+    computeRows: ({ after, sessions }) => {
+      db.exec(BACKFILL_ROWS.sql);
+      clearBackfillRows.exec({}, db);
+      return backfillSubagentContexts.exec({ after, upTo: sessions[sessions.length - 1] }, db);
+    },
+    keepRows: () => {
+      const kept = keepBackfillRows.exec({}, db);
+      clearBackfillRows.exec({}, db);
+      return kept;
+    },
+    dropRows: () => void dropBackfillRows.exec({}, db),
     anchorAtOrBelow: (upTo) => {
       if (upTo < SQLITE_MIN_ROWID) return undefined; // a walk from -2^63 starts below every rowid
       const row = readMessageRowidAnchor.maybeOne({ upTo }, db);
