@@ -43,6 +43,12 @@ function derivedLists(queries: readonly ParsedQuery[], dialect: Dialect): Record
     'host-object column list': statement(queries, 'read_subagent_table_host_objects'),
     'list statement row': statement(queries, 'list_subagent_contexts_by_session'),
   };
+  if (dialect === 'sqlite') {
+    // SQLite's chunk computes its rows into a temp table ahead of its transaction; this inserts them.
+    const keep = statement(queries, 'keep_backfill_rows');
+    lists['backfill keep INSERT list'] = keep.slice(0, keep.indexOf('SELECT'));
+    lists['backfill keep select list'] = keep.slice(keep.indexOf('SELECT'), keep.indexOf('FROM temp.'));
+  }
   if (dialect === 'postgres') {
     const batch = statement(queries, 'upsert_subagent_contexts_batch');
     lists['batch INSERT list'] = batch.slice(0, batch.indexOf('SELECT'));
