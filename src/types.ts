@@ -216,7 +216,11 @@ export interface BackfillChunkOptions {
   walk?: 'windows' | 'sessions';
   /** PostgreSQL's window walk: never a window of created_at wider than this (ms; fractions allowed, down to 0.001). */
   maxWindowMs?: number;
-  /** Idle time between chunks, with the lock free (ms). */
+  /**
+   * Idle time after each of the backfill's transactions, with the lock free (ms). Default:
+   * PostgreSQL none; SQLite none after a transaction whose work was computed ahead of it, else
+   * by how long it held the lock, 2 to 120 ms (docs/migrations.md, "SQLite and a host writer").
+   */
   pauseMs?: number;
 }
 
