@@ -218,8 +218,8 @@ export interface BackfillChunkOptions {
   maxWindowMs?: number;
   /**
    * Idle time after each of the backfill's transactions, with the lock free (ms). Default:
-   * PostgreSQL none; SQLite none after a transaction whose work was computed ahead of it, else
-   * by how long it held the lock, 2 to 120 ms (docs/migrations.md, "SQLite and a host writer").
+   * PostgreSQL none; SQLite by how long the transaction held the lock, 2 to 120 ms, less the
+   * time the work computed ahead of it took (WAL) (docs/migrations.md, "SQLite and a host writer").
    */
   pauseMs?: number;
 }

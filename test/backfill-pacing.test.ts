@@ -8,7 +8,7 @@
 // in the busy-host test on a loaded machine). A host's own pauseMs is kept as it is.
 // PostgreSQL's host writes never wait for the migration lock: no pause at all.
 import { describe, expect, it } from 'vitest';
-import { pauseAfter } from '../src/migrations/backfill-pacing.js';
+import { pauseAfter, pauseAfterAhead } from '../src/migrations/backfill-pacing.js';
 import { postgresBackfillPacing } from '../src/postgres/migrations.js';
 import { sqliteBackfillPacing } from '../src/sqlite/migrations.js';
 
@@ -21,9 +21,14 @@ describe('the backfill pause between transactions', () => {
     expect([200, 298, 5_000].map((ms) => pauseAfter(ms, pacing))).toEqual([120, 120, 120]);
   });
 
-  it('SQLite by default: no pause after a phase-1 range read ahead, whose transaction only kept its candidates; a host pauseMs as given', () => {
-    expect(sqliteBackfillPacing(undefined).pauseAfterReadAheadMs).toBe(0);
-    expect(sqliteBackfillPacing({ pauseMs: 30 }).pauseAfterReadAheadMs).toBe(30);
+  it('SQLite in WAL mode by default: after a transaction whose work was computed ahead, the pause less the time that took (the next computation leaves the lock free too); a host pauseMs, or a rollback journal, the full pause', () => {
+    const wal = sqliteBackfillPacing(undefined);
+    expect([0, 30, 60].map((aheadMs) => pauseAfterAhead(2, aheadMs, wal))).toEqual([4, 0, 0]); // 4 ms after a 2 ms keep
+    expect([0, 30, 60, 150].map((aheadMs) => pauseAfterAhead(250, aheadMs, wal))).toEqual([120, 90, 60, 0]);
+    expect([0, 150].map((aheadMs) => pauseAfterAhead(250, aheadMs, sqliteBackfillPacing({ pauseMs: 30 })))).toEqual([30, 30]);
+    // A rollback journal: a reader blocks a writer's commit, so the computation is no opening.
+    expect([0, 150].map((aheadMs) => pauseAfterAhead(250, aheadMs, sqliteBackfillPacing(undefined, false)))).toEqual([120, 120]);
+    expect([0, 150].map((aheadMs) => pauseAfterAhead(250, aheadMs, postgresBackfillPacing(0, undefined)))).toEqual([0, 0]);
   });
 
   it('SQLite with a host pauseMs: that pause after every transaction', () => {

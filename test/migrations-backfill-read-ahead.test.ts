@@ -54,6 +54,8 @@ const noReads = (): Reads => ({ ahead: 0, locked: 0, rowsAhead: 0, rowsLocked: 0
 interface Hooks {
   afterRange?(n: number): void;
   afterRows?(n: number): void;
+  /** Around every call outside the lock (the computations ahead, the progress figures, the final drops). */
+  aroundUnlocked?: { before(): void; after(): void };
 }
 
 /** The SQLite migration database, counting where ranges and chunks are computed and calling the hooks after the n-th of each computed ahead. */
@@ -86,7 +88,8 @@ function countingSqlite(db: Database, reads: Reads, hooks: Hooks): MigrationData
     locked: (body) => inner.locked((p) => body(counted(p, false))),
     unlocked: async (body) => {
       const [ranges, rows] = [reads.ahead, reads.rowsAhead];
-      const result = await inner.unlocked((p) => body(counted(p, true)));
+      hooks.aroundUnlocked?.before();
+      const result = await inner.unlocked((p) => body(counted(p, true))).finally(() => hooks.aroundUnlocked?.after());
       if (reads.ahead > ranges) hooks.afterRange?.(reads.ahead);
       if (reads.rowsAhead > rows) hooks.afterRows?.(reads.rowsAhead);
       return result;
@@ -167,8 +170,10 @@ describeBothDialects('runMigrations: phase 1 read ahead of its transactions (iss
     await t.exec(`DELETE FROM task_session_subagents`);
     expect(migrated).toEqual((await singleStatementRows(t)).rows); // over the store as it now is
     expect(migrated).toHaveLength(8 * 3);
-    // SQLite: the third range read again under the lock, once; every other range read ahead only.
-    expect(reads.locked).toBe(byDialect(dialect, { sqlite: 1, postgres: 0 }));
+    // SQLite (10 ranges once the chat messages are gone): the third read again under the lock, and the fourth read there too (after a
+    // read ahead not kept, the next range is read under the lock: two migrators would otherwise
+    // discard each other's); every other range read ahead only.
+    expect([reads.ahead, reads.locked]).toEqual(byDialect(dialect, { sqlite: [9, 2], postgres: [0, 0] }));
   });
 
   it('a session deleted, and another message changed, between a chunk computed ahead and its transaction: that chunk is computed again under the lock, the rows are the single statement’s', async () => {
@@ -203,7 +208,46 @@ describeBothDialects('runMigrations: phase 1 read ahead of its transactions (iss
     expect(migrated).toEqual((await singleStatementRows(t)).rows); // over the store as it now is
     expect(migrated.filter((r) => r.task_session_id === 's2')).toEqual([]);
     expect(migrated.find((r) => r.task_session_id === 's3' && r.tool_call_id === 'toolu_1')?.description).toBe('rewritten');
-    // SQLite: the second chunk computed again under the lock (its sessions are no longer the same), once.
-    expect([reads.rowsAhead, reads.rowsLocked]).toEqual(byDialect(dialect, { sqlite: [4, 1], postgres: [0, 0] }));
+    // SQLite: the second chunk computed again under the lock (its sessions are no longer the same),
+    // and the third computed there (after a chunk not kept); the fourth ahead again.
+    expect([reads.rowsAhead, reads.rowsLocked]).toEqual(byDialect(dialect, { sqlite: [3, 2], postgres: [0, 0] }));
   });
+
+  if (dialect === 'sqlite') {
+    it('SQLite: the host’s own transaction open on the shared connection around each computation: nothing is computed ahead (its rollback would undo the work), the rows are the single statement’s', async () => {
+      db = await openTestDb(dialect, 'package');
+      const t = db;
+      await seed(t);
+      const reference = await singleStatementRows(t);
+      const reads = noReads();
+      // The host begins a transaction of its own before each call outside the lock and rolls it back after.
+      const report = await migrate(t, reads, { aroundUnlocked: { before: () => t.sqlite!.exec('BEGIN'), after: () => t.sqlite!.exec('ROLLBACK') } });
+      expect(report.ok, JSON.stringify(report.steps)).toBe(true);
+      expect(await backfilledRows(t)).toEqual(reference.rows);
+      expect(reads).toEqual({ ahead: 0, locked: 12, rowsAhead: 0, rowsLocked: 4 });
+    });
+
+    it('SQLite: a session deleted and made again under the same id, and a winning message deleted, between a chunk computed ahead and its transaction: the chunk is computed again, the runner-up wins, the rows are the single statement’s', async () => {
+      db = await openTestDb(dialect, 'package');
+      const t = db;
+      await seed(t);
+      const reads = noReads();
+      const report = await migrate(t, reads, {
+        // After the second chunk's rows (sessions s2 and s3) were computed ahead: the same two sessions, other messages.
+        afterRows: (n) => {
+          if (n !== 2) return;
+          t.sqlite!.exec(`DELETE FROM task_session_messages WHERE task_session_id = 's2'; DELETE FROM task_sessions WHERE id = 's2';
+            DELETE FROM task_session_messages WHERE id = 's3-t1-v1'`);
+          void insertSession(t, 's2');
+        },
+      });
+      expect(report.ok, JSON.stringify(report.steps)).toBe(true);
+      const migrated = await backfilledRows(t);
+      await t.exec(`DELETE FROM task_session_subagents`);
+      expect(migrated).toEqual((await singleStatementRows(t)).rows); // over the store as it now is
+      expect(migrated.filter((r) => r.task_session_id === 's2')).toEqual([]);
+      expect(migrated.find((r) => r.task_session_id === 's3' && r.tool_call_id === 'toolu_1')?.description).toBe('v0');
+      expect([reads.rowsAhead, reads.rowsLocked]).toEqual([3, 2]); // the second chunk again, the third under the lock
+    });
+  }
 });

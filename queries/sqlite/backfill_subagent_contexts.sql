@@ -196,7 +196,8 @@ INSERT INTO temp.subagent_context_backfill_rows (
   id, task_session_id, task_id, turn_id, agent_execution_id, tool_call_id,
   tool_status, is_async, total_tokens, tool_use_count, duration_ms,
   source, observed_at, settled_at, updated_at,
-  {{text_columns()}}
+  {{text_columns()}},
+  source_message_id
 )
 SELECT
   -- A random (version 4) UUID, like the live path's ids; random() & 3 picks the variant
@@ -222,6 +223,7 @@ SELECT
   CASE WHEN r.tool_status IN ('complete', 'completed', 'success', 'error', 'failed', 'cancelled')
        THEN substr(COALESCE(r.updated_utc9, r.created_utc9), 1, 26) || '+00:00' END,
   substr(COALESCE(r.updated_utc9, r.created_utc9), 1, 26) || '+00:00',
-  {{text_columns(r)}}
+  {{text_columns(r)}},
+  r.id                                            -- source_message_id: the winner, checked under the lock
   -- AC-22 (a row already on the key stays) is keep_backfill_rows.sql's, under the lock.
   FROM parsed AS r;

@@ -31,6 +31,9 @@ const SQLITE_STORAGE_ORDER_SCAN = '    FROM task_session_messages AS m NOT INDEX
 const SQLITE_AHEAD_TARGET = 'INSERT INTO temp.subagent_context_backfill_rows (';
 /** 0.2's target: the package's table itself. */
 const SQLITE_TABLE_TARGET = 'INSERT INTO task_session_subagents (';
+/** The temp rows table's extra column, the winning message (check_backfill_rows.sql): not in 0.2's statement. */
+const SQLITE_SOURCE_COLUMN = ',\n  source_message_id\n)';
+const SQLITE_SOURCE_VALUE = ',\n  r.id                                            -- source_message_id: the winner, checked under the lock\n';
 /** The chunk statement's end, and 0.2's: AC-22's DO NOTHING in the statement itself (keep_backfill_rows.sql's now). */
 const SQLITE_AHEAD_END = '  FROM parsed AS r';
 const SQLITE_TABLE_END = '  FROM parsed AS r\n WHERE true\nON CONFLICT (task_session_id, agent_execution_id, tool_call_id) DO NOTHING';
@@ -47,12 +50,16 @@ export function sqliteStorageOrderStatement(): string {
     [SQLITE_STAGED_SCAN, 'SQLITE_STAGED_SCAN'],
     [SQLITE_AHEAD_TARGET, 'SQLITE_AHEAD_TARGET'],
     [SQLITE_AHEAD_END, 'SQLITE_AHEAD_END'],
+    [SQLITE_SOURCE_COLUMN, 'SQLITE_SOURCE_COLUMN'],
+    [SQLITE_SOURCE_VALUE, 'SQLITE_SOURCE_VALUE'],
   ])
     if (text.split(anchor).length !== 2) throw new Error(`single-statement: the SQLite backfill statement changed shape; update ${name}`);
   return text
     .replace(SQLITE_STAGED_SCAN, SQLITE_STORAGE_ORDER_SCAN)
     .replace(SQLITE_AHEAD_TARGET, SQLITE_TABLE_TARGET)
-    .replace(SQLITE_AHEAD_END, SQLITE_TABLE_END);
+    .replace(SQLITE_AHEAD_END, SQLITE_TABLE_END)
+    .replace(SQLITE_SOURCE_COLUMN, '\n)')
+    .replace(SQLITE_SOURCE_VALUE, '\n');
 }
 
 export function sqliteSingleStatement(db: Database.Database): number {

@@ -229,6 +229,8 @@ export const DIALECT_ONLY: Readonly<Record<string, readonly Dialect[]>> = {
   keep_backfill_rows: ['sqlite'],
   clear_backfill_rows: ['sqlite'],
   drop_backfill_rows: ['sqlite'],
+  check_backfill_rows: ['sqlite'],
+  count_backfill_range: ['sqlite'],
   read_message_rowid_bound: ['sqlite'],
   read_message_rowid_anchor: ['sqlite'],
   read_message_rowid_by_id: ['sqlite'],

@@ -53,6 +53,17 @@ export function isTimeLimit(err: unknown): boolean {
 
 export const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * The idle time after a transaction whose work was computed ahead of it in `aheadMs`: the pause
+ * less that time where the next computation, outside the lock, lets a host writer in too
+ * (pauseOverlapsAhead), else the full pause. A keep that held the lock long (wide rows, a
+ * synchronous=FULL commit) still leaves a writer its opening.
+ */
+export function pauseAfterAhead(lockedMs: number, aheadMs: number, pacing: Pick<BackfillPacing, 'pauseMs' | 'pauseSchedule' | 'pauseOverlapsAhead'>): number {
+  const full = pauseAfter(lockedMs, pacing);
+  return pacing.pauseOverlapsAhead ? Math.max(0, full - aheadMs) : full;
+}
+
 /** The idle time after a transaction that took `elapsedMs`: its step of the pacing's schedule, where it has one, else `pauseMs`. */
 export function pauseAfter(elapsedMs: number, pacing: Pick<BackfillPacing, 'pauseMs' | 'pauseSchedule'>): number {
   const step = pacing.pauseSchedule?.find((s) => elapsedMs < s.belowMs);

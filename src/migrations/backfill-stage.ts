@@ -10,12 +10,16 @@
 //   start   (./backfill-step.ts, the first transaction) the staging table created, the rowid
 //           bound read with the high-water mark: phase 1 walks (start, bound], start one below
 //           the least rowid.
-//   ahead   (no transaction, no lock) the candidates of (cursor, cursor + n] read into the
+//   ahead   (no transaction, no write lock) the candidates of (cursor, cursor + n] read into the
 //           connection's temp range table, a statement that reads the host's database without
-//           its write lock: the expensive part of a range, while a host writer may commit.
+//           its write lock: the expensive part of a range, while a host writer may commit (in
+//           WAL mode). Not inside a transaction of the host's on the same connection, and not
+//           for the range after one whose read was not kept (two migrators would keep
+//           discarding each other's reads).
 //   range   (one transaction each) the candidates read ahead kept in the staging table, or,
-//           where they may be stale (another migrator moved the cursor, or the schema version
-//           changed: VACUUM), read again under the lock first; the cursor moved to just below
+//           where they may be stale (another migrator moved the cursor, the schema version
+//           changed: VACUUM, or the table no longer holds them all), read again under the lock
+//           first; the cursor moved to just below
 //           the next message there is (rowids may jump by billions), and its anchor (the
 //           message with the greatest rowid at or below it, by rowid and id) kept in
 //           kandev_meta. A message the host changed between the read and the transaction is
@@ -30,7 +34,7 @@
 //   phase 2 reads the staging table only once phase 1 is complete (stagingComplete): a chunk
 //           that finds it incomplete (another process restarted it) goes back to phase 1.
 import type { BackfillProgress } from '../types.js';
-import { keysPresent, nextChunkSize, pause, pauseAfter, progressFigure } from './backfill-pacing.js';
+import { keysPresent, nextChunkSize, pause, pauseAfter, pauseAfterAhead, progressFigure } from './backfill-pacing.js';
 import { awaited, type Flow } from './flow.js';
 import type { BackfillPacing, MigrationDatabase, MigrationPrimitives, StagingPrimitives } from './migration-database.js';
 
@@ -63,11 +67,12 @@ type StageOutcome =
   /** `cursor`: where the next range starts (past any gap after `upTo`); `readAhead`: its candidates were read outside the lock. */
   | { readonly kind: 'range'; readonly after: bigint; readonly upTo: bigint; readonly cursor: bigint; readonly last: boolean; readonly readAhead: boolean };
 
-/** A range's candidates in the temp range table, read outside the lock from (after, upTo] while the schema version was `schema`. */
+/** A range's candidates in the temp range table, `rows` of them, read outside the lock from (after, upTo] while the schema version was `schema`. */
 interface ReadAhead {
   readonly after: bigint;
   readonly upTo: bigint;
   readonly schema: bigint;
+  readonly rows: number;
 }
 
 function staging(db: MigrationPrimitives): StagingPrimitives {
@@ -138,11 +143,13 @@ function rangeAfter(after: bigint, bound: bigint, rowids: number): bigint {
  * The next range's candidates, read into the temp range table outside any transaction: the
  * statement writes only the connection's temp schema, so it reads the host's database without
  * the write lock. Undefined when there is nothing to read ahead (the range's transaction then
- * decides) or the read failed: the transaction reads the range again under the lock, where a
- * real failure surfaces.
+ * decides), the read failed (the transaction reads the range again under the lock, where a
+ * real failure surfaces), or the connection is inside a transaction: the host's, whose rollback
+ * would undo the read and whose uncommitted writes it would see.
  */
 function* readAhead(db: MigrationPrimitives, rowids: number): Flow<ReadAhead | undefined> {
   const stage = staging(db);
+  if (stage.inTransaction()) return undefined;
   yield* awaited(stage.createRange());
   yield* awaited(stage.clearRange());
   const bound = yield* awaited(db.readKey(STAGE_PROGRESS_KEYS.bound));
@@ -151,8 +158,8 @@ function* readAhead(db: MigrationPrimitives, rowids: number): Flow<ReadAhead | u
   const after = BigInt(cursor);
   const upTo = rangeAfter(after, BigInt(bound), rowids);
   const schema = yield* awaited(stage.schemaVersion());
-  yield* awaited(stage.stageRange(after, upTo));
-  return { after, upTo, schema };
+  const rows = yield* awaited(stage.stageRange(after, upTo));
+  return { after, upTo, schema, rows };
 }
 
 /** One range's transaction. */
@@ -171,11 +178,17 @@ function* stageRange(db: MigrationPrimitives, rowids: number, ahead: ReadAhead |
     return { kind: 'restarted' };
   }
   const upTo = rangeAfter(after, bound, rowids);
-  // The candidates read ahead are this range's if it is the range they were read for and no
-  // VACUUM renumbered the rowids since (it changes the schema version); else read under the lock.
-  const current = ahead !== undefined && ahead.after === after && ahead.upTo === upTo && ahead.schema === (yield* awaited(stage.schemaVersion()));
+  // The candidates read ahead are this range's if it is the range they were read for, no VACUUM
+  // renumbered the rowids since (it changes the schema version), and the table still holds all
+  // of them; else the range is read under the lock.
+  yield* awaited(stage.createRange()); // gone if a host transaction made it and rolled back
+  const current =
+    ahead !== undefined &&
+    ahead.after === after &&
+    ahead.upTo === upTo &&
+    ahead.schema === (yield* awaited(stage.schemaVersion())) &&
+    ahead.rows === (yield* awaited(stage.countRange()));
   if (!current) {
-    yield* awaited(stage.createRange());
     yield* awaited(stage.clearRange());
     yield* awaited(stage.stageRange(after, upTo));
   }
@@ -230,12 +243,17 @@ async function stageRanges(db: MigrationDatabase, run: StagingRun): Promise<'sta
   const { pacing, progress } = run;
   let rowids = Math.min(FIRST_STAGE_ROWIDS, pacing.maxStageRowids);
   const started = performance.now();
+  // After a range whose read ahead was not kept (another migrator moved the cursor meanwhile),
+  // the next is read under the lock: two migrators would otherwise discard each other's reads.
+  let readsAhead = true;
   for (;;) {
     const t0 = performance.now();
-    const ahead = await db.unlocked((p) => readAhead(p, rowids)).catch(() => undefined);
+    const ahead: ReadAhead | undefined = readsAhead ? await db.unlocked((p) => readAhead(p, rowids)).catch(() => undefined) : undefined;
     const t1 = performance.now();
-    const outcome = await db.locked((p) => stageRange(p, rowids, ahead));
+    const outcome: StageOutcome = await db.locked((p) => stageRange(p, rowids, ahead));
     const locked = performance.now() - t1;
+    const took = t1 - t0 + locked;
+    readsAhead = ahead === undefined || outcome.kind !== 'range' || outcome.readAhead;
     if (outcome.kind === 'skipped' || outcome.kind === 'staged') return outcome.kind;
     // Started over: what is left is the whole table again.
     if (outcome.kind === 'restarted' && run.report) progress.messagesToScan = progress.messagesScanned + (await progressFigure(db, rowidsLeft));
@@ -251,14 +269,11 @@ async function stageRanges(db: MigrationDatabase, run: StagingRun): Promise<'sta
       if (outcome.last) return 'staged';
       // Sized by the range's whole time, its read included: a range read again under the lock
       // (the fallback) then holds it about the time target, as every range did before.
-      rowids = nextChunkSize(rowids, performance.now() - t0, pacing, pacing.maxStageRowids);
+      rowids = nextChunkSize(rowids, took, pacing, pacing.maxStageRowids);
     }
     // Between ranges the lock is free: a host writer or a second migrator gets it. After a
-    // range read ahead, the next range's read is that opening (a writer polls in its busy
-    // handler at most 100 ms apart, and a read takes about the time target), so the pause is
-    // pauseAfterReadAheadMs; after one read under the lock, the usual one.
-    const readAheadPause = outcome.kind === 'range' && outcome.readAhead ? pacing.pauseAfterReadAheadMs : undefined;
-    await pause(readAheadPause ?? pauseAfter(locked, pacing));
+    // range read ahead, the next range's read is that opening too (./backfill-pacing.ts).
+    await pause(outcome.kind === 'range' && outcome.readAhead ? pauseAfterAhead(locked, t1 - t0, pacing) : pauseAfter(locked, pacing));
   }
 }
 

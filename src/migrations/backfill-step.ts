@@ -28,9 +28,10 @@
 import type { BackfillProgress, MigrationOptions } from '../types.js';
 import { finishBackfill, keptMark, refuseUntrustedHelper, SESSION_CURSOR_KEY, WINDOW_TOP_KEY } from './backfill-finish.js';
 import { readMark, MARK_KEY } from './backfill-mark.js';
-import { isTimeLimit, keysPresent, nextChunkSize, pause, pauseAfter, progressFigure } from './backfill-pacing.js';
+import { isTimeLimit, keysPresent, nextChunkSize, pause, pauseAfter, pauseAfterAhead, progressFigure } from './backfill-pacing.js';
 import { stageCandidates, stagingComplete, startStaging, STAGE_PROGRESS_KEYS } from './backfill-stage.js';
 import { walksWindows, walkWindows } from './backfill-windows.js';
+import { computeAhead, writeRows, type ChunkAhead } from './backfill-chunk-ahead.js';
 import { awaited, type Flow } from './flow.js';
 import type { AppliedOrSkipped, BackfillChunk, BackfillPacing, MigrationDatabase, MigrationPrimitives } from './migration-database.js';
 
@@ -61,11 +62,6 @@ type ChunkOutcome =
   /** `ahead`: its rows were computed ahead, outside the lock, and only kept under it. */
   | { readonly kind: 'chunk' | 'finished'; readonly chunk: BackfillChunk; readonly rows: number; readonly ahead: boolean };
 
-/** A chunk's rows computed ahead of its transaction into the temp rows table (SQLite), for these sessions under this schema version. */
-interface ChunkAhead extends BackfillChunk {
-  readonly schema: bigint;
-}
-
 /**
  * The first transaction: the guard, and the high-water mark read once, before any INSERT.
  * 'skipped', or the phase the walk begins with ('stage' where the dialect stages); 'mark' when
@@ -95,42 +91,6 @@ function* startBackfill(db: MigrationPrimitives, pacing: BackfillPacing, mark?: 
   if (!db.staging) return 'sessions';
   yield* startStaging(db, { fresh });
   return 'stage';
-}
-
-/**
- * SQLite: the next chunk's rows computed outside any transaction, into the connection's temp
- * rows table (a statement that writes only the temp schema takes no write lock), so a host
- * writer commits while the chunk's expensive part runs. Undefined when there is nothing to
- * compute ahead; the chunk's transaction then decides, as it does when the rows are stale.
- */
-function* computeAhead(db: MigrationPrimitives, limit: number): Flow<ChunkAhead | undefined> {
-  const stage = db.staging;
-  if (!stage || (yield* keysPresent(db)) || !(yield* stagingComplete(db))) return undefined;
-  const after = (yield* awaited(db.readKey(BACKFILL_PROGRESS_KEYS.cursor))) ?? '';
-  const sessions = yield* awaited(db.nextBackfillSessions(after, limit));
-  if (!sessions.length) return undefined;
-  const schema = yield* awaited(stage.schemaVersion());
-  yield* awaited(stage.computeRows({ after, sessions }));
-  return { after, sessions, schema };
-}
-
-/**
- * The chunk's rows: those computed ahead when they are this chunk's (the same sessions after the
- * same cursor, read again here under the lock, and the same schema version), kept; else computed
- * now. A message the host changed between the two is judged as it was when computed, as one
- * changed right after the chunk's commit always was; a session it deleted writes nothing.
- */
-function* writeRows(db: MigrationPrimitives, chunk: BackfillChunk, ahead: ChunkAhead | undefined): Flow<{ rows: number; ahead: boolean }> {
-  const stage = db.staging;
-  const same =
-    stage !== undefined &&
-    ahead !== undefined &&
-    ahead.after === chunk.after &&
-    ahead.sessions.length === chunk.sessions.length &&
-    ahead.sessions.every((id, i) => id === chunk.sessions[i]) &&
-    ahead.schema === (yield* awaited(stage.schemaVersion()));
-  if (same) return { rows: yield* awaited(stage.keepRows()), ahead: true };
-  return { rows: yield* awaited(db.insertBackfillRows(chunk)), ahead: false };
 }
 
 /** One chunk's transaction; the one that exhausts the sessions also activates. */
@@ -232,6 +192,10 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
   // SQLite's chunks are computed ahead of their transactions (computeAhead); PostgreSQL's host
   // writers never wait for the migration lock, and its chunks lock their sessions as they read.
   const readsAhead = start === 'stage';
+  // After a chunk whose rows computed ahead were not kept (another migrator moved the cursor, the
+  // host changed the chunk), the next is computed under the lock: two migrators would otherwise
+  // discard each other's work.
+  let computesAhead = readsAhead;
   try {
     return await walkChunks();
   } finally {
@@ -242,7 +206,7 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
   async function walkChunks(): Promise<AppliedOrSkipped> {
     for (;;) {
       const t0 = performance.now();
-      const ahead = readsAhead ? await db.unlocked((p) => computeAhead(p, limit)).catch(() => undefined) : undefined;
+      const ahead = computesAhead ? await db.unlocked((p) => computeAhead(p, limit)).catch(() => undefined) : undefined;
       const t1 = performance.now();
       let outcome: ChunkOutcome;
       try {
@@ -256,6 +220,7 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
         continue;
       }
       const locked = performance.now() - t1;
+      computesAhead = readsAhead && (ahead === undefined || outcome.kind === 'skipped' || outcome.kind === 'restage' || outcome.ahead);
       if (outcome.kind === 'skipped') return 'skipped';
       if (outcome.kind === 'restage') {
         if ((await stage()) === 'skipped') return 'skipped';
@@ -277,10 +242,8 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
       // the lock (stale), a chunk then holds it about the time target, as every chunk did before.
       limit = nextChunkSessions(limit, t1 - t0 + locked, pacing);
       // Between chunks the lock is free: a host writer (SQLite) or a second migrator gets it.
-      // After a chunk computed ahead, the next chunk's computation is that opening (as after a
-      // phase-1 range read ahead, ./backfill-stage.ts).
-      const aheadPause = outcome.ahead ? pacing.pauseAfterReadAheadMs : undefined;
-      await pause(aheadPause ?? pauseAfter(locked, pacing));
+      // After a chunk computed ahead, the next chunk's computation is that opening too (./backfill-pacing.ts).
+      await pause(outcome.ahead ? pauseAfterAhead(locked, t1 - t0, pacing) : pauseAfter(locked, pacing));
     }
   }
 }

@@ -29,11 +29,11 @@ export interface BackfillPacing {
   /** Never more rowids in one range of a staged backfill's phase 1. */
   readonly maxStageRowids: number;
   /**
-   * After a range of phase 1 whose candidates were read ahead, outside the lock, idle this
-   * long instead (./backfill-stage.ts): its transaction only kept them, and the next range's
-   * read leaves the lock free as a pause would. Absent: the pause after any transaction.
+   * After a transaction whose work was computed ahead of it (SQLite in WAL mode, ./backfill-stage.ts,
+   * ./backfill-step.ts), the next computation, outside the lock, counts toward the pause: the
+   * idle time is the pause less the time the last computation took. Absent: the full pause.
    */
-  readonly pauseAfterReadAheadMs?: number;
+  readonly pauseOverlapsAhead?: boolean;
   /** Never a wider window of created_at (µs; PostgreSQL's window walk, ./backfill-windows.ts; absent where there is none). */
   readonly maxWindowUs?: number;
   /** 'sessions': the host asked for the session walk where the window walk could run (PostgreSQL). */
@@ -180,6 +180,10 @@ export interface StagingPrimitives {
   createRange(): MaybePromise<void>;
   /** Reads the candidates with rowids in (after, upTo] into the range table, without the write lock; the rows read. */
   stageRange(after: bigint, upTo: bigint): MaybePromise<number>;
+  /** The candidates the range table holds (count_backfill_range.sql). */
+  countRange(): MaybePromise<number>;
+  /** Whether the connection is inside a transaction (the host's, on a shared connection): then nothing is computed ahead. */
+  inTransaction(): boolean;
   /** Keeps the range table's candidates in the staging table (under the lock); the rows staged. */
   keepRange(): MaybePromise<number>;
   /** Empties the range table. */
@@ -193,6 +197,8 @@ export interface StagingPrimitives {
   computeRows(chunk: BackfillChunk): MaybePromise<number>;
   /** Inserts the rows computed (under the lock), then empties the table: the rows inserted. */
   keepRows(): MaybePromise<number>;
+  /** The rows computed, and those whose winning message is no longer in its session (check_backfill_rows.sql). */
+  checkRows(): MaybePromise<{ readonly rows: number; readonly gone: number }>;
   /** Drops the rows table (IF EXISTS), when the walk ends. */
   dropRows(): MaybePromise<void>;
   /** The message with the greatest rowid at most `upTo`, if any. */

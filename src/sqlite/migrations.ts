@@ -11,6 +11,8 @@ import {
   countBackfillSessionsAfter,
   clearBackfillRange,
   clearBackfillRows,
+  checkBackfillRows,
+  countBackfillRange,
   deleteMetaKey,
   dropBackfillRange,
   dropBackfillRows,
@@ -165,6 +167,8 @@ function sqliteStaging(db: Database): StagingPrimitives {
     createRange: () => void db.exec(BACKFILL_RANGE.sql),
     stageRange: (after, upTo) => stageBackfillCandidates.exec({ from: after + 1n, upTo }, db),
     keepRange: () => keepBackfillRange.exec({}, db),
+    countRange: () => Number(countBackfillRange.one({}, db).rows),
+    inTransaction: () => db.inTransaction,
     clearRange: () => void clearBackfillRange.exec({}, db),
     dropRange: () => void dropBackfillRange.exec({}, db),
     computeRows: ({ after, sessions }) => {
@@ -176,6 +180,11 @@ function sqliteStaging(db: Database): StagingPrimitives {
       const kept = keepBackfillRows.exec({}, db);
       clearBackfillRows.exec({}, db);
       return kept;
+    },
+    checkRows: () => {
+      db.exec(BACKFILL_ROWS.sql); // gone if a host transaction made it and rolled back
+      const { rows, gone } = checkBackfillRows.one({}, db);
+      return { rows: Number(rows), gone: Number(gone) };
     },
     dropRows: () => void dropBackfillRows.exec({}, db),
     anchorAtOrBelow: (upTo) => {
@@ -198,7 +207,8 @@ export function createSqliteMigrationDatabase(db: Database, options: { minimumVe
     // async only for the signature: the body runs to COMMIT before the promise is returned.
     locked: async (body) => withImmediateTransaction(db, () => runSync(body(primitives))),
     unlocked: async (body) => runSync(body(primitives)),
-    backfillPacing: async (overrides) => sqliteBackfillPacing(overrides),
+    // WAL: a reader never blocks a writer, so work computed outside the lock lets a host writer in.
+    backfillPacing: async (overrides) => sqliteBackfillPacing(overrides, String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal'),
   };
 }
 
@@ -231,7 +241,7 @@ export const SQLITE_PAUSE_SCHEDULE: readonly PauseStep[] = [
   { belowMs: Infinity, pauseMs: 120 },
 ];
 
-export function sqliteBackfillPacing(overrides: BackfillChunkOptions | undefined): BackfillPacing {
+export function sqliteBackfillPacing(overrides: BackfillChunkOptions | undefined, wal = true): BackfillPacing {
   return {
     targetMs: overrides?.targetMs ?? SQLITE_CHUNK_TARGET_MS,
     maxSessions: overrides?.maxSessions ?? MAX_CHUNK_SESSIONS,
@@ -239,9 +249,10 @@ export function sqliteBackfillPacing(overrides: BackfillChunkOptions | undefined
     // A host's own pauseMs is kept as it is, after any transaction; else the schedule above.
     pauseMs: overrides?.pauseMs ?? 0,
     ...(overrides?.pauseMs === undefined ? { pauseSchedule: SQLITE_PAUSE_SCHEDULE } : {}),
-    // Phase 1's ranges read ahead hold the lock only to keep their candidates; the next range's
-    // read, outside the lock, is the writer's opening (src/migrations/backfill-stage.ts).
-    pauseAfterReadAheadMs: overrides?.pauseMs ?? 0,
+    // A transaction whose work was computed ahead holds the lock only to keep it; the next
+    // computation, outside the lock, is the writer's opening, in WAL mode (in a rollback journal
+    // a reader blocks a writer's commit): it counts toward the pause (src/migrations/backfill-stage.ts).
+    ...(overrides?.pauseMs === undefined && wal ? { pauseOverlapsAhead: true } : {}),
   };
 }
 
