@@ -24,6 +24,7 @@ export * from './probe_backfill_stage.queries.js';
 export * from './probe_store_tables.queries.js';
 export * from './read_activation_keys.queries.js';
 export * from './read_backfill_through.queries.js';
+export * from './read_change_marks.queries.js';
 export * from './read_database_version.queries.js';
 export * from './read_message_rowid_anchor.queries.js';
 export * from './read_message_rowid_bound.queries.js';

@@ -231,6 +231,7 @@ export const DIALECT_ONLY: Readonly<Record<string, readonly Dialect[]>> = {
   drop_backfill_rows: ['sqlite'],
   check_backfill_rows: ['sqlite'],
   count_backfill_range: ['sqlite'],
+  read_change_marks: ['sqlite'],
   read_message_rowid_bound: ['sqlite'],
   read_message_rowid_anchor: ['sqlite'],
   read_message_rowid_by_id: ['sqlite'],

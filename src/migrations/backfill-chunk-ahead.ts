@@ -6,12 +6,14 @@ import { SESSION_CURSOR_KEY } from './backfill-finish.js';
 import { keysPresent } from './backfill-pacing.js';
 import { stagingComplete } from './backfill-stage.js';
 import { awaited, type Flow } from './flow.js';
-import type { BackfillChunk, MigrationPrimitives } from './migration-database.js';
+import type { BackfillChunk, ChangeMarks, MigrationPrimitives } from './migration-database.js';
 
 /** A chunk's rows computed ahead of its transaction into the temp rows table (SQLite): `rows` of them, for these sessions under this schema version. */
 export interface ChunkAhead extends BackfillChunk {
   readonly schema: bigint;
   readonly rows: number;
+  /** Other connections' commits as the computation began, this connection's writes as it ended. */
+  readonly marks: ChangeMarks;
 }
 
 /**
@@ -29,8 +31,10 @@ export function* computeAhead(db: MigrationPrimitives, limit: number): Flow<Chun
   const sessions = yield* awaited(db.nextBackfillSessions(after, limit));
   if (!sessions.length) return undefined;
   const schema = yield* awaited(stage.schemaVersion());
+  const { dataVersion } = yield* awaited(stage.changeMarks());
   const rows = yield* awaited(stage.computeRows({ after, sessions }));
-  return { after, sessions, schema, rows };
+  const { changes } = yield* awaited(stage.changeMarks());
+  return { after, sessions, schema, rows, marks: { dataVersion, changes } };
 }
 
 /**
@@ -49,12 +53,15 @@ export function* writeRows(db: MigrationPrimitives, chunk: BackfillChunk, ahead:
     ahead.sessions.length === chunk.sessions.length &&
     ahead.sessions.every((id, i) => id === chunk.sessions[i]) &&
     ahead.schema === (yield* awaited(stage.schemaVersion())) &&
-    (yield* rowsStillThere(stage, ahead.rows));
+    (yield* rowsStillThere(stage, ahead));
   if (same) return { rows: yield* awaited(stage.keepRows()), ahead: true };
   return { rows: yield* awaited(db.insertBackfillRows(chunk)), ahead: false };
 }
 
-function* rowsStillThere(stage: NonNullable<MigrationPrimitives['staging']>, computed: number): Flow<boolean> {
+/** Nothing written anywhere since the computation: the rows are as computed. Else each row's winner is looked up. */
+function* rowsStillThere(stage: NonNullable<MigrationPrimitives['staging']>, ahead: ChunkAhead): Flow<boolean> {
+  const now = yield* awaited(stage.changeMarks());
+  if (now.dataVersion === ahead.marks.dataVersion && now.changes === ahead.marks.changes) return true;
   const check = yield* awaited(stage.checkRows());
-  return check.rows === computed && check.gone === 0;
+  return check.rows === ahead.rows && check.gone === 0;
 }

@@ -158,6 +158,12 @@ export interface MigrationPrimitives {
   probeHostTables(): MaybePromise<HostTablePresence>;
 }
 
+/** What read_change_marks.sql reads: equal marks, nothing was written in between. */
+export interface ChangeMarks {
+  readonly dataVersion: bigint;
+  readonly changes: bigint;
+}
+
 /** The host message a rowid range ends at: phase 1's anchor against renumbered rowids (./backfill-stage.ts). */
 export interface RowidAnchor {
   readonly rowid: bigint;
@@ -197,6 +203,8 @@ export interface StagingPrimitives {
   computeRows(chunk: BackfillChunk): MaybePromise<number>;
   /** Inserts the rows computed (under the lock), then empties the table: the rows inserted. */
   keepRows(): MaybePromise<number>;
+  /** Another connection's commits (data_version) and this connection's writes (total_changes) as of now (read_change_marks.sql). */
+  changeMarks(): MaybePromise<ChangeMarks>;
   /** The rows computed, and those whose winning message is no longer in its session (check_backfill_rows.sql). */
   checkRows(): MaybePromise<{ readonly rows: number; readonly gone: number }>;
   /** Drops the rows table (IF EXISTS), when the walk ends. */

@@ -12,6 +12,7 @@ import {
   clearBackfillRange,
   clearBackfillRows,
   checkBackfillRows,
+  readChangeMarks,
   countBackfillRange,
   deleteMetaKey,
   dropBackfillRange,
@@ -181,6 +182,7 @@ function sqliteStaging(db: Database): StagingPrimitives {
       clearBackfillRows.exec({}, db);
       return kept;
     },
+    changeMarks: () => readChangeMarks.one({}, db),
     checkRows: () => {
       db.exec(BACKFILL_ROWS.sql); // gone if a host transaction made it and rolled back
       const { rows, gone } = checkBackfillRows.one({}, db);
