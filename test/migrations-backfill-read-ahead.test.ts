@@ -15,30 +15,16 @@ import { createSqliteMigrationDatabase } from '../src/sqlite/migrations.js';
 import { ACTIVATION_KEYS, type BackfillChunkOptions, type MigrationReport } from '../src/index.js';
 import { byDialect } from './helpers/by-dialect.js';
 import { steppingClock } from './helpers/clock.js';
-import { hostTimestamp } from './helpers/host-timestamp.js';
 import { metaKeys } from './helpers/migration-db.js';
 import { recordingLogger } from './helpers/recording-logger.js';
-import { insertChatMessage, insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
+import { insertSession, seedCompetingToolCalls } from './helpers/seed-host-rows.js';
 import { backfilledRows, singleStatementRows } from './helpers/single-statement-backfill.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 
 /** Ranges of 5 rowids over 8 sessions of three tool calls (two messages each) and a chat message. */
 const CHUNK: BackfillChunkOptions = { maxSessions: 2, maxStageRowids: 5, pauseMs: 0 };
 
-async function seed(db: TestDb): Promise<void> {
-  for (let s = 0; s < 8; s++) {
-    await insertSession(db, `s${s}`);
-    for (let t = 1; t <= 3; t++)
-      for (let v = 0; v < 2; v++)
-        await insertMessage(db, {
-          id: `s${s}-t${t}-v${v}`,
-          sessionId: `s${s}`,
-          createdAt: hostTimestamp(db.dialect, `2026-08-01 10:0${v}:0${t}`),
-          metadata: subagentMetadata({ toolCallId: `toolu_${t}`, toolStatus: 'completed', subagent: { description: `v${v}`, total_tokens: 10 + v } }),
-        });
-    await insertChatMessage(db, `s${s}-chat`, `s${s}`, hostTimestamp(db.dialect, '2026-08-01 10:05:00'));
-  }
-}
+const seed = (db: TestDb) => seedCompetingToolCalls(db, { sessions: 8, toolCalls: 3, chat: true });
 
 /** Where each phase-1 range's candidates and each phase-2 chunk's rows were computed: ahead, outside any transaction, or under the lock. */
 interface Reads {

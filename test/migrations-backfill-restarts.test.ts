@@ -18,7 +18,7 @@ import { BACKFILL_PROGRESS_KEYS } from '../src/migrations/backfill-step.js';
 import { byDialect } from './helpers/by-dialect.js';
 import { hostTimestamp } from './helpers/host-timestamp.js';
 import { metaKeys } from './helpers/migration-db.js';
-import { insertMessage, insertSession, subagentMetadata } from './helpers/seed-host-rows.js';
+import { seedCompetingToolCalls, subagentMetadata } from './helpers/seed-host-rows.js';
 import { backfilledRows, singleStatementRows } from './helpers/single-statement-backfill.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 
@@ -26,19 +26,7 @@ const SESSIONS = 5;
 type Walk = 'sessions' | 'windows';
 
 /** Each session: two tool calls, each of two competing messages (the newer wins). */
-async function seedStore(db: TestDb): Promise<void> {
-  for (let s = 0; s < SESSIONS; s++) {
-    await insertSession(db, `s${s}`);
-    for (let t = 1; t <= 2; t++)
-      for (let v = 0; v < 2; v++)
-        await insertMessage(db, {
-          id: `s${s}-t${t}-v${v}`,
-          sessionId: `s${s}`,
-          createdAt: hostTimestamp(db.dialect, `2026-08-01 10:0${v}:0${t}`),
-          metadata: subagentMetadata({ toolCallId: `toolu_${t}`, toolStatus: 'completed', subagent: { description: `v${v}`, total_tokens: 10 + v } }),
-        });
-  }
-}
+const seedStore = (db: TestDb) => seedCompetingToolCalls(db, { sessions: SESSIONS, toolCalls: 2 });
 
 /** Phase 1's anchor (SQLite): the message at the end of the last range read, by rowid and id. */
 function stageAnchor(t: TestDb): { rowid: bigint; id: string } {

@@ -71,3 +71,26 @@ export function subagentMetadata(opts: { toolCallId: string; toolStatus?: string
     normalized: { kind: 'subagent_task', subagent_task: opts.subagent },
   });
 }
+
+/**
+ * Sessions s0, s1, … each with `toolCalls` tool calls toolu_1, … of two competing messages
+ * (v0, then v1 a minute later: v1 wins), and, with `chat`, a chat message after them: the
+ * backfill tests' store whose rows are easy to predict.
+ */
+export async function seedCompetingToolCalls(
+  db: TestDb,
+  { sessions, toolCalls, chat = false }: { sessions: number; toolCalls: number; chat?: boolean },
+): Promise<void> {
+  for (let s = 0; s < sessions; s++) {
+    await insertSession(db, `s${s}`);
+    for (let t = 1; t <= toolCalls; t++)
+      for (let v = 0; v < 2; v++)
+        await insertMessage(db, {
+          id: `s${s}-t${t}-v${v}`,
+          sessionId: `s${s}`,
+          createdAt: hostTimestamp(db.dialect, `2026-08-01 10:0${v}:0${t}`),
+          metadata: subagentMetadata({ toolCallId: `toolu_${t}`, toolStatus: 'completed', subagent: { description: `v${v}`, total_tokens: 10 + v } }),
+        });
+    if (chat) await insertChatMessage(db, `s${s}-chat`, `s${s}`, hostTimestamp(db.dialect, '2026-08-01 10:05:00'));
+  }
+}
