@@ -76,6 +76,8 @@ describeBothDialects('generated result types hold at run time', (dialect) => {
     const store = db.store({ clock });
     expect((await store.runMigrations()).ok).toBe(true);
     // What a host may add to the package's table, so readSubagentTableHostObjects has rows to type.
+    // SQLite's backfill tables, its temp tables among them: the statements that read them need them there.
+    if (dialect === 'sqlite') for (const script of sqliteGenerated.backfillSchema) db.sqlite!.exec(script.sql);
     await db.exec('ALTER TABLE task_session_subagents ADD COLUMN host_note TEXT');
     await db.exec('CREATE INDEX host_idx_subagents_model ON task_session_subagents (model)');
     // The optional host index, so observeHostIndex has a row to type.

@@ -6,35 +6,16 @@
 import type { Database } from 'better-sqlite3';
 import {
   addColumnSchema,
-  backfillSchema,
-  backfillSubagentContexts,
   countBackfillSessionsAfter,
-  clearBackfillRange,
-  clearBackfillRows,
-  checkBackfillRows,
-  readChangeMarks,
-  countBackfillRange,
   deleteMetaKey,
-  dropBackfillRange,
-  dropBackfillRows,
-  dropBackfillStage,
-  keepBackfillRange,
-  keepBackfillRows,
   nextBackfillSessions,
   observeSubagentTableShape,
   packageSchema,
-  probeBackfillStage,
   probeStoreTables,
   readBackfillThrough,
   readDatabaseVersion,
-  readMessageRowidAnchor,
-  readMessageRowidBound,
-  readMessageRowidById,
-  readSchemaVersion,
   readMetaKey,
-  readNextMessageRowid,
   readSubagentTableHostObjects,
-  stageBackfillCandidates,
   upgradeSchema,
   upsertMetaKey,
   writeMetaKeyOnce,
@@ -42,7 +23,7 @@ import {
 import type { StoreContext } from '../dialect.js';
 import { addSubagentColumnsStep } from '../migrations/column-step.js';
 import { runSync } from '../migrations/flow.js';
-import type { BackfillPacing, MigrationDatabase, MigrationPrimitives, PauseStep, SchemaScript, StagingPrimitives } from '../migrations/migration-database.js';
+import type { BackfillPacing, MigrationDatabase, MigrationPrimitives, PauseStep, SchemaScript } from '../migrations/migration-database.js';
 import { MAX_CHUNK_SESSIONS } from '../migrations/backfill-step.js';
 import { maxStageRowids } from '../migrations/backfill-stage.js';
 import { runMigrationPass } from '../migrations/migration-pass.js';
@@ -50,6 +31,7 @@ import { MIGRATION_STEP } from '../migrations/step-names.js';
 import { executionIdentityShapeHolds, sqliteTableShape } from '../migrations/table-shape.js';
 import { SQLITE_JSON_HELPER } from '../migrations/json-helper.js';
 import type { BackfillChunkOptions, MigrationOptions, MigrationReport } from '../types.js';
+import { sqliteStaging } from './backfill-staging.js';
 import { withImmediateTransaction } from './transaction.js';
 
 /**
@@ -73,9 +55,6 @@ const SUBAGENT_INDEXES = script(packageSchema, 'task_session_subagents_indexes')
 const SET_ASIDE_PRE_AMENDMENT_TABLE = script(upgradeSchema, 'set_aside_pre_amendment_table');
 const COPY_PRE_AMENDMENT_ROWS = script(upgradeSchema, 'copy_pre_amendment_rows');
 const USAGE_LEDGER = script(packageSchema, 'usage_ledger');
-const BACKFILL_STAGE = script(backfillSchema, 'backfill_stage');
-const BACKFILL_RANGE = script(backfillSchema, 'backfill_range');
-const BACKFILL_ROWS = script(backfillSchema, 'backfill_rows');
 
 function sqliteSteps(db: Database): MigrationDatabase['steps'] {
   return {
@@ -143,59 +122,6 @@ function sqlitePrimitives(db: Database): MigrationPrimitives {
       const row = probeStoreTables.one({}, db);
       return { task_sessions: Number(row.task_sessions) === 1, task_session_messages: Number(row.task_session_messages) === 1 };
     },
-  };
-}
-
-/** The least rowid SQLite allows: phase 1's cursor may start one below it (a BigInt, never bound). */
-const SQLITE_MIN_ROWID = -(2n ** 63n);
-
-/**
- * Phase 1 of the backfill (src/migrations/backfill-stage.ts): the host's messages read in
- * storage order, a rowid range at a time. The host's table is an ordinary rowid table
- * (schema/host/sqlite), as the chunk statement has always assumed.
- */
-function sqliteStaging(db: Database): StagingPrimitives {
-  return {
-    createStage: () => void db.exec(BACKFILL_STAGE.sql),
-    stageExists: () => probeBackfillStage.one({}, db).present === 1n,
-    nextRowidAfter: (after) => readNextMessageRowid.maybeOne({ after }, db)?.rid,
-    dropStage: () => void dropBackfillStage.exec({}, db),
-    readRowidBound: () => {
-      // One below the least rowid, in TypeScript: below -2^63 there is no SQLite integer.
-      const { least, bound } = readMessageRowidBound.one({}, db);
-      return { start: least - 1n, bound };
-    },
-    createRange: () => void db.exec(BACKFILL_RANGE.sql),
-    stageRange: (after, upTo) => stageBackfillCandidates.exec({ from: after + 1n, upTo }, db),
-    keepRange: () => keepBackfillRange.exec({}, db),
-    countRange: () => Number(countBackfillRange.one({}, db).rows),
-    inTransaction: () => db.inTransaction,
-    clearRange: () => void clearBackfillRange.exec({}, db),
-    dropRange: () => void dropBackfillRange.exec({}, db),
-    computeRows: ({ after, sessions }) => {
-      db.exec(BACKFILL_ROWS.sql);
-      clearBackfillRows.exec({}, db);
-      return backfillSubagentContexts.exec({ after, upTo: sessions[sessions.length - 1] }, db);
-    },
-    keepRows: () => {
-      const kept = keepBackfillRows.exec({}, db);
-      clearBackfillRows.exec({}, db);
-      return kept;
-    },
-    changeMarks: () => readChangeMarks.one({}, db),
-    checkRows: () => {
-      db.exec(BACKFILL_ROWS.sql); // gone if a host transaction made it and rolled back
-      const { rows, gone } = checkBackfillRows.one({}, db);
-      return { rows: Number(rows), gone: Number(gone) };
-    },
-    dropRows: () => void dropBackfillRows.exec({}, db),
-    anchorAtOrBelow: (upTo) => {
-      if (upTo < SQLITE_MIN_ROWID) return undefined; // a walk from -2^63 starts below every rowid
-      const row = readMessageRowidAnchor.maybeOne({ upTo }, db);
-      return row && { rowid: row.rid, id: String(row.id) };
-    },
-    rowidOf: (id) => readMessageRowidById.maybeOne({ id }, db)?.rid,
-    schemaVersion: () => readSchemaVersion.one({}, db).version,
   };
 }
 
