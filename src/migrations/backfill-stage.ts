@@ -19,11 +19,11 @@
 //   range   (one transaction each) the candidates read ahead kept in the staging table, or,
 //           where they may be stale (another migrator moved the cursor, the schema version
 //           changed: VACUUM, or the table no longer holds them all), read again under the lock
-//           first; the cursor moved to just below
-//           the next message there is (rowids may jump by billions), and its anchor (the
-//           message with the greatest rowid at or below it, by rowid and id) kept in
-//           kandev_meta. A message the host changed between the read and the transaction is
-//           judged as phase 2 sees it, as one changed after its range was staged always was.
+//           first; the cursor moved to just below the next message there is (rowids may jump
+//           by billions), and its anchor (the message with the greatest rowid at or below it,
+//           by rowid and id) kept in kandev_meta. A message the host changed between the read
+//           and the transaction is judged as phase 2 sees it, as one changed after its range
+//           was staged always was.
 //   check   before each range. SQLite documents that VACUUM may renumber a table's rowids (in
 //           order, closing gaps). The walk starts over (what it staged stays: phase 2 reads each
 //           candidate by id), up to a bound read again, when a message now sits at or below the
