@@ -83,22 +83,25 @@ function countingSqlite(db: Database, reads: Reads, hooks: Hooks): MigrationData
   };
 }
 
-async function migrate(t: TestDb, reads: Reads, hooks: Hooks): Promise<MigrationReport> {
+/**
+ * SQLite through the counting database and its hooks; PostgreSQL, which computes nothing ahead,
+ * with `postgresHostSql` run by the host between its first and second chunk instead.
+ */
+async function migrate(t: TestDb, reads: Reads, hooks: Hooks, postgresHostSql = 'VACUUM task_session_messages'): Promise<MigrationReport> {
   const ctx: StoreContext = { dialect: t.dialect, clock: steppingClock(), logger: recordingLogger() };
   return byDialect(t.dialect, {
     sqlite: () => runMigrationPass(countingSqlite(t.sqlite!, reads, hooks), ctx, { backfillChunk: CHUNK }),
-    // No read ahead: the host's VACUUM comes between two chunks instead.
     postgres: () => {
-      let vacuum: Promise<unknown> | undefined;
+      let hostWork: Promise<unknown> | undefined;
       return t
         .store()
         .runMigrations({
           backfillChunk: { ...CHUNK, pauseMs: 300, walk: 'sessions' },
           onBackfillProgress: (p) => {
-            if (p.chunks === 1) vacuum = t.exec('VACUUM task_session_messages');
+            if (p.chunks === 1) hostWork = t.exec(postgresHostSql);
           },
         })
-        .then(async (report) => (await vacuum, report));
+        .then(async (report) => (await hostWork, report));
     },
   })();
 }
@@ -172,22 +175,9 @@ describeBothDialects('runMigrations: phase 1 read ahead of its transactions (iss
       `UPDATE task_session_messages SET metadata = replace(metadata, '"v1"', '"rewritten"') WHERE id = 's3-t1-v1'`,
     ];
     const reads = noReads();
-    let change: Promise<unknown> | undefined;
-    const report = await byDialect(dialect, {
-      // After the second chunk's rows (sessions s2 and s3) were computed ahead.
-      sqlite: () => migrate(t, reads, { afterRows: (n) => n === 2 && t.sqlite!.exec(changes.join(';\n')) }),
-      // After the first chunk (s0, s1), before the second.
-      postgres: () =>
-        t
-          .store()
-          .runMigrations({
-            backfillChunk: { ...CHUNK, pauseMs: 300, walk: 'sessions' },
-            onBackfillProgress: (p) => {
-              if (p.chunks === 1) change = t.exec(changes.join(';\n'));
-            },
-          })
-          .then(async (r) => (await change, r)),
-    })();
+    // SQLite: after the second chunk's rows (sessions s2 and s3) were computed ahead. PostgreSQL:
+    // after the first chunk (s0, s1), before the second.
+    const report = await migrate(t, reads, { afterRows: (n) => n === 2 && t.sqlite!.exec(changes.join(';\n')) }, changes.join(';\n'));
     expect(report.ok, JSON.stringify(report.steps)).toBe(true);
     const migrated = await backfilledRows(t);
     await t.exec(`DELETE FROM task_session_subagents`);

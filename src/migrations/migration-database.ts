@@ -79,6 +79,13 @@ export interface SchemaScript {
   readonly sql: string;
 }
 
+/** The generated script of that name (generated/<dialect>/schema.ts): a missing one is a build error, thrown at import. */
+export function schemaScript(list: readonly SchemaScript[], name: string, dialect: string): SchemaScript {
+  const found = list.find((s) => s.name === name);
+  if (!found) throw new Error(`schema script ${name} is missing from generated/${dialect}/schema.ts`);
+  return found;
+}
+
 /** Something a host added to the package's table: a column, or an index or trigger with its DDL. */
 export interface HostObject {
   readonly kind: string;

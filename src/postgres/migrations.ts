@@ -39,7 +39,7 @@ import type { StoreContext } from '../dialect.js';
 import { addSubagentColumnsStep } from '../migrations/column-step.js';
 import { runAsync } from '../migrations/flow.js';
 import { jsonHelperRefusal } from '../migrations/json-helper.js';
-import type { BackfillPacing, MigrationDatabase, MigrationPrimitives, SchemaScript } from '../migrations/migration-database.js';
+import { schemaScript, type BackfillPacing, type MigrationDatabase, type MigrationPrimitives, type SchemaScript } from '../migrations/migration-database.js';
 import { MAX_CHUNK_SESSIONS } from '../migrations/backfill-step.js';
 import { maxStageRowids } from '../migrations/backfill-stage.js';
 import { maxWindowUs, windowLimitMs } from '../migrations/backfill-windows.js';
@@ -55,11 +55,7 @@ type Queryable = pg.Pool | pg.PoolClient;
 /** The oldest server CI runs the whole suite on (`npm run test:pg15`). */
 const MINIMUM_VERSION = { number: 150_000, text: '15', reason: 'the oldest PostgreSQL it is tested on' };
 
-function script(list: readonly SchemaScript[], name: string): SchemaScript {
-  const found = list.find((s) => s.name === name);
-  if (!found) throw new Error(`schema script ${name} is missing from generated/postgres/schema.ts`);
-  return found;
-}
+const script = (list: readonly SchemaScript[], name: string) => schemaScript(list, name, 'postgres');
 
 const KANDEV_META = script(packageSchema, 'kandev_meta');
 const SUBAGENT_TABLE = script(packageSchema, 'task_session_subagents');

@@ -23,13 +23,9 @@ import {
   readSchemaVersion,
   stageBackfillCandidates,
 } from '../../generated/sqlite/index.js';
-import type { SchemaScript, StagingPrimitives } from '../migrations/migration-database.js';
+import { schemaScript, type StagingPrimitives } from '../migrations/migration-database.js';
 
-function script(name: string): SchemaScript {
-  const found = backfillSchema.find((s) => s.name === name);
-  if (!found) throw new Error(`schema script ${name} is missing from generated/sqlite/schema.ts`);
-  return found;
-}
+const script = (name: string) => schemaScript(backfillSchema, name, 'sqlite');
 
 const BACKFILL_STAGE = script('backfill_stage');
 const BACKFILL_RANGE = script('backfill_range');

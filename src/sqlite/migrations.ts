@@ -23,7 +23,14 @@ import {
 import type { StoreContext } from '../dialect.js';
 import { addSubagentColumnsStep } from '../migrations/column-step.js';
 import { runSync } from '../migrations/flow.js';
-import type { BackfillPacing, MigrationDatabase, MigrationPrimitives, PauseStep, SchemaScript } from '../migrations/migration-database.js';
+import {
+  schemaScript,
+  type BackfillPacing,
+  type MigrationDatabase,
+  type MigrationPrimitives,
+  type PauseStep,
+  type SchemaScript,
+} from '../migrations/migration-database.js';
 import { MAX_CHUNK_SESSIONS } from '../migrations/backfill-step.js';
 import { maxStageRowids } from '../migrations/backfill-stage.js';
 import { runMigrationPass } from '../migrations/migration-pass.js';
@@ -43,11 +50,7 @@ const MIN_BUSY_TIMEOUT_MS = 5000;
 /** `->` (backfill_subagent_contexts.sql) is the newest feature any statement or script uses. */
 const MINIMUM_VERSION = { number: 3_038_000, text: '3.38.0', reason: 'its statements use the -> JSON operator, new in SQLite 3.38.0' };
 
-function script(list: readonly SchemaScript[], name: string): SchemaScript {
-  const found = list.find((s) => s.name === name);
-  if (!found) throw new Error(`schema script ${name} is missing from generated/sqlite/schema.ts`);
-  return found;
-}
+const script = (list: readonly SchemaScript[], name: string) => schemaScript(list, name, 'sqlite');
 
 const KANDEV_META = script(packageSchema, 'kandev_meta');
 const SUBAGENT_TABLE = script(packageSchema, 'task_session_subagents');
