@@ -114,12 +114,15 @@ describe('sqlite transactions through better-sqlite3', () => {
       let ticks = 0;
       const timer = setInterval(() => ticks++, 20);
       const started = performance.now();
-      await expect(withAsyncTransaction(waiter, async () => 1, { totalMs: 600, sliceMs: 50 })).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
+      // 1.2 s of 50 ms slices: about 24 chances for the timer. On a loaded machine a slice's
+      // busy-wait sleeps overshoot (once only 3 ticks came in a 600 ms wait, inside the whole
+      // suite), so the wait is long enough for 4 even at 300 ms a slice.
+      await expect(withAsyncTransaction(waiter, async () => 1, { totalMs: 1_200, sliceMs: 50 })).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
       const waited = performance.now() - started;
       clearInterval(timer);
-      expect(waited).toBeGreaterThanOrEqual(590);
-      expect(waited).toBeLessThan(3_000);
-      // One synchronous 600 ms wait would have let the timer run once at most, after it.
+      expect(waited).toBeGreaterThanOrEqual(1_190);
+      expect(waited).toBeLessThan(3_600);
+      // One synchronous 1.2 s wait would have let the timer run once at most, after it.
       expect(ticks).toBeGreaterThanOrEqual(4); // about one per 50 ms slice
       expect(waiter.pragma('busy_timeout', { simple: true })).toBe(5_000);
       expect(waiter.inTransaction).toBe(false);
