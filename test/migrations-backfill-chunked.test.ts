@@ -8,12 +8,16 @@
 // message in storage order, with no staged phase), and the activation keys equal what that run
 // publishes (backfill_through from the source predicate, AC-24 point 1). On SQLite the first
 // phase reads the messages in rowid ranges of one to a few rowids, so a tool call's competing
-// messages (inserted in random created_at order) are staged by different ranges.
+// messages (inserted in random created_at order) are staged by different ranges; and each store
+// is backfilled both ways a SQLite chunk can rank its candidates (src/sqlite/stage-freshness.ts):
+// from the columns phase 1 staged, when nothing changed since, and, after another connection
+// committed during phase 1, from each candidate read again.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ACTIVATION_KEYS, type BackfillProgress } from '../src/index.js';
 import { hostTimestamp } from './helpers/host-timestamp.js';
 import { insertWithoutForeignKeys, metaKeys } from './helpers/migration-db.js';
 import { prng, type Prng } from './helpers/prng.js';
+import { commitFromAnotherConnection } from './helpers/other-connection.js';
 import { insertSession } from './helpers/seed-host-rows.js';
 import { backfilledRows, singleStatementRows } from './helpers/single-statement-backfill.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
@@ -83,36 +87,42 @@ describeBothDialects('runMigrations: the chunked backfill equals the single stat
     db = undefined;
   });
 
-  it(`on ${STORES} random stores, with chunks of 1 to 4 sessions (and on SQLite ranges of 1 to 4 rowids)`, async () => {
-    for (let seed = 1; seed <= STORES; seed++) {
-      const r = prng(3200 + seed);
-      db = await openTestDb(dialect, 'package');
-      await seedRandomStore(db, r);
-      const single = await singleStatementRows(db);
-      const maxSessions = 1 + r.int(4);
-      const maxStageRowids = 1 + r.int(4);
-      const chunks: number[] = [];
-      const ranges: number[] = [];
-      const report = await db.store().runMigrations({
-        // PostgreSQL's session walk here; its window walk in the next test.
-        backfillChunk: { maxSessions, maxStageRowids, pauseMs: 0, walk: 'sessions' },
-        onBackfillProgress: (p) => (p.phase === 'stage' ? ranges : chunks).push(p.sessions),
-      });
-      expect(report.ok, JSON.stringify(report.steps)).toBe(true);
-      const chunked = await backfilledRows(db);
-      expect(chunked, `seed ${seed}, chunks of ${maxSessions}`).toEqual(single.rows);
-      // The walk starts after the key '' (a session keyed '' is not recordable, AC-21a).
-      const sessions = (await db.query(`SELECT id FROM task_sessions WHERE id <> ''`)).length;
-      expect(chunks.length, `seed ${seed}`).toBe(Math.floor(sessions / maxSessions) + 1); // really chunked
-      // SQLite's first phase really read in ranges: as many as the rowids need (every message kept its rowid).
-      const messages = (await db.query(`SELECT id FROM task_session_messages`)).length;
-      expect(ranges.length, `seed ${seed}`).toBe(dialect === 'sqlite' ? Math.ceil(messages / maxStageRowids) : 0);
-      const keys = await metaKeys(db);
-      expect(keys[ACTIVATION_KEYS.backfillThrough]).toBe(single.through);
-      expect(Object.keys(keys).sort()).toEqual(Object.values(ACTIVATION_KEYS).sort()); // progress keys gone
-      await db.close();
-      db = undefined;
-    }
+  it(`on ${STORES} random stores, with chunks of 1 to 4 sessions (and on SQLite ranges of 1 to 4 rowids, each store both ways)`, async () => {
+    const ways = dialect === 'sqlite' ? (['staged columns', 'read again'] as const) : (['sessions'] as const);
+    for (let seed = 1; seed <= STORES; seed++)
+      for (const way of ways) {
+        const r = prng(3200 + seed);
+        db = await openTestDb(dialect, 'package');
+        await seedRandomStore(db, r);
+        const single = await singleStatementRows(db);
+        const maxSessions = 1 + r.int(4);
+        const maxStageRowids = 1 + r.int(4);
+        const chunks: number[] = [];
+        const ranges: number[] = [];
+        const report = await db.store().runMigrations({
+          // PostgreSQL's session walk here; its window walk in the next test.
+          backfillChunk: { maxSessions, maxStageRowids, pauseMs: 0, walk: 'sessions' },
+          onBackfillProgress: (p) => {
+            (p.phase === 'stage' ? ranges : chunks).push(p.sessions);
+            // The same store again, after a commit elsewhere: every chunk reads its candidates again.
+            if (way === 'read again' && p.phase === 'stage' && ranges.length === 1) commitFromAnotherConnection(db!.location);
+          },
+        });
+        expect(report.ok, JSON.stringify(report.steps)).toBe(true);
+        const chunked = await backfilledRows(db);
+        expect(chunked, `seed ${seed}, chunks of ${maxSessions}, ${way}`).toEqual(single.rows);
+        // The walk starts after the key '' (a session keyed '' is not recordable, AC-21a).
+        const sessions = (await db.query(`SELECT id FROM task_sessions WHERE id <> ''`)).length;
+        expect(chunks.length, `seed ${seed}`).toBe(Math.floor(sessions / maxSessions) + 1); // really chunked
+        // SQLite's first phase really read in ranges: as many as the rowids need (every message kept its rowid).
+        const messages = (await db.query(`SELECT id FROM task_session_messages`)).length;
+        expect(ranges.length, `seed ${seed}`).toBe(dialect === 'sqlite' ? Math.ceil(messages / maxStageRowids) : 0);
+        const keys = await metaKeys(db);
+        expect(keys[ACTIVATION_KEYS.backfillThrough]).toBe(single.through);
+        expect(Object.keys(keys).sort()).toEqual(Object.values(ACTIVATION_KEYS).sort()); // progress keys gone
+        await db.close();
+        db = undefined;
+      }
   }, 120_000);
 });
 

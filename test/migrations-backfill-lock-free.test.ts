@@ -77,9 +77,10 @@ describe('SQLite: the backfill work computed ahead takes no write lock (issue 32
     };
     const computeChunk = (p: MigrationPrimitives) => awaited(p.staging!.computeRows({ after: '', sessions: ['s0', 's1', 's2'] }));
 
-    // Phase 1: the six messages read into the range table, each judged by json_extract.
-    expect(await counted('ahead', readRange)).toEqual({ n: 6, committed: 6, refused: 0 });
-    expect(await counted('locked', readRange)).toEqual({ n: 6, committed: 0, refused: 6 });
+    // Phase 1: the six messages read into the range table, each judged by json_extract twice
+    // (its normalized.kind, then the tool_call_id staged with it).
+    expect(await counted('ahead', readRange)).toEqual({ n: 6, committed: 12, refused: 0 });
+    expect(await counted('locked', readRange)).toEqual({ n: 6, committed: 0, refused: 12 });
     await migration.locked(function* (p) {
       yield* awaited(p.staging!.createStage());
       return yield* awaited(p.staging!.keepRange());

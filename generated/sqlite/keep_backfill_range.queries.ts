@@ -18,8 +18,8 @@ export interface IKeepBackfillRangeQuery {
  *
  * Query generated from SQL:
  * ```
- * INSERT INTO subagent_context_backfill_stage (task_session_id, id)
- * SELECT r.task_session_id, r.id
+ * INSERT INTO subagent_context_backfill_stage (task_session_id, id, rid, task_id, tool_call_id, created_utc9)
+ * SELECT r.task_session_id, r.id, r.rid, r.task_id, r.tool_call_id, r.created_utc9
  *   FROM temp.subagent_context_backfill_range AS r
  *  WHERE true
  * ON CONFLICT DO NOTHING
@@ -27,6 +27,6 @@ export interface IKeepBackfillRangeQuery {
  */
 export const keepBackfillRange = new SqliteExecQuery<IKeepBackfillRangeParams, IKeepBackfillRangeResult>(
   "keepBackfillRange",
-  "INSERT INTO subagent_context_backfill_stage (task_session_id, id)\nSELECT r.task_session_id, r.id\n  FROM temp.subagent_context_backfill_range AS r\n WHERE true\nON CONFLICT DO NOTHING",
+  "INSERT INTO subagent_context_backfill_stage (task_session_id, id, rid, task_id, tool_call_id, created_utc9)\nSELECT r.task_session_id, r.id, r.rid, r.task_id, r.tool_call_id, r.created_utc9\n  FROM temp.subagent_context_backfill_range AS r\n WHERE true\nON CONFLICT DO NOTHING",
   [],
 );

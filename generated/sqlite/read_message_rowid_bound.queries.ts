@@ -24,11 +24,12 @@ export interface IReadMessageRowidBoundQuery {
  *
  * Query generated from SQL:
  * ```
- * SELECT COALESCE(min(m.rowid), 1) AS "least!::bigint", COALESCE(max(m.rowid), 0) AS "bound!::bigint" FROM task_session_messages AS m
+ * SELECT COALESCE((SELECT min(m.rowid) FROM task_session_messages AS m), 1) AS "least!::bigint",
+ *        COALESCE((SELECT max(m.rowid) FROM task_session_messages AS m), 0) AS "bound!::bigint"
  * ```
  */
 export const readMessageRowidBound = new SqliteOneQuery<IReadMessageRowidBoundParams, IReadMessageRowidBoundResult>(
   "readMessageRowidBound",
-  "SELECT COALESCE(min(m.rowid), 1) AS \"least\", COALESCE(max(m.rowid), 0) AS \"bound\" FROM task_session_messages AS m",
+  "SELECT COALESCE((SELECT min(m.rowid) FROM task_session_messages AS m), 1) AS \"least\",\n       COALESCE((SELECT max(m.rowid) FROM task_session_messages AS m), 0) AS \"bound\"",
   [],
 );

@@ -9,7 +9,9 @@
  * which then inserts them (keep_backfill_rows.sql). The candidates are the messages
  * phase 1 staged (stage_backfill_candidates.sql, src/migrations/backfill-stage.ts): every
  * message that can qualify, found by reading the host's table in storage order; each is
- * judged again here, as it is now. No row ever reaches JavaScript.
+ * judged again here, as it is now, or, when nothing can have changed since phase 1 staged it
+ * (:stagedAt, src/sqlite/stage-freshness.ts), ranked from what phase 1 staged, which is then
+ * what it is now. No row ever reaches JavaScript.
  * Every derived value follows the live path's column rules, so the same subagent reads alike
  * whichever path wrote it.
  *
@@ -70,10 +72,13 @@ WITH candidate AS (
   -- each message then read by id (its primary key index): CROSS JOIN keeps the staging table
   -- the outer loop. The session restated: a message moved to another session meanwhile is
   -- judged where it now is, in that session's chunk, if phase 1 staged it there.
+  -- Only when the staged columns may be stale (`keyed` below): otherwise the first term is
+  -- false, a constant SQLite tests once, before reading anything.
   SELECT m.rowid AS rid, m.id, m.task_session_id, m.task_id, m.created_at, m.metadata AS meta
     FROM subagent_context_backfill_stage AS s
          CROSS JOIN task_session_messages AS m ON m.id = s.id
-   WHERE s.task_session_id > :after! AND s.task_session_id <= :upTo!
+   WHERE (SELECT d.data_version FROM pragma_data_version AS d) IS NOT :stagedAt
+     AND s.task_session_id > :after! AND s.task_session_id <= :upTo!
      AND m.task_session_id = s.task_session_id
      AND {{subagent_prefilter(m.metadata)}}
      AND {{prefiltered_valid_json(m.metadata)}}
@@ -82,6 +87,7 @@ WITH candidate AS (
   -- expression (two JSON calls) at each of its uses below (three recordable-id terms, the
   -- window's partition): dense-1m 3.6 s → 2.9 s (BENCHMARKS.md). It holds the short columns
   -- only, a few MB per 50,000 subagent messages, never a document.
+  -- Each candidate as it reads now …
   SELECT c.rid, c.id, c.task_session_id, c.task_id,
          json_type(c.meta, '$.normalized.kind') AS kind_type,
          json_extract(c.meta, '$.normalized.kind') AS kind,
@@ -89,6 +95,20 @@ WITH candidate AS (
               THEN json_extract(c.meta, '$.tool_call_id') END AS tool_call_id,    -- a JSON string only (AC-21a)
          {{utc9(c.created_at)}} AS created_utc9
     FROM candidate AS c
+  UNION ALL
+  -- … or as phase 1 staged it, when nothing can have changed since. The runner passes
+  -- :stagedAt, the data_version the staged columns hold for, only when this run staged every
+  -- candidate and nothing has written on this connection but the backfill, or changed the
+  -- schema (VACUUM), since (src/sqlite/stage-freshness.ts); it is NULL otherwise. Compared here,
+  -- in this statement's own snapshot, so another connection's commit after the runner looked
+  -- sends the chunk the first way. Phase 1 kept only candidates whose normalized.kind is the
+  -- JSON string 'subagent_task', and their columns with the expressions above over the same
+  -- documents (stage_backfill_candidates.sql), so the ranking reads alike either way; this way
+  -- no candidate is read again (BENCHMARKS.md).
+  SELECT s.rid, s.id, s.task_session_id, s.task_id, 'text', 'subagent_task', s.tool_call_id, s.created_utc9
+    FROM subagent_context_backfill_stage AS s
+   WHERE (SELECT d.data_version FROM pragma_data_version AS d) = :stagedAt
+     AND s.task_session_id > :after! AND s.task_session_id <= :upTo!
 ), qualifying AS (
   -- AC-21: normalized.kind is the JSON string 'subagent_task'. AC-21a: session, task and
   -- tool_call_id (a JSON string) all recordable, else skipped: the live path's AC-2 rule,
@@ -104,8 +124,8 @@ WITH candidate AS (
 ), winner AS (
   -- AC-21b: one row per (session, tool_call_id), from the message with the newest
   -- created_at (as an instant), then the greatest id (byte order).
-  SELECT r.rid, r.created_utc9
-    FROM (SELECT q.rid, q.created_utc9,
+  SELECT r.rid, r.id, r.created_utc9
+    FROM (SELECT q.rid, q.id, q.created_utc9,
                  row_number() OVER (PARTITION BY q.task_session_id, q.tool_call_id
                                     ORDER BY q.created_utc9 DESC, q.id DESC) AS rn
             FROM qualifying AS q) AS r
@@ -113,7 +133,7 @@ WITH candidate AS (
 ), parsed AS MATERIALIZED (
   -- Pass 2, the winners only, each fetched again by rowid (CROSS JOIN keeps `winner` the
   -- outer loop). Its metadata passed json_valid in pass 1, in this same statement's
-  -- snapshot, so it is read as it is. MATERIALIZED so each document's fields are extracted once, not again
+  -- snapshot (or in phase 1, with nothing changed since), so it is read as it is. MATERIALIZED so each document's fields are extracted once, not again
   -- wherever the INSERT and the literal CTEs refer to them.
   SELECT m.id, m.task_session_id, m.task_id,
          -- AC-21: the message's own column; as on the live path, a turn id that is not
@@ -160,6 +180,10 @@ WITH candidate AS (
          w.created_utc9,
          {{utc9(m.updated_at)}} AS updated_utc9
     FROM winner AS w CROSS JOIN task_session_messages AS m ON m.rowid = w.rid
+   -- The ranked message itself, rowid and id together: a staged rowid names it only while
+   -- nothing changed. The unary + keeps the plan a rowid lookup: without it SQLite chose the
+   -- id index for this join, and the statement ran 2-3% slower on dense-1m.
+   WHERE +m.id = w.id
 ), literal_metric AS (
   -- A metric written with a fraction or an exponent, one row per (message, metric): rare
   -- (Go's encoder writes integers plainly), so these CTEs are usually empty. The literal is

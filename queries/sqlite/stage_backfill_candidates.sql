@@ -6,20 +6,29 @@
  * storage order, each page once over the whole phase, as 0.2's single statement read it.
  *
  * A superset, judged again in phase 2: the text prefilter, valid JSON and normalized.kind
- * (the cheap part of AC-21). Phase 2 re-reads each candidate by id and applies every rule
- * to the message as it is then (backfill_subagent_contexts.sql), so a message the host
- * changed or deleted between the phases is judged as phase 2 sees it. Nothing here can
- * raise: json_extract reads only documents json_valid admitted.
+ * (the cheap part of AC-21), with what AC-21b ranks by (rowid, task id, tool_call_id,
+ * created_at as utc9), read here from the document the prefilter and json_valid have just
+ * read (SQLite's JSON cache: one parse a message). Phase 2 ranks from these columns while
+ * nothing can have changed since they were staged; otherwise it re-reads each candidate by
+ * id and applies every rule to the message as it is then (backfill_subagent_contexts.sql),
+ * so a message the host changed or deleted between the phases is judged as phase 2 sees it.
+ * The columns are the chunk statement's `keyed` CTE's, expression for expression, so both
+ * ways rank alike. Nothing here can raise: json_extract reads only documents json_valid
+ * admitted.
  *
  * ON CONFLICT DO NOTHING: a message read twice into the range table adds nothing.
  */
 /* @returns exec */
 /* @name stageBackfillCandidates */
-INSERT INTO temp.subagent_context_backfill_range (task_session_id, id)
-SELECT m.task_session_id, m.id
+INSERT INTO temp.subagent_context_backfill_range (task_session_id, id, rid, task_id, tool_call_id, created_utc9)
+SELECT m.task_session_id, m.id, m.rowid, m.task_id,
+       CASE WHEN json_type(m.metadata, '$.tool_call_id') = 'text'
+            THEN json_extract(m.metadata, '$.tool_call_id') END,    -- a JSON string only (AC-21a)
+       {{utc9(m.created_at)}}
   FROM task_session_messages AS m
  WHERE m.rowid >= :from! AND m.rowid <= :upTo!
    AND {{subagent_prefilter(m.metadata)}}
    AND {{prefiltered_valid_json(m.metadata)}}
+   AND json_type(m.metadata, '$.normalized.kind') = 'text'
    AND json_extract(m.metadata, '$.normalized.kind') = 'subagent_task'
 ON CONFLICT DO NOTHING;

@@ -22,10 +22,20 @@ export const WHOLE_TABLE_MARK = { before: 'infinity', limit: Number.MAX_SAFE_INT
 const SQLITE_STAGED_SCAN =
   '    FROM subagent_context_backfill_stage AS s\n' +
   '         CROSS JOIN task_session_messages AS m ON m.id = s.id\n' +
-  '   WHERE s.task_session_id > @after AND s.task_session_id <= @upTo\n' +
+  '   WHERE (SELECT d.data_version FROM pragma_data_version AS d) IS NOT @stagedAt\n' +
+  '     AND s.task_session_id > @after AND s.task_session_id <= @upTo\n' +
   '     AND m.task_session_id = s.task_session_id\n';
 /** 0.2's scan: every message of the key range, in storage order. */
 const SQLITE_STORAGE_ORDER_SCAN = '    FROM task_session_messages AS m NOT INDEXED\n   WHERE m.task_session_id > @after AND m.task_session_id <= @upTo\n';
+
+/** The chunk statement's other source of ranking columns, the staged ones (src/sqlite/stage-freshness.ts): 0.2 read none. */
+const SQLITE_STAGED_KEYS =
+  "  SELECT s.rid, s.id, s.task_session_id, s.task_id, 'text', 'subagent_task', s.tool_call_id, s.created_utc9\n" +
+  '    FROM subagent_context_backfill_stage AS s\n' +
+  '   WHERE (SELECT d.data_version FROM pragma_data_version AS d) = @stagedAt\n' +
+  '     AND s.task_session_id > @after AND s.task_session_id <= @upTo\n';
+/** A branch of no row, so the UNION ALL stays valid. */
+const SQLITE_NO_KEYS = '  SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE false\n';
 
 /** The chunk statement's target: the connection's temp rows table, kept under the lock by keep_backfill_rows.sql. */
 const SQLITE_AHEAD_TARGET = 'INSERT INTO temp.subagent_context_backfill_rows (';
@@ -48,6 +58,7 @@ export function sqliteStorageOrderStatement(): string {
   const text = sqliteQueries.backfillSubagentContexts.sql;
   for (const [anchor, name] of [
     [SQLITE_STAGED_SCAN, 'SQLITE_STAGED_SCAN'],
+    [SQLITE_STAGED_KEYS, 'SQLITE_STAGED_KEYS'],
     [SQLITE_AHEAD_TARGET, 'SQLITE_AHEAD_TARGET'],
     [SQLITE_AHEAD_END, 'SQLITE_AHEAD_END'],
     [SQLITE_SOURCE_COLUMN, 'SQLITE_SOURCE_COLUMN'],
@@ -56,6 +67,7 @@ export function sqliteStorageOrderStatement(): string {
     if (text.split(anchor).length !== 2) throw new Error(`single-statement: the SQLite backfill statement changed shape; update ${name}`);
   return text
     .replace(SQLITE_STAGED_SCAN, SQLITE_STORAGE_ORDER_SCAN)
+    .replace(SQLITE_STAGED_KEYS, SQLITE_NO_KEYS)
     .replace(SQLITE_AHEAD_TARGET, SQLITE_TABLE_TARGET)
     .replace(SQLITE_AHEAD_END, SQLITE_TABLE_END)
     .replace(SQLITE_SOURCE_COLUMN, '\n)')

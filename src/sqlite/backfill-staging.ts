@@ -24,6 +24,7 @@ import {
   stageBackfillCandidates,
 } from '../../generated/sqlite/index.js';
 import { schemaScript, type StagingPrimitives } from '../migrations/migration-database.js';
+import { stageFreshness, type StageFreshness } from './stage-freshness.js';
 
 const script = (name: string) => schemaScript(backfillSchema, name, 'sqlite');
 
@@ -39,12 +40,22 @@ const SQLITE_MIN_ROWID = -(2n ** 63n);
  * storage order, a rowid range at a time. The host's table is an ordinary rowid table
  * (schema/host/sqlite), as the chunk statement has always assumed.
  */
-export function sqliteStaging(db: Database): StagingPrimitives {
+export function sqliteStaging(db: Database, freshness: StageFreshness = stageFreshness(db)): StagingPrimitives {
+  const stageExists = () => probeBackfillStage.one({}, db).present === 1n;
   return {
-    createStage: () => void db.exec(BACKFILL_STAGE.sql),
-    stageExists: () => probeBackfillStage.one({}, db).present === 1n,
+    createStage: () => {
+      const existed = stageExists();
+      db.exec(BACKFILL_STAGE.sql);
+      // Made empty here: what it holds from now on is this run's. One that was there holds another run's.
+      if (existed) freshness.end();
+      else freshness.begin();
+    },
+    stageExists,
     nextRowidAfter: (after) => readNextMessageRowid.maybeOne({ after }, db)?.rid,
-    dropStage: () => void dropBackfillStage.exec({}, db),
+    dropStage: () => {
+      dropBackfillStage.exec({}, db);
+      freshness.end();
+    },
     readRowidBound: () => {
       // One below the least rowid, in TypeScript: below -2^63 there is no SQLite integer.
       const { least, bound } = readMessageRowidBound.one({}, db);
@@ -60,7 +71,8 @@ export function sqliteStaging(db: Database): StagingPrimitives {
     computeRows: ({ after, sessions }) => {
       db.exec(BACKFILL_ROWS.sql);
       clearBackfillRows.exec({}, db);
-      return backfillSubagentContexts.exec({ after, upTo: sessions[sessions.length - 1] }, db);
+      // Ranked from the staged columns only while nothing can have changed since they were staged.
+      return backfillSubagentContexts.exec({ after, upTo: sessions[sessions.length - 1], stagedAt: freshness.stagedAt() }, db);
     },
     keepRows: () => {
       const kept = keepBackfillRows.exec({}, db);

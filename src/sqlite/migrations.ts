@@ -39,6 +39,7 @@ import { executionIdentityShapeHolds, sqliteTableShape } from '../migrations/tab
 import { SQLITE_JSON_HELPER } from '../migrations/json-helper.js';
 import type { BackfillChunkOptions, MigrationOptions, MigrationReport } from '../types.js';
 import { sqliteStaging } from './backfill-staging.js';
+import { stageFreshness, type StageFreshness } from './stage-freshness.js';
 import { withImmediateTransaction } from './transaction.js';
 
 /**
@@ -89,8 +90,8 @@ function sqliteSteps(db: Database): MigrationDatabase['steps'] {
   };
 }
 
-function sqlitePrimitives(db: Database): MigrationPrimitives {
-  const staging = sqliteStaging(db);
+function sqlitePrimitives(db: Database, freshness: StageFreshness): MigrationPrimitives {
+  const staging = sqliteStaging(db, freshness);
   return {
     observeShape: () => sqliteTableShape(observeSubagentTableShape.one({}, db)),
     observeJsonHelper: () => SQLITE_JSON_HELPER,
@@ -130,14 +131,16 @@ function sqlitePrimitives(db: Database): MigrationPrimitives {
 
 /** Internal: `minimumVersion` exists for the tests of the too-old path. */
 export function createSqliteMigrationDatabase(db: Database, options: { minimumVersion?: MigrationDatabase['minimumVersion'] } = {}): MigrationDatabase {
-  const primitives = sqlitePrimitives(db);
+  // The staging table's ranking columns are used only while nothing changed since they were staged.
+  const freshness = stageFreshness(db);
+  const primitives = sqlitePrimitives(db, freshness);
   return {
     engine: 'SQLite',
     minimumVersion: options.minimumVersion ?? MINIMUM_VERSION,
     steps: sqliteSteps(db),
     // async only for the signature: the body runs to COMMIT before the promise is returned.
-    locked: async (body) => withImmediateTransaction(db, () => runSync(body(primitives))),
-    unlocked: async (body) => runSync(body(primitives)),
+    locked: async (body) => freshness.own(() => withImmediateTransaction(db, () => runSync(body(primitives)))),
+    unlocked: async (body) => freshness.own(() => runSync(body(primitives))),
     // WAL: a reader never blocks a writer, so work computed outside the lock lets a host writer in.
     backfillPacing: async (overrides) => sqliteBackfillPacing(overrides, String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal'),
   };

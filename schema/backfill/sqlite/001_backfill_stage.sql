@@ -8,8 +8,18 @@
 -- activation keys: a store that is not mid-backfill has no such table. No foreign key: a
 -- candidate whose message or session the host deleted meanwhile is skipped by phase 2's join.
 -- WITHOUT ROWID, keyed by session first: phase 2 reads a chunk's candidates as one range.
+-- Beside the key, what AC-21b's ranking reads from each message as phase 1 found it: its rowid,
+-- task id, tool_call_id (a JSON string, else NULL) and created_at as utc9. Phase 2 ranks from
+-- these columns alone, without reading a candidate again, only while nothing can have changed
+-- since they were staged (src/sqlite/stage-freshness.ts); otherwise it reads each by id. No
+-- declared type on task_id, tool_call_id and created_utc9, so no affinity converts a value:
+-- a host's integer task id stays an integer, as the recordable-id rule must see it.
 CREATE TABLE IF NOT EXISTS subagent_context_backfill_stage (
   task_session_id TEXT NOT NULL,
   id              TEXT NOT NULL,
+  rid             INTEGER NOT NULL,
+  task_id,
+  tool_call_id,
+  created_utc9,
   PRIMARY KEY (task_session_id, id)
 ) WITHOUT ROWID;
