@@ -4,8 +4,10 @@
 // message: 2.2-2.8x the storage-order read 0.2's single statement made (BENCHMARKS.md). So the
 // host's messages are first read in storage order, a rowid range per transaction, and the
 // messages that can qualify are kept in a staging table; the session chunks then write from
-// those candidates alone, each read again by id and judged as it is then. AC-21b's winner is
-// still chosen per session and tool call inside one chunk, over every candidate of the session.
+// those candidates alone, each read again by id and judged as it is then, or, while nothing
+// can have changed since, ranked from the columns staged with it (src/sqlite/stage-freshness.ts).
+// AC-21b's winner is still chosen per session and tool call inside one chunk, over every
+// candidate of the session.
 //
 //   start   (./backfill-step.ts, the first transaction) the staging table created, the rowid
 //           bound read with the high-water mark: phase 1 walks (start, bound], start one below
