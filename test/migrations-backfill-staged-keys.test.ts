@@ -7,33 +7,16 @@
 // for these stores' documents (JSON.parse accepts exactly the well-formed ones here).
 // Every case also writes exactly the single statement's rows over the store as it then is.
 // SQLite only: PostgreSQL stages nothing (its chunks read every message of their sessions).
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { backfillSubagentContexts, readChangeMarks } from '../generated/sqlite/index.js';
 import { awaited } from '../src/migrations/flow.js';
 import { createSqliteMigrationDatabase } from '../src/sqlite/migrations.js';
 import type { BackfillProgress, MigrationOptions } from '../src/index.js';
 import { createFailingTrigger, dropFailingTrigger } from './helpers/injected-triggers.js';
-import { commitFromAnotherConnection } from './helpers/other-connection.js';
-import { insertChatMessage, seedCompetingToolCalls } from './helpers/seed-host-rows.js';
+import { commitFromAnotherConnection, countJsonValid } from './helpers/other-connection.js';
+import { insertChatMessage, seedCompetingToolCalls, subagentMetadata } from './helpers/seed-host-rows.js';
 import { backfilledRows, singleStatementRows } from './helpers/single-statement-backfill.js';
 import { openTestDb, type TestDb } from './helpers/test-db.js';
-
-/** json_valid's answer for the documents these stores hold; `calls` counts them. */
-function countJsonValid(db: Database.Database): { calls: number } {
-  const counter = { calls: 0 };
-  db.function('json_valid', (doc: unknown) => {
-    counter.calls++;
-    if (doc === null) return null;
-    try {
-      JSON.parse(String(doc));
-      return 1;
-    } catch {
-      return 0;
-    }
-  });
-  return counter;
-}
 
 describe('SQLite: a chunk ranks from the staged columns only while nothing changed since phase 1 (issue 32)', () => {
   let db: TestDb | undefined;
@@ -49,10 +32,11 @@ describe('SQLite: a chunk ranks from the staged columns only while nothing chang
    * calls after phase 1's last range, and whether the rows are the single statement's over
    * the store as it is at the end.
    */
-  async function backfill(during: (t: TestDb, p: BackfillProgress) => void, options: MigrationOptions = {}) {
+  async function backfill(during: (t: TestDb, p: BackfillProgress) => void, options: MigrationOptions = {}, before?: (t: TestDb) => void) {
     db = await openTestDb('sqlite', 'package');
     const t = db;
     await seedCompetingToolCalls(t, { sessions: 5, toolCalls: 3, chat: true });
+    before?.(t);
     const counter = countJsonValid(t.sqlite!);
     let atStageEnd = 0;
     const report = await t.store().runMigrations({
@@ -71,7 +55,7 @@ describe('SQLite: a chunk ranks from the staged columns only while nothing chang
     const reference = await singleStatementRows(t);
     expect(rows).toEqual(reference.rows);
     expect(rows).toHaveLength(15);
-    return { phase2 };
+    return { phase2, rows };
   }
 
   it('nothing changed since phase 1: every chunk ranks from the staged columns and reads no candidate again', async () => {
@@ -116,7 +100,84 @@ describe('SQLite: a chunk ranks from the staged columns only while nothing chang
     expect(await backfilledRows(t)).toEqual(reference.rows);
   });
 
-  it('the chunk statement checks the staged columns’ data_version in its own snapshot: a commit after the runner looked sends it the long way, with the same rows', async () => {
+  it('a host trigger on a table the backfill writes (it fires inside the backfill’s own transactions): every chunk reads its candidates again', async () => {
+    // There before the backfill begins (no schema change during it to give it away): when s0's row
+    // is written (the first chunk, s0 and s1), it makes s2's older message the newest (the second chunk).
+    const { phase2, rows } = await backfill(
+      () => {},
+      {},
+      (t) =>
+        t.sqlite!.exec(`CREATE TRIGGER host_touch AFTER INSERT ON task_session_subagents WHEN NEW.task_session_id = 's0'
+          BEGIN UPDATE task_session_messages SET created_at = '2030-01-01 00:00:00' WHERE id = 's2-t1-v0'; END`),
+    );
+    expect(phase2).toBeGreaterThanOrEqual(30);
+    // Judged as the chunk found it: s2's v0 won.
+    expect(rows.find((r) => r.task_session_id === 's2' && r.tool_call_id === 'toolu_1')?.description).toBe('v0');
+  });
+
+  it('a staging table an earlier run left, its phase-1 keys removed by hand, a candidate changed meanwhile: phase 1 stages again and the chunks judge every candidate as it is', async () => {
+    db = await openTestDb('sqlite', 'package');
+    const t = db;
+    await seedCompetingToolCalls(t, { sessions: 2, toolCalls: 1 });
+    await createFailingTrigger(t, 'task_session_subagents', `NEW.source = 'backfill'`);
+    expect((await t.store().runMigrations({ backfillChunk: { maxSessions: 1, pauseMs: 0 } })).ok).toBe(false);
+    await dropFailingTrigger(t, 'task_session_subagents');
+    // The host makes v0 the newest of s0's tool call; phase 1's keys go, its table stays.
+    t.sqlite!.exec(`UPDATE task_session_messages SET created_at = '2030-01-01 00:00:00+00:00' WHERE id = 's0-t1-v0';
+      DELETE FROM kandev_meta WHERE key IN ('subagent_context_backfill_stage_bound', 'subagent_context_backfill_stage_cursor')`);
+    const counter = countJsonValid(t.sqlite!);
+    let atStageEnd = 0;
+    const report = await t.store().runMigrations({
+      backfillChunk: { maxSessions: 1, pauseMs: 0 },
+      onBackfillProgress: (p) => void (p.phase === 'stage' && (atStageEnd = counter.calls)),
+    });
+    expect(report.ok, JSON.stringify(report.steps)).toBe(true);
+    expect(counter.calls - atStageEnd).toBeGreaterThanOrEqual(4); // the long way: each candidate judged again
+    const rows = await backfilledRows(t);
+    expect(rows.map((r) => [r.task_session_id, r.description])).toEqual([
+      ['s0', 'v0'],
+      ['s1', 'v1'],
+    ]);
+    await t.exec(`DELETE FROM task_session_subagents`);
+    expect(rows).toEqual((await singleStatementRows(t)).rows);
+  });
+
+  it('a message whose id is NULL (a rowid table’s TEXT PRIMARY KEY allows it) is not staged: the backfill completes without it', async () => {
+    db = await openTestDb('sqlite', 'package');
+    const t = db;
+    await seedCompetingToolCalls(t, { sessions: 2, toolCalls: 1 });
+    const insert = t.sqlite!.prepare(
+      `INSERT INTO task_session_messages (id, task_session_id, task_id, metadata, created_at) VALUES (?, ?, 'task-s0', ?, '2026-08-01 10:09:00')`,
+    );
+    insert.run(null, 's0', subagentMetadata({ toolCallId: 'toolu_9', subagent: { description: 'null id' } }));
+    const report = await t.store().runMigrations({ backfillChunk: { maxSessions: 1, pauseMs: 0 } });
+    expect(report.ok, JSON.stringify(report.steps)).toBe(true); // a NULL id made phase 1 fail, on every boot
+    expect((await backfilledRows(t)).map((r) => [r.task_session_id, r.tool_call_id, r.description])).toEqual([
+      ['s0', 'toolu_1', 'v1'],
+      ['s1', 'toolu_1', 'v1'],
+    ]);
+  });
+
+  it('a created_at of ’now’ is no instant (strftime alone reads the current time): that message does not qualify, either way', async () => {
+    db = await openTestDb('sqlite', 'package');
+    const t = db;
+    await seedCompetingToolCalls(t, { sessions: 1, toolCalls: 1 });
+    const insert = t.sqlite!.prepare(
+      `INSERT INTO task_session_messages (id, task_session_id, task_id, metadata, created_at) VALUES (?, 's0', 'task-s0', ?, ?)`,
+    );
+    insert.run('s0-t5-now', subagentMetadata({ toolCallId: 'toolu_5', subagent: { description: 'now' } }), 'now');
+    insert.run('s0-t5-dated', subagentMetadata({ toolCallId: 'toolu_5', subagent: { description: 'dated' } }), '2026-08-01 10:09:00');
+    const reference = await singleStatementRows(t);
+    expect((await t.store().runMigrations({ backfillChunk: { pauseMs: 0 } })).ok).toBe(true);
+    const rows = await backfilledRows(t);
+    expect(rows.map((r) => [r.tool_call_id, r.description])).toEqual([
+      ['toolu_1', 'v1'],
+      ['toolu_5', 'dated'],
+    ]);
+    expect(rows).toEqual(reference.rows);
+  });
+
+  it('the chunk statement compares the staged columns’ data_version itself: another connection’s commit after the runner read it sends the statement the long way, with the same rows', async () => {
     db = await openTestDb('sqlite', 'package');
     const t = db;
     await seedCompetingToolCalls(t, { sessions: 3, toolCalls: 2 });

@@ -30,11 +30,11 @@ export interface ICountCollisionsSinceCaptureQuery {
  *   FROM task_session_subagents AS s
  *  WHERE s.observed_at >= :sinceFloor!
  *    AND /* before_since_text(s.observed_at) * / (s.observed_at >= substr(:since!, 1, 19) OR substr(s.observed_at, -6, 1) = '-')
- *    AND /* utc9(s.observed_at) * / (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= :since!
+ *    AND /* utc9(s.observed_at) * / (CASE WHEN s.observed_at GLOB '[0-9]*' THEN strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) END) >= :since!
  * ```
  */
 export const countCollisionsSinceCapture = new SqliteOneQuery<ICountCollisionsSinceCaptureParams, ICountCollisionsSinceCaptureResult>(
   "countCollisionsSinceCapture",
-  "SELECT COUNT(*) - COUNT(DISTINCT length(s.task_session_id) || ':' || s.task_session_id || s.tool_call_id) AS \"collisions\"\n  FROM task_session_subagents AS s\n WHERE s.observed_at >= @sinceFloor\n   AND /* before_since_text(s.observed_at) */ (s.observed_at >= substr(@since, 1, 19) OR substr(s.observed_at, -6, 1) = '-')\n   AND /* utc9(s.observed_at) */ (strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9)) >= @since",
+  "SELECT COUNT(*) - COUNT(DISTINCT length(s.task_session_id) || ':' || s.task_session_id || s.tool_call_id) AS \"collisions\"\n  FROM task_session_subagents AS s\n WHERE s.observed_at >= @sinceFloor\n   AND /* before_since_text(s.observed_at) */ (s.observed_at >= substr(@since, 1, 19) OR substr(s.observed_at, -6, 1) = '-')\n   AND /* utc9(s.observed_at) */ (CASE WHEN s.observed_at GLOB '[0-9]*' THEN strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) END) >= @since",
   ["sinceFloor","since"],
 );

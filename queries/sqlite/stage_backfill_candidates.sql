@@ -16,6 +16,12 @@
  * ways rank alike. Nothing here can raise: json_extract reads only documents json_valid
  * admitted.
  *
+ * Only a message whose id and session are text: a session that is not text is never recordable
+ * (AC-21a), and the staging table's text key would otherwise make one so (a host column without
+ * a declared type may hold an integer); a message whose id is NULL (a rowid table's primary key
+ * may be) would make this statement fail on its NOT NULL, on every boot. Such a message gets no
+ * row from the backfill (the single statement of 0.2 ranked one whose id is NULL).
+ *
  * ON CONFLICT DO NOTHING: a message read twice into the range table adds nothing.
  */
 /* @returns exec */
@@ -27,6 +33,7 @@ SELECT m.task_session_id, m.id, m.rowid, m.task_id,
        {{utc9(m.created_at)}}
   FROM task_session_messages AS m
  WHERE m.rowid >= :from! AND m.rowid <= :upTo!
+   AND typeof(m.id) = 'text' AND typeof(m.task_session_id) = 'text'
    AND {{subagent_prefilter(m.metadata)}}
    AND {{prefiltered_valid_json(m.metadata)}}
    AND json_type(m.metadata, '$.normalized.kind') = 'text'

@@ -239,6 +239,7 @@ export const DIALECT_ONLY: Readonly<Record<string, readonly Dialect[]>> = {
   read_next_message_rowid: ['sqlite'],
   probe_backfill_stage: ['sqlite'],
   read_schema_version: ['sqlite'],
+  read_stage_freshness_marks: ['sqlite'],
 };
 
 /**
@@ -249,7 +250,8 @@ export const OWN_PARAMETERS: Readonly<Record<string, string>> = {
   // One backfill chunk: SQLite's reads its staging table by a session-key range under its one
   // write lock; PostgreSQL's takes the set of sessions it locked, never a range, since the
   // messages' column may sort under another collation than task_sessions.id.
-  backfill_subagent_contexts: 'SQLite: a key range (after, upTo]; PostgreSQL: the locked sessionIds',
+  backfill_subagent_contexts:
+    'SQLite: a key range (after, upTo] and stagedAt (when its candidates may be ranked from the staging table); PostgreSQL: the locked sessionIds',
 };
 
 export function pascal(name: string): string {

@@ -3,23 +3,25 @@
 // with what AC-21b ranks it by (rowid, task id, tool_call_id, created_at); a phase-2 chunk may
 // rank from those columns instead of reading every candidate again, but only when no message
 // can have changed since they were staged. That holds when this run created the staging table
-// empty and since then:
+// empty and, since then:
 //   - no other connection committed anything (PRAGMA data_version: it moves on every commit
 //     of another connection, whatever table it wrote). The chunk statement compares it itself,
-//     in its own snapshot, against the value this module read when the table was made: a
-//     commit between this check and the statement cannot slip through;
-//   - nothing wrote on this connection outside the backfill's own transactions and reads
-//     (total_changes(): a host sharing the connection, the store's live writes on it);
-//   - the schema version is unchanged (VACUUM, which may renumber rowids, changes it and no
-//     row count).
+//     in its own snapshot, against the value read when the table was made, so a commit just
+//     before the statement cannot slip through;
+//   - between two of the backfill's own transactions and reads, nothing changed a row on this
+//     connection (total_changes(): a host sharing the connection, the store's live writes on
+//     it) or the schema (its version: VACUUM, which may renumber rowids, any DDL);
+//   - no trigger sits on a table the backfill writes: it would fire inside the backfill's own
+//     transaction, where what it writes passes for the backfill's (queries/sqlite/
+//     read_stage_freshness_marks.sql).
 // Anything else, and a run that resumed a staging table an earlier process filled, reads each
 // candidate again by id, as it is then. Every test is conservative: a commit to an unrelated
-// table also sends the chunks the longer way.
+// table, a host's trigger on kandev_meta, send every later chunk the longer way.
 import type { Database } from 'better-sqlite3';
-import { readChangeMarks, readSchemaVersion } from '../../generated/sqlite/index.js';
+import { readChangeMarks, readStageFreshnessMarks } from '../../generated/sqlite/index.js';
 
 export interface StageFreshness {
-  /** Runs one of the backfill's own flows (a transaction or a read ahead): the rows it changes are the backfill's. */
+  /** Runs one of the backfill's own flows (a transaction or a read ahead): what it changes is the backfill's. */
   own<T>(flow: () => T): T;
   /** The staging table was just created, empty, by this run: from here on it holds what this run stages. */
   begin(): void;
@@ -33,46 +35,45 @@ export interface StageFreshness {
   stagedAt(): bigint | null;
 }
 
-interface Baseline {
-  readonly dataVersion: bigint;
-  readonly foreign: bigint;
-  readonly schema: bigint;
-}
+type Marks = ReturnType<typeof readStageFreshnessMarks.one>;
 
 export function stageFreshness(db: Database): StageFreshness {
-  /** This connection's row changes inside the backfill's own flows. */
-  let owned = 0n;
-  /** total_changes() as the running flow began (the flows are synchronous: one at a time). */
-  let flowStart: bigint | undefined;
-  let baseline: Baseline | undefined;
-  const marks = () => readChangeMarks.one({}, db);
-  /** This connection's row changes outside the backfill's flows: the host's, or the store's live writes. */
-  const foreign = () => (flowStart ?? marks().changes) - owned;
-  const schema = () => readSchemaVersion.one({}, db).version;
+  let inFlow = false;
+  /** The marks as the backfill's last flow ended: the next one must begin with the same. */
+  let lastEnd: Marks | undefined;
+  /** Set by begin(), null once anything else may have touched the database. */
+  let dataVersion: bigint | null = null;
+  const marks = () => readStageFreshnessMarks.one({}, db);
+  const untouched = (a: Marks, b: Marks) => a.changes === b.changes && a.schema === b.schema && a.writeTriggers === 0n && b.writeTriggers === 0n;
   return {
     own(flow) {
-      if (flowStart !== undefined) return flow(); // already inside one of ours
-      flowStart = marks().changes;
+      if (inFlow) return flow(); // already inside one of ours
+      try {
+        if (lastEnd && !untouched(lastEnd, marks())) dataVersion = null;
+      } catch {
+        dataVersion = null; // unreadable (a closed connection): never claim freshness again
+      }
+      inFlow = true;
       try {
         return flow();
       } finally {
+        inFlow = false;
         try {
-          owned += marks().changes - flowStart;
+          lastEnd = marks();
         } catch {
-          baseline = undefined; // the count is lost (a closed connection): never claim freshness again
+          lastEnd = undefined;
+          dataVersion = null;
         }
-        flowStart = undefined;
       }
     },
     begin() {
-      baseline = { dataVersion: marks().dataVersion, foreign: foreign(), schema: schema() };
+      dataVersion = marks().writeTriggers === 0n ? readChangeMarks.one({}, db).dataVersion : null;
     },
     end() {
-      baseline = undefined;
+      dataVersion = null;
     },
     stagedAt() {
-      if (!baseline || foreign() !== baseline.foreign || schema() !== baseline.schema) return null;
-      return baseline.dataVersion;
+      return dataVersion !== null && marks().writeTriggers === 0n ? dataVersion : null;
     },
   };
 }

@@ -1,6 +1,6 @@
-// A SQLite host writer on a connection of its own, for the tests of what the backfill does when
-// someone else commits meanwhile (test/migrations-backfill-staged-keys.test.ts,
-// test/migrations-backfill-chunked.test.ts).
+// A SQLite host writer on a connection of its own, and a count of json_valid calls: for the tests
+// of which way SQLite's backfill chunks rank their candidates when someone else commits
+// meanwhile (test/migrations-backfill-staged-keys.test.ts, test/migrations-backfill-chunked.test.ts).
 import Database from 'better-sqlite3';
 
 /**
@@ -17,4 +17,25 @@ export function commitFromAnotherConnection(file: string): void {
   } finally {
     other.close();
   }
+}
+
+/**
+ * Replaces json_valid on `db` with a counting function that answers as SQLite's does for the
+ * documents these tests store (JSON.parse accepts exactly the well-formed ones among them). Only
+ * the long way of a phase-2 chunk calls it (the staged way reads the winners' fields with
+ * json_type and json_extract), so the calls after phase 1 tell the two apart.
+ */
+export function countJsonValid(db: Database.Database): { calls: number } {
+  const counter = { calls: 0 };
+  db.function('json_valid', (doc: unknown) => {
+    counter.calls++;
+    if (doc === null) return null;
+    try {
+      JSON.parse(String(doc));
+      return 1;
+    } catch {
+      return 0;
+    }
+  });
+  return counter;
 }
