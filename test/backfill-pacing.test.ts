@@ -8,7 +8,7 @@
 // in the busy-host test on a loaded machine). A host's own pauseMs is kept as it is.
 // PostgreSQL's host writes never wait for the migration lock: no pause at all.
 import { describe, expect, it } from 'vitest';
-import { pauseAfter, pauseAfterAhead } from '../src/migrations/backfill-pacing.js';
+import { firstWorkSizes, nextWorkSizes, pauseAfter, pauseAfterAhead } from '../src/migrations/backfill-pacing.js';
 import { postgresBackfillPacing } from '../src/postgres/migrations.js';
 import { sqliteBackfillPacing } from '../src/sqlite/migrations.js';
 
@@ -38,6 +38,42 @@ describe('the backfill pause between transactions', () => {
   it('PostgreSQL: none by default, whatever the transaction took; a host pauseMs as given', () => {
     expect([10, 250, 5_000].map((ms) => pauseAfter(ms, postgresBackfillPacing(0, undefined)))).toEqual([0, 0, 0]);
     expect([10, 250].map((ms) => pauseAfter(ms, postgresBackfillPacing(30_000, { pauseMs: 40 })))).toEqual([40, 40]);
+  });
+});
+
+describe('the next transaction’s size (nextWorkSizes)', () => {
+  const wal = sqliteBackfillPacing(undefined); // target 200 ms, aimed at 160; computation up to 8 targets
+  const first = firstWorkSizes(16);
+  const kept = { keptAhead: true, discarded: false };
+
+  it('SQLite in WAL mode: kept work computed ahead sizes the next computation by the lock it held, bounded by eight targets of computing; work under the lock by the whole time', () => {
+    // 100 sessions computed in 300 ms, kept in 40: the lock allows 400 (fourfold at most), the computation 426; the whole 47.
+    expect(nextWorkSizes(first, { done: 100, aheadMs: 300, lockedMs: 40, ...kept }, wal, 20_000)).toEqual({ ahead: 400, locked: 47, byLock: true });
+    // Kept in 80 ms: the lock allows 200; computed in 1,000 ms: 8 × 160 ms allows 128, which bounds it.
+    expect(nextWorkSizes(first, { done: 100, aheadMs: 1_000, lockedMs: 80, ...kept }, wal, 20_000)).toEqual({ ahead: 128, locked: 14, byLock: true });
+    // Never above the maximum, never below 1.
+    expect(nextWorkSizes(first, { done: 100, aheadMs: 10, lockedMs: 1, ...kept }, wal, 250)).toEqual({ ahead: 250, locked: 250, byLock: true });
+    expect(nextWorkSizes(first, { done: 1, aheadMs: 5_000, lockedMs: 5_000, ...kept }, wal, 250)).toEqual({ ahead: 1, locked: 1, byLock: true });
+  });
+
+  it('after work done under the lock: both sizes follow its time; once a computation was discarded (stale), every later one is sized by the whole time', () => {
+    const sizes = { ahead: 400, locked: 47, byLock: true };
+    // Nothing computed ahead (the host's transaction was open): the lock's size, and computations still sized by the lock after.
+    const under = nextWorkSizes(sizes, { done: 47, aheadMs: 0, lockedMs: 188, keptAhead: false, discarded: false }, wal, 20_000);
+    expect(under).toEqual({ ahead: 40, locked: 40, byLock: true });
+    expect(nextWorkSizes(under, { done: 40, aheadMs: 100, lockedMs: 10, ...kept }, wal, 20_000)).toEqual({ ahead: 160, locked: 58, byLock: true });
+    // A computation discarded: the same sizes now, and by the whole time from then on.
+    const stale = nextWorkSizes(sizes, { done: 47, aheadMs: 300, lockedMs: 188, keptAhead: false, discarded: true }, wal, 20_000);
+    expect(stale).toEqual({ ahead: 40, locked: 40, byLock: false });
+    expect(nextWorkSizes(stale, { done: 40, aheadMs: 100, lockedMs: 10, ...kept }, wal, 20_000)).toEqual({ ahead: 58, locked: 58, byLock: false });
+  });
+
+  it('without aheadTargets (a rollback journal, where a reader blocks a writer’s commit; PostgreSQL, which computes nothing ahead): both by the whole time, as before', () => {
+    const journal = sqliteBackfillPacing(undefined, false);
+    expect(journal.aheadTargets).toBeUndefined();
+    expect(postgresBackfillPacing(0, undefined).aheadTargets).toBeUndefined();
+    expect(nextWorkSizes(first, { done: 100, aheadMs: 300, lockedMs: 40, ...kept }, journal, 20_000)).toEqual({ ahead: 47, locked: 47, byLock: false });
+    expect(nextWorkSizes(first, { done: 47, aheadMs: 0, lockedMs: 188, keptAhead: false, discarded: false }, journal, 20_000)).toEqual({ ahead: 40, locked: 40, byLock: false });
   });
 });
 

@@ -38,13 +38,14 @@ export function* computeAhead(db: MigrationPrimitives, limit: number): Flow<Chun
 }
 
 /**
- * The chunk's rows: those computed ahead when they are this chunk's (the same sessions after the
+ * The chunk's rows computed ahead, kept, when they are this chunk's (the same sessions after the
  * same cursor, read again here under the lock, the same schema version, all of them still in the
- * table, and each one's winning message still in its session), kept; else computed now, where a
+ * table, and each one's winning message still in its session): how many. Undefined when they are
+ * not, or there are none: the chunk's transaction then computes its rows under the lock, where a
  * deleted winner's runner-up wins. A message the host edited between the two is written as it
  * was when computed, as one edited right after the chunk's commit always was.
  */
-export function* writeRows(db: MigrationPrimitives, chunk: BackfillChunk, ahead: ChunkAhead | undefined): Flow<{ rows: number; ahead: boolean }> {
+export function* keepRowsAhead(db: MigrationPrimitives, chunk: BackfillChunk, ahead: ChunkAhead | undefined): Flow<number | undefined> {
   const stage = db.staging;
   const same =
     stage !== undefined &&
@@ -54,8 +55,7 @@ export function* writeRows(db: MigrationPrimitives, chunk: BackfillChunk, ahead:
     ahead.sessions.every((id, i) => id === chunk.sessions[i]) &&
     ahead.schema === (yield* awaited(stage.schemaVersion())) &&
     (yield* rowsStillThere(stage, ahead));
-  if (same) return { rows: yield* awaited(stage.keepRows()), ahead: true };
-  return { rows: yield* awaited(db.insertBackfillRows(chunk)), ahead: false };
+  return same ? yield* awaited(stage.keepRows()) : undefined;
 }
 
 /** Nothing written anywhere since the computation: the rows are as computed. Else each row's winner is looked up. */

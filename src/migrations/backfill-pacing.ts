@@ -29,6 +29,62 @@ export function nextChunkSize(current: number, elapsedMs: number, pacing: Pick<B
 }
 
 /**
+ * The sizes of the next transaction's work (sessions, or rowids in SQLite's phase 1): `ahead`
+ * when it is computed ahead, outside the lock, and only kept under it; `locked` when it is
+ * done under the lock (nothing computed ahead, or what was is stale and done again there).
+ * `byLock`: work computed ahead may still be sized by the lock alone (nextWorkSizes).
+ */
+export interface WorkSizes {
+  readonly ahead: number;
+  readonly locked: number;
+  readonly byLock: boolean;
+}
+
+/** A walk's first transaction: `size` either way. */
+export function firstWorkSizes(size: number): WorkSizes {
+  return { ahead: size, locked: size, byLock: true };
+}
+
+/**
+ * What the last transaction did: `done` units, `aheadMs` computing ahead (0 if nothing was),
+ * `lockedMs` under the lock; whether it kept the work computed ahead, or `discarded` it (stale).
+ */
+export interface LastWork {
+  readonly done: number;
+  readonly aheadMs: number;
+  readonly lockedMs: number;
+  readonly keptAhead: boolean;
+  readonly discarded: boolean;
+}
+
+/**
+ * The next transaction's sizes. A transaction that kept work computed ahead held the lock only
+ * to keep it: where the computation lets a host writer in (pacing.aheadTargets), the next
+ * computation is sized by the lock this one held, and bounded to aheadTargets times the target.
+ * Work done under the lock is sized by the whole time it would take there, computation
+ * included, so a stale computation done again under the lock holds it about the target, as
+ * every transaction did before. Measured on SQLite's dense-1m store, where each commit rewrote
+ * the package table's randomly keyed index pages and checkpointed: the walk took 22
+ * transactions sized by their whole time and about 11 sized by the lock, a tenth less time
+ * (BENCHMARKS.md). Once a computation was discarded, the host is changing what the walk
+ * computes ahead (a busy host deleting and adding sessions), and a larger computation would
+ * go stale more often, wasting more: from then on the walk sizes every transaction by its whole
+ * time, as without aheadTargets.
+ */
+export function nextWorkSizes(sizes: WorkSizes, last: LastWork, pacing: Pick<BackfillPacing, 'targetMs' | 'aheadTargets'>, max: number): WorkSizes {
+  const byLock = sizes.byLock && !last.discarded && pacing.aheadTargets !== undefined;
+  if (!last.keptAhead) {
+    const locked = nextChunkSize(last.done, last.lockedMs, pacing, max);
+    return { ahead: locked, locked, byLock };
+  }
+  const whole = nextChunkSize(last.done, last.aheadMs + last.lockedMs, pacing, max);
+  if (!byLock || pacing.aheadTargets === undefined) return { ahead: whole, locked: whole, byLock };
+  const lockSized = nextChunkSize(last.done, last.lockedMs, pacing, max);
+  const computationSized = nextChunkSize(last.done, last.aheadMs, { targetMs: pacing.aheadTargets * pacing.targetMs }, max);
+  return { ahead: Math.min(lockSized, computationSized), locked: whole, byLock };
+}
+
+/**
  * A progress figure, read lock-free OUTSIDE the backfill's transactions: it can neither
  * lengthen one nor fail one (a role's statement_timeout cancelling a count leaves the figure at 0).
  */

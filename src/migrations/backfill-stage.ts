@@ -36,7 +36,7 @@
 //   phase 2 reads the staging table only once phase 1 is complete (stagingComplete): a chunk
 //           that finds it incomplete (another process restarted it) goes back to phase 1.
 import type { BackfillProgress } from '../types.js';
-import { keysPresent, nextChunkSize, pause, pauseAfter, pauseAfterAhead, progressFigure } from './backfill-pacing.js';
+import { firstWorkSizes, keysPresent, nextWorkSizes, pause, pauseAfter, pauseAfterAhead, progressFigure } from './backfill-pacing.js';
 import { awaited, type Flow } from './flow.js';
 import type { BackfillPacing, MigrationDatabase, MigrationPrimitives, StagingPrimitives } from './migration-database.js';
 
@@ -164,8 +164,12 @@ function* readAhead(db: MigrationPrimitives, rowids: number): Flow<ReadAhead | u
   return { after, upTo, schema, rows };
 }
 
-/** One range's transaction. */
-function* stageRange(db: MigrationPrimitives, rowids: number, ahead: ReadAhead | undefined): Flow<StageOutcome> {
+/**
+ * One range's transaction: `rowids` wide when its candidates were read ahead and are kept; read
+ * under the lock (nothing read ahead, or what was is stale), `lockedRowids` at most
+ * (./backfill-pacing.ts, nextWorkSizes).
+ */
+function* stageRange(db: MigrationPrimitives, rowids: number, lockedRowids: number, ahead: ReadAhead | undefined): Flow<StageOutcome> {
   // A concurrent migrator may have finished between our transactions.
   if (yield* keysPresent(db)) return { kind: 'skipped' };
   const stage = staging(db);
@@ -179,7 +183,7 @@ function* stageRange(db: MigrationPrimitives, rowids: number, ahead: ReadAhead |
     yield* restartStaging(db, stage);
     return { kind: 'restarted' };
   }
-  const upTo = rangeAfter(after, bound, rowids);
+  let upTo = rangeAfter(after, bound, rowids);
   // The candidates read ahead are this range's if it is the range they were read for, no VACUUM
   // renumbered the rowids since (it changes the schema version), and the table still holds all
   // of them; else the range is read under the lock.
@@ -191,6 +195,7 @@ function* stageRange(db: MigrationPrimitives, rowids: number, ahead: ReadAhead |
     ahead.schema === (yield* awaited(stage.schemaVersion())) &&
     ahead.rows === (yield* awaited(stage.countRange()));
   if (!current) {
+    upTo = rangeAfter(after, bound, Math.min(rowids, lockedRowids));
     yield* awaited(stage.clearRange());
     yield* awaited(stage.stageRange(after, upTo));
   }
@@ -243,18 +248,18 @@ export async function stageCandidates(db: MigrationDatabase, run: StagingRun): P
 
 async function stageRanges(db: MigrationDatabase, run: StagingRun): Promise<'staged' | 'skipped'> {
   const { pacing, progress } = run;
-  let rowids = Math.min(FIRST_STAGE_ROWIDS, pacing.maxStageRowids);
+  const first = Math.min(FIRST_STAGE_ROWIDS, pacing.maxStageRowids);
+  let sizes = firstWorkSizes(first);
   const started = performance.now();
   // After a range whose read ahead was not kept (another migrator moved the cursor meanwhile),
   // the next is read under the lock: two migrators would otherwise discard each other's reads.
   let readsAhead = true;
   for (;;) {
     const t0 = performance.now();
-    const ahead: ReadAhead | undefined = readsAhead ? await db.unlocked((p) => readAhead(p, rowids)).catch(() => undefined) : undefined;
+    const ahead: ReadAhead | undefined = readsAhead ? await db.unlocked((p) => readAhead(p, sizes.ahead)).catch(() => undefined) : undefined;
     const t1 = performance.now();
-    const outcome: StageOutcome = await db.locked((p) => stageRange(p, rowids, ahead));
+    const outcome: StageOutcome = await db.locked((p) => stageRange(p, ahead ? sizes.ahead : sizes.locked, sizes.locked, ahead));
     const locked = performance.now() - t1;
-    const took = t1 - t0 + locked;
     readsAhead = ahead === undefined || outcome.kind !== 'range' || outcome.readAhead;
     if (outcome.kind === 'skipped' || outcome.kind === 'staged') return outcome.kind;
     // Started over: what is left is the whole table again.
@@ -269,9 +274,10 @@ async function stageRanges(db: MigrationDatabase, run: StagingRun): Promise<'sta
         run.report();
       }
       if (outcome.last) return 'staged';
-      // Sized by the range's whole time, its read included: a range read again under the lock
-      // (the fallback) then holds it about the time target, as every range did before.
-      rowids = nextChunkSize(rowids, took, pacing, pacing.maxStageRowids);
+      // Read ahead, the next range is sized by the lock this one held; under the lock, by the
+      // time it would take there (./backfill-pacing.ts, nextWorkSizes).
+      const last = { done: Number(outcome.upTo - outcome.after), aheadMs: t1 - t0, lockedMs: locked, keptAhead: outcome.readAhead, discarded: ahead !== undefined && !outcome.readAhead };
+      sizes = nextWorkSizes(sizes, last, pacing, pacing.maxStageRowids);
     }
     // Between ranges the lock is free: a host writer or a second migrator gets it. After a
     // range read ahead, the next range's read is that opening too (./backfill-pacing.ts).

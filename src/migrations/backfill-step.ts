@@ -28,10 +28,10 @@
 import type { BackfillProgress, MigrationOptions } from '../types.js';
 import { finishBackfill, keptMark, refuseUntrustedHelper, SESSION_CURSOR_KEY, WINDOW_TOP_KEY } from './backfill-finish.js';
 import { readMark, MARK_KEY } from './backfill-mark.js';
-import { isTimeLimit, keysPresent, nextChunkSize, pause, pauseAfter, pauseAfterAhead, progressFigure } from './backfill-pacing.js';
+import { firstWorkSizes, isTimeLimit, keysPresent, nextWorkSizes, pause, pauseAfter, pauseAfterAhead, progressFigure } from './backfill-pacing.js';
 import { stageCandidates, stagingComplete, startStaging, STAGE_PROGRESS_KEYS } from './backfill-stage.js';
 import { walksWindows, walkWindows } from './backfill-windows.js';
-import { computeAhead, writeRows, type ChunkAhead } from './backfill-chunk-ahead.js';
+import { computeAhead, keepRowsAhead, type ChunkAhead } from './backfill-chunk-ahead.js';
 import { awaited, type Flow } from './flow.js';
 import type { AppliedOrSkipped, BackfillChunk, BackfillPacing, MigrationDatabase, MigrationPrimitives } from './migration-database.js';
 
@@ -93,8 +93,12 @@ function* startBackfill(db: MigrationPrimitives, pacing: BackfillPacing, mark?: 
   return 'stage';
 }
 
-/** One chunk's transaction; the one that exhausts the sessions also activates. */
-function* backfillChunk(db: MigrationPrimitives, limit: number, sampleCaptureSince: () => string, ahead?: ChunkAhead): Flow<ChunkOutcome> {
+/**
+ * One chunk's transaction; the one that exhausts the sessions also activates. `limit` sessions
+ * are read; when their rows were not computed ahead, or what was is stale, the transaction
+ * computes the rows of the first `lockedLimit` of them alone (./backfill-pacing.ts, nextWorkSizes).
+ */
+function* backfillChunk(db: MigrationPrimitives, limit: number, lockedLimit: number, sampleCaptureSince: () => string, ahead?: ChunkAhead): Flow<ChunkOutcome> {
   // A concurrent migrator may have finished between our transactions.
   if (yield* keysPresent(db)) return { kind: 'skipped' };
   // The chunks read what phase 1 staged: never before it is complete (another process may have
@@ -107,14 +111,21 @@ function* backfillChunk(db: MigrationPrimitives, limit: number, sampleCaptureSin
   yield* refuseUntrustedHelper(db);
   const through = yield* keptMark(db);
   const after = (yield* awaited(db.readKey(BACKFILL_PROGRESS_KEYS.cursor))) ?? '';
-  const sessions = yield* awaited(db.nextBackfillSessions(after, limit));
-  // Read, then locked (PostgreSQL): a session a host deleted or re-keyed in between drops out
-  // of the chunk here, while the cursor and the end of the walk follow the keys as read.
-  const locked = db.lockBackfillSessions && sessions.length ? yield* awaited(db.lockBackfillSessions(sessions)) : sessions;
-  const { rows, ahead: keptAhead } = locked.length ? yield* writeRows(db, { after, sessions: locked }, ahead) : { rows: 0, ahead: false };
+  const read = yield* awaited(db.nextBackfillSessions(after, limit));
+  const kept = read.length ? yield* keepRowsAhead(db, { after, sessions: read }, ahead) : undefined;
+  // Computed under the lock: only as many sessions as the lock's own size.
+  const sessions = kept === undefined && read.length > lockedLimit ? read.slice(0, lockedLimit) : read;
+  let rows = kept ?? 0;
+  if (kept === undefined && sessions.length) {
+    // Read, then locked (PostgreSQL): a session a host deleted or re-keyed in between drops out
+    // of the chunk here, while the cursor and the end of the walk follow the keys as read.
+    const locked = db.lockBackfillSessions ? yield* awaited(db.lockBackfillSessions(sessions)) : sessions;
+    if (locked.length) rows = yield* awaited(db.insertBackfillRows({ after, sessions: locked }));
+  }
+  const keptAhead = kept !== undefined;
   // Fewer than asked: none is left after them (the keys were read without a lock, so a short
   // answer means the key range is exhausted).
-  if (sessions.length === limit) {
+  if (read.length === limit || sessions.length < read.length) {
     yield* awaited(db.upsertKey(BACKFILL_PROGRESS_KEYS.cursor, sessions[sessions.length - 1]));
     return { kind: 'chunk', chunk: { after, sessions }, rows, ahead: keptAhead };
   }
@@ -130,11 +141,6 @@ function* sessionsLeft(db: MigrationPrimitives): Flow<number> {
 
 function* chunkMessages(db: MigrationPrimitives, chunk: BackfillChunk): Flow<number> {
   return db.countChunkMessages ? yield* awaited(db.countChunkMessages(chunk)) : 0;
-}
-
-/** The next chunk's size in sessions (./backfill-pacing.ts), within [1, pacing.maxSessions]. */
-export function nextChunkSessions(current: number, elapsedMs: number, pacing: Pick<BackfillPacing, 'targetMs' | 'maxSessions'>): number {
-  return nextChunkSize(current, elapsedMs, pacing, pacing.maxSessions);
 }
 
 export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureSince: () => string, options: MigrationOptions = {}): Promise<AppliedOrSkipped> {
@@ -188,7 +194,8 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
     walkStarted = performance.now();
     if (report) progress.sessionsToWalk = await progressFigure(db, sessionsLeft);
   }
-  let limit = Math.min(FIRST_CHUNK_SESSIONS, pacing.maxSessions);
+  const first = Math.min(FIRST_CHUNK_SESSIONS, pacing.maxSessions);
+  let sizes = firstWorkSizes(first);
   // SQLite's chunks are computed ahead of their transactions (computeAhead); PostgreSQL's host
   // writers never wait for the migration lock, and its chunks lock their sessions as they read.
   const readsAhead = start === 'stage';
@@ -206,17 +213,18 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
   async function walkChunks(): Promise<AppliedOrSkipped> {
     for (;;) {
       const t0 = performance.now();
-      const ahead = computesAhead ? await db.unlocked((p) => computeAhead(p, limit)).catch(() => undefined) : undefined;
+      const ahead = computesAhead ? await db.unlocked((p) => computeAhead(p, sizes.ahead)).catch(() => undefined) : undefined;
+      const limit = ahead ? sizes.ahead : sizes.locked;
       const t1 = performance.now();
       let outcome: ChunkOutcome;
       try {
-        outcome = await db.locked((p) => backfillChunk(p, limit, sampleCaptureSince, ahead));
+        outcome = await db.locked((p) => backfillChunk(p, limit, sizes.locked, sampleCaptureSince, ahead));
       } catch (err) {
         // A chunk the role's statement_timeout or transaction_timeout cancelled is rolled back: retried at a
         // quarter of its size, down to one session, so a timeout cannot stop the walk on every
         // boot at the same chunk. Any other error fails the step (the next run resumes).
-        if (!isTimeLimit(err) || limit === 1) throw err;
-        limit = Math.max(1, Math.floor(limit / 4));
+        if (!isTimeLimit(err) || Math.max(sizes.ahead, sizes.locked) === 1) throw err;
+        sizes = { ...sizes, ahead: Math.max(1, Math.floor(sizes.ahead / 4)), locked: Math.max(1, Math.floor(sizes.locked / 4)) };
         continue;
       }
       const locked = performance.now() - t1;
@@ -238,9 +246,10 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
       progress.done = outcome.kind === 'finished';
       emit();
       if (outcome.kind === 'finished') return 'applied';
-      // Sized by the chunk's whole time, its rows computed ahead included: computed again under
-      // the lock (stale), a chunk then holds it about the time target, as every chunk did before.
-      limit = nextChunkSessions(limit, t1 - t0 + locked, pacing);
+      // Computed ahead, the next chunk is sized by the lock this one held; under the lock, by the
+      // time it would take there (./backfill-pacing.ts, nextWorkSizes).
+      const last = { done: chunk.sessions.length, aheadMs: t1 - t0, lockedMs: locked, keptAhead: outcome.ahead, discarded: ahead !== undefined && !outcome.ahead };
+      sizes = nextWorkSizes(sizes, last, pacing, pacing.maxSessions);
       // Between chunks the lock is free: a host writer (SQLite) or a second migrator gets it.
       // After a chunk computed ahead, the next chunk's computation is that opening too (./backfill-pacing.ts).
       await pause(outcome.ahead ? pauseAfterAhead(locked, t1 - t0, pacing) : pauseAfter(locked, pacing));

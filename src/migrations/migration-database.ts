@@ -34,6 +34,13 @@ export interface BackfillPacing {
    * idle time is the pause less the time the last computation took. Absent: the full pause.
    */
   readonly pauseOverlapsAhead?: boolean;
+  /**
+   * Work computed ahead of a transaction, outside the lock, is sized to take at most this many
+   * times `targetMs`, and the transaction that only keeps it to hold the lock about `targetMs`
+   * (SQLite in WAL mode, where the computation lets a host writer in; ./backfill-pacing.ts,
+   * nextWorkSizes). Absent: the whole, computation included, is sized to `targetMs`.
+   */
+  readonly aheadTargets?: number;
   /** Never a wider window of created_at (µs; PostgreSQL's window walk, ./backfill-windows.ts; absent where there is none). */
   readonly maxWindowUs?: number;
   /** 'sessions': the host asked for the session walk where the window walk could run (PostgreSQL). */

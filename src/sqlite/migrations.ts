@@ -163,6 +163,15 @@ export function createSqliteMigrationDatabase(db: Database, options: { minimumVe
  * after pause, 845 ms behind chunks of under 300 ms).
  */
 export const SQLITE_CHUNK_TARGET_MS = 200;
+/**
+ * How many times the target a phase-1 range's read, or a phase-2 chunk's computation, may take
+ * outside the lock, in WAL mode (BackfillPacing.aheadTargets): the transaction that keeps it is
+ * sized to the target, so the host writer's wait stays one target's. Bounded: a longer
+ * computation is likelier to go stale (a host commit to the chunk's sessions, a VACUUM), and a
+ * read transaction that long keeps a checkpoint from resetting the WAL. At 8 (1.6 s) the 1M
+ * benchmark stores take two to four ranges and five to seven chunks; BENCHMARKS.md has the runs.
+ */
+export const SQLITE_AHEAD_TARGETS = 8;
 /** The pause after a transaction shorter than `belowMs`, the first entry that applies (above). */
 export const SQLITE_PAUSE_SCHEDULE: readonly PauseStep[] = [
   { belowMs: 1, pauseMs: 2 },
@@ -187,6 +196,9 @@ export function sqliteBackfillPacing(overrides: BackfillChunkOptions | undefined
     // computation, outside the lock, is the writer's opening, in WAL mode (in a rollback journal
     // a reader blocks a writer's commit): it counts toward the pause (src/migrations/backfill-stage.ts).
     ...(overrides?.pauseMs === undefined && wal ? { pauseOverlapsAhead: true } : {}),
+    // In WAL mode the work computed ahead lets a host writer in: each transaction is sized by
+    // the lock it holds, its computation by SQLITE_AHEAD_TARGETS times the target (above).
+    ...(wal ? { aheadTargets: SQLITE_AHEAD_TARGETS } : {}),
   };
 }
 
