@@ -73,7 +73,11 @@ describe('the next transaction’s size (nextWorkSizes)', () => {
     expect(journal.aheadTargets).toBeUndefined();
     expect(postgresBackfillPacing(0, undefined).aheadTargets).toBeUndefined();
     expect(nextWorkSizes(first, { done: 100, aheadMs: 300, lockedMs: 40, ...kept }, journal, 20_000)).toEqual({ ahead: 47, locked: 47, byLock: false });
-    expect(nextWorkSizes(first, { done: 47, aheadMs: 0, lockedMs: 188, keptAhead: false, discarded: false }, journal, 20_000)).toEqual({ ahead: 40, locked: 40, byLock: false });
+    expect(nextWorkSizes(first, { done: 47, aheadMs: 0, lockedMs: 188, keptAhead: false, discarded: false }, journal, 20_000)).toEqual({
+      ahead: 40,
+      locked: 40,
+      byLock: false,
+    });
   });
 });
 

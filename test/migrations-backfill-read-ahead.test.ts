@@ -254,7 +254,9 @@ describeBothDialects('runMigrations: phase 1 read ahead of its transactions (iss
           sizes,
           slowUnlockedMs: SLOW_MS,
           // After the second chunk was computed ahead: a session of it deleted (its sessions are no longer the same).
-          afterRows: (n) => n === 2 && t.sqlite!.exec(`DELETE FROM task_session_messages WHERE task_session_id = '${sessions[2]}'; DELETE FROM task_sessions WHERE id = '${sessions[2]}'`),
+          afterRows: (n) =>
+            n === 2 &&
+            t.sqlite!.exec(`DELETE FROM task_session_messages WHERE task_session_id = '${sessions[2]}'; DELETE FROM task_sessions WHERE id = '${sessions[2]}'`),
         },
         undefined,
         SIZED,

@@ -276,7 +276,13 @@ async function stageRanges(db: MigrationDatabase, run: StagingRun): Promise<'sta
       if (outcome.last) return 'staged';
       // Read ahead, the next range is sized by the lock this one held; under the lock, by the
       // time it would take there (./backfill-pacing.ts, nextWorkSizes).
-      const last = { done: Number(outcome.upTo - outcome.after), aheadMs: t1 - t0, lockedMs: locked, keptAhead: outcome.readAhead, discarded: ahead !== undefined && !outcome.readAhead };
+      const last = {
+        done: Number(outcome.upTo - outcome.after),
+        aheadMs: t1 - t0,
+        lockedMs: locked,
+        keptAhead: outcome.readAhead,
+        discarded: ahead !== undefined && !outcome.readAhead,
+      };
       sizes = nextWorkSizes(sizes, last, pacing, pacing.maxStageRowids);
     }
     // Between ranges the lock is free: a host writer or a second migrator gets it. After a

@@ -248,7 +248,13 @@ export async function backfillAndWriteKeys(db: MigrationDatabase, sampleCaptureS
       if (outcome.kind === 'finished') return 'applied';
       // Computed ahead, the next chunk is sized by the lock this one held; under the lock, by the
       // time it would take there (./backfill-pacing.ts, nextWorkSizes).
-      const last = { done: chunk.sessions.length, aheadMs: t1 - t0, lockedMs: locked, keptAhead: outcome.ahead, discarded: ahead !== undefined && !outcome.ahead };
+      const last = {
+        done: chunk.sessions.length,
+        aheadMs: t1 - t0,
+        lockedMs: locked,
+        keptAhead: outcome.ahead,
+        discarded: ahead !== undefined && !outcome.ahead,
+      };
       sizes = nextWorkSizes(sizes, last, pacing, pacing.maxSessions);
       // Between chunks the lock is free: a host writer (SQLite) or a second migrator gets it.
       // After a chunk computed ahead, the next chunk's computation is that opening too (./backfill-pacing.ts).
