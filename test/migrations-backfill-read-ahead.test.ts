@@ -6,113 +6,16 @@
 // renumber rowids, and changes the schema version), or a session deleted there, has them
 // computed again under the lock. PostgreSQL computes nothing ahead; the same host work between
 // two of its transactions leaves its rows the single statement's as well.
-import type { Database } from 'better-sqlite3';
 import { afterEach, expect, it } from 'vitest';
-import type { StoreContext } from '../src/dialect.js';
-import type { MigrationDatabase, MigrationPrimitives } from '../src/migrations/migration-database.js';
-import { runMigrationPass } from '../src/migrations/migration-pass.js';
-import { createSqliteMigrationDatabase } from '../src/sqlite/migrations.js';
-import { ACTIVATION_KEYS, type BackfillChunkOptions, type MigrationReport } from '../src/index.js';
+import { ACTIVATION_KEYS } from '../src/index.js';
 import { byDialect } from './helpers/by-dialect.js';
-import { steppingClock } from './helpers/clock.js';
+import { migrate, noReads } from './helpers/counting-migration-db.js';
 import { metaKeys } from './helpers/migration-db.js';
-import { recordingLogger } from './helpers/recording-logger.js';
 import { insertSession, seedCompetingToolCalls } from './helpers/seed-host-rows.js';
 import { backfilledRows, singleStatementRows } from './helpers/single-statement-backfill.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 
-/** Ranges of 5 rowids over 8 sessions of three tool calls (two messages each) and a chat message. */
-const CHUNK: BackfillChunkOptions = { maxSessions: 2, maxStageRowids: 5, pauseMs: 0 };
-
 const seed = (db: TestDb) => seedCompetingToolCalls(db, { sessions: 8, toolCalls: 3, chat: true });
-
-/** Where each phase-1 range's candidates and each phase-2 chunk's rows were computed: ahead, outside any transaction, or under the lock. */
-interface Reads {
-  ahead: number;
-  locked: number;
-  rowsAhead: number;
-  rowsLocked: number;
-}
-
-const noReads = (): Reads => ({ ahead: 0, locked: 0, rowsAhead: 0, rowsLocked: 0 });
-
-/** Host work between a computation ahead and its transaction, on the same connection (the host's own code may run there). */
-interface Hooks {
-  afterRange?(n: number): void;
-  afterRows?(n: number): void;
-  /** Around every call outside the lock (the computations ahead, the progress figures, the final drops). */
-  aroundUnlocked?: { before(): void; after(): void };
-  /** Each range read (its rowids) and each chunk's rows computed (its sessions), ahead or under the lock, in order. */
-  sizes?: { ranges: Array<['ahead' | 'locked', number]>; chunks: Array<['ahead' | 'locked', number]> };
-  /** Every call outside the lock takes this much longer (a slow computation ahead). */
-  slowUnlockedMs?: number;
-}
-
-/** The SQLite migration database, counting where ranges and chunks are computed and calling the hooks after the n-th of each computed ahead. */
-function countingSqlite(db: Database, reads: Reads, hooks: Hooks): MigrationDatabase {
-  const inner = createSqliteMigrationDatabase(db);
-  const counted = (p: MigrationPrimitives, ahead: boolean): MigrationPrimitives => {
-    const staging = p.staging!;
-    return {
-      ...p,
-      staging: {
-        ...staging,
-        stageRange: (after, upTo) => {
-          reads[ahead ? 'ahead' : 'locked']++;
-          hooks.sizes?.ranges.push([ahead ? 'ahead' : 'locked', Number(upTo - after)]);
-          return staging.stageRange(after, upTo);
-        },
-        computeRows: (chunk) => {
-          reads[ahead ? 'rowsAhead' : 'rowsLocked']++;
-          hooks.sizes?.chunks.push([ahead ? 'ahead' : 'locked', chunk.sessions.length]);
-          return staging.computeRows(chunk);
-        },
-      },
-      // Under the lock, a chunk computed there goes through insertBackfillRows: counted the same way.
-      insertBackfillRows: (chunk) => {
-        reads.rowsLocked++;
-        hooks.sizes?.chunks.push(['locked', chunk.sessions.length]);
-        return p.insertBackfillRows(chunk);
-      },
-    };
-  };
-  return {
-    ...inner,
-    locked: (body) => inner.locked((p) => body(counted(p, false))),
-    unlocked: async (body) => {
-      const [ranges, rows] = [reads.ahead, reads.rowsAhead];
-      hooks.aroundUnlocked?.before();
-      const result = await inner.unlocked((p) => body(counted(p, true))).finally(() => hooks.aroundUnlocked?.after());
-      if (hooks.slowUnlockedMs) await new Promise((resolve) => setTimeout(resolve, hooks.slowUnlockedMs));
-      if (reads.ahead > ranges) hooks.afterRange?.(reads.ahead);
-      if (reads.rowsAhead > rows) hooks.afterRows?.(reads.rowsAhead);
-      return result;
-    },
-  };
-}
-
-/**
- * SQLite through the counting database and its hooks; PostgreSQL, which computes nothing ahead,
- * with `postgresHostSql` run by the host between its first and second chunk instead.
- */
-async function migrate(t: TestDb, reads: Reads, hooks: Hooks, postgresHostSql = 'VACUUM task_session_messages', chunk = CHUNK): Promise<MigrationReport> {
-  const ctx: StoreContext = { dialect: t.dialect, clock: steppingClock(), logger: recordingLogger() };
-  return byDialect(t.dialect, {
-    sqlite: () => runMigrationPass(countingSqlite(t.sqlite!, reads, hooks), ctx, { backfillChunk: chunk }),
-    postgres: () => {
-      let hostWork: Promise<unknown> | undefined;
-      return t
-        .store()
-        .runMigrations({
-          backfillChunk: { ...CHUNK, pauseMs: 300, walk: 'sessions' },
-          onBackfillProgress: (p) => {
-            if (p.chunks === 1) hostWork = t.exec(postgresHostSql);
-          },
-        })
-        .then(async (report) => (await hostWork, report));
-    },
-  })();
-}
 
 describeBothDialects('runMigrations: phase 1 read ahead of its transactions (issue 32)', (dialect) => {
   let db: TestDb | undefined;
@@ -232,80 +135,6 @@ describeBothDialects('runMigrations: phase 1 read ahead of its transactions (iss
       expect(migrated.filter((r) => r.task_session_id === 's2')).toEqual([]);
       expect(migrated.find((r) => r.task_session_id === 's3' && r.tool_call_id === 'toolu_1')?.description).toBe('v0');
       expect([reads.rowsAhead, reads.rowsLocked]).toEqual([3, 2]); // the second chunk again, the third under the lock
-    });
-    // Work computed ahead is sized by the lock its transaction holds (a slow computation, a quick
-    // keep: the next grows fourfold), and work done under the lock by the time it would take there
-    // (computation included: about a quarter of that). So a computation found stale is done again
-    // under the lock at the smaller size, and the walk goes on from there.
-    const SIZED: BackfillChunkOptions = { targetMs: 50, pauseMs: 0 };
-    const SLOW_MS = 40;
-
-    it('SQLite: a chunk computed ahead and found stale is computed again under the lock at the lock’s own size, not the computation’s; the rows are the single statement’s', async () => {
-      db = await openTestDb(dialect, 'package');
-      const t = db;
-      await seedCompetingToolCalls(t, { sessions: 160, toolCalls: 1 });
-      const sessions = (t.sqlite!.prepare(`SELECT id FROM task_sessions ORDER BY id`).pluck().all() as string[]).slice(16);
-      const sizes: NonNullable<Hooks['sizes']> = { ranges: [], chunks: [] };
-      const reads = noReads();
-      const report = await migrate(
-        t,
-        reads,
-        {
-          sizes,
-          slowUnlockedMs: SLOW_MS,
-          // After the second chunk was computed ahead: a session of it deleted (its sessions are no longer the same).
-          afterRows: (n) =>
-            n === 2 &&
-            t.sqlite!.exec(`DELETE FROM task_session_messages WHERE task_session_id = '${sessions[2]}'; DELETE FROM task_sessions WHERE id = '${sessions[2]}'`),
-        },
-        undefined,
-        SIZED,
-      );
-      expect(report.ok, JSON.stringify(report.steps)).toBe(true);
-      const migrated = await backfilledRows(t);
-      await t.exec(`DELETE FROM task_session_subagents`);
-      expect(migrated).toEqual((await singleStatementRows(t)).rows); // over the store as it now is
-      expect(migrated).toHaveLength(159);
-      // 16 sessions ahead, kept; then more ahead (up to 64), found stale; computed under the lock:
-      // fewer, as many as the lock's own size; the next chunk under the lock too.
-      const [first, second, third, fourth] = sizes.chunks;
-      expect(first).toEqual(['ahead', 16]);
-      expect(second[0]).toBe('ahead');
-      expect(second[1]).toBeGreaterThan(16);
-      expect(third[0]).toBe('locked');
-      expect(third[1]).toBeLessThan(second[1]);
-      expect(fourth[0]).toBe('locked');
-    });
-
-    it('SQLite: a phase-1 range read ahead and found stale is read again under the lock at the lock’s own size, not the read’s; the rows are the single statement’s', async () => {
-      db = await openTestDb(dialect, 'package');
-      const t = db;
-      await seedCompetingToolCalls(t, { sessions: 40, toolCalls: 3, chat: true });
-      // Rowids 10 000 apart: ranges of 65 536 rowids and more hold a few messages each.
-      t.sqlite!.exec(`UPDATE task_session_messages SET rowid = rowid * 10000`);
-      const reference = await singleStatementRows(t);
-      const sizes: NonNullable<Hooks['sizes']> = { ranges: [], chunks: [] };
-      const reads = noReads();
-      const report = await migrate(
-        t,
-        reads,
-        {
-          sizes,
-          slowUnlockedMs: SLOW_MS,
-          // After the second range was read ahead: the schema version changed (as a VACUUM changes it).
-          afterRange: (n) => n === 2 && t.sqlite!.exec(`CREATE TABLE vacuum_marker (x); DROP TABLE vacuum_marker;`),
-        },
-        undefined,
-        SIZED,
-      );
-      expect(report.ok, JSON.stringify(report.steps)).toBe(true);
-      expect(await backfilledRows(t)).toEqual(reference.rows);
-      const [first, second, third] = sizes.ranges;
-      expect(first).toEqual(['ahead', 65_536]);
-      expect(second[0]).toBe('ahead');
-      expect(second[1]).toBeGreaterThan(65_536);
-      expect(third[0]).toBe('locked');
-      expect(third[1]).toBeLessThan(second[1]);
     });
   }
 });
