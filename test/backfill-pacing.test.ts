@@ -56,16 +56,16 @@ describe('the next transaction’s size (nextWorkSizes)', () => {
     expect(nextWorkSizes(first, { done: 1, aheadMs: 5_000, lockedMs: 5_000, ...kept }, wal, 250)).toEqual({ ahead: 1, locked: 1, byLock: true });
   });
 
-  it('after work done under the lock: both sizes follow its time; once a computation was discarded (stale), every later one is sized by the whole time', () => {
+  it('after a transaction that kept nothing computed ahead: both sizes by the whole time, as before; once a computation was discarded (stale), every later one too', () => {
     const sizes = { ahead: 400, locked: 47, byLock: true };
-    // Nothing computed ahead (the host's transaction was open): the lock's size, and computations still sized by the lock after.
+    // Nothing computed ahead (the host's transaction was open): the whole time, and computations still sized by the lock after.
     const under = nextWorkSizes(sizes, { done: 47, aheadMs: 0, lockedMs: 188, keptAhead: false, discarded: false }, wal, 20_000);
     expect(under).toEqual({ ahead: 40, locked: 40, byLock: true });
     expect(nextWorkSizes(under, { done: 40, aheadMs: 100, lockedMs: 10, ...kept }, wal, 20_000)).toEqual({ ahead: 160, locked: 58, byLock: true });
-    // A computation discarded: the same sizes now, and by the whole time from then on.
+    // A computation discarded after 300 ms, done again under the lock in 188: the whole 488 ms, and by the whole time from then on.
     const stale = nextWorkSizes(sizes, { done: 47, aheadMs: 300, lockedMs: 188, keptAhead: false, discarded: true }, wal, 20_000);
-    expect(stale).toEqual({ ahead: 40, locked: 40, byLock: false });
-    expect(nextWorkSizes(stale, { done: 40, aheadMs: 100, lockedMs: 10, ...kept }, wal, 20_000)).toEqual({ ahead: 58, locked: 58, byLock: false });
+    expect(stale).toEqual({ ahead: 15, locked: 15, byLock: false });
+    expect(nextWorkSizes(stale, { done: 15, aheadMs: 100, lockedMs: 10, ...kept }, wal, 20_000)).toEqual({ ahead: 21, locked: 21, byLock: false });
   });
 
   it('without aheadTargets (a rollback journal, where a reader blocks a writer’s commit; PostgreSQL, which computes nothing ahead): both by the whole time, as before', () => {

@@ -19,17 +19,19 @@ describe('runMigrations on SQLite: work computed ahead sized by the lock its tra
     db = undefined;
   });
 
-  // Work computed ahead is sized by the lock its transaction holds (a slow computation, a quick
-  // keep: the next grows fourfold), and work done under the lock by the time it would take there
-  // (computation included: about a quarter of that). So a computation found stale is done again
-  // under the lock at the smaller size, and the walk goes on from there.
-  const SIZED: BackfillChunkOptions = { targetMs: 50, pauseMs: 0 };
-  const SLOW_MS = 40;
+  // Every computation outside the lock takes SLOW_MS more: the next computation is sized by the
+  // quick keep under the lock (it grows fourfold while that keep takes under 160 ms, four fifths of
+  // the 200 ms target), work done under the lock by the whole time (under the first size, as the
+  // computation alone took 160 ms). So a computation found stale is done again under the lock at
+  // the smaller size, and the walk goes on from there. The slow computations are the margin: a
+  // keep stalled by a loaded machine has 160 ms before the sizes stop telling the two apart.
+  const SIZED: BackfillChunkOptions = { targetMs: 200, pauseMs: 0 };
+  const SLOW_MS = 160;
 
   it('a chunk computed ahead and found stale is computed again under the lock at the lock’s own size, not the computation’s; the rows are the single statement’s', async () => {
     db = await openTestDb('sqlite', 'package');
     const t = db;
-    await seedCompetingToolCalls(t, { sessions: 160, toolCalls: 1 });
+    await seedCompetingToolCalls(t, { sessions: 100, toolCalls: 1 });
     const sessions = (t.sqlite!.prepare(`SELECT id FROM task_sessions ORDER BY id`).pluck().all() as string[]).slice(16);
     const sizes: NonNullable<Hooks['sizes']> = { ranges: [], chunks: [] };
     const reads = noReads();
@@ -51,7 +53,7 @@ describe('runMigrations on SQLite: work computed ahead sized by the lock its tra
     const migrated = await backfilledRows(t);
     await t.exec(`DELETE FROM task_session_subagents`);
     expect(migrated).toEqual((await singleStatementRows(t)).rows); // over the store as it now is
-    expect(migrated).toHaveLength(159);
+    expect(migrated).toHaveLength(99);
     // 16 sessions ahead, kept; then more ahead (up to 64), found stale; computed under the lock:
     // fewer, as many as the lock's own size; the next chunk under the lock too.
     const [first, second, third, fourth] = sizes.chunks;
@@ -67,8 +69,8 @@ describe('runMigrations on SQLite: work computed ahead sized by the lock its tra
     db = await openTestDb('sqlite', 'package');
     const t = db;
     await seedCompetingToolCalls(t, { sessions: 40, toolCalls: 3, chat: true });
-    // Rowids 10 000 apart: ranges of 65 536 rowids and more hold a few messages each.
-    t.sqlite!.exec(`UPDATE task_session_messages SET rowid = rowid * 10000`);
+    // Rowids 1,000 apart: ranges of 65 536 rowids and more hold a few messages each.
+    t.sqlite!.exec(`UPDATE task_session_messages SET rowid = rowid * 1000`);
     const reference = await singleStatementRows(t);
     const sizes: NonNullable<Hooks['sizes']> = { ranges: [], chunks: [] };
     const reads = noReads();

@@ -60,25 +60,21 @@ export interface LastWork {
 /**
  * The next transaction's sizes. A transaction that kept work computed ahead held the lock only
  * to keep it: where the computation lets a host writer in (pacing.aheadTargets), the next
- * computation is sized by the lock this one held, and bounded to aheadTargets times the target.
- * Work done under the lock is sized by the whole time it would take there, computation
- * included, so a stale computation done again under the lock holds it about the target, as
- * every transaction did before. Measured on SQLite's dense-1m store, where each commit rewrote
- * the package table's randomly keyed index pages and checkpointed: the walk took 22
- * transactions sized by their whole time and about 11 sized by the lock, a tenth less time
- * (BENCHMARKS.md). Once a computation was discarded, the host is changing what the walk
- * computes ahead (a busy host deleting and adding sessions), and a larger computation would
- * go stale more often, wasting more: from then on the walk sizes every transaction by its whole
- * time, as without aheadTargets.
+ * computation is sized by the lock this one held, and bounded to aheadTargets times the target,
+ * while work to be done under the lock is sized by the whole time this one took, computation
+ * included, so a stale computation done again under the lock holds it about the target.
+ * Measured on SQLite's dense-1m store, where each commit rewrote the package table's randomly
+ * keyed index pages and checkpointed: the walk took 22 transactions sized by their whole time
+ * and about 11 sized by the lock, a tenth less time (BENCHMARKS.md). Every other case is the rule
+ * from before: both sizes by the whole time. That is, without aheadTargets (a rollback journal,
+ * PostgreSQL); after a transaction that kept nothing computed ahead; and for the rest of the
+ * walk once a computation was discarded: the host is changing what the walk computes ahead (a
+ * busy host deleting and adding sessions), and a larger computation would go stale more often.
  */
 export function nextWorkSizes(sizes: WorkSizes, last: LastWork, pacing: Pick<BackfillPacing, 'targetMs' | 'aheadTargets'>, max: number): WorkSizes {
   const byLock = sizes.byLock && !last.discarded && pacing.aheadTargets !== undefined;
-  if (!last.keptAhead) {
-    const locked = nextChunkSize(last.done, last.lockedMs, pacing, max);
-    return { ahead: locked, locked, byLock };
-  }
   const whole = nextChunkSize(last.done, last.aheadMs + last.lockedMs, pacing, max);
-  if (!byLock || pacing.aheadTargets === undefined) return { ahead: whole, locked: whole, byLock };
+  if (!byLock || !last.keptAhead || pacing.aheadTargets === undefined) return { ahead: whole, locked: whole, byLock };
   const lockSized = nextChunkSize(last.done, last.lockedMs, pacing, max);
   const computationSized = nextChunkSize(last.done, last.aheadMs, { targetMs: pacing.aheadTargets * pacing.targetMs }, max);
   return { ahead: Math.min(lockSized, computationSized), locked: whole, byLock };

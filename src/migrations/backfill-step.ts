@@ -123,8 +123,9 @@ function* backfillChunk(db: MigrationPrimitives, limit: number, lockedLimit: num
     if (locked.length) rows = yield* awaited(db.insertBackfillRows({ after, sessions: locked }));
   }
   const keptAhead = kept !== undefined;
-  // Fewer than asked: none is left after them (the keys were read without a lock, so a short
-  // answer means the key range is exhausted).
+  // Fewer read than asked, and all of them done: none is left after them (the keys were read
+  // without a lock, so a short answer means the key range is exhausted). A chunk cut to the
+  // lock's size goes on from its last session.
   if (read.length === limit || sessions.length < read.length) {
     yield* awaited(db.upsertKey(BACKFILL_PROGRESS_KEYS.cursor, sessions[sessions.length - 1]));
     return { kind: 'chunk', chunk: { after, sessions }, rows, ahead: keptAhead };
