@@ -28,27 +28,24 @@ describe('runMigrations on SQLite: work computed ahead sized by the lock its tra
   const SIZED: BackfillChunkOptions = { targetMs: 200, pauseMs: 0 };
   const SLOW_MS = 160;
 
+  /** The migration pass with every computation slowed, recording each range's and chunk's size and where it was computed. */
+  async function migrateSlowly(t: TestDb, hooks: Pick<Hooks, 'afterRange' | 'afterRows'>) {
+    const sizes: NonNullable<Hooks['sizes']> = { ranges: [], chunks: [] };
+    const report = await migrate(t, noReads(), { ...hooks, sizes, slowUnlockedMs: SLOW_MS }, undefined, SIZED);
+    return { report, sizes };
+  }
+
   it('a chunk computed ahead and found stale is computed again under the lock at the lock’s own size, not the computation’s; the rows are the single statement’s', async () => {
     db = await openTestDb('sqlite', 'package');
     const t = db;
     await seedCompetingToolCalls(t, { sessions: 100, toolCalls: 1 });
     const sessions = (t.sqlite!.prepare(`SELECT id FROM task_sessions ORDER BY id`).pluck().all() as string[]).slice(16);
-    const sizes: NonNullable<Hooks['sizes']> = { ranges: [], chunks: [] };
-    const reads = noReads();
-    const report = await migrate(
-      t,
-      reads,
-      {
-        sizes,
-        slowUnlockedMs: SLOW_MS,
-        // After the second chunk was computed ahead: a session of it deleted (its sessions are no longer the same).
-        afterRows: (n) =>
-          n === 2 &&
-          t.sqlite!.exec(`DELETE FROM task_session_messages WHERE task_session_id = '${sessions[2]}'; DELETE FROM task_sessions WHERE id = '${sessions[2]}'`),
-      },
-      undefined,
-      SIZED,
-    );
+    const { report, sizes } = await migrateSlowly(t, {
+      // After the second chunk was computed ahead: a session of it deleted (its sessions are no longer the same).
+      afterRows: (n) =>
+        n === 2 &&
+        t.sqlite!.exec(`DELETE FROM task_session_messages WHERE task_session_id = '${sessions[2]}'; DELETE FROM task_sessions WHERE id = '${sessions[2]}'`),
+    });
     expect(report.ok, JSON.stringify(report.steps)).toBe(true);
     const migrated = await backfilledRows(t);
     await t.exec(`DELETE FROM task_session_subagents`);
@@ -72,20 +69,10 @@ describe('runMigrations on SQLite: work computed ahead sized by the lock its tra
     // Rowids 1,000 apart: ranges of 65 536 rowids and more hold a few messages each.
     t.sqlite!.exec(`UPDATE task_session_messages SET rowid = rowid * 1000`);
     const reference = await singleStatementRows(t);
-    const sizes: NonNullable<Hooks['sizes']> = { ranges: [], chunks: [] };
-    const reads = noReads();
-    const report = await migrate(
-      t,
-      reads,
-      {
-        sizes,
-        slowUnlockedMs: SLOW_MS,
-        // After the second range was read ahead: the schema version changed (as a VACUUM changes it).
-        afterRange: (n) => n === 2 && t.sqlite!.exec(`CREATE TABLE vacuum_marker (x); DROP TABLE vacuum_marker;`),
-      },
-      undefined,
-      SIZED,
-    );
+    const { report, sizes } = await migrateSlowly(t, {
+      // After the second range was read ahead: the schema version changed (as a VACUUM changes it).
+      afterRange: (n) => n === 2 && t.sqlite!.exec(`CREATE TABLE vacuum_marker (x); DROP TABLE vacuum_marker;`),
+    });
     expect(report.ok, JSON.stringify(report.steps)).toBe(true);
     expect(await backfilledRows(t)).toEqual(reference.rows);
     const [first, second, third] = sizes.ranges;
