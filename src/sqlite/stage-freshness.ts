@@ -48,8 +48,10 @@ export function stageFreshness(db: Database): StageFreshness {
   return {
     own(flow) {
       if (inFlow) return flow(); // already inside one of ours
+      // While nothing staged by this run is trusted (no backfill under way, or freshness already
+      // lost) there is nothing to check, and no query on every other flow (each boot's fast path).
       try {
-        if (lastEnd && !untouched(lastEnd, marks())) dataVersion = null;
+        if (dataVersion !== null && lastEnd && !untouched(lastEnd, marks())) dataVersion = null;
       } catch {
         dataVersion = null; // unreadable (a closed connection): never claim freshness again
       }
@@ -59,7 +61,7 @@ export function stageFreshness(db: Database): StageFreshness {
       } finally {
         inFlow = false;
         try {
-          lastEnd = marks();
+          lastEnd = dataVersion !== null ? marks() : undefined;
         } catch {
           lastEnd = undefined;
           dataVersion = null;
@@ -67,7 +69,9 @@ export function stageFreshness(db: Database): StageFreshness {
       }
     },
     begin() {
-      dataVersion = marks().writeTriggers === 0n ? readChangeMarks.one({}, db).dataVersion : null;
+      // The marks as the table was made: the next flow must begin with the same.
+      lastEnd = marks();
+      dataVersion = lastEnd.writeTriggers === 0n ? readChangeMarks.one({}, db).dataVersion : null;
     },
     end() {
       dataVersion = null;
