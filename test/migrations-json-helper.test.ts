@@ -34,13 +34,16 @@ describeBothDialects('JSON validity in the backfill', (dialect) => {
   });
   afterEach(async () => db.close());
 
-  it('deeper than 1,000 reads as invalid (never an error); 1,000 deep and 1,500 shallow brackets are read', async () => {
+  it('deeper than 1,000 reads as invalid (never an error); 1,000 deep, 1,500 shallow brackets and 600 more at 900 deep are read', async () => {
     const docs: [string, string][] = [
       ['tc-deep-stack', withExtra('tc-deep-stack', nested(200_000))],
       ['tc-deep-1001', withExtra('tc-deep-1001', nested(1_000))], // the metadata object adds one level
       ['tc-deep-1000', withExtra('tc-deep-1000', nested(999))],
       ['tc-many', withExtra('tc-many', `[${Array.from({ length: 1_500 }, (_, i) => `{"a":[${i}],"s":"]]]]"}`).join(',')}]`)],
       ['tc-strings', withExtra('tc-strings', JSON.stringify('['.repeat(5_000)))],
+      // 903 deep, but a stretch of the brackets holds 300 more openers than the depth ever reaches
+      // (PostgreSQL counts its brackets in stretches, and reads this one bracket by bracket).
+      ['tc-wide-at-900', withExtra('tc-wide-at-900', `${'['.repeat(900)}${Array(300).fill('[]').join(',')}${']'.repeat(900)}`)],
     ];
     for (const [i, [, metadata]] of docs.entries()) {
       await insertMessage(db, { id: `m${i}`, sessionId: 's1', metadata, createdAt: hostTimestamp(db, T0 + BigInt(i) * 1_000n) });
@@ -48,7 +51,7 @@ describeBothDialects('JSON validity in the backfill', (dialect) => {
     const report = await db.store({ clock: steppingClock(T0 + 10_000_000_000n) }).runMigrations();
     expect(report.ok).toBe(true);
     const rows = await db.query<{ t: string }>('SELECT tool_call_id AS t FROM task_session_subagents ORDER BY 1');
-    expect(rows.map((r) => r.t)).toEqual(['tc-deep-1000', 'tc-many', 'tc-strings']);
+    expect(rows.map((r) => r.t)).toEqual(['tc-deep-1000', 'tc-many', 'tc-strings', 'tc-wide-at-900']);
     expect((await db.store().checkHealth()).shortfall).toBe(0);
   });
 });

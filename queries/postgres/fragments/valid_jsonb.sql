@@ -13,9 +13,17 @@
  * The built-in raises "stack depth limit exceeded" (a hard error) on a document nested about
  * 10,000 deep, and one such row would fail the backfill on every boot, so a document is asked
  * only when it is nested at most 1,000 deep — SQLite's json_valid limit, so both dialects read
- * a deeper document as invalid. The depth is counted only when the document holds more than
- * 1,000 '[' and '{' (the count bounds the depth), i.e. almost never: JSON strings removed, the
- * running sum of the brackets left, its maximum. The count is the bytes replace() removes: '[' and
+ * a deeper document as invalid. The depth is read only when the document holds more than 1,000
+ * '[' and '{' (the count bounds the depth), i.e. almost never: JSON strings removed, the brackets
+ * left are read in stretches of 255 (regexp_matches: PostgreSQL's largest repetition count),
+ * each stretch's openers and closers counted by replace(). The depth at each stretch's end is
+ * the sum of those before it; past 1,000 at any end, the document is deeper; at most 1,000 at
+ * every start plus that stretch's openers, it is not. Only otherwise (the depth nears 1,000
+ * inside a stretch) is it read bracket by bracket: the running sum, its maximum. Bracket by
+ * bracket throughout, a document nested 60,000 deep took 63 ms to judge, and the backfill of
+ * test/reliability/fuzz-metadata.test.ts (one in fourteen of its hostile documents is such) 14.1 s;
+ * in stretches 10 ms and 0.97 s. The brackets left are made once: OFFSET 0 keeps the planner from
+ * pulling the subquery up, which repeated its regexp_replace in every stretch. The count is the bytes replace() removes: '[' and
  * '{' are one byte in every server encoding, and replace() searches bytes where translate()
  * decodes each character (a 50 MB document: 0.6 s instead of 1.5 s). Both the count and the
  * depth's regular expression read the text under COLLATE "C": replace() follows the column's
@@ -31,8 +39,17 @@
  * @anchor pg_input_is_valid(
  */
 (SELECT CASE WHEN octet_length(x) - octet_length(replace(replace((x) COLLATE "C", '[', ''), '{', '')) <= 1000 THEN pg_input_is_valid(x::text, 'jsonb'::text)
-      WHEN (SELECT max(d.depth)
-              FROM (SELECT sum(CASE WHEN b.c IN ('[', '{') THEN 1 ELSE -1 END) OVER (ORDER BY b.i) AS depth
-                      FROM unnest(string_to_array(regexp_replace((x) COLLATE "C", '"(\\.|[^"\\])*"|[^][{}]', '', 'g'), NULL)) WITH ORDINALITY AS b(c, i)) AS d) <= 1000
+      WHEN (SELECT CASE WHEN p.deepest_end > 1000 THEN false
+                        WHEN p.reach <= 1000 THEN true
+                        ELSE (SELECT max(d.depth)
+                                FROM (SELECT sum(CASE WHEN b.c IN ('[', '{') THEN 1 ELSE -1 END) OVER (ORDER BY b.i) AS depth
+                                        FROM unnest(string_to_array(s.b, NULL)) WITH ORDINALITY AS b(c, i)) AS d) <= 1000 END
+              FROM (SELECT regexp_replace((x) COLLATE "C", '"(\\.|[^"\\])*"|[^][{}]', '', 'g') AS b OFFSET 0) AS s
+                   CROSS JOIN LATERAL (SELECT max(k.before + k.net) AS deepest_end, max(k.before + k.opens) AS reach
+                                         FROM (SELECT o.opens, 2 * o.opens - o.len AS net,
+                                                      coalesce(sum(2 * o.opens - o.len) OVER (ORDER BY g.i ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
+                                                 FROM regexp_matches(s.b, '.{1,255}', 'g') WITH ORDINALITY AS g(part, i)
+                                                      CROSS JOIN LATERAL (SELECT length(g.part[1]) AS len,
+                                                                                 length(g.part[1]) - length(replace(replace(g.part[1], '[', ''), '{', '')) AS opens) AS o) AS k) AS p)
         THEN pg_input_is_valid(x::text, 'jsonb'::text)
       ELSE false END)
