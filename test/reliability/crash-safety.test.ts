@@ -2,20 +2,20 @@
 // is SIGKILLed at a seeded random moment during the backfill, or during the legacy rebuild.
 // After every kill the database must satisfy the invariants below, and a clean run must then
 // succeed and complete the work. A kill only counts toward the quota when the database shows
-// it landed before that phase committed (keys absent / table still pre-amendment).
+// it landed before that phase committed (keys absent / table still pre-amendment). The clean
+// run after each kill is the next boot: runMigrations() in this process, on a connection of its
+// own (the killed runs are host processes; a child each for the clean runs too cost a second
+// process start per kill, a fifth of the suite's longest file).
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { clientFor, createDatabase, databaseName, dropDatabase } from '../../scripts/lib/postgres-database.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ACTIVATION_KEYS } from '../../src/index.js';
 import { BACKFILL_PROGRESS_KEYS } from '../../src/migrations/backfill-step.js';
 import { prng } from '../helpers/prng.js';
 import { describeBothDialects, type Dialect } from '../helpers/test-db.js';
-import { crashStoreSeed, type Phase } from './crash-store-seed.js';
+import type { Phase } from './crash-store-seed.js';
+import { migrateInProcess, postgresCopies, sqliteCopies, type Probe, type StoreCopies } from './crash-stores.js';
 import { byDialect } from '../helpers/by-dialect.js';
 import { LEGACY_COLUMNS } from '../helpers/migration-db.js';
 
@@ -24,81 +24,6 @@ const SEED = 0xc0ffee;
 /** The step whose commit ends each phase; the kills are aimed inside its span. */
 const PHASE_STEP: Record<Phase, string> = { backfill: 'backfill_subagent_contexts', legacy_rebuild: 'upgrade_pre_amendment_table' };
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'migrate-child.mjs');
-
-/** One connection to a store copy, for inspecting it between runs. */
-interface Probe {
-  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
-  close(): Promise<void>;
-}
-
-interface StoreCopies {
-  /** Makes a fresh copy of the phase's template and returns its location. */
-  fresh(): Promise<string>;
-  probe(location: string): Promise<Probe>;
-  drop(location: string): Promise<void>;
-  dispose(): Promise<void>;
-}
-
-async function sqliteCopies(phase: Phase): Promise<StoreCopies> {
-  const dir = mkdtempSync(join(tmpdir(), 'subagent-context-crash-'));
-  const template = join(dir, 'template.db');
-  const db = new Database(template);
-  db.pragma('journal_mode = WAL');
-  db.exec(crashStoreSeed('sqlite', phase));
-  db.pragma('wal_checkpoint(TRUNCATE)');
-  db.close();
-  let n = 0;
-  return {
-    async fresh() {
-      const file = join(dir, `copy-${n++}.db`);
-      copyFileSync(template, file);
-      return file;
-    },
-    async probe(file) {
-      const conn = new Database(file);
-      return {
-        query: async <T>(sql: string, params: unknown[] = []) => {
-          const stmt = conn.prepare(sql.replace(/\$(\d+)/g, '?'));
-          return stmt.all(...params) as T[];
-        },
-        close: async () => void conn.close(),
-      };
-    },
-    async drop(file) {
-      for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
-    },
-    async dispose() {
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-async function postgresCopies(phase: Phase): Promise<StoreCopies> {
-  const serverUrl = inject('pgUrl');
-  const template = await createDatabase(serverUrl, `crash_tpl_${phase}_${process.pid}`, { replaceExisting: true });
-  // A client, not template.pool(): CREATE DATABASE … TEMPLATE needs the template idle.
-  const seeder = clientFor(template.url);
-  await seeder.connect();
-  await seeder.query(crashStoreSeed('postgres', phase));
-  await seeder.end();
-  let n = 0;
-  return {
-    async fresh() {
-      return (await createDatabase(serverUrl, `crash_${phase}_${process.pid}_${n++}`, { template: template.name })).url;
-    },
-    async probe(url) {
-      const conn = clientFor(url); // a dropped database ends the session; the test reads no more
-      await conn.connect();
-      return { query: async <T>(sql: string, params: unknown[] = []) => (await conn.query(sql, params)).rows as T[], close: () => conn.end() };
-    },
-    async drop(url) {
-      await dropDatabase(serverUrl, databaseName(url));
-    },
-    async dispose() {
-      await template.drop();
-    },
-  };
-}
 
 interface ChildRun {
   killed: boolean;
@@ -274,8 +199,8 @@ describeBothDialects('crash safety', (dialect) => {
           if (outcome.killed && interrupted) landed++;
           if (!outcome.killed) finishedFirst++;
           // A clean run afterwards must succeed and finish the job.
-          const after = await runChild(dialect, location, null);
-          expect(after.report?.ok).toBe(true);
+          const after = await migrateInProcess(dialect, location);
+          expect(after.ok, JSON.stringify(after.steps)).toBe(true);
           open = probe = await c.probe(location);
           const k2 = await assertInvariants(probe, dialect, phase, legacy, expectedBackfill);
           expect(Object.keys(k2).sort()).toEqual(Object.values(ACTIVATION_KEYS).sort());
