@@ -23,14 +23,11 @@ type Walk = 'sessions' | 'windows';
 
 /** Runs one booting process; resolves with its stdout when it exits or is killed `killAfterMs` after its first chunk. */
 function bootAndMaybeKill(db: TestDb, walk: Walk, killAfterMs: number | null): Promise<{ out: string; killed: boolean }> {
-  // node itself with tsx as a loader: the tsx binary would run the script in a grandchild,
-  // which a SIGKILL to tsx leaves running.
+  // The built package, as a host runs it (npm test builds it before the tests).
   const child: ChildProcess = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
-      'test/helpers/backfill-kill-child.ts',
+      'test/fixtures/backfill-kill-child.mjs',
       db.dialect,
       db.location,
       // Chunks of two sessions, or windows of 400 s (400 messages, about 12 rows each: PostgreSQL's window walk).

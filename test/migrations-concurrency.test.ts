@@ -135,7 +135,7 @@ async function migrateFromPools(db: TestDb, n: number, options: MigrationOptions
 /** N child processes, each with its own connection to the SQLite file, released together. */
 async function migrateFromProcesses(db: TestDb, n: number, options: MigrationOptions = {}): Promise<Walked[]> {
   const children = Array.from({ length: n }, () =>
-    spawn('node_modules/.bin/tsx', ['test/helpers/migrations-child.ts', db.location, JSON.stringify(options)], {
+    spawn(process.execPath, ['test/fixtures/migrations-child.mjs', db.location, JSON.stringify(options)], {
       cwd: process.cwd(),
       stdio: ['pipe', 'pipe', 'pipe'],
     }),
