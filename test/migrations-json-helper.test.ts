@@ -17,6 +17,9 @@ import { formatKeyInstant } from '../src/instant.js';
 import { KEY, setKeys } from './helpers/activation-keys.js';
 import { steppingClock } from './helpers/clock.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
+import { applyFragment, loadFragments } from '../scripts/lib/codegen-fragments.js';
+import { byDialect } from './helpers/by-dialect.js';
+import { withPinnedSearchPath } from './helpers/pinned-search-path.js';
 import { hostTimestamp } from './helpers/host-timestamp.js';
 import { insertMessage, insertSession, insertSubagentMessage, subagentMetadata } from './helpers/seed-host-rows.js';
 
@@ -44,6 +47,9 @@ describeBothDialects('JSON validity in the backfill', (dialect) => {
       // 903 deep, but a stretch of the brackets holds 300 more openers than the depth ever reaches
       // (PostgreSQL counts its brackets in stretches, and reads this one bracket by bracket).
       ['tc-wide-at-900', withExtra('tc-wide-at-900', `${'['.repeat(900)}${Array(300).fill('[]').join(',')}${']'.repeat(900)}`)],
+      // Invalid: a string that never closes, after 1,001 openers. PostgreSQL's depth test matched
+      // back from each of its 160,000 quotes to the end of the text: about 100 s, past this test's limit.
+      ['tc-unclosed', withExtra('tc-unclosed', `${'{'.repeat(1_001)}"${'\\"'.repeat(160_000)}`)],
     ];
     for (const [i, [, metadata]] of docs.entries()) {
       await insertMessage(db, { id: `m${i}`, sessionId: 's1', metadata, createdAt: hostTimestamp(db, T0 + BigInt(i) * 1_000n) });
@@ -53,6 +59,28 @@ describeBothDialects('JSON validity in the backfill', (dialect) => {
     const rows = await db.query<{ t: string }>('SELECT tool_call_id AS t FROM task_session_subagents ORDER BY 1');
     expect(rows.map((r) => r.t)).toEqual(['tc-deep-1000', 'tc-many', 'tc-strings', 'tc-wide-at-900']);
     expect((await db.store().checkHealth()).shortfall).toBe(0);
+  });
+
+  it('the validity test itself, as SQLite reads each document: one string holding 1,001 brackets is valid', async () => {
+    const docs = [
+      JSON.stringify('['.repeat(1_001)), // one JSON string: valid, nothing nested
+      `"${'['.repeat(1_001)}`, // a string that never closes
+      `[${JSON.stringify('{'.repeat(1_001))},${nested(998)}]`, // 999 deep beside a string of openers
+      `[${JSON.stringify('{'.repeat(1_001))},${nested(1_000)}]`, // 1,001 deep
+    ];
+    const valid = await byDialect(dialect, {
+      sqlite: async () => docs.map((doc) => (db.sqlite!.prepare('SELECT json_valid(?) AS v').get(doc) as { v: number }).v === 1),
+      postgres: async () => {
+        await db.store().runMigrations(); // PostgreSQL 15: the package's own pg_input_is_valid
+        const check = applyFragment(loadFragments(process.cwd(), 'postgres').get('valid_jsonb')!, '$1::text');
+        return withPinnedSearchPath(db.pool!, async (client) => {
+          const out: boolean[] = [];
+          for (const doc of docs) out.push((await client.query<{ v: boolean }>(`SELECT ${check} AS v`, [doc])).rows[0].v);
+          return out;
+        });
+      },
+    })();
+    expect(valid).toEqual([true, false, true, false]);
   });
 });
 

@@ -14,16 +14,19 @@
  * 10,000 deep, and one such row would fail the backfill on every boot, so a document is asked
  * only when it is nested at most 1,000 deep — SQLite's json_valid limit, so both dialects read
  * a deeper document as invalid. The depth is read only when the document holds more than 1,000
- * '[' and '{' (the count bounds the depth), i.e. almost never: JSON strings removed, the brackets
- * left are read in stretches of 255 (regexp_matches: PostgreSQL's largest repetition count),
- * each stretch's openers and closers counted by replace(). The depth at each stretch's end is
- * the sum of those before it; past 1,000 at any end, the document is deeper; at most 1,000 at
- * every start plus that stretch's openers, it is not. Only otherwise (the depth nears 1,000
- * inside a stretch) is it read bracket by bracket: the running sum, its maximum. Bracket by
- * bracket throughout, a document nested 60,000 deep took 63 ms to judge, and the backfill of
+ * '[' and '{' (the count bounds the depth), i.e. almost never. Its JSON strings removed (a string
+ * that never closes runs to the end of the text, as the parser reads it: matched back from each
+ * quote to the end, the regular expression took quadratic time, 25 s for 160 KB of \"), the
+ * brackets left are read in stretches of 255 (regexp_matches: PostgreSQL's largest repetition
+ * count), each stretch's openers counted by replace(). The depth at a stretch's end is the sum of
+ * the openers less the closers up to there: past 1,000 at any end, the document is deeper; at
+ * most 1,000 at every stretch's start plus its openers, it is not; no bracket left (a document
+ * that is one string), it is not. Only otherwise (some stretch could reach past 1,000 from where
+ * it starts) is the whole document read bracket by bracket: the running sum, its maximum. Bracket
+ * by bracket throughout, a document nested 60,000 deep took 63 ms to judge, and the backfill of
  * test/reliability/fuzz-metadata.test.ts (one in fourteen of its hostile documents is such) 14.1 s;
- * in stretches 10 ms and 0.97 s. The brackets left are made once: OFFSET 0 keeps the planner from
- * pulling the subquery up, which repeated its regexp_replace in every stretch. The count is the bytes replace() removes: '[' and
+ * in stretches 10 ms and 0.97 s. OFFSET 0 keeps the brackets left one value, computed once, which
+ * both the stretches and that reading use. The count is the bytes replace() removes: '[' and
  * '{' are one byte in every server encoding, and replace() searches bytes where translate()
  * decodes each character (a 50 MB document: 0.6 s instead of 1.5 s). Both the count and the
  * depth's regular expression read the text under COLLATE "C": replace() follows the column's
@@ -39,12 +42,13 @@
  * @anchor pg_input_is_valid(
  */
 (SELECT CASE WHEN octet_length(x) - octet_length(replace(replace((x) COLLATE "C", '[', ''), '{', '')) <= 1000 THEN pg_input_is_valid(x::text, 'jsonb'::text)
-      WHEN (SELECT CASE WHEN p.deepest_end > 1000 THEN false
+      WHEN (SELECT CASE WHEN s.b = '' THEN true
+                        WHEN p.deepest_end > 1000 THEN false
                         WHEN p.reach <= 1000 THEN true
                         ELSE (SELECT max(d.depth)
                                 FROM (SELECT sum(CASE WHEN b.c IN ('[', '{') THEN 1 ELSE -1 END) OVER (ORDER BY b.i) AS depth
                                         FROM unnest(string_to_array(s.b, NULL)) WITH ORDINALITY AS b(c, i)) AS d) <= 1000 END
-              FROM (SELECT regexp_replace((x) COLLATE "C", '"(\\.|[^"\\])*"|[^][{}]', '', 'g') AS b OFFSET 0) AS s
+              FROM (SELECT regexp_replace((x) COLLATE "C", '"(\\.|[^"\\])*("|\\?$)|[^][{}]', '', 'g') AS b OFFSET 0) AS s
                    CROSS JOIN LATERAL (SELECT max(k.before + k.net) AS deepest_end, max(k.before + k.opens) AS reach
                                          FROM (SELECT o.opens, 2 * o.opens - o.len AS net,
                                                       coalesce(sum(2 * o.opens - o.len) OVER (ORDER BY g.i ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
