@@ -87,7 +87,7 @@ export async function postgresCopies(phase: Phase): Promise<StoreCopies> {
   };
 }
 
-/** The next boot after a kill: runMigrations() on a connection of its own, opened as the child opens one (fixtures/open-store.mjs). */
+/** The next boot after a kill: runMigrations() on a connection of its own, opened as the child opens one (test/fixtures/open-store.mjs). */
 export async function migrateInProcess(dialect: Dialect, location: string): Promise<MigrationReport> {
   return byDialect(dialect, {
     sqlite: async () => {
