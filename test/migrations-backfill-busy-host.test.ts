@@ -84,11 +84,16 @@ describeBothDialects('runMigrations: the backfill beside a busy host (issue 34)'
       // and may miss the 50 ms pause, so it may wait out the next chunk too: at most two
       // chunks and one sleep. The single statement (one chunk: the whole backfill) made it
       // wait ~80% of the backfill (1.48 s of 1.89 s), a lock kept across chunks would make it
-      // wait the whole backfill; the first bound catches the one, the second the other.
+      // wait the whole backfill: the host's own wait is bounded by a third of the backfill,
+      // which catches both (34 runs of this test on 2026-12-06: at most 0.17 of it). That
+      // third once bounded the longest interval between progress reports instead; since a
+      // chunk's rows are computed ahead, outside the lock, for up to eight targets, an
+      // interval holds that computation too, and reached 0.36 of the backfill in a full run
+      // while the host waited 0.13 of it.
       const chunks = chunkEnds.slice(1).map((end, i) => end - chunkEnds[i]);
       const longestChunkMs = Math.max(...chunks);
       expect(chunks.length).toBeGreaterThanOrEqual(4);
-      expect(longestChunkMs).toBeLessThan(backfillMs / 3);
+      expect(host.maxWaitMs).toBeLessThan(backfillMs / 3);
       expect(host.maxWaitMs).toBeLessThan(2 * longestChunkMs + 100);
     }
   }, 300_000);
