@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDatabase, type CreatedDatabase } from '../scripts/lib/postgres-database.js';
 import { compile, createConsumerProject, installedCopies, nativeAddons, type ConsumerProject } from './helpers/consumer-project.js';
 import { anyTypesIn } from './helpers/declaration-any.js';
-import { packPackage, type PackedPackage } from './helpers/packed-package.js';
+import { sharedPackedPackage, type PackedPackage } from './helpers/packed-package.js';
 import { composeWorkedExample } from './helpers/readme-examples.js';
 import { run, type CommandResult } from './helpers/run-command.js';
 import { DIALECTS, type Dialect } from './helpers/test-db.js';
@@ -68,7 +68,7 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'subagent-context-packaging-'));
   database = await createDatabase(inject('pgUrl'), `packaging_${process.pid}`, { replaceExisting: true });
   demoDatabase = await createDatabase(inject('pgUrl'), `packaging_demo_${process.pid}`, { replaceExisting: true });
-  packed = await packPackage(work);
+  packed = await sharedPackedPackage();
   [prepared.sqlite, prepared.postgres] = await Promise.all([prepare('sqlite'), prepare('postgres')]);
 }, 25 * 60_000);
 

@@ -1,5 +1,5 @@
-// The packed tarball itself (issues 12 and 17, DESIGN §8): `npm pack` into a temporary
-// directory, then the files it lists (entries, CLI, every .sql, declarations, every file the
+// The packed tarball itself (issues 12 and 17, DESIGN §8): the run's one `npm pack` (shared with
+// test/packaging-hosts.test.ts, test/helpers/packed-package.ts), then the files it lists (entries, CLI, every .sql, declarations, every file the
 // README links to), the CLI's executable bit and its published types (@arethetypeswrong/cli).
 // What the tarball installs as (its manifest, source maps, declarations without `any`) is read
 // in test/packaging-hosts.test.ts's projects.
@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packPackage, type PackedPackage } from './helpers/packed-package.js';
+import { sharedPackedPackage, type PackedPackage } from './helpers/packed-package.js';
 import { run } from './helpers/run-command.js';
 import { manifest } from './helpers/packaging-fixtures.js';
 
@@ -16,7 +16,7 @@ let packed: PackedPackage;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'subagent-context-packaging-tarball-'));
-  packed = await packPackage(work);
+  packed = await sharedPackedPackage();
 }, 25 * 60_000);
 
 afterAll(() => {
