@@ -1,6 +1,7 @@
 // The packed tarball itself (issues 12 and 17, DESIGN §8): the run's one `npm pack` (shared with
-// test/packaging-hosts.test.ts, test/helpers/packed-package.ts), then the files it lists (entries, CLI, every .sql, declarations, every file the
-// README links to), the CLI's executable bit and its published types (@arethetypeswrong/cli).
+// test/packaging-hosts.test.ts: test/helpers/packed-package.ts), then the files it lists
+// (entries, CLI, every .sql, declarations, every file the README links to), the CLI's
+// executable bit and its published types (@arethetypeswrong/cli).
 // What the tarball installs as (its manifest, source maps, declarations without `any`) is read
 // in test/packaging-hosts.test.ts's projects.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';

@@ -66,8 +66,8 @@ export async function createConsumerProject(
 }
 
 /** Type-checks and emits the project's *.ts (NodeNext), and type-checks it again as a
- * bundler-resolved project would: two programs, built by one `tsc --build` (each reports its
- * own errors, under its own file names; one exit code for both). One process instead of two
+ * bundler-resolved project would: two programs, built by one `tsc --build` (the errors of
+ * either in its output; the exit code non-zero if either has one). One process instead of two
  * parses the declarations both programs read once: about 2.7 CPU-s less a project, most of
  * both checks being `@types/node` with `skipLibCheck: false`. */
 export async function compile(dir: string): Promise<CommandResult> {
