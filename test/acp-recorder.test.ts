@@ -90,6 +90,47 @@ describeBothDialects('ACP recorder', (dialect) => {
     expect(warnings).toHaveLength(1);
   });
 
+  it('a host answer whose getter throws fails that update with a WARN, on the synchronous path too: sessionUpdate never throws', async () => {
+    const { warnings, logger } = captureLogger();
+    const broken = {
+      taskId: HOST.taskId,
+      get sessionId(): string {
+        throw new Error('host object broke');
+      },
+    };
+    let calls = 0;
+    const recorder = createAcpRecorder(db.store(), { context: () => (calls++ === 0 ? (broken as AcpHostContext) : HOST), logger });
+    let first: Promise<unknown> | undefined;
+    expect(() => (first = recorder.sessionUpdate(launch('t1')))).not.toThrow();
+    expect(await first).toBe('failed');
+    expect(await recorder.sessionUpdate(launch('t2'))).toBe('persisted');
+    expect(recorder.counters()).toMatchObject({ context_failed: 1, recorded: 1 });
+    expect(warnings.map((w) => w.fields)).toEqual([expect.objectContaining({ toolCallId: 't1', error: 'host object broke' })]);
+  });
+
+  it('a contextTimeoutMs of Infinity or beyond a timer (2^31 - 1 ms) waits for the context; NaN is the default', async () => {
+    // Node fires a setTimeout beyond its range after 1 ms: every async context failed.
+    const slow = () => new Promise<AcpHostContext>((resolve) => setTimeout(() => resolve(HOST), 30));
+    for (const [i, contextTimeoutMs] of [Infinity, 3e9, Number.NaN].entries()) {
+      const recorder = createAcpRecorder(db.store(), { context: slow, contextTimeoutMs });
+      expect(await recorder.sessionUpdate(launch(`t${i}`)), String(contextTimeoutMs)).toBe('persisted');
+      expect(recorder.counters().context_timeout).toBe(0);
+    }
+  });
+
+  it("an unrecognized delegation's title is warned and remembered clipped to 256 characters", async () => {
+    const { warnings, logger } = captureLogger();
+    const recorder = createAcpRecorder(db.store(), { context: contextFor(S), logger });
+    const title = `Spawn agent ${'x'.repeat(1_000_000)}`;
+    const lookalike = (id: string) => ({ sessionId: S, update: { sessionUpdate: 'tool_call', toolCallId: id, kind: 'other', title } });
+    expect(await recorder.sessionUpdate(lookalike('u1'))).toBeUndefined();
+    expect(await recorder.sessionUpdate(lookalike('u2'))).toBeUndefined();
+    expect(recorder.counters().unrecognized_delegations).toBe(2);
+    expect(warnings).toHaveLength(1); // one WARN per distinct title, the clipped one
+    const warned = (warnings[0].fields as { title: string }).title;
+    expect(warned).toBe(`${title.slice(0, 256)}… (${title.length} characters)`);
+  });
+
   it('recorded traffic given without awaiting, with a slow async context: every row ends settled with every field', async () => {
     const store = db.store({ clock: steppingClock() });
     const name = 'claude-fanout';

@@ -16,11 +16,34 @@ import type { AcpHostContext, AcpRecorder, AcpRecorderCounters, AcpRecorderOptio
 const TIMED_OUT = Symbol('timed out');
 /** Most distinct titles warned about (one WARN each); beyond it, counted but not warned again. */
 const MAX_WARNED_TITLES = 1024;
+/**
+ * A title is kept (and warned about) up to this many characters: an agent's title is its data,
+ * and 1,024 remembered titles of a megabyte each would be a gigabyte held for the recorder's life.
+ */
+const MAX_TITLE_CHARS = 256;
+/** The longest delay setTimeout honours (2^31 - 1 ms, about 24.8 days); beyond it Node fires after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * contextTimeoutMs as a timer: undefined (no timer) for Infinity or anything beyond setTimeout's
+ * range, which Node would otherwise turn into a 1 ms timeout failing every async context; the
+ * default for a value that is not a number (a NaN from an unset environment variable); at least 0.
+ */
+function contextTimer(value: number | undefined): number | undefined {
+  if (typeof value !== 'number' || Number.isNaN(value)) return 5000;
+  if (value > MAX_TIMER_MS) return undefined;
+  return Math.max(0, value);
+}
+
+/** A title as warned and remembered: its first MAX_TITLE_CHARS characters, marked when cut. */
+function clippedTitle(title: string): string {
+  return title.length <= MAX_TITLE_CHARS ? title : `${title.slice(0, MAX_TITLE_CHARS)}… (${title.length} characters)`;
+}
 /** What sessionUpdate returns for an update that is not a subagent's: one settled promise, shared. */
 const NOT_RECORDED: Promise<undefined> = Promise.resolve(undefined);
 
 export function createAcpRecorder(store: SubagentContextStore, options: AcpRecorderOptions): AcpRecorder {
-  const timeoutMs = options.contextTimeoutMs ?? 5000;
+  const timeoutMs = contextTimer(options.contextTimeoutMs);
   const logger = guardedLogger(options.logger); // absent: silent; throwing: never breaks sessionUpdate
   const counters: AcpRecorderCounters = {
     updates: 0,
@@ -37,11 +60,11 @@ export function createAcpRecorder(store: SubagentContextStore, options: AcpRecor
     ...options.recognizer,
     onUnrecognizedDelegation(delegation) {
       counters.unrecognized_delegations++;
-      const title = delegation.title ?? `(${delegation.reason})`;
+      const title = delegation.title === null ? `(${delegation.reason})` : clippedTitle(delegation.title);
       if (!warnedTitles.has(title) && warnedTitles.size < MAX_WARNED_TITLES) {
         warnedTitles.add(title);
         logger.warn(
-          { acpSessionId: delegation.acpSessionId, toolCallId: delegation.id, title: delegation.title, reason: delegation.reason },
+          { acpSessionId: delegation.acpSessionId, toolCallId: delegation.id, title: delegation.title === null ? null : title, reason: delegation.reason },
           'acp recorder: a tool call looks like a subagent launch but matches no known agent; its subagents are not recorded (an agent or version this package does not recognise yet)',
         );
       }
@@ -56,6 +79,7 @@ export function createAcpRecorder(store: SubagentContextStore, options: AcpRecor
   function identity(acpSessionId: string): AcpHostContext | undefined | Promise<AcpHostContext | undefined | typeof TIMED_OUT> {
     const answer = options.context(acpSessionId);
     if (!(answer instanceof Promise) && typeof (answer as { then?: unknown } | undefined)?.then !== 'function') return answer;
+    if (timeoutMs === undefined) return Promise.resolve(answer); // no timeout: as long as the host takes
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
       timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs);
@@ -107,18 +131,25 @@ export function createAcpRecorder(store: SubagentContextStore, options: AcpRecor
       return 'failed';
     }
     const known = host !== null && typeof host === 'object' ? host : undefined;
+    let frame: SubagentFrame;
+    try {
+      // The host's answer is the host's object: a getter that throws fails this update like a
+      // context that throws, here on the synchronous path too (sessionUpdate never throws).
+      frame = {
+        sessionId: known ? known.sessionId : null,
+        taskId: known ? known.taskId : null,
+        executionId: known ? (known.executionId ?? null) : null,
+        turnId: known ? (known.turnId ?? null) : null,
+        toolCallId: recognized.toolCallId,
+        parentToolCallId: recognized.parentToolCallId,
+        toolStatus: recognized.toolStatus,
+        payload: recognized.payload,
+      };
+    } catch (err) {
+      return contextFailed(recognized, err);
+    }
     if (!known) counters.unknown_session++;
     else counters.recorded++;
-    const frame: SubagentFrame = {
-      sessionId: known ? known.sessionId : null,
-      taskId: known ? known.taskId : null,
-      executionId: known ? (known.executionId ?? null) : null,
-      turnId: known ? (known.turnId ?? null) : null,
-      toolCallId: recognized.toolCallId,
-      parentToolCallId: recognized.parentToolCallId,
-      toolStatus: recognized.toolStatus,
-      payload: recognized.payload,
-    };
     if (recognized.usage !== undefined) frame.usage = recognized.usage; // the usage ledger's figures (Qwen Code's totals)
     try {
       return store.recordFrame(frame, recordOptions); // a rejection becomes 'failed' where the chain settles

@@ -84,7 +84,10 @@ export interface AcpRecorderOptions {
   context(acpSessionId: string): AcpHostContext | undefined | Promise<AcpHostContext | undefined>;
   /** WARN on a context that throws or times out. Default: the store's silence (none). */
   logger?: Logger;
-  /** A context that has not answered by then fails that update (`'failed'`). Default 5000 ms. */
+  /**
+   * A context that has not answered by then fails that update (`'failed'`). Default 5000 ms (also
+   * for NaN); `Infinity`, or more than setTimeout's 2^31 - 1 ms, waits as long as the context takes.
+   */
   contextTimeoutMs?: number;
   recognizer?: SubagentRecognizerOptions;
 }
