@@ -69,4 +69,48 @@ describe('ACP recognizer: bounded state under hostile ids and endless sessions',
     // Nothing else kept per session: a session entry per session ever seen was about 0.9 kB (87 MB here).
     expect(heap() - before).toBeLessThan(8);
   });
+
+  it('a child in use outlives the short children announced after it: the bounds drop the least recently seen', () => {
+    const r = createSubagentRecognizer({ maxCallsPerSession: 4 });
+    const sub = (child: string, state: string) => up('S', { sessionUpdate: 'subagent_update', sessionId: child, title: child, state: { state } });
+    const call = (status: string, content?: unknown) => up('S', { sessionUpdate: 'tool_call_update', toolCallId: 'c1', kind: 'other', status, content });
+    r.observe(
+      up('S', {
+        sessionUpdate: 'tool_call',
+        toolCallId: 'c1',
+        title: 'Watch CI',
+        kind: 'other',
+        status: 'in_progress',
+        content: [{ type: 'session', sessionId: 'k1' }],
+      }),
+    );
+    r.observe(sub('k1', 'running'));
+    // Ten short children come and go (an idle child is kept: it may be reused); the call that
+    // named k1 is seen between every two, and k1 itself never.
+    for (let i = 0; i < 10; i++) {
+      r.observe(sub(`x${i}`, 'running'));
+      r.observe(sub(`x${i}`, 'idle'));
+      if (i % 2 === 1) expect(r.observe(call('in_progress'))?.toolCallId).toBe('c1');
+    }
+    // k1 is still c1's child: a tool call on its session is nested under c1, on the root session,
+    // and its own idle (ACP v2) settles c1's row, not a row of its own.
+    const nested = r.observe(
+      up('k1', {
+        sessionUpdate: 'tool_call',
+        toolCallId: 'n1',
+        title: 'Spawn',
+        kind: 'other',
+        status: 'pending',
+        content: [{ type: 'session', sessionId: 'k2' }],
+      }),
+    );
+    expect(nested).toMatchObject({ acpSessionId: 'S', toolCallId: 'n1', parentToolCallId: 'c1' });
+    expect(r.observe(up('k1', { sessionUpdate: 'state_update', state: 'idle' }))).toMatchObject({
+      acpSessionId: 'S',
+      toolCallId: 'c1',
+      toolStatus: 'completed',
+    });
+    // The bound held all the same: the short children seen longest ago were the ones dropped.
+    expect(r.size()).toBeLessThanOrEqual(3 * 4);
+  });
 });

@@ -74,8 +74,10 @@ export class RecognizerState {
   private readonly joins = new Map<string, { root: string; from: string }>();
   /** The call last re-inserted into `recency`. */
   private newest: CallState | undefined;
-  /** A child session → the root ACP session it belongs to. */
+  /** A child session → the root ACP session it belongs to; a Map's order is its recency (touchChild). */
   private readonly childRoot = new Map<string, string>();
+  /** The child last re-inserted into `childRoot`: seeing it again moves nothing. */
+  private newestChild: string | undefined;
 
   constructor(
     private readonly maxPerSession: number,
@@ -146,9 +148,38 @@ export class RecognizerState {
     }
   }
 
-  /** The session a host knows: a child's traffic belongs to its root session. */
+  /** The session a host knows: a child's traffic belongs to its root session (and keeps the child recent). */
   rootOf(sessionId: string): string {
-    return this.childRoot.get(sessionId) ?? sessionId;
+    const root = this.childRoot.get(sessionId);
+    if (root === undefined) return sessionId;
+    this.touchChild(sessionId);
+    return root;
+  }
+
+  /**
+   * A known child was seen (its own traffic, its subagent_update, or an update of the call that
+   * named it): it becomes the most recent child of its session and of all, and so does its join,
+   * so the bounds drop the children and joins least recently seen, not the oldest announced (a
+   * child that runs for hours while a thousand short ones come and go keeps its row).
+   */
+  touchChild(child: string): void {
+    if (this.newestChild === child) return;
+    const root = this.childRoot.get(child);
+    if (root === undefined) return;
+    this.childRoot.delete(child);
+    this.childRoot.set(child, root);
+    this.newestChild = child;
+    const s = this.sessions.get(root);
+    if (!s) return;
+    s.children.delete(child);
+    s.children.add(child);
+    const row = s.rowOf.get(child);
+    if (row === undefined) return;
+    s.rowOf.delete(child);
+    s.rowOf.set(child, row);
+    const key = callKey(root, child);
+    this.joins.delete(key);
+    this.joins.set(key, { root, from: child });
   }
 
   /** The root of a known child session, else undefined. */
@@ -164,6 +195,7 @@ export class RecognizerState {
   adoptChild(root: string, child: string): void {
     const children = this.session(root).children;
     this.childRoot.set(child, root);
+    this.newestChild = child;
     children.add(child);
     if (children.size > this.maxPerSession) this.forgetChild(children.values().next().value as string);
     if (this.childRoot.size > this.maxCalls) this.forgetChild(this.childRoot.keys().next().value as string);
@@ -172,6 +204,7 @@ export class RecognizerState {
   private forgetChild(child: string): void {
     const root = this.childRoot.get(child);
     this.childRoot.delete(child);
+    if (this.newestChild === child) this.newestChild = undefined;
     if (root === undefined) return;
     const s = this.sessions.get(root);
     s?.children.delete(child);
@@ -218,6 +251,7 @@ export class RecognizerState {
     for (const toolCallId of s.calls.keys()) this.recency.delete(callKey(acpSessionId, toolCallId));
     for (const from of s.rowOf.keys()) this.joins.delete(callKey(acpSessionId, from));
     for (const child of s.children) this.childRoot.delete(child);
+    this.newestChild = undefined;
     this.sessions.delete(acpSessionId);
   }
 

@@ -87,6 +87,7 @@ export function recognizerWithShapes(
     }
     const root = memory.rootOf(sessionId);
     if (memory.rootOfChild(facts.childSessionId) !== undefined) {
+      memory.touchChild(facts.childSessionId);
       if (saysNothing(update)) return undefined;
     } else memory.adoptChild(root, facts.childSessionId);
     return apply(root, memory.rowId(root, facts.childSessionId), memory.parentRow(root, sessionId), facts.toolStatus, facts.payload);
@@ -108,6 +109,7 @@ export function recognizerWithShapes(
   function observeChildSession(child: string, kind: unknown, update: Json): RecognizedSubagentUpdate | undefined {
     const root = memory.rootOfChild(child);
     if (root === undefined) return undefined;
+    memory.touchChild(child);
     const id = memory.rowId(root, child);
     if (kind === 'state_update') {
       const facts = readChildState(update);
@@ -176,6 +178,7 @@ export function recognizerWithShapes(
     if (facts.fallbackSubagentType !== undefined) state.fallbackSubagentType = facts.fallbackSubagentType;
     const child = sessionContentChild(update);
     if (child !== undefined) joinChild(root, toolCallId, child, state);
+    if (state.named !== undefined) memory.touchChild(state.named); // the call's child is in use while the call is seen
     const status = field(update, 'status');
     const toolStatus = facts.toolStatus !== undefined ? facts.toolStatus : typeof status === 'string' ? status : null;
     const result = snapshot(root, toolCallId, state, toolStatus);
@@ -232,7 +235,7 @@ export function recognizerWithShapes(
   /** Drops everything remembered for a root session, its held cursor/task requests included. */
   function forget(acpSessionId: string): void {
     // Before the state goes: a request held under a child session is matched through its root.
-    if (heldRequests.size > 0) heldRequests.forgetSession(acpSessionId, (session) => memory.rootOf(session));
+    if (heldRequests.size > 0) heldRequests.forgetSession(acpSessionId, (session) => memory.rootOfChild(session) ?? session);
     memory.forget(acpSessionId);
   }
 
