@@ -73,7 +73,7 @@ describe('ACP recognizer: bounded state under hostile ids and endless sessions',
   it('a child in use outlives the short children announced after it: the bounds drop the least recently seen', () => {
     const r = createSubagentRecognizer({ maxCallsPerSession: 4 });
     const sub = (child: string, state: string) => up('S', { sessionUpdate: 'subagent_update', sessionId: child, title: child, state: { state } });
-    const call = (status: string, content?: unknown) => up('S', { sessionUpdate: 'tool_call_update', toolCallId: 'c1', kind: 'other', status, content });
+    const call = (status: string) => up('S', { sessionUpdate: 'tool_call_update', toolCallId: 'c1', kind: 'other', status });
     r.observe(
       up('S', {
         sessionUpdate: 'tool_call',
