@@ -1,7 +1,7 @@
 // `subagent-context import claude-code` as a user runs it (in process, src/cli/main.ts): the
 // summary on stdout, --json, the store created when absent (the import is a host), a second
 // run that reads nothing new, and the usage errors — on both dialects.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -35,6 +35,30 @@ describeBothDialects('cli: import claude-code', (dialect) => {
     const second = await cli(['import', 'claude-code', '--from', RECORDED_PROJECTS, ...store.args, '--json']);
     expect(JSON.parse(second.out)).toMatchObject({ sessions: 2, transcripts: 0, lines: 0, bytes: 0, frames: 0 });
     expect(await store.query('SELECT count(*) AS n FROM task_session_subagents')).toEqual([{ n: dialect === 'sqlite' ? 8 : '8' }]);
+  });
+
+  it("says how many of Claude Code's own helper agents' transcripts it left unread, without a WARN, run after run", async () => {
+    const tree = mkdtempSync(join(tmpdir(), 'cli-import-helpers-'));
+    try {
+      cpSync(RECORDED_PROJECTS, tree, { recursive: true });
+      const [project] = readdirSync(tree);
+      const [session] = readdirSync(join(tree, project)).filter((name) => !name.endsWith('.jsonl'));
+      writeFileSync(join(tree, project, session, 'subagents', 'agent-acompact-7aad72.jsonl'), '{"type":"user","isSidechain":true}\n');
+      for (const run of [0, 1]) {
+        const { code, out, err } = await cli(['import', 'claude-code', '--from', tree, ...store.args]);
+        expect({ code, err, run }).toEqual({ code: EXIT.ok, err: '', run });
+        expect(out).toContain(
+          "\n  1 transcript of Claude Code's own helper agents (compaction, prompt suggestions) not read: no tool call launched them, and their lines repeat the conversation they fork\n",
+        );
+        expect(out).not.toContain('left out');
+      }
+      expect(JSON.parse((await cli(['import', 'claude-code', '--from', tree, ...store.args, '--json'])).out)).toMatchObject({
+        helperTranscripts: 1,
+        deferred: 0,
+      });
+    } finally {
+      rmSync(tree, { recursive: true, force: true });
+    }
   });
 
   it('--task names the task of every session', async () => {

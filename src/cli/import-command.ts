@@ -23,6 +23,10 @@ function formatSummary(agent: string, s: ImportSummary, where: string): string {
   if (s.malformedLines) lines.push(`  ${s.malformedLines} malformed line${s.malformedLines === 1 ? '' : 's'} skipped (see the WARN lines)`);
   if (s.failedFrames) lines.push(`  ${s.failedFrames} subagent row write${s.failedFrames === 1 ? '' : 's'} failed (health reports them)`);
   if (s.deferred) lines.push(`  ${s.deferred} transcript${s.deferred === 1 ? '' : 's'} left out of this import (see the WARN lines)`);
+  if (s.helperTranscripts)
+    lines.push(
+      `  ${s.helperTranscripts} transcript${s.helperTranscripts === 1 ? '' : 's'} of Claude Code's own helper agents (compaction, prompt suggestions) not read: no tool call launched them, and their lines repeat the conversation they fork`,
+    );
   if (s.writeFailed)
     lines.push(
       `  ${s.writeFailed} transcript${s.writeFailed === 1 ? '' : 's'} not written: the store refused them (see the WARN lines); the next import retries them`,

@@ -22,6 +22,8 @@ export interface SessionFiles {
   /** null when only the subagents' folder is left. */
   main: string | null;
   subagents: SubagentFile[];
+  /** Transcripts of Claude Code's own helper agents in the subagents' folder (HELPER_AGENT_FILE): counted, never read. */
+  helpers: number;
 }
 
 /**
@@ -47,6 +49,16 @@ export function defaultProjectsDir(env: NodeJS.ProcessEnv = process.env, home: s
 
 const SESSION_FILE = /^(.+)\.jsonl$/;
 const AGENT_FILE = /^agent-(.+)\.jsonl$/;
+/**
+ * Claude Code's own helper agents write their runs beside the subagents': `agent-acompact-<hex>`
+ * (compaction), `agent-aprompt_suggestion-<hex>`, `agent-aside_question-<hex>` (as parsers of
+ * the folder list them; none was recorded here: 2.1.335 through the Agent SDK wrote none on
+ * `/compact`). No tool call launches them, so no row is theirs; and their lines repeat the
+ * conversation they fork (a compaction's, all of it), so reading their usage would count the
+ * session's responses twice, and nothing recorded here tells the helper's own response apart.
+ * A launched subagent's id is `a` and hex digits alone (16 on 2.1.335, 6 on older versions).
+ */
+const HELPER_AGENT_FILE = /^agent-a[a-z][a-z_]*-[0-9a-f]+\.jsonl$/;
 
 /** A folder's entries by name (the WARNs come in a stable order); none when it cannot be listed (a permission, a folder deleted meanwhile): skipped, the rest goes on. */
 function entriesOf(folder: string, skip: SkipEntry): Dirent[] {
@@ -77,7 +89,7 @@ export function listProjects(projectsDir: string, skip: SkipEntry = ignore): str
 export function discoverProject(projectsDir: string, project: string, skip: SkipEntry = ignore): SessionFiles[] {
   const root = join(projectsDir, project);
   const mains = new Set<string>();
-  const subagents = new Map<string, SubagentFile[]>();
+  const subagents = new Map<string, { subagents: SubagentFile[]; helpers: number }>();
   for (const e of entriesOf(root, skip)) {
     if (skippedLink(e, root, skip)) continue;
     const m = e.isFile() ? SESSION_FILE.exec(e.name) : null;
@@ -91,12 +103,13 @@ export function discoverProject(projectsDir: string, project: string, skip: Skip
     project,
     sessionId,
     main: mains.has(sessionId) ? join(root, `${sessionId}.jsonl`) : null,
-    subagents: subagents.get(sessionId) ?? [],
+    subagents: subagents.get(sessionId)?.subagents ?? [],
+    helpers: subagents.get(sessionId)?.helpers ?? 0,
   }));
 }
 
-/** A session folder's subagent transcripts, with their sidecars; null when it has no subagents folder (not a session's) or it is skipped. */
-function subagentsOf(folder: string, skip: SkipEntry): SubagentFile[] | null {
+/** A session folder's subagent transcripts, with their sidecars, and how many of its transcripts are helper agents'; null when it has no subagents folder (not a session's) or it is skipped. */
+function subagentsOf(folder: string, skip: SkipEntry): { subagents: SubagentFile[]; helpers: number } | null {
   try {
     const kind = lstatSync(folder);
     if (kind.isSymbolicLink()) skip(folder, SYMLINK_SKIPPED);
@@ -110,12 +123,18 @@ function subagentsOf(folder: string, skip: SkipEntry): SubagentFile[] | null {
       .filter((e) => !skippedLink(e, folder, skip) && e.isFile())
       .map((e) => e.name),
   );
-  return [...files].flatMap((name) => {
+  let helpers = 0;
+  const subagents = [...files].flatMap((name) => {
     const m = AGENT_FILE.exec(name);
     if (!m) return [];
+    if (HELPER_AGENT_FILE.test(name)) {
+      helpers++;
+      return [];
+    }
     const meta = `agent-${m[1]}.meta.json`;
     return [{ agentId: m[1], path: join(folder, name), metaPath: files.has(meta) ? join(folder, meta) : null }];
   });
+  return { subagents, helpers };
 }
 
 export interface SubagentMeta {

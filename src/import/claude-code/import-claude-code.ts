@@ -30,6 +30,11 @@ export interface ImportSummary {
    * cannot be listed or stat'ed).
    */
   deferred: number;
+  /**
+   * Transcripts of Claude Code's own helper agents (compaction, prompt suggestions, side
+   * questions) seen this run: never read (src/import/claude-code/discover.ts says why).
+   */
+  helperTranscripts: number;
   /** Transcripts whose lines the store refused (a database error): retried by the next run. */
   writeFailed: number;
   /**
@@ -159,6 +164,7 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
     frames: 0,
     failedFrames: 0,
     deferred: 0,
+    helperTranscripts: 0,
     writeFailed: 0,
     overtaken: 0,
   };
@@ -184,6 +190,7 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
   for (const project of projects) {
     const sessions = discoverProject(options.from, project, skip);
     summary.sessions += sessions.length;
+    for (const session of sessions) summary.helperTranscripts += session.helpers;
     // The sidecars of the session being imported: a nested subagent's parent call is its parent agent's toolUseId.
     let metas = new Map<string, SubagentMeta | undefined>();
     let subagentCalls = new Set<string>();
@@ -242,6 +249,7 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
         // A transcript read before may hold the end of a launch an earlier import wrote: a failed or
         // interrupted one (no toolUseResult object) is known by its row, still unsettled.
         subagentCalls: before.byteOffset > 0 ? new Set([...subagentCalls, ...(await store.unsettledCalls(sessionId, executionId))]) : subagentCalls,
+        launchedBefore: (toolCallId) => store.hasSubagentRow(sessionId, executionId, toolCallId),
         subagent,
         task: options.task,
         fallbackTask: w.session.project,

@@ -9,7 +9,7 @@ import { lineInstant, unrecordableBecause } from '../identity.js';
 import type { ImportUnit, LaunchJob, TranscriptProgress } from '../import-store.js';
 import type { JsonObject, TranscriptConsumer } from '../transcript-file.js';
 import { UsageTally } from '../usage-tally.js';
-import { launchesOf, notificationOf, responseOf, resultsOf } from './records.js';
+import { launchesOf, notificationOf, responseOf, resultsOf, type Notification } from './records.js';
 
 export const SOURCE = 'claude-code';
 
@@ -18,6 +18,11 @@ export interface TranscriptRole {
   executionId: string;
   /** The tool calls of the session's subagents that have a sidecar: a result for one is a subagent's, even without toolUseResult. */
   subagentCalls: ReadonlySet<string>;
+  /**
+   * Whether an earlier import wrote the subagent row of this tool call (its launch): asked of a
+   * task notification naming a call neither this transcript's lines nor a sidecar know.
+   */
+  launchedBefore(toolCallId: string): Promise<boolean>;
   /** The subagent whose own run this is (its tool call); null for the main transcript. */
   subagent: { toolCallId: string; job: ((at: bigint) => LaunchJob) | null } | null;
   /** --task, or the session's cwd when the caller already knows it. */
@@ -47,6 +52,12 @@ export class ClaudeTranscriptConsumer implements TranscriptConsumer {
   private committedOffset: number;
   /** The transcript was never imported: its session row may not exist yet (an imported one's does: its progress row's key needs it). */
   private firstImport: boolean;
+  /**
+   * Task notifications naming a call this run has not seen launched, with the turn and instant
+   * of their line: a background subagent an earlier import launched, or a background shell
+   * command's end (the same notification, no subagent). Decided before the unit is committed.
+   */
+  private unclaimed: { notification: Notification; turnId: string | null; at: bigint }[] = [];
 
   constructor(
     private readonly role: TranscriptRole,
@@ -81,10 +92,29 @@ export class ClaudeTranscriptConsumer implements TranscriptConsumer {
       this.push(result.toolUseId, parent, result.failed ? 'failed' : 'completed', result.payload ?? {}, when);
     }
     const notification = this.role.subagent ? undefined : notificationOf(line);
-    if (notification) this.push(notification.toolUseId, null, null, notification.payload, when);
+    if (!notification) return;
+    if (this.calls.has(notification.toolUseId) || this.role.subagentCalls.has(notification.toolUseId))
+      this.push(notification.toolUseId, null, null, notification.payload, when);
+    else this.unclaimed.push({ notification, turnId: this.turnId, at: when });
   }
 
-  private push(toolCallId: string, parentToolCallId: string | null, toolStatus: string | null, payload: SubagentTaskPayload, at: bigint): void {
+  /** The unclaimed notifications that end a subagent an earlier import launched join the unit; the others (a shell command's) are dropped. */
+  private async claimNotifications(): Promise<void> {
+    const unclaimed = this.unclaimed;
+    this.unclaimed = [];
+    for (const { notification, turnId, at } of unclaimed)
+      if (this.calls.has(notification.toolUseId) || (await this.role.launchedBefore(notification.toolUseId)))
+        this.push(notification.toolUseId, null, null, notification.payload, at, turnId);
+  }
+
+  private push(
+    toolCallId: string,
+    parentToolCallId: string | null,
+    toolStatus: string | null,
+    payload: SubagentTaskPayload,
+    at: bigint,
+    turnId: string | null = this.turnId,
+  ): void {
     const known = this.calls.get(toolCallId);
     const merged = { payload: merge(known?.payload ?? {}, payload), status: toolStatus ?? known?.status ?? null };
     this.calls.set(toolCallId, merged);
@@ -92,7 +122,7 @@ export class ClaudeTranscriptConsumer implements TranscriptConsumer {
       kind: 'subagent',
       sessionId: this.role.sessionId,
       taskId: '',
-      turnId: this.turnId,
+      turnId,
       toolCallId,
       parentToolCallId,
       toolStatus,
@@ -118,6 +148,7 @@ export class ClaudeTranscriptConsumer implements TranscriptConsumer {
     // transcript's result line does, so the row's instants do not depend on which file's lines
     // arrived first.
     if (last && sub?.job && progress.byteOffset !== this.committedOffset) this.jobs.push(sub.job(this.lastAt ?? this.role.clock()));
+    if (this.unclaimed.length) await this.claimNotifications();
     const deltas = this.tally.drain();
     if (!this.jobs.length && !deltas.size && progress.byteOffset === this.committedOffset) return;
     // The session's row takes its task once, from the unit that creates it: without --task, a
