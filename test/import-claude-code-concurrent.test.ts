@@ -112,7 +112,7 @@ function unitFromStart(at: bigint, id: string): ImportUnit {
     sessionAt: at,
     jobs: [],
     subagentUsage: null,
-    parentUsage: new Map([['m', { requests: 1, input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }]]),
+    parentUsage: new Map([['m', { requests: 1, input_tokens: 10n, output_tokens: 5n, cache_read_input_tokens: 0n, cache_creation_input_tokens: 0n }]]),
     progress: { transcript: id, sessionId: id, byteOffset: 80, lines: 1, malformedLines: 0, turnId: null, last: null },
     fromOffset: 0,
     at,

@@ -126,27 +126,45 @@ export function frameOf(unit: ImportUnit, job: LaunchJob, taskId: string): Subag
   };
 }
 
-/** The ledger rows of a unit, in the named-parameter form both dialects' statements take. */
-export function usageRows(unit: ImportUnit): { subagent: UsageRow[]; parent: UsageRow[] } {
-  const rows = (deltas: Map<string, UsageDelta> | null | undefined): UsageRow[] =>
+/** The ledger's columns hold int64: the largest figure a ledger row can keep. */
+export const LEDGER_MAX = 2n ** 63n - 1n;
+
+/**
+ * A delta as the ledger statements take it: at most LEDGER_MAX. The statements add saturating at
+ * the same bound (queries/<dialect>/import/import_add_*_usage.sql), so a transcript whose figures
+ * sum past int64 (hostile or garbled) keeps the bound, as every run after it, instead of failing
+ * the transcript on every run (PostgreSQL) or turning the column REAL (SQLite).
+ */
+const bounded = (n: bigint | null): bigint | null => (n === null ? null : n > LEDGER_MAX ? LEDGER_MAX : n);
+
+/**
+ * The ledger rows of a unit, in the named-parameter form both dialects' statements take; `metric`
+ * renders an int64 for the driver (a bigint for better-sqlite3, its text for node-postgres).
+ */
+export function usageRows<M>(unit: ImportUnit, metric: (n: bigint) => M): { subagent: UsageRow<M>[]; parent: UsageRow<M>[] } {
+  const figure = (n: bigint | null): M | null => {
+    const b = bounded(n);
+    return b === null ? null : metric(b);
+  };
+  const rows = (deltas: Map<string, UsageDelta> | null | undefined): UsageRow<M>[] =>
     [...(deltas ?? [])].map(([model, d]) => ({
       model,
-      requests: d.requests,
-      inputTokens: d.input_tokens,
-      outputTokens: d.output_tokens,
-      cacheReadInputTokens: d.cache_read_input_tokens,
-      cacheCreationInputTokens: d.cache_creation_input_tokens,
+      requests: metric(BigInt(d.requests)),
+      inputTokens: figure(d.input_tokens),
+      outputTokens: figure(d.output_tokens),
+      cacheReadInputTokens: figure(d.cache_read_input_tokens),
+      cacheCreationInputTokens: figure(d.cache_creation_input_tokens),
     }));
   return { subagent: rows(unit.subagentUsage?.deltas), parent: rows(unit.parentUsage) };
 }
 
-export interface UsageRow {
+export interface UsageRow<M> {
   model: string;
-  requests: number;
-  inputTokens: number | null;
-  outputTokens: number | null;
-  cacheReadInputTokens: number | null;
-  cacheCreationInputTokens: number | null;
+  requests: M;
+  inputTokens: M | null;
+  outputTokens: M | null;
+  cacheReadInputTokens: M | null;
+  cacheCreationInputTokens: M | null;
 }
 
 /** The progress row's parameters. */

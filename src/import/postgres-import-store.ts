@@ -69,7 +69,7 @@ export function openPostgresImportStore(url: string, options: ImportStoreOptions
               if (recorded === 'persisted') outcome.frames++;
               else outcome.failedFrames++;
             }
-            const usage = usageRows(unit);
+            const usage = usageRows(unit, String);
             const common = { sessionId: unit.sessionId, source: unit.source, at };
             for (const row of usage.parent) await importAddParentUsage.run({ ...common, ...row }, client);
             if (unit.subagentUsage)

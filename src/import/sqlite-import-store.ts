@@ -78,7 +78,7 @@ export function openSqliteImportStore(file: string, options: ImportStoreOptions)
             if (recorded === 'persisted') outcome.frames++;
             else outcome.failedFrames++;
           }
-          const usage = usageRows(unit);
+          const usage = usageRows(unit, (n) => n);
           const common = { sessionId: unit.sessionId, source: unit.source, at };
           for (const row of usage.parent) importAddParentUsage.run({ ...common, ...row }, db);
           if (unit.subagentUsage)

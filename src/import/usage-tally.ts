@@ -6,7 +6,9 @@
 // after another one began is already counted and skipped (among the last SEEN_IDS responses of
 // the run: a bound on memory, far beyond any gap seen in real transcripts). The tally's `last` response carries
 // over between runs (the progress row), so lines of it appended later add only the difference.
-// A figure no line reported stays null (the ledger's NULL), never 0.
+// A figure no line reported stays null (the ledger's NULL), never 0. Each line's figure is a
+// safe integer (anything else is no figure), and the sums are bigints: a transcript's sum can
+// pass 2^53, where a number would silently lose its last digits.
 
 export interface UsageFigures {
   input_tokens: number | null;
@@ -18,8 +20,12 @@ export interface UsageFigures {
 export const FIGURES = ['input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'] as const;
 
 /** What is added to one ledger row: the responses first counted, and the figures' growth. */
-export interface UsageDelta extends UsageFigures {
+export interface UsageDelta {
   requests: number;
+  input_tokens: bigint | null;
+  output_tokens: bigint | null;
+  cache_read_input_tokens: bigint | null;
+  cache_creation_input_tokens: bigint | null;
 }
 
 /** The response counted last, as the progress row keeps it. */
@@ -69,7 +75,7 @@ export class UsageTally {
       for (const f of FIGURES) {
         const now = figures[f];
         if (now === null || (last[f] !== null && now <= last[f])) continue;
-        delta[f] = (delta[f] ?? 0) + now - (last[f] ?? 0);
+        delta[f] = (delta[f] ?? 0n) + BigInt(now - (last[f] ?? 0));
         last[f] = now;
       }
       return;
@@ -82,7 +88,10 @@ export class UsageTally {
     const name = model ?? UNKNOWN_MODEL;
     const delta = this.delta(name);
     delta.requests += 1;
-    for (const f of FIGURES) if (figures[f] !== null) delta[f] = (delta[f] ?? 0) + figures[f];
+    for (const f of FIGURES) {
+      const value = figures[f];
+      if (value !== null) delta[f] = (delta[f] ?? 0n) + BigInt(value);
+    }
     this.last = { messageId, model: name, ...figures };
   }
 

@@ -1,6 +1,7 @@
 /*
  * IMPORT — adds the parent's own usage (its main transcript) for one model: the same
- * additive rule as import_add_subagent_usage.sql, per session and model.
+ * additive rule as import_add_subagent_usage.sql, per session and model, saturating at int64's
+ * largest value as it does.
  */
 /* @returns exec */
 /* @name importAddParentUsage */
@@ -13,13 +14,18 @@ INSERT INTO task_session_parent_usage (
 )
 ON CONFLICT (task_session_id, model) DO UPDATE SET
   requests                    = CASE WHEN EXCLUDED.requests IS NULL THEN task_session_parent_usage.requests
+                                     WHEN COALESCE(task_session_parent_usage.requests, 0) > 9223372036854775807 - EXCLUDED.requests THEN 9223372036854775807
                                      ELSE COALESCE(task_session_parent_usage.requests, 0) + EXCLUDED.requests END,
   input_tokens                = CASE WHEN EXCLUDED.input_tokens IS NULL THEN task_session_parent_usage.input_tokens
+                                     WHEN COALESCE(task_session_parent_usage.input_tokens, 0) > 9223372036854775807 - EXCLUDED.input_tokens THEN 9223372036854775807
                                      ELSE COALESCE(task_session_parent_usage.input_tokens, 0) + EXCLUDED.input_tokens END,
   output_tokens               = CASE WHEN EXCLUDED.output_tokens IS NULL THEN task_session_parent_usage.output_tokens
+                                     WHEN COALESCE(task_session_parent_usage.output_tokens, 0) > 9223372036854775807 - EXCLUDED.output_tokens THEN 9223372036854775807
                                      ELSE COALESCE(task_session_parent_usage.output_tokens, 0) + EXCLUDED.output_tokens END,
   cache_read_input_tokens     = CASE WHEN EXCLUDED.cache_read_input_tokens IS NULL THEN task_session_parent_usage.cache_read_input_tokens
+                                     WHEN COALESCE(task_session_parent_usage.cache_read_input_tokens, 0) > 9223372036854775807 - EXCLUDED.cache_read_input_tokens THEN 9223372036854775807
                                      ELSE COALESCE(task_session_parent_usage.cache_read_input_tokens, 0) + EXCLUDED.cache_read_input_tokens END,
   cache_creation_input_tokens = CASE WHEN EXCLUDED.cache_creation_input_tokens IS NULL THEN task_session_parent_usage.cache_creation_input_tokens
+                                     WHEN COALESCE(task_session_parent_usage.cache_creation_input_tokens, 0) > 9223372036854775807 - EXCLUDED.cache_creation_input_tokens THEN 9223372036854775807
                                      ELSE COALESCE(task_session_parent_usage.cache_creation_input_tokens, 0) + EXCLUDED.cache_creation_input_tokens END,
   updated_at                  = EXCLUDED.updated_at;

@@ -5,6 +5,10 @@
  * replacement: each run adds what it read, once (its progress row commits in the same
  * transaction). NULL is "not reported": a NULL delta leaves the stored figure as it is, and a
  * stored NULL becomes the delta, so a figure no response reported stays NULL, never 0.
+ * Saturating at int64's largest value: a sum that would pass it keeps it (the import hands
+ * no delta above it, src/import/import-store.ts). Without the bound, SQLite's + made the
+ * figure REAL (9.9e18, its last digits lost). Figures are never negative, so the subtraction
+ * that tests the bound cannot overflow.
  */
 /* @returns exec */
 /* @name importAddSubagentUsage */
@@ -17,13 +21,18 @@ INSERT INTO task_session_subagent_usage (
 )
 ON CONFLICT (task_session_id, agent_execution_id, tool_call_id, model) DO UPDATE SET
   requests                    = CASE WHEN excluded.requests IS NULL THEN task_session_subagent_usage.requests
+                                     WHEN COALESCE(task_session_subagent_usage.requests, 0) > 9223372036854775807 - excluded.requests THEN 9223372036854775807
                                      ELSE COALESCE(task_session_subagent_usage.requests, 0) + excluded.requests END,
   input_tokens                = CASE WHEN excluded.input_tokens IS NULL THEN task_session_subagent_usage.input_tokens
+                                     WHEN COALESCE(task_session_subagent_usage.input_tokens, 0) > 9223372036854775807 - excluded.input_tokens THEN 9223372036854775807
                                      ELSE COALESCE(task_session_subagent_usage.input_tokens, 0) + excluded.input_tokens END,
   output_tokens               = CASE WHEN excluded.output_tokens IS NULL THEN task_session_subagent_usage.output_tokens
+                                     WHEN COALESCE(task_session_subagent_usage.output_tokens, 0) > 9223372036854775807 - excluded.output_tokens THEN 9223372036854775807
                                      ELSE COALESCE(task_session_subagent_usage.output_tokens, 0) + excluded.output_tokens END,
   cache_read_input_tokens     = CASE WHEN excluded.cache_read_input_tokens IS NULL THEN task_session_subagent_usage.cache_read_input_tokens
+                                     WHEN COALESCE(task_session_subagent_usage.cache_read_input_tokens, 0) > 9223372036854775807 - excluded.cache_read_input_tokens THEN 9223372036854775807
                                      ELSE COALESCE(task_session_subagent_usage.cache_read_input_tokens, 0) + excluded.cache_read_input_tokens END,
   cache_creation_input_tokens = CASE WHEN excluded.cache_creation_input_tokens IS NULL THEN task_session_subagent_usage.cache_creation_input_tokens
+                                     WHEN COALESCE(task_session_subagent_usage.cache_creation_input_tokens, 0) > 9223372036854775807 - excluded.cache_creation_input_tokens THEN 9223372036854775807
                                      ELSE COALESCE(task_session_subagent_usage.cache_creation_input_tokens, 0) + excluded.cache_creation_input_tokens END,
   updated_at                  = excluded.updated_at;
