@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { importClaudeCode, type ImportSummary } from '../../src/import/claude-code/import-claude-code.js';
+import type { ImportStore } from '../../src/import/import-store.js';
 import { openImportStore } from '../../src/import/open-import-store.js';
 import { createWallClock } from '../../src/instant.js';
 import type { ProxyStore } from './proxy-store.js';
@@ -17,7 +18,12 @@ export interface ImportRun {
   warns: { msg: string; fields: Record<string, unknown> }[];
 }
 
-export async function importInto(target: ProxyStore, from: string, options: { task?: string } = {}): Promise<ImportRun> {
+/** `wrap`: the store as the importer sees it (a test injects a database error into one call). */
+export async function importInto(
+  target: ProxyStore,
+  from: string,
+  options: { task?: string; wrap?: (store: ImportStore) => ImportStore } = {},
+): Promise<ImportRun> {
   const warns: ImportRun['warns'] = [];
   const logger = { warn: (fields: object, msg: string) => void warns.push({ msg, fields: fields as Record<string, unknown> }) };
   const [flag, where] = target.args;
@@ -26,7 +32,8 @@ export async function importInto(target: ProxyStore, from: string, options: { ta
   const store = await openImportStore(dbTarget, { logger, clock });
   try {
     if (!(await store.prepare())) throw new Error(`prepare failed: ${JSON.stringify(warns)}`);
-    return { summary: await importClaudeCode({ from, store, logger, clock, ...options }), warns };
+    const { wrap, ...rest } = options;
+    return { summary: await importClaudeCode({ from, store: wrap ? wrap(store) : store, logger, clock, ...rest }), warns };
   } finally {
     await store.close();
   }

@@ -9,6 +9,7 @@ import { lstatSync, readdirSync, readFileSync, statSync, type Dirent } from 'nod
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { object, text } from '../../acp/wire.js';
+import { recordableId } from '../../identity.js';
 
 export interface SubagentFile {
   agentId: string;
@@ -155,7 +156,8 @@ export function readMeta(path: string | null): SubagentMeta | undefined {
     if (!m) return undefined;
     return {
       agentType: text(m.agentType),
-      toolUseId: text(m.toolUseId),
+      // An id no row can have (a NUL, over 512 bytes) is no link to a launch: read as no sidecar's.
+      toolUseId: recordableId(m.toolUseId) ?? undefined,
       parentAgentId: text(m.parentAgentId),
       spawnDepth: typeof m.spawnDepth === 'number' ? m.spawnDepth : undefined,
       model: text(m.model),

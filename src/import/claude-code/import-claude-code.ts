@@ -12,38 +12,9 @@ import { ProgressMovedError, type ImportRunOptions, type ImportStore, type Launc
 import { consumeTranscript } from '../transcript-file.js';
 import { ClaudeTranscriptConsumer, SOURCE, type TranscriptRole } from './transcript-consumer.js';
 import { discoverProject, failureOf, listProjects, readMeta, type SessionFiles, type SkipEntry, type SubagentMeta } from './discover.js';
+import { emptySummary, type ImportSummary } from './import-summary.js';
 
-export interface ImportSummary {
-  sessions: number;
-  /** Transcripts this run wrote new lines of (committed). */
-  transcripts: number;
-  /** Bytes, lines and malformed lines committed this run: lines read but left for the next run are not counted. */
-  bytes: number;
-  lines: number;
-  malformedLines: number;
-  /** Subagent rows written (a launch and each later piece of news about it count once each). */
-  frames: number;
-  failedFrames: number;
-  /**
-   * Transcripts left for the next run: a subagent whose launch is not known yet, a transcript that
-   * could not be read, or an entry of the tree left out (a symbolic link, a file or folder that
-   * cannot be listed or stat'ed).
-   */
-  deferred: number;
-  /**
-   * Transcripts of Claude Code's own helper agents (compaction, prompt suggestions, side
-   * questions) seen this run: never read (src/import/claude-code/discover.ts says why).
-   */
-  helperTranscripts: number;
-  /** Transcripts whose lines the store refused (a database error): retried by the next run. */
-  writeFailed: number;
-  /**
-   * Transcripts another import into the same store committed first while this one read them (two
-   * runs at once): this run's lines from them were left to it, uncounted here; the next import
-   * reads on from where the other stopped.
-   */
-  overtaken: number;
-}
+export type { ImportSummary };
 
 /** A commit the store refused, told apart from a transcript that could not be read. */
 class StoreWriteError extends Error {}
@@ -155,19 +126,7 @@ function taskRefusals(logger: Logger): (w: Work) => (why: string) => void {
 
 export async function importClaudeCode(options: ImportRunOptions): Promise<ImportSummary> {
   const { store, logger } = options;
-  const summary: ImportSummary = {
-    sessions: 0,
-    transcripts: 0,
-    bytes: 0,
-    lines: 0,
-    malformedLines: 0,
-    frames: 0,
-    failedFrames: 0,
-    deferred: 0,
-    helperTranscripts: 0,
-    writeFailed: 0,
-    overtaken: 0,
-  };
+  const summary = emptySummary();
   // One project's listing and progress rows at a time: memory follows the largest project, not
   // the tree (a listing of the whole tree, ~1 KB a transcript, and every progress row of the
   // source read at the start, ~0.5 KB a transcript, grew the peak with the tree, the collector's
@@ -225,31 +184,52 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
         continue;
       }
       let subagent: TranscriptRole['subagent'] = null;
-      if (w.agentId !== null) {
-        const meta = metas.get(w.agentId);
-        const toolCallId = meta?.toolUseId ?? (await store.findToolCall(sessionId, executionId, w.agentId));
-        // Taken once its launch is: the row is the launch line's, with the launch's instants.
-        if (!toolCallId || !(await store.hasSubagentRow(sessionId, executionId, toolCallId))) {
-          logger.warn(
-            { path: w.path, agent_id: w.agentId },
-            toolCallId
-              ? 'subagent transcript whose launch is not imported yet: left for the next import'
-              : 'subagent transcript without its sidecar and with no launch naming its agent id yet: left for the next import',
-          );
-          summary.deferred++;
-          continue;
+      let calls: ReadonlySet<string>;
+      // What the transcript needs from the store, read before it: a database error costs this
+      // transcript (left for the next import), never the rest of the run.
+      try {
+        if (w.agentId !== null) {
+          const meta = metas.get(w.agentId);
+          const toolCallId = meta?.toolUseId ?? (await store.findToolCall(sessionId, executionId, w.agentId));
+          // Taken once its launch is: the row is the launch line's, with the launch's instants.
+          if (!toolCallId || !(await store.hasSubagentRow(sessionId, executionId, toolCallId))) {
+            // Its session's own transcript is gone (deleted, or cleaned up before any import):
+            // the launch can never be read, so no WARN on every run, a count.
+            if (w.session.main === null) summary.orphanTranscripts++;
+            else {
+              logger.warn(
+                { path: w.path, agent_id: w.agentId },
+                toolCallId
+                  ? 'subagent transcript whose launch is not imported yet: left for the next import'
+                  : 'subagent transcript without its sidecar and with no launch naming its agent id yet: left for the next import',
+              );
+              summary.deferred++;
+            }
+            continue;
+          }
+          const parentAgent = meta?.parentAgentId;
+          const parentToolCallId = parentAgent ? (metas.get(parentAgent)?.toolUseId ?? null) : null;
+          subagent = { toolCallId, job: metaJob(sessionId, w.agentId, toolCallId, meta, parentToolCallId) };
         }
-        const parentAgent = meta?.parentAgentId;
-        const parentToolCallId = parentAgent ? (metas.get(parentAgent)?.toolUseId ?? null) : null;
-        subagent = { toolCallId, job: metaJob(sessionId, w.agentId, toolCallId, meta, parentToolCallId) };
+        // A transcript read before may hold the end of a launch an earlier import wrote: a failed or
+        // interrupted one (no toolUseResult object) is known by its row, still unsettled.
+        calls = before.byteOffset > 0 ? new Set([...subagentCalls, ...(await store.unsettledCalls(sessionId, executionId))]) : subagentCalls;
+      } catch (err) {
+        logger.warn(
+          { path: w.path, error: err instanceof Error ? err.message : String(err) },
+          'the store could not be read for a transcript: left for the next import',
+        );
+        summary.writeFailed++;
+        continue;
       }
       const role: TranscriptRole = {
         sessionId,
         executionId,
-        // A transcript read before may hold the end of a launch an earlier import wrote: a failed or
-        // interrupted one (no toolUseResult object) is known by its row, still unsettled.
-        subagentCalls: before.byteOffset > 0 ? new Set([...subagentCalls, ...(await store.unsettledCalls(sessionId, executionId))]) : subagentCalls,
-        launchedBefore: (toolCallId) => store.hasSubagentRow(sessionId, executionId, toolCallId),
+        subagentCalls: calls,
+        launchedBefore: (toolCallId) =>
+          store.hasSubagentRow(sessionId, executionId, toolCallId).catch((err: unknown) => {
+            throw new StoreWriteError(err instanceof Error ? err.message : String(err), { cause: err });
+          }),
         subagent,
         task: options.task,
         fallbackTask: w.session.project,

@@ -95,7 +95,8 @@ export class ClaudeTranscriptConsumer implements TranscriptConsumer {
     if (!notification) return;
     if (this.calls.has(notification.toolUseId) || this.role.subagentCalls.has(notification.toolUseId))
       this.push(notification.toolUseId, null, null, notification.payload, when);
-    else this.unclaimed.push({ notification, turnId: this.turnId, at: when });
+    // An id no row can have (a NUL, over 512 bytes) names no launch an earlier import wrote; the store is not asked.
+    else if (recordableId(notification.toolUseId) !== null) this.unclaimed.push({ notification, turnId: this.turnId, at: when });
   }
 
   /** The unclaimed notifications that end a subagent an earlier import launched join the unit; the others (a shell command's) are dropped. */
