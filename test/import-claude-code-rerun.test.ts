@@ -7,7 +7,8 @@ import { appendFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { importClaudeCode, PROGRESS_BATCH, type ImportSummary } from '../src/import/claude-code/import-claude-code.js';
+import { importClaudeCode, type ImportSummary } from '../src/import/claude-code/import-claude-code.js';
+import { PROGRESS_BATCH } from '../src/import/claude-code/import-work.js';
 import { openImportStore } from '../src/import/open-import-store.js';
 import { createWallClock } from '../src/instant.js';
 import { listProjects } from '../src/import/claude-code/discover.js';

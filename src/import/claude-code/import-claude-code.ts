@@ -5,49 +5,19 @@
 // stopped (src/import/transcript-file.ts). A transcript whose write fails is WARN-logged and
 // left for the next run, and so is a file or folder that cannot be listed, stat'ed or read, and
 // a symbolic link (never followed): the others go on.
-import { statSync } from 'node:fs';
 import type { Logger } from '../../types.js';
 import { importedExecutionId } from '../identity.js';
-import { ProgressMovedError, type ImportRunOptions, type ImportStore, type LaunchJob, type TranscriptProgress } from '../import-store.js';
+import { ProgressMovedError, type ImportRunOptions, type LaunchJob, type TranscriptProgress } from '../import-store.js';
 import { consumeTranscript } from '../transcript-file.js';
 import { ClaudeTranscriptConsumer, SOURCE, type TranscriptRole } from './transcript-consumer.js';
-import { discoverProject, failureOf, listProjects, readMeta, type SessionFiles, type SkipEntry, type SubagentMeta } from './discover.js';
+import { discoverProject, listProjects, readMeta, type SessionFiles, type SkipEntry, type SubagentMeta } from './discover.js';
+import { bytesToRead, fresh, progressOf, sizeOf, workOf, type Work } from './import-work.js';
 import { emptySummary, type ImportSummary } from './import-summary.js';
 
 export type { ImportSummary };
 
 /** A commit the store refused, told apart from a transcript that could not be read. */
 class StoreWriteError extends Error {}
-
-interface Work {
-  session: SessionFiles;
-  transcript: string;
-  path: string;
-  agentId: string | null;
-  metaPath: string | null;
-}
-
-/** Each session's main transcript, then its subagents' by spawn depth (a launch is read before the run it launched); `ordered` false: in any order. */
-function workOf(sessions: SessionFiles[], ordered: boolean): Work[] {
-  return sessions.flatMap((session) => {
-    const depth = new Map(session.subagents.map((s) => [s.agentId, ordered ? (readMeta(s.metaPath)?.spawnDepth ?? 1) : 1]));
-    const subagents = [...session.subagents].sort((a, b) => depth.get(a.agentId)! - depth.get(b.agentId)! || (a.agentId < b.agentId ? -1 : 1));
-    return [
-      ...(session.main ? [{ session, transcript: session.sessionId, path: session.main, agentId: null, metaPath: null }] : []),
-      ...subagents.map((s) => ({ session, transcript: `${session.sessionId}/agent-${s.agentId}`, path: s.path, agentId: s.agentId, metaPath: s.metaPath })),
-    ];
-  });
-}
-
-const fresh = (transcript: string, sessionId: string): TranscriptProgress => ({
-  transcript,
-  sessionId,
-  byteOffset: 0,
-  lines: 0,
-  malformedLines: 0,
-  turnId: null,
-  last: null,
-});
 
 /**
  * The job a sidecar gives the subagent's own call: who ran it, as what, on which model. Not how it
@@ -73,42 +43,6 @@ function metaJob(sessionId: string, agentId: string, toolCallId: string, meta: S
     at,
     sidecar: true,
   });
-}
-
-/** Transcript keys per progress read: exact primary-key lookups, a parameter of bounded size. */
-export const PROGRESS_BATCH = 1_000;
-
-/** The progress rows of these transcripts (one never imported has none), read in batches of keys. */
-async function progressOf(store: ImportStore, work: Work[]): Promise<Map<string, TranscriptProgress>> {
-  const transcripts = work.map((w) => w.transcript);
-  const progress = new Map<string, TranscriptProgress>();
-  for (let i = 0; i < transcripts.length; i += PROGRESS_BATCH)
-    for (const [transcript, p] of await store.readProgress(SOURCE, transcripts.slice(i, i + PROGRESS_BATCH))) progress.set(transcript, p);
-  return progress;
-}
-
-/** The file's size now, or why it cannot be stat'ed (deleted since it was listed, a folder made unreadable). */
-function sizeOf(path: string): number | string {
-  try {
-    return statSync(path).size;
-  } catch (err) {
-    return failureOf(err);
-  }
-}
-
-/** Bytes left to read in every transcript of the tree: one project's names, sizes and progress at a time, nothing kept.
- * Silent about entries it cannot read: the import's own pass reports and counts them once. */
-async function bytesToRead(store: ImportStore, from: string, projects: string[]): Promise<number> {
-  let total = 0;
-  for (const project of projects) {
-    const work = workOf(discoverProject(from, project), false);
-    const progress = await progressOf(store, work);
-    for (const w of work) {
-      const size = sizeOf(w.path);
-      if (typeof size === 'number') total += Math.max(0, size - (progress.get(w.transcript)?.byteOffset ?? 0));
-    }
-  }
-  return total;
 }
 
 /** The WARN that a session's task cannot be stored (transcript-consumer.ts): once a session and run, however many units ask. */
@@ -158,7 +92,8 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
     // Read after the projects before it were imported: a session also found in an earlier project
     // folder of this tree (a copied folder) resumes where that one stopped, not from the start.
     const progress = await progressOf(store, work);
-    for (const w of work) {
+    for (let i = 0; i < work.length; i++) {
+      const w = work[i];
       const { sessionId } = w.session;
       const executionId = importedExecutionId(SOURCE, sessionId);
       if (metasOf !== w.session) {
@@ -166,7 +101,7 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
         metas = new Map(w.session.subagents.map((s) => [s.agentId, readMeta(s.metaPath)]));
         subagentCalls = new Set([...metas.values()].flatMap((m) => (m?.toolUseId ? [m.toolUseId] : [])));
       }
-      const listed = progress.get(w.transcript) ?? fresh(w.transcript, sessionId);
+      const listed = w.again?.listed ?? progress.get(w.transcript) ?? fresh(w.transcript, sessionId);
       const size = sizeOf(w.path);
       if (typeof size === 'string') {
         skip(w.path, size);
@@ -178,13 +113,15 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
       // commits, and every transcript it took since would be read in vain and refused with a
       // WARN (review of 2026-12-05: 400 of 400 in one project). Not before: a read per
       // transcript costs a round trip on PostgreSQL.
-      const before = racing ? ((await store.readProgress(SOURCE, [w.transcript])).get(w.transcript) ?? listed) : listed;
+      // A main transcript read again starts where its first reading stopped.
+      const before = racing || w.again ? ((await store.readProgress(SOURCE, [w.transcript])).get(w.transcript) ?? listed) : listed;
       if (size === before.byteOffset) {
         advance(size, listed);
         continue;
       }
       let subagent: TranscriptRole['subagent'] = null;
       let calls: ReadonlySet<string>;
+      const waiting = new Set<string>();
       // What the transcript needs from the store, read before it: a database error costs this
       // transcript (left for the next import), never the rest of the run.
       try {
@@ -214,6 +151,14 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
         // A transcript read before may hold the end of a launch an earlier import wrote: a failed or
         // interrupted one (no toolUseResult object) is known by its row, still unsettled.
         calls = before.byteOffset > 0 ? new Set([...subagentCalls, ...(await store.unsettledCalls(sessionId, executionId))]) : subagentCalls;
+        // A nested background launch's notice is queued in the MAIN transcript (measured on
+        // 2.1.335), which is read before the subagent's transcript holding the launch: the first
+        // reading stops before such a notice while the launch has no row, the second (after the
+        // session's subagents) takes it whatever became of the launch, so nothing waits forever.
+        if (w.agentId === null && !w.again)
+          for (const meta of metas.values())
+            if (meta?.toolUseId && meta.parentAgentId && !meta.foreground && !(await store.hasSubagentRow(sessionId, executionId, meta.toolUseId)))
+              waiting.add(meta.toolUseId);
       } catch (err) {
         logger.warn(
           { path: w.path, error: err instanceof Error ? err.message : String(err) },
@@ -226,6 +171,7 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
         sessionId,
         executionId,
         subagentCalls: calls,
+        waitingLaunches: waiting,
         launchedBefore: (toolCallId) =>
           store.hasSubagentRow(sessionId, executionId, toolCallId).catch((err: unknown) => {
             throw new StoreWriteError(err instanceof Error ? err.message : String(err), { cause: err });
@@ -253,7 +199,15 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
       let counted: TranscriptProgress = before;
       const working = { ...before, last: before.last && { ...before.last } };
       try {
-        await consumeTranscript(w.path, working, new ClaudeTranscriptConsumer(role, working), logger);
+        const read = await consumeTranscript(w.path, working, new ClaudeTranscriptConsumer(role, working), logger);
+        if (read.stopped) {
+          // Read again after the session's last subagent transcript; the bar moves then.
+          let last = i;
+          while (last + 1 < work.length && work[last + 1].session === w.session) last++;
+          work.splice(last + 1, 0, { ...w, again: { listed, counted: counted !== before } });
+          if (counted !== before) summary.transcripts++;
+          continue;
+        }
       } catch (err) {
         if (err instanceof ProgressMovedError) {
           logger.warn({ path: w.path }, 'another import wrote this transcript’s lines first (two imports at once): left to it');
@@ -269,7 +223,7 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
           else summary.deferred++;
         }
       }
-      if (counted !== before) summary.transcripts++;
+      if (counted !== before && !w.again?.counted) summary.transcripts++;
       advance(size, listed);
     }
   }

@@ -23,6 +23,12 @@ export interface TranscriptRole {
    * task notification naming a call neither this transcript's lines nor a sidecar know.
    */
   launchedBefore(toolCallId: string): Promise<boolean>;
+  /**
+   * Nested launches (their launch is in a subagent's transcript) with no row yet: a main
+   * transcript stops before a notification of one, so the row is created by its launch line,
+   * with its instants, and the notice is read once that transcript has been (import-claude-code.ts).
+   */
+  waitingLaunches: ReadonlySet<string>;
   /** The subagent whose own run this is (its tool call); null for the main transcript. */
   subagent: { toolCallId: string; job: ((at: bigint) => LaunchJob) | null } | null;
   /** --task, or the session's cwd when the caller already knows it. */
@@ -69,7 +75,9 @@ export class ClaudeTranscriptConsumer implements TranscriptConsumer {
     this.firstImport = progress.byteOffset === 0;
   }
 
-  line(line: JsonObject): void {
+  line(line: JsonObject): boolean {
+    const notification = this.role.subagent ? undefined : notificationOf(line);
+    if (notification && this.role.waitingLaunches.has(notification.toolUseId) && !this.calls.has(notification.toolUseId)) return false;
     this.cwd ??= text(line.cwd);
     // The turn id as the store reads a frame's (AC-2a): one it cannot record is no turn, on both
     // dialects, for the message row as for the subagent row.
@@ -91,12 +99,12 @@ export class ClaudeTranscriptConsumer implements TranscriptConsumer {
       if (!result.payload && !this.calls.has(result.toolUseId) && !this.role.subagentCalls.has(result.toolUseId)) continue;
       this.push(result.toolUseId, parent, result.failed ? 'failed' : 'completed', result.payload ?? {}, when);
     }
-    const notification = this.role.subagent ? undefined : notificationOf(line);
-    if (!notification) return;
+    if (!notification) return true;
     if (this.calls.has(notification.toolUseId) || this.role.subagentCalls.has(notification.toolUseId))
       this.push(notification.toolUseId, null, null, notification.payload, when);
     // An id no row can have (a NUL, over 512 bytes) names no launch an earlier import wrote; the store is not asked.
     else if (recordableId(notification.toolUseId) !== null) this.unclaimed.push({ notification, turnId: this.turnId, at: when });
+    return true;
   }
 
   /** The unclaimed notifications that end a subagent an earlier import launched join the unit; the others (a shell command's) are dropped. */

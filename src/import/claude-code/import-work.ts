@@ -1,0 +1,75 @@
+// The import's work list (src/import/claude-code/import-claude-code.ts): each session's
+// transcripts in reading order, where each was left (its progress row), and how many bytes are
+// left to read in the tree, for the progress bar. One project's listing at a time.
+import { statSync } from 'node:fs';
+import type { ImportStore, TranscriptProgress } from '../import-store.js';
+import { discoverProject, failureOf, readMeta, type SessionFiles } from './discover.js';
+import { SOURCE } from './transcript-consumer.js';
+
+export interface Work {
+  session: SessionFiles;
+  transcript: string;
+  path: string;
+  agentId: string | null;
+  metaPath: string | null;
+  /** A main transcript read again after its session's subagents: it stopped before a nested launch's notice (waitingLaunches). */
+  again?: { listed: TranscriptProgress; counted: boolean };
+}
+
+/** Each session's main transcript, then its subagents' by spawn depth (a launch is read before the run it launched); `ordered` false: in any order. */
+export function workOf(sessions: SessionFiles[], ordered: boolean): Work[] {
+  return sessions.flatMap((session) => {
+    const depth = new Map(session.subagents.map((s) => [s.agentId, ordered ? (readMeta(s.metaPath)?.spawnDepth ?? 1) : 1]));
+    const subagents = [...session.subagents].sort((a, b) => depth.get(a.agentId)! - depth.get(b.agentId)! || (a.agentId < b.agentId ? -1 : 1));
+    return [
+      ...(session.main ? [{ session, transcript: session.sessionId, path: session.main, agentId: null, metaPath: null }] : []),
+      ...subagents.map((s) => ({ session, transcript: `${session.sessionId}/agent-${s.agentId}`, path: s.path, agentId: s.agentId, metaPath: s.metaPath })),
+    ];
+  });
+}
+
+export const fresh = (transcript: string, sessionId: string): TranscriptProgress => ({
+  transcript,
+  sessionId,
+  byteOffset: 0,
+  lines: 0,
+  malformedLines: 0,
+  turnId: null,
+  last: null,
+});
+
+/** Transcript keys per progress read: exact primary-key lookups, a parameter of bounded size. */
+export const PROGRESS_BATCH = 1_000;
+
+/** The progress rows of these transcripts (one never imported has none), read in batches of keys. */
+export async function progressOf(store: ImportStore, work: Work[]): Promise<Map<string, TranscriptProgress>> {
+  const transcripts = work.map((w) => w.transcript);
+  const progress = new Map<string, TranscriptProgress>();
+  for (let i = 0; i < transcripts.length; i += PROGRESS_BATCH)
+    for (const [transcript, p] of await store.readProgress(SOURCE, transcripts.slice(i, i + PROGRESS_BATCH))) progress.set(transcript, p);
+  return progress;
+}
+
+/** The file's size now, or why it cannot be stat'ed (deleted since it was listed, a folder made unreadable). */
+export function sizeOf(path: string): number | string {
+  try {
+    return statSync(path).size;
+  } catch (err) {
+    return failureOf(err);
+  }
+}
+
+/** Bytes left to read in every transcript of the tree: one project's names, sizes and progress at a time, nothing kept.
+ * Silent about entries it cannot read: the import's own pass reports and counts them once. */
+export async function bytesToRead(store: ImportStore, from: string, projects: string[]): Promise<number> {
+  let total = 0;
+  for (const project of projects) {
+    const work = workOf(discoverProject(from, project), false);
+    const progress = await progressOf(store, work);
+    for (const w of work) {
+      const size = sizeOf(w.path);
+      if (typeof size === 'number') total += Math.max(0, size - (progress.get(w.transcript)?.byteOffset ?? 0));
+    }
+  }
+  return total;
+}
