@@ -2,13 +2,13 @@
 // 2.1.335 queues its end notice in the MAIN transcript (observed offline, the scratch run kept in
 // no fixture), while its launch is in its parent subagent's transcript, which the import reads
 // after the main one. The notice created the row: `observed_at` was the notice's instant, later
-// than the `settled_at` its launch's result gave. The main transcript now stops before such a
-// notice while the launch has no row, and is read again after the session's subagents; a launch
-// that still has none then does not hold the main transcript back. Both dialects.
+// than the `settled_at` its launch's result gave. The launch line, read later, now moves the row's
+// `observed_at` and its message row's `created_at` back to its own instant. Both dialects.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { subagentMessageId } from '../src/proxy/proxy-database.js';
 import { importInto } from './helpers/claude-import.js';
 import { openProxyStore, type ProxyStore } from './helpers/proxy-store.js';
 import { describeBothDialects } from './helpers/test-db.js';
@@ -103,7 +103,7 @@ describeBothDialects('import claude-code: a nested background subagent', (dialec
     )[0];
   const launchInstant = dialect === 'sqlite' ? '2026-01-01 00:00:03.000000+00:00' : '2026-01-01 00:00:03';
 
-  it('its row is created by its launch, with the launch’s instants, and takes the notice’s figures, in one run', async () => {
+  it('its row begins at its launch’s instant, not its notice’s, and takes the notice’s figures', async () => {
     const run = await importInto(store, tree);
     expect(run.warns).toEqual([]);
     expect(run.summary).toMatchObject({ transcripts: 3, deferred: 0, lines: main.length + parentRun.length + nestedRun.length });
@@ -115,16 +115,53 @@ describeBothDialects('import claude-code: a nested background subagent', (dialec
     expect(again.summary).toMatchObject({ transcripts: 0, lines: 0 });
   });
 
-  it('a launch that cannot be read yet does not hold the main transcript back: the notice is written on its second reading', async () => {
-    rmSync(join(tree, 'proj', S, 'subagents', `agent-${PARENT}.jsonl`));
+  it('two parents, each with a nested notice, and a launch after the first notice: every row begins at its launch, no WARN', async () => {
+    // Main: P1 launched, N1's notice, P2 launched, N2's notice, then both results; P1 and P2 each launch one background subagent.
+    const P2 = 'a3b8e0f4c2d6a9b17';
+    const N2 = 'a5d1c7e9b3f2a4c68';
+    const subagents = join(tree, 'proj', S, 'subagents');
+    const notice = (second: number, agent: string, id: string) =>
+      line(second, {
+        type: 'queue-operation',
+        operation: 'enqueue',
+        content: `<task-notification>\n<task-id>${agent}</task-id>\n<tool-use-id>${id}</tool-use-id>\n<status>completed</status>\n<usage><subagent_tokens>9</subagent_tokens></usage>\n</task-notification>`,
+      });
+    writeFileSync(
+      join(tree, 'proj', `${S}.jsonl`),
+      jsonl([
+        launch(1, 'toolu_P', { description: 'one', prompt: 'p' }),
+        notice(6, NESTED, 'toolu_N'),
+        launch(7, 'toolu_P2', { description: 'two', prompt: 'p' }),
+        notice(12, N2, 'toolu_N2'),
+        result(13, 'toolu_P', { status: 'completed', agentId: PARENT }),
+        result(14, 'toolu_P2', { status: 'completed', agentId: P2 }),
+      ]),
+    );
+    writeFileSync(
+      join(subagents, `agent-${P2}.jsonl`),
+      jsonl([launch(9, 'toolu_N2', { description: 'nested two', prompt: 'q', run_in_background: true }), result(9, 'toolu_N2'), answer(10, 'msg_p2b')]),
+    );
+    writeFileSync(join(subagents, `agent-${P2}.meta.json`), JSON.stringify({ ...sidecars[PARENT], toolUseId: 'toolu_P2' }));
+    writeFileSync(join(subagents, `agent-${N2}.jsonl`), jsonl([answer(11, 'msg_n2')]));
+    writeFileSync(join(subagents, `agent-${N2}.meta.json`), JSON.stringify({ ...sidecars[NESTED], toolUseId: 'toolu_N2', parentAgentId: P2 }));
     const run = await importInto(store, tree);
-    // The main transcript is read to its end in this run; the nested transcript, whose launch had no row when its turn came, in the next.
-    expect(run.summary).toMatchObject({ transcripts: 1, lines: main.length, deferred: 1 });
-    const row = await nestedRow();
-    expect(row).toMatchObject({ agent_status: 'completed' });
-    expect(Number(row.total_tokens)).toBe(744);
-    const next = await importInto(store, tree);
-    expect(next.warns).toEqual([]);
-    expect(next.summary).toMatchObject({ transcripts: 1, lines: nestedRun.length, deferred: 0 });
+    expect(run.warns).toEqual([]);
+    expect(run.summary).toMatchObject({ transcripts: 5, deferred: 0 });
+    const rows = await store.query<{ tool_call_id: string; observed_at: string; settled_at: string }>(
+      'SELECT tool_call_id, CAST(observed_at AS TEXT) AS observed_at, CAST(settled_at AS TEXT) AS settled_at FROM task_session_subagents ORDER BY tool_call_id',
+    );
+    const created = async (toolCallId: string) =>
+      (await store.query<{ c: string }>(`SELECT CAST(created_at AS TEXT) AS c FROM task_session_messages WHERE id = '${subagentMessageId(S, toolCallId)}'`))[0]
+        .c;
+    const seen = [];
+    for (const r of rows) seen.push([r.tool_call_id, r.observed_at, await created(r.tool_call_id)]);
+    const instant = (second: number) => (dialect === 'sqlite' ? `2026-01-01 00:00:0${second}.000000+00:00` : `2026-01-01 00:00:0${second}`);
+    expect(seen).toEqual([
+      ['toolu_N', instant(3), instant(3)],
+      ['toolu_N2', instant(9), instant(9)],
+      ['toolu_P', instant(1), instant(1)],
+      ['toolu_P2', instant(7), instant(7)],
+    ]);
+    for (const r of rows) expect(r.settled_at >= r.observed_at).toBe(true);
   });
 });

@@ -27,6 +27,13 @@ export interface LaunchJob extends SubagentJob {
    * metadata with fewer fields, nor invent a launch no transcript showed.
    */
   sidecar?: boolean;
+  /**
+   * The line that launched the call. A row an earlier line created (Claude Code queues a nested
+   * background subagent's end notice in the main transcript, read before the transcript holding
+   * its launch) takes this line's instant as its first observation: the row's `observed_at` and
+   * its message row's `created_at` are moved back to it, never forward.
+   */
+  launch?: boolean;
 }
 
 /** One transaction's worth: what a run read from one transcript since its progress. */

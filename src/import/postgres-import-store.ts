@@ -4,6 +4,8 @@ import pg from 'pg';
 import {
   importAddParentUsage,
   importAddSubagentUsage,
+  importBackdateLaunchMessage,
+  importBackdateLaunchRow,
   importFindSubagentToolCall,
   importHasSubagentRow,
   importReadUnsettledSubagentCalls,
@@ -68,6 +70,11 @@ export function openPostgresImportStore(url: string, options: ImportStoreOptions
               frameAt = undefined;
               if (recorded === 'persisted') outcome.frames++;
               else outcome.failedFrames++;
+              if (job.launch) {
+                const at = formatMicros(job.at);
+                await importBackdateLaunchRow.run({ sessionId: unit.sessionId, executionId: unit.executionId, toolCallId: job.toolCallId, at }, client);
+                await importBackdateLaunchMessage.run({ id: messageRow({ ...unit, taskId }, job).id, at }, client);
+              }
             }
             const usage = usageRows(unit, String);
             const common = { sessionId: unit.sessionId, source: unit.source, at };

@@ -8,6 +8,8 @@ import { dirname } from 'node:path';
 import {
   importAddParentUsage,
   importAddSubagentUsage,
+  importBackdateLaunchMessage,
+  importBackdateLaunchRow,
   importFindSubagentToolCall,
   importHasSubagentRow,
   importReadUnsettledSubagentCalls,
@@ -77,6 +79,11 @@ export function openSqliteImportStore(file: string, options: ImportStoreOptions)
             frameAt = undefined;
             if (recorded === 'persisted') outcome.frames++;
             else outcome.failedFrames++;
+            if (job.launch) {
+              const at = formatSqliteColumn(job.at);
+              importBackdateLaunchRow.run({ sessionId: unit.sessionId, executionId: unit.executionId, toolCallId: job.toolCallId, at }, db);
+              importBackdateLaunchMessage.run({ id: messageRow({ ...unit, taskId }, job).id, at }, db);
+            }
           }
           const usage = usageRows(unit, (n) => n);
           const common = { sessionId: unit.sessionId, source: unit.source, at };

@@ -2,8 +2,7 @@
 // line parsed as JSON and handed over, a malformed line counted and skipped (one WARN per file
 // and run, with the count and the first line number: never fatal), and the caller's flush
 // called every FLUSH_LINES lines and once at the end with the progress up to the last line taken,
-// so a huge transcript is written in bounded pieces and a crash resumes from the last piece. A
-// consumer may stop before a line it cannot take yet (its progress then ends where that line starts).
+// so a huge transcript is written in bounded pieces and a crash resumes from the last piece.
 import { stat } from 'node:fs/promises';
 import type { Logger } from '../types.js';
 import { readCompleteLines } from './line-reader.js';
@@ -20,13 +19,10 @@ export interface TranscriptReadResult {
   malformed: number;
   /** The file is shorter than the progress says (rewritten or truncated): left alone. */
   shrunk: boolean;
-  /** The consumer stopped before a line it cannot take yet: the progress ends before it. */
-  stopped: boolean;
 }
 
 export interface TranscriptConsumer {
-  /** Takes one line; false: not yet, stop before it (the final flush's progress ends where it starts). */
-  line(value: JsonObject): boolean | void;
+  line(value: JsonObject): void;
   /** Writes what the lines since the last flush produced, with this progress, in one transaction; `last`: the run's final flush. */
   flush(progress: TranscriptProgress, last: boolean): Promise<void>;
 }
@@ -38,7 +34,7 @@ export async function consumeTranscript(
   logger: Logger,
   flushLines = FLUSH_LINES,
 ): Promise<TranscriptReadResult> {
-  const result: TranscriptReadResult = { bytes: 0, lines: 0, malformed: 0, shrunk: false, stopped: false };
+  const result: TranscriptReadResult = { bytes: 0, lines: 0, malformed: 0, shrunk: false };
   const size = (await stat(path)).size;
   if (size < progress.byteOffset) {
     logger.warn({ path, size, imported_bytes: progress.byteOffset }, 'transcript is shorter than what was imported from it: left as imported');
@@ -63,12 +59,7 @@ export async function consumeTranscript(
         result.malformed++;
         firstMalformed ??= progress.lines;
       }
-    } else if (consumer.line(value as JsonObject) === false) {
-      progress.lines--;
-      result.lines--;
-      result.stopped = true;
-      break;
-    }
+    } else consumer.line(value as JsonObject);
     progress.byteOffset = end;
     if (++sinceFlush >= flushLines) {
       await consumer.flush(progress, false);

@@ -145,8 +145,6 @@ export interface SubagentMeta {
   spawnDepth?: number;
   model?: string;
   description?: string;
-  /** `requestShape: "foreground"`: launched to be waited for, so no task notification will name it. */
-  foreground?: boolean;
 }
 
 /** The sidecar, or undefined when it is missing, too large to be one, or not JSON. */
@@ -164,7 +162,6 @@ export function readMeta(path: string | null): SubagentMeta | undefined {
       spawnDepth: typeof m.spawnDepth === 'number' ? m.spawnDepth : undefined,
       model: text(m.model),
       description: text(m.description),
-      foreground: m.requestShape === 'foreground' ? true : undefined,
     };
   } catch {
     return undefined;

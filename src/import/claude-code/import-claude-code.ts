@@ -92,8 +92,7 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
     // Read after the projects before it were imported: a session also found in an earlier project
     // folder of this tree (a copied folder) resumes where that one stopped, not from the start.
     const progress = await progressOf(store, work);
-    for (let i = 0; i < work.length; i++) {
-      const w = work[i];
+    for (const w of work) {
       const { sessionId } = w.session;
       const executionId = importedExecutionId(SOURCE, sessionId);
       if (metasOf !== w.session) {
@@ -101,7 +100,7 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
         metas = new Map(w.session.subagents.map((s) => [s.agentId, readMeta(s.metaPath)]));
         subagentCalls = new Set([...metas.values()].flatMap((m) => (m?.toolUseId ? [m.toolUseId] : [])));
       }
-      const listed = w.again?.listed ?? progress.get(w.transcript) ?? fresh(w.transcript, sessionId);
+      const listed = progress.get(w.transcript) ?? fresh(w.transcript, sessionId);
       const size = sizeOf(w.path);
       if (typeof size === 'string') {
         skip(w.path, size);
@@ -113,15 +112,13 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
       // commits, and every transcript it took since would be read in vain and refused with a
       // WARN (review of 2026-12-05: 400 of 400 in one project). Not before: a read per
       // transcript costs a round trip on PostgreSQL.
-      // A main transcript read again starts where its first reading stopped.
-      const before = racing || w.again ? ((await store.readProgress(SOURCE, [w.transcript])).get(w.transcript) ?? listed) : listed;
+      const before = racing ? ((await store.readProgress(SOURCE, [w.transcript])).get(w.transcript) ?? listed) : listed;
       if (size === before.byteOffset) {
         advance(size, listed);
         continue;
       }
       let subagent: TranscriptRole['subagent'] = null;
       let calls: ReadonlySet<string>;
-      const waiting = new Set<string>();
       // What the transcript needs from the store, read before it: a database error costs this
       // transcript (left for the next import), never the rest of the run.
       try {
@@ -151,14 +148,6 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
         // A transcript read before may hold the end of a launch an earlier import wrote: a failed or
         // interrupted one (no toolUseResult object) is known by its row, still unsettled.
         calls = before.byteOffset > 0 ? new Set([...subagentCalls, ...(await store.unsettledCalls(sessionId, executionId))]) : subagentCalls;
-        // A nested background launch's notice is queued in the MAIN transcript (measured on
-        // 2.1.335), which is read before the subagent's transcript holding the launch: the first
-        // reading stops before such a notice while the launch has no row, the second (after the
-        // session's subagents) takes it whatever became of the launch, so nothing waits forever.
-        if (w.agentId === null && !w.again)
-          for (const meta of metas.values())
-            if (meta?.toolUseId && meta.parentAgentId && !meta.foreground && !(await store.hasSubagentRow(sessionId, executionId, meta.toolUseId)))
-              waiting.add(meta.toolUseId);
       } catch (err) {
         logger.warn(
           { path: w.path, error: err instanceof Error ? err.message : String(err) },
@@ -171,7 +160,6 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
         sessionId,
         executionId,
         subagentCalls: calls,
-        waitingLaunches: waiting,
         launchedBefore: (toolCallId) =>
           store.hasSubagentRow(sessionId, executionId, toolCallId).catch((err: unknown) => {
             throw new StoreWriteError(err instanceof Error ? err.message : String(err), { cause: err });
@@ -199,15 +187,7 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
       let counted: TranscriptProgress = before;
       const working = { ...before, last: before.last && { ...before.last } };
       try {
-        const read = await consumeTranscript(w.path, working, new ClaudeTranscriptConsumer(role, working), logger);
-        if (read.stopped) {
-          // Read again after the session's last subagent transcript; the bar moves then.
-          let last = i;
-          while (last + 1 < work.length && work[last + 1].session === w.session) last++;
-          work.splice(last + 1, 0, { ...w, again: { listed, counted: counted !== before } });
-          if (counted !== before) summary.transcripts++;
-          continue;
-        }
+        await consumeTranscript(w.path, working, new ClaudeTranscriptConsumer(role, working), logger);
       } catch (err) {
         if (err instanceof ProgressMovedError) {
           logger.warn({ path: w.path }, 'another import wrote this transcript’s lines first (two imports at once): left to it');
@@ -223,7 +203,7 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
           else summary.deferred++;
         }
       }
-      if (counted !== before && !w.again?.counted) summary.transcripts++;
+      if (counted !== before) summary.transcripts++;
       advance(size, listed);
     }
   }

@@ -12,8 +12,6 @@ export interface Work {
   path: string;
   agentId: string | null;
   metaPath: string | null;
-  /** A main transcript read again after its session's subagents: it stopped before a nested launch's notice (waitingLaunches). */
-  again?: { listed: TranscriptProgress; counted: boolean };
 }
 
 /** Each session's main transcript, then its subagents' by spawn depth (a launch is read before the run it launched); `ordered` false: in any order. */

@@ -23,12 +23,6 @@ export interface TranscriptRole {
    * task notification naming a call neither this transcript's lines nor a sidecar know.
    */
   launchedBefore(toolCallId: string): Promise<boolean>;
-  /**
-   * Nested launches (their launch is in a subagent's transcript) with no row yet: a main
-   * transcript stops before a notification of one, so the row is created by its launch line,
-   * with its instants, and the notice is read once that transcript has been (import-claude-code.ts).
-   */
-  waitingLaunches: ReadonlySet<string>;
   /** The subagent whose own run this is (its tool call); null for the main transcript. */
   subagent: { toolCallId: string; job: ((at: bigint) => LaunchJob) | null } | null;
   /** --task, or the session's cwd when the caller already knows it. */
@@ -75,9 +69,7 @@ export class ClaudeTranscriptConsumer implements TranscriptConsumer {
     this.firstImport = progress.byteOffset === 0;
   }
 
-  line(line: JsonObject): boolean {
-    const notification = this.role.subagent ? undefined : notificationOf(line);
-    if (notification && this.role.waitingLaunches.has(notification.toolUseId) && !this.calls.has(notification.toolUseId)) return false;
+  line(line: JsonObject): void {
     this.cwd ??= text(line.cwd);
     // The turn id as the store reads a frame's (AC-2a): one it cannot record is no turn, on both
     // dialects, for the message row as for the subagent row.
@@ -92,19 +84,22 @@ export class ClaudeTranscriptConsumer implements TranscriptConsumer {
     const response = responseOf(line);
     if (response) this.tally.add(response.messageId, response.model, response.usage);
     const parent = this.role.subagent?.toolCallId ?? null;
-    for (const launch of launchesOf(line)) this.push(launch.toolUseId, parent, 'pending', launch.payload, when);
+    for (const launch of launchesOf(line)) {
+      this.push(launch.toolUseId, parent, 'pending', launch.payload, when);
+      this.jobs[this.jobs.length - 1].launch = true;
+    }
     for (const result of resultsOf(line)) {
       // A tool result is a subagent's when its toolUseResult says so, or when it answers a
       // launch of this run or one a sidecar names (a nested launch's result has no toolUseResult).
       if (!result.payload && !this.calls.has(result.toolUseId) && !this.role.subagentCalls.has(result.toolUseId)) continue;
       this.push(result.toolUseId, parent, result.failed ? 'failed' : 'completed', result.payload ?? {}, when);
     }
-    if (!notification) return true;
+    const notification = this.role.subagent ? undefined : notificationOf(line);
+    if (!notification) return;
     if (this.calls.has(notification.toolUseId) || this.role.subagentCalls.has(notification.toolUseId))
       this.push(notification.toolUseId, null, null, notification.payload, when);
     // An id no row can have (a NUL, over 512 bytes) names no launch an earlier import wrote; the store is not asked.
     else if (recordableId(notification.toolUseId) !== null) this.unclaimed.push({ notification, turnId: this.turnId, at: when });
-    return true;
   }
 
   /** The unclaimed notifications that end a subagent an earlier import launched join the unit; the others (a shell command's) are dropped. */

@@ -1,0 +1,17 @@
+/*
+ * IMPORT — a launch line read after a later line of its call created the row: its instant is
+ * the row's first observation. Claude Code queues a nested background subagent's end notice in
+ * the main transcript, which is read before the parent subagent's transcript that holds the
+ * launch, so the notice's instant became observed_at, later than the settled_at the launch's
+ * own result gave. observed_at moves back to :at, never forward; nothing else changes (live
+ * rows never meet this statement: the import writes its own execution ids). :at is the
+ * package's TIMESTAMP text, as the upsert writes it.
+ */
+/* @returns exec */
+/* @name importBackdateLaunchRow */
+UPDATE task_session_subagents
+   SET observed_at = :at!::timestamp
+ WHERE task_session_id = :sessionId!
+   AND agent_execution_id = :executionId!
+   AND tool_call_id = :toolCallId!
+   AND observed_at > :at!::timestamp;
