@@ -44,11 +44,17 @@ const answer = (second: number, id: string) =>
 const main = [
   line(0, { type: 'user', message: { role: 'user', content: 'review' } }),
   launch(1, 'toolu_P', { description: 'Review style', prompt: 'p' }),
-  line(6, {
-    type: 'queue-operation',
-    operation: 'enqueue',
-    content: `<task-notification>\n<task-id>${NESTED}</task-id>\n<tool-use-id>toolu_N</tool-use-id>\n<status>completed</status>\n<summary>Agent "Nested check" completed</summary>\n<usage><subagent_tokens>744</subagent_tokens><tool_uses>1</tool_uses><duration_ms>900</duration_ms></usage>\n</task-notification>`,
-  }),
+  // The user's next prompt comes before the nested subagent ends: its notice is in the later turn.
+  { ...line(5, { type: 'user', message: { role: 'user', content: 'and now?' } }), promptId: 'p2' },
+  // Queue operations carry no promptId (2.1.335): the notice belongs to the turn read last.
+  {
+    ...line(6, {
+      type: 'queue-operation',
+      operation: 'enqueue',
+      content: `<task-notification>\n<task-id>${NESTED}</task-id>\n<tool-use-id>toolu_N</tool-use-id>\n<status>completed</status>\n<summary>Agent "Nested check" completed</summary>\n<usage><subagent_tokens>744</subagent_tokens><tool_uses>1</tool_uses><duration_ms>900</duration_ms></usage>\n</task-notification>`,
+    }),
+    promptId: undefined,
+  },
   result(7, 'toolu_P', { status: 'completed', agentId: PARENT, agentType: 'general-purpose', totalTokens: 805 }),
   answer(8, 'msg_done'),
 ];
@@ -98,7 +104,7 @@ describeBothDialects('import claude-code: a nested background subagent', (dialec
   const nestedRow = async () =>
     (
       await store.query<Record<string, unknown>>(
-        "SELECT parent_tool_call_id, agent_status, total_tokens, is_async, CAST(observed_at AS TEXT) AS observed_at, CAST(settled_at AS TEXT) AS settled_at FROM task_session_subagents WHERE tool_call_id = 'toolu_N'",
+        "SELECT parent_tool_call_id, turn_id, agent_status, total_tokens, is_async, CAST(observed_at AS TEXT) AS observed_at, CAST(settled_at AS TEXT) AS settled_at FROM task_session_subagents WHERE tool_call_id = 'toolu_N'",
       )
     )[0];
   const launchInstant = dialect === 'sqlite' ? '2026-01-01 00:00:03.000000+00:00' : '2026-01-01 00:00:03';
@@ -108,7 +114,10 @@ describeBothDialects('import claude-code: a nested background subagent', (dialec
     expect(run.warns).toEqual([]);
     expect(run.summary).toMatchObject({ transcripts: 3, deferred: 0, lines: main.length + parentRun.length + nestedRun.length });
     const row = await nestedRow();
-    expect(row).toMatchObject({ parent_tool_call_id: 'toolu_P', agent_status: 'completed', observed_at: launchInstant });
+    // The launch's turn (p1), not the notice's (p2), on the row and on its message row.
+    expect(row).toMatchObject({ parent_tool_call_id: 'toolu_P', turn_id: 'p1', agent_status: 'completed', observed_at: launchInstant });
+    const [message] = await store.query<{ turn_id: string }>(`SELECT turn_id FROM task_session_messages WHERE id = '${subagentMessageId(S, 'toolu_N')}'`);
+    expect(message.turn_id).toBe('p1');
     expect(Number(row.total_tokens)).toBe(744);
     expect(String(row.settled_at) >= String(row.observed_at)).toBe(true);
     const again = await importInto(store, tree);

@@ -72,8 +72,11 @@ export function openPostgresImportStore(url: string, options: ImportStoreOptions
               else outcome.failedFrames++;
               if (job.launch) {
                 const at = formatMicros(job.at);
-                await importBackdateLaunchRow.run({ sessionId: unit.sessionId, executionId: unit.executionId, toolCallId: job.toolCallId, at }, client);
-                await importBackdateLaunchMessage.run({ id: messageRow({ ...unit, taskId }, job).id, at }, client);
+                await importBackdateLaunchRow.run(
+                  { sessionId: unit.sessionId, executionId: unit.executionId, toolCallId: job.toolCallId, turnId: job.turnId, at },
+                  client,
+                );
+                await importBackdateLaunchMessage.run({ id: messageRow({ ...unit, taskId }, job).id, turnId: job.turnId, at }, client);
               }
             }
             const usage = usageRows(unit, String);

@@ -81,8 +81,8 @@ export function openSqliteImportStore(file: string, options: ImportStoreOptions)
             else outcome.failedFrames++;
             if (job.launch) {
               const at = formatSqliteColumn(job.at);
-              importBackdateLaunchRow.run({ sessionId: unit.sessionId, executionId: unit.executionId, toolCallId: job.toolCallId, at }, db);
-              importBackdateLaunchMessage.run({ id: messageRow({ ...unit, taskId }, job).id, at }, db);
+              importBackdateLaunchRow.run({ sessionId: unit.sessionId, executionId: unit.executionId, toolCallId: job.toolCallId, turnId: job.turnId, at }, db);
+              importBackdateLaunchMessage.run({ id: messageRow({ ...unit, taskId }, job).id, turnId: job.turnId, at }, db);
             }
           }
           const usage = usageRows(unit, (n) => n);

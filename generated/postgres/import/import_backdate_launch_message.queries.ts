@@ -8,6 +8,7 @@ type DateOrString = Date | string;
 export interface IImportBackdateLaunchMessageParams {
   at: DateOrString;
   id: string;
+  turnId?: string | null | void;
 }
 
 /** 'ImportBackdateLaunchMessage' return type */
@@ -25,15 +26,16 @@ export interface IImportBackdateLaunchMessageQuery {
  * Query generated from SQL:
  * ```
  * UPDATE task_session_messages
- *    SET created_at = :at!::timestamp
+ *    SET created_at = :at!::timestamp,
+ *        turn_id    = COALESCE(:turnId, turn_id)
  *  WHERE id = :id!
  *    AND created_at > :at!::timestamp
  * ```
  */
 export const importBackdateLaunchMessage = new PostgresExecQuery<IImportBackdateLaunchMessageParams, IImportBackdateLaunchMessageResult>(
   "importBackdateLaunchMessage",
-  "UPDATE task_session_messages\n   SET created_at = $1::timestamp\n WHERE id = $2\n   AND created_at > $1::timestamp",
-  ["at","id"],
+  "UPDATE task_session_messages\n   SET created_at = $1::timestamp,\n       turn_id    = COALESCE($2, turn_id)\n WHERE id = $3\n   AND created_at > $1::timestamp",
+  ["at","turnId","id"],
 );
 
 

@@ -10,6 +10,7 @@ export interface IImportBackdateLaunchRowParams {
   executionId: string;
   sessionId: string;
   toolCallId: string;
+  turnId?: string | null | void;
 }
 
 /** 'ImportBackdateLaunchRow' return type */
@@ -27,7 +28,8 @@ export interface IImportBackdateLaunchRowQuery {
  * Query generated from SQL:
  * ```
  * UPDATE task_session_subagents
- *    SET observed_at = :at!::timestamp
+ *    SET observed_at = :at!::timestamp,
+ *        turn_id     = COALESCE(:turnId, turn_id)
  *  WHERE task_session_id = :sessionId!
  *    AND agent_execution_id = :executionId!
  *    AND tool_call_id = :toolCallId!
@@ -36,8 +38,8 @@ export interface IImportBackdateLaunchRowQuery {
  */
 export const importBackdateLaunchRow = new PostgresExecQuery<IImportBackdateLaunchRowParams, IImportBackdateLaunchRowResult>(
   "importBackdateLaunchRow",
-  "UPDATE task_session_subagents\n   SET observed_at = $1::timestamp\n WHERE task_session_id = $2\n   AND agent_execution_id = $3\n   AND tool_call_id = $4\n   AND observed_at > $1::timestamp",
-  ["at","sessionId","executionId","toolCallId"],
+  "UPDATE task_session_subagents\n   SET observed_at = $1::timestamp,\n       turn_id     = COALESCE($2, turn_id)\n WHERE task_session_id = $3\n   AND agent_execution_id = $4\n   AND tool_call_id = $5\n   AND observed_at > $1::timestamp",
+  ["at","turnId","sessionId","executionId","toolCallId"],
 );
 
 

@@ -4,6 +4,7 @@ import { SqliteExecQuery, type SqliteBindValue } from '../../../src/sqlite/prepa
 /** 'ImportBackdateLaunchMessage' parameters type */
 export interface IImportBackdateLaunchMessageParams {
   at: Exclude<SqliteBindValue, null>;
+  turnId?: SqliteBindValue;
   id: Exclude<SqliteBindValue, null>;
 }
 
@@ -22,13 +23,14 @@ export interface IImportBackdateLaunchMessageQuery {
  * Query generated from SQL:
  * ```
  * UPDATE task_session_messages
- *    SET created_at = :at!
+ *    SET created_at = :at!,
+ *        turn_id    = COALESCE(:turnId, turn_id)
  *  WHERE id = :id!
  *    AND /* utc9(created_at) * / (CASE WHEN created_at GLOB '[0-9]*' THEN strftime('%Y-%m-%d %H:%M:%S', substr(created_at, 1, 19) || ltrim(substr(created_at, 20), '.0123456789')) || '.' || substr(substr(created_at, 21, max(length(created_at) - 20 - length(ltrim(substr(created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) END) > /* utc9(:at!) * / (CASE WHEN :at! GLOB '[0-9]*' THEN strftime('%Y-%m-%d %H:%M:%S', substr(:at!, 1, 19) || ltrim(substr(:at!, 20), '.0123456789')) || '.' || substr(substr(:at!, 21, max(length(:at!) - 20 - length(ltrim(substr(:at!, 20), '.0123456789')), 0)) || '000000000', 1, 9) END)
  * ```
  */
 export const importBackdateLaunchMessage = new SqliteExecQuery<IImportBackdateLaunchMessageParams, IImportBackdateLaunchMessageResult>(
   "importBackdateLaunchMessage",
-  "UPDATE task_session_messages\n   SET created_at = @at\n WHERE id = @id\n   AND /* utc9(created_at) */ (CASE WHEN created_at GLOB '[0-9]*' THEN strftime('%Y-%m-%d %H:%M:%S', substr(created_at, 1, 19) || ltrim(substr(created_at, 20), '.0123456789')) || '.' || substr(substr(created_at, 21, max(length(created_at) - 20 - length(ltrim(substr(created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) END) > /* utc9(:at!) */ (CASE WHEN @at GLOB '[0-9]*' THEN strftime('%Y-%m-%d %H:%M:%S', substr(@at, 1, 19) || ltrim(substr(@at, 20), '.0123456789')) || '.' || substr(substr(@at, 21, max(length(@at) - 20 - length(ltrim(substr(@at, 20), '.0123456789')), 0)) || '000000000', 1, 9) END)",
-  ["at","id"],
+  "UPDATE task_session_messages\n   SET created_at = @at,\n       turn_id    = COALESCE(@turnId, turn_id)\n WHERE id = @id\n   AND /* utc9(created_at) */ (CASE WHEN created_at GLOB '[0-9]*' THEN strftime('%Y-%m-%d %H:%M:%S', substr(created_at, 1, 19) || ltrim(substr(created_at, 20), '.0123456789')) || '.' || substr(substr(created_at, 21, max(length(created_at) - 20 - length(ltrim(substr(created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) END) > /* utc9(:at!) */ (CASE WHEN @at GLOB '[0-9]*' THEN strftime('%Y-%m-%d %H:%M:%S', substr(@at, 1, 19) || ltrim(substr(@at, 20), '.0123456789')) || '.' || substr(substr(@at, 21, max(length(@at) - 20 - length(ltrim(substr(@at, 20), '.0123456789')), 0)) || '000000000', 1, 9) END)",
+  ["at","turnId","id"],
 );

@@ -4,6 +4,7 @@ import { SqliteExecQuery, type SqliteBindValue } from '../../../src/sqlite/prepa
 /** 'ImportBackdateLaunchRow' parameters type */
 export interface IImportBackdateLaunchRowParams {
   at: Exclude<SqliteBindValue, null>;
+  turnId?: SqliteBindValue;
   sessionId: Exclude<SqliteBindValue, null>;
   executionId: Exclude<SqliteBindValue, null>;
   toolCallId: Exclude<SqliteBindValue, null>;
@@ -24,7 +25,8 @@ export interface IImportBackdateLaunchRowQuery {
  * Query generated from SQL:
  * ```
  * UPDATE task_session_subagents
- *    SET observed_at = :at!
+ *    SET observed_at = :at!,
+ *        turn_id     = COALESCE(:turnId, turn_id)
  *  WHERE task_session_id = :sessionId!
  *    AND agent_execution_id = :executionId!
  *    AND tool_call_id = :toolCallId!
@@ -33,6 +35,6 @@ export interface IImportBackdateLaunchRowQuery {
  */
 export const importBackdateLaunchRow = new SqliteExecQuery<IImportBackdateLaunchRowParams, IImportBackdateLaunchRowResult>(
   "importBackdateLaunchRow",
-  "UPDATE task_session_subagents\n   SET observed_at = @at\n WHERE task_session_id = @sessionId\n   AND agent_execution_id = @executionId\n   AND tool_call_id = @toolCallId\n   AND /* utc9(observed_at) */ (CASE WHEN observed_at GLOB '[0-9]*' THEN strftime('%Y-%m-%d %H:%M:%S', substr(observed_at, 1, 19) || ltrim(substr(observed_at, 20), '.0123456789')) || '.' || substr(substr(observed_at, 21, max(length(observed_at) - 20 - length(ltrim(substr(observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) END) > /* utc9(:at!) */ (CASE WHEN @at GLOB '[0-9]*' THEN strftime('%Y-%m-%d %H:%M:%S', substr(@at, 1, 19) || ltrim(substr(@at, 20), '.0123456789')) || '.' || substr(substr(@at, 21, max(length(@at) - 20 - length(ltrim(substr(@at, 20), '.0123456789')), 0)) || '000000000', 1, 9) END)",
-  ["at","sessionId","executionId","toolCallId"],
+  "UPDATE task_session_subagents\n   SET observed_at = @at,\n       turn_id     = COALESCE(@turnId, turn_id)\n WHERE task_session_id = @sessionId\n   AND agent_execution_id = @executionId\n   AND tool_call_id = @toolCallId\n   AND /* utc9(observed_at) */ (CASE WHEN observed_at GLOB '[0-9]*' THEN strftime('%Y-%m-%d %H:%M:%S', substr(observed_at, 1, 19) || ltrim(substr(observed_at, 20), '.0123456789')) || '.' || substr(substr(observed_at, 21, max(length(observed_at) - 20 - length(ltrim(substr(observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) END) > /* utc9(:at!) */ (CASE WHEN @at GLOB '[0-9]*' THEN strftime('%Y-%m-%d %H:%M:%S', substr(@at, 1, 19) || ltrim(substr(@at, 20), '.0123456789')) || '.' || substr(substr(@at, 21, max(length(@at) - 20 - length(ltrim(substr(@at, 20), '.0123456789')), 0)) || '000000000', 1, 9) END)",
+  ["at","turnId","sessionId","executionId","toolCallId"],
 );
