@@ -28,10 +28,12 @@ export interface LaunchJob extends SubagentJob {
    */
   sidecar?: boolean;
   /**
-   * The line that launched the call. A row an earlier line created (Claude Code queues a nested
-   * background subagent's end notice in the main transcript, read before the transcript holding
-   * its launch) takes this line's instant as its first observation: the row's `observed_at` and
-   * its message row's `created_at` are moved back to it, never forward.
+   * A nested launch: the line in a subagent's transcript that launched the call. A row a line
+   * read earlier created (Claude Code queues a nested background subagent's end notice in the
+   * main transcript, read before the transcript holding its launch) takes this line's instant as
+   * its first observation and its turn: the row's `observed_at` and its message row's
+   * `created_at` move back to it, never forward. A main transcript's launch is always its call's
+   * first line read, so it is not marked (two statements a launch saved).
    */
   launch?: boolean;
 }

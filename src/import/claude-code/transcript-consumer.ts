@@ -86,7 +86,9 @@ export class ClaudeTranscriptConsumer implements TranscriptConsumer {
     const parent = this.role.subagent?.toolCallId ?? null;
     for (const launch of launchesOf(line)) {
       this.push(launch.toolUseId, parent, 'pending', launch.payload, when);
-      this.jobs[this.jobs.length - 1].launch = true;
+      // A nested launch, the only kind whose row a line read earlier can have created (its notice,
+      // queued in the main transcript): its row and message row begin here (LaunchJob.launch).
+      if (parent !== null) this.jobs[this.jobs.length - 1].launch = true;
     }
     for (const result of resultsOf(line)) {
       // A tool result is a subagent's when its toolUseResult says so, or when it answers a
