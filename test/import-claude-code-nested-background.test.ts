@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { subagentMessageId } from '../src/proxy/proxy-database.js';
+import { openPostgresProxyDatabase } from '../src/proxy/postgres-proxy-database.js';
+import { openSqliteProxyDatabase } from '../src/proxy/sqlite-proxy-database.js';
 import { importInto } from './helpers/claude-import.js';
 import { openProxyStore, type ProxyStore } from './helpers/proxy-store.js';
 import { describeBothDialects } from './helpers/test-db.js';
@@ -104,7 +106,7 @@ describeBothDialects('import claude-code: a nested background subagent', (dialec
   const nestedRow = async () =>
     (
       await store.query<Record<string, unknown>>(
-        "SELECT parent_tool_call_id, turn_id, agent_status, total_tokens, is_async, CAST(observed_at AS TEXT) AS observed_at, CAST(settled_at AS TEXT) AS settled_at FROM task_session_subagents WHERE tool_call_id = 'toolu_N'",
+        "SELECT parent_tool_call_id, turn_id, agent_status, total_tokens, is_async, CAST(observed_at AS TEXT) AS observed_at, CAST(settled_at AS TEXT) AS settled_at FROM task_session_subagents WHERE tool_call_id = 'toolu_N' AND agent_execution_id <> 'exec-live'",
       )
     )[0];
   const launchInstant = dialect === 'sqlite' ? '2026-01-01 00:00:03.000000+00:00' : '2026-01-01 00:00:03';
@@ -122,6 +124,34 @@ describeBothDialects('import claude-code: a nested background subagent', (dialec
     expect(String(row.settled_at) >= String(row.observed_at)).toBe(true);
     const again = await importInto(store, tree);
     expect(again.summary).toMatchObject({ transcripts: 0, lines: 0 });
+  });
+
+  it("a live writer's message row for the same call keeps its own first instant and turn", async () => {
+    // The proxy recorded the same Claude Code session: its message row for the nested call (the id is per session and tool call) came first.
+    const liveAt = BigInt(Date.UTC(2026, 0, 1, 0, 0, 3)) * 1_000_000n + 200_000_000n;
+    const options = { executionId: 'exec-live', logger: { warn: () => {} }, clock: () => liveAt };
+    const [flag, where] = store.args;
+    const proxy = flag === '--sqlite' ? openSqliteProxyDatabase(where, options) : openPostgresProxyDatabase(where, options);
+    try {
+      expect((await proxy.prepare()).ok).toBe(true);
+      const job = { kind: 'subagent', sessionId: S, taskId: '/home/dev/app', turnId: 'live-turn', toolCallId: 'toolu_N', parentToolCallId: 'toolu_P' } as const;
+      await proxy.write(
+        [
+          { kind: 'session', sessionId: S, taskId: '/home/dev/app' },
+          { ...job, toolStatus: 'pending', messageStatus: 'pending', payload: {} },
+        ],
+        liveAt,
+      );
+    } finally {
+      await proxy.close();
+    }
+    await importInto(store, tree);
+    const [message] = await store.query<{ turn_id: string; created_at: string }>(
+      `SELECT turn_id, CAST(created_at AS TEXT) AS created_at FROM task_session_messages WHERE id = '${subagentMessageId(S, 'toolu_N')}'`,
+    );
+    expect(message).toEqual({ turn_id: 'live-turn', created_at: dialect === 'sqlite' ? '2026-01-01 00:00:03.200000+00:00' : '2026-01-01 00:00:03.2' });
+    // The import's own row still begins at its launch.
+    expect(await nestedRow()).toMatchObject({ turn_id: 'p1', observed_at: launchInstant });
   });
 
   it('two parents, each with a nested notice, and a launch after the first notice: every row begins at its launch, no WARN', async () => {

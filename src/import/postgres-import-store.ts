@@ -71,12 +71,16 @@ export function openPostgresImportStore(url: string, options: ImportStoreOptions
               if (recorded === 'persisted') outcome.frames++;
               else outcome.failedFrames++;
               if (job.launch) {
-                const at = formatMicros(job.at);
-                await importBackdateLaunchRow.run(
-                  { sessionId: unit.sessionId, executionId: unit.executionId, toolCallId: job.toolCallId, turnId: job.turnId, at },
-                  client,
-                );
-                await importBackdateLaunchMessage.run({ id: messageRow({ ...unit, taskId }, job).id, turnId: job.turnId, at }, client);
+                // The message first: it moves only while its instant is still the row's.
+                const key = {
+                  sessionId: unit.sessionId,
+                  executionId: unit.executionId,
+                  toolCallId: job.toolCallId,
+                  turnId: job.turnId,
+                  at: formatMicros(job.at),
+                };
+                await importBackdateLaunchMessage.run({ ...key, id: messageRow({ ...unit, taskId }, job).id }, client);
+                await importBackdateLaunchRow.run(key, client);
               }
             }
             const usage = usageRows(unit, String);

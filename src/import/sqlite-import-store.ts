@@ -80,9 +80,16 @@ export function openSqliteImportStore(file: string, options: ImportStoreOptions)
             if (recorded === 'persisted') outcome.frames++;
             else outcome.failedFrames++;
             if (job.launch) {
-              const at = formatSqliteColumn(job.at);
-              importBackdateLaunchRow.run({ sessionId: unit.sessionId, executionId: unit.executionId, toolCallId: job.toolCallId, turnId: job.turnId, at }, db);
-              importBackdateLaunchMessage.run({ id: messageRow({ ...unit, taskId }, job).id, turnId: job.turnId, at }, db);
+              // The message first: it moves only while its instant is still the row's.
+              const key = {
+                sessionId: unit.sessionId,
+                executionId: unit.executionId,
+                toolCallId: job.toolCallId,
+                turnId: job.turnId,
+                at: formatSqliteColumn(job.at),
+              };
+              importBackdateLaunchMessage.run({ ...key, id: messageRow({ ...unit, taskId }, job).id }, db);
+              importBackdateLaunchRow.run(key, db);
             }
           }
           const usage = usageRows(unit, (n) => n);

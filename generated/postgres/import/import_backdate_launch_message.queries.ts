@@ -7,7 +7,10 @@ type DateOrString = Date | string;
 /** 'ImportBackdateLaunchMessage' parameters type */
 export interface IImportBackdateLaunchMessageParams {
   at: DateOrString;
+  executionId: string;
   id: string;
+  sessionId: string;
+  toolCallId: string;
   turnId?: string | null | void;
 }
 
@@ -30,12 +33,17 @@ export interface IImportBackdateLaunchMessageQuery {
  *        turn_id    = COALESCE(:turnId, turn_id)
  *  WHERE id = :id!
  *    AND created_at > :at!::timestamp
+ *    AND created_at = (SELECT s.observed_at
+ *                        FROM task_session_subagents AS s
+ *                       WHERE s.task_session_id = :sessionId!
+ *                         AND s.agent_execution_id = :executionId!
+ *                         AND s.tool_call_id = :toolCallId!)
  * ```
  */
 export const importBackdateLaunchMessage = new PostgresExecQuery<IImportBackdateLaunchMessageParams, IImportBackdateLaunchMessageResult>(
   "importBackdateLaunchMessage",
-  "UPDATE task_session_messages\n   SET created_at = $1::timestamp,\n       turn_id    = COALESCE($2, turn_id)\n WHERE id = $3\n   AND created_at > $1::timestamp",
-  ["at","turnId","id"],
+  "UPDATE task_session_messages\n   SET created_at = $1::timestamp,\n       turn_id    = COALESCE($2, turn_id)\n WHERE id = $3\n   AND created_at > $1::timestamp\n   AND created_at = (SELECT s.observed_at\n                       FROM task_session_subagents AS s\n                      WHERE s.task_session_id = $4\n                        AND s.agent_execution_id = $5\n                        AND s.tool_call_id = $6)",
+  ["at","turnId","id","sessionId","executionId","toolCallId"],
 );
 
 

@@ -6,6 +6,9 @@ export interface IImportBackdateLaunchMessageParams {
   at: Exclude<SqliteBindValue, null>;
   turnId?: SqliteBindValue;
   id: Exclude<SqliteBindValue, null>;
+  sessionId: Exclude<SqliteBindValue, null>;
+  executionId: Exclude<SqliteBindValue, null>;
+  toolCallId: Exclude<SqliteBindValue, null>;
 }
 
 /** 'ImportBackdateLaunchMessage' return type */
@@ -27,10 +30,15 @@ export interface IImportBackdateLaunchMessageQuery {
  *        turn_id    = COALESCE(:turnId, turn_id)
  *  WHERE id = :id!
  *    AND /* utc9(created_at) * / (CASE WHEN created_at GLOB '[0-9]*' THEN strftime('%Y-%m-%d %H:%M:%S', substr(created_at, 1, 19) || ltrim(substr(created_at, 20), '.0123456789')) || '.' || substr(substr(created_at, 21, max(length(created_at) - 20 - length(ltrim(substr(created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) END) > /* utc9(:at!) * / (CASE WHEN :at! GLOB '[0-9]*' THEN strftime('%Y-%m-%d %H:%M:%S', substr(:at!, 1, 19) || ltrim(substr(:at!, 20), '.0123456789')) || '.' || substr(substr(:at!, 21, max(length(:at!) - 20 - length(ltrim(substr(:at!, 20), '.0123456789')), 0)) || '000000000', 1, 9) END)
+ *    AND /* utc9(created_at) * / (CASE WHEN created_at GLOB '[0-9]*' THEN strftime('%Y-%m-%d %H:%M:%S', substr(created_at, 1, 19) || ltrim(substr(created_at, 20), '.0123456789')) || '.' || substr(substr(created_at, 21, max(length(created_at) - 20 - length(ltrim(substr(created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) END) = (SELECT /* utc9(s.observed_at) * / (CASE WHEN s.observed_at GLOB '[0-9]*' THEN strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) END)
+ *                                  FROM task_session_subagents AS s
+ *                                 WHERE s.task_session_id = :sessionId!
+ *                                   AND s.agent_execution_id = :executionId!
+ *                                   AND s.tool_call_id = :toolCallId!)
  * ```
  */
 export const importBackdateLaunchMessage = new SqliteExecQuery<IImportBackdateLaunchMessageParams, IImportBackdateLaunchMessageResult>(
   "importBackdateLaunchMessage",
-  "UPDATE task_session_messages\n   SET created_at = @at,\n       turn_id    = COALESCE(@turnId, turn_id)\n WHERE id = @id\n   AND /* utc9(created_at) */ (CASE WHEN created_at GLOB '[0-9]*' THEN strftime('%Y-%m-%d %H:%M:%S', substr(created_at, 1, 19) || ltrim(substr(created_at, 20), '.0123456789')) || '.' || substr(substr(created_at, 21, max(length(created_at) - 20 - length(ltrim(substr(created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) END) > /* utc9(:at!) */ (CASE WHEN @at GLOB '[0-9]*' THEN strftime('%Y-%m-%d %H:%M:%S', substr(@at, 1, 19) || ltrim(substr(@at, 20), '.0123456789')) || '.' || substr(substr(@at, 21, max(length(@at) - 20 - length(ltrim(substr(@at, 20), '.0123456789')), 0)) || '000000000', 1, 9) END)",
-  ["at","turnId","id"],
+  "UPDATE task_session_messages\n   SET created_at = @at,\n       turn_id    = COALESCE(@turnId, turn_id)\n WHERE id = @id\n   AND /* utc9(created_at) */ (CASE WHEN created_at GLOB '[0-9]*' THEN strftime('%Y-%m-%d %H:%M:%S', substr(created_at, 1, 19) || ltrim(substr(created_at, 20), '.0123456789')) || '.' || substr(substr(created_at, 21, max(length(created_at) - 20 - length(ltrim(substr(created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) END) > /* utc9(:at!) */ (CASE WHEN @at GLOB '[0-9]*' THEN strftime('%Y-%m-%d %H:%M:%S', substr(@at, 1, 19) || ltrim(substr(@at, 20), '.0123456789')) || '.' || substr(substr(@at, 21, max(length(@at) - 20 - length(ltrim(substr(@at, 20), '.0123456789')), 0)) || '000000000', 1, 9) END)\n   AND /* utc9(created_at) */ (CASE WHEN created_at GLOB '[0-9]*' THEN strftime('%Y-%m-%d %H:%M:%S', substr(created_at, 1, 19) || ltrim(substr(created_at, 20), '.0123456789')) || '.' || substr(substr(created_at, 21, max(length(created_at) - 20 - length(ltrim(substr(created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) END) = (SELECT /* utc9(s.observed_at) */ (CASE WHEN s.observed_at GLOB '[0-9]*' THEN strftime('%Y-%m-%d %H:%M:%S', substr(s.observed_at, 1, 19) || ltrim(substr(s.observed_at, 20), '.0123456789')) || '.' || substr(substr(s.observed_at, 21, max(length(s.observed_at) - 20 - length(ltrim(substr(s.observed_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) END)\n                                 FROM task_session_subagents AS s\n                                WHERE s.task_session_id = @sessionId\n                                  AND s.agent_execution_id = @executionId\n                                  AND s.tool_call_id = @toolCallId)",
+  ["at","turnId","id","sessionId","executionId","toolCallId"],
 );
