@@ -22,7 +22,7 @@ export interface ImportRun {
 export async function importInto(
   target: ProxyStore,
   from: string,
-  options: { task?: string; wrap?: (store: ImportStore) => ImportStore } = {},
+  options: { task?: string; wrap?: (store: ImportStore) => ImportStore; onProgress?: (done: number, total: number) => void } = {},
 ): Promise<ImportRun> {
   const warns: ImportRun['warns'] = [];
   const logger = { warn: (fields: object, msg: string) => void warns.push({ msg, fields: fields as Record<string, unknown> }) };

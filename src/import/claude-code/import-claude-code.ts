@@ -139,6 +139,7 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
               );
               summary.deferred++;
             }
+            advance(size, listed); // the run is done with it: the bar reaches its end
             continue;
           }
           const parentAgent = meta?.parentAgentId;
@@ -154,6 +155,7 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
           'the store could not be read for a transcript: left for the next import',
         );
         summary.writeFailed++;
+        advance(size, listed);
         continue;
       }
       const role: TranscriptRole = {
