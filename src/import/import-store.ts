@@ -135,6 +135,15 @@ export function frameOf(unit: ImportUnit, job: LaunchJob, taskId: string): Subag
   };
 }
 
+/**
+ * The parameters of a nested launch's two backdate statements (LaunchJob.launch), the message
+ * one first: it moves only while its instant is still the row's. `at` is the dialect's text.
+ */
+export function backdateParams(unit: ImportUnit, job: LaunchJob, taskId: string, at: string) {
+  const row = { sessionId: unit.sessionId, executionId: unit.executionId, toolCallId: job.toolCallId, turnId: job.turnId, at };
+  return { message: { ...row, id: messageRow({ ...unit, taskId }, job).id }, row };
+}
+
 /** The ledger's columns hold int64: the largest figure a ledger row can keep. */
 export const LEDGER_MAX = 2n ** 63n - 1n;
 

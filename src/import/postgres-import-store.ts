@@ -22,6 +22,7 @@ import {
   messageRow,
   progressParams,
   toProgress,
+  backdateParams,
   usageRows,
   type ImportStore,
   type ImportStoreOptions,
@@ -71,16 +72,9 @@ export function openPostgresImportStore(url: string, options: ImportStoreOptions
               if (recorded === 'persisted') outcome.frames++;
               else outcome.failedFrames++;
               if (job.launch) {
-                // The message first: it moves only while its instant is still the row's.
-                const key = {
-                  sessionId: unit.sessionId,
-                  executionId: unit.executionId,
-                  toolCallId: job.toolCallId,
-                  turnId: job.turnId,
-                  at: formatMicros(job.at),
-                };
-                await importBackdateLaunchMessage.run({ ...key, id: messageRow({ ...unit, taskId }, job).id }, client);
-                await importBackdateLaunchRow.run(key, client);
+                const backdate = backdateParams(unit, job, taskId, formatMicros(job.at));
+                await importBackdateLaunchMessage.run(backdate.message, client);
+                await importBackdateLaunchRow.run(backdate.row, client);
               }
             }
             const usage = usageRows(unit, String);

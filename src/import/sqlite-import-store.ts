@@ -26,6 +26,7 @@ import {
   messageRow,
   progressParams,
   toProgress,
+  backdateParams,
   usageRows,
   type ImportStore,
   type ImportStoreOptions,
@@ -80,16 +81,9 @@ export function openSqliteImportStore(file: string, options: ImportStoreOptions)
             if (recorded === 'persisted') outcome.frames++;
             else outcome.failedFrames++;
             if (job.launch) {
-              // The message first: it moves only while its instant is still the row's.
-              const key = {
-                sessionId: unit.sessionId,
-                executionId: unit.executionId,
-                toolCallId: job.toolCallId,
-                turnId: job.turnId,
-                at: formatSqliteColumn(job.at),
-              };
-              importBackdateLaunchMessage.run({ ...key, id: messageRow({ ...unit, taskId }, job).id }, db);
-              importBackdateLaunchRow.run(key, db);
+              const backdate = backdateParams(unit, job, taskId, formatSqliteColumn(job.at));
+              importBackdateLaunchMessage.run(backdate.message, db);
+              importBackdateLaunchRow.run(backdate.row, db);
             }
           }
           const usage = usageRows(unit, (n) => n);
