@@ -8,22 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { importInto } from './helpers/claude-import.js';
+import { claudeLines, jsonl } from './helpers/claude-lines.js';
 import { openProxyStore, type ProxyStore } from './helpers/proxy-store.js';
 import { describeBothDialects } from './helpers/test-db.js';
 
 const S = '55555555-5555-4555-8555-555555555555';
 const T = '66666666-6666-4666-8666-666666666666';
-let second = 0;
-const line = (fields: object, session = S) => ({
-  sessionId: session,
-  cwd: '/home/dev/app',
-  promptId: 'p1',
-  timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, second++)).toISOString(),
-  ...fields,
-});
-const assistant = (id: string, session = S) =>
-  line({ type: 'assistant', message: { id, model: 'claude-x', role: 'assistant', usage: { input_tokens: 10, output_tokens: 5 }, content: [] } }, session);
-const jsonl = (lines: object[]) => lines.map((l) => JSON.stringify(l) + '\n').join('');
+const lines = claudeLines(S);
+const other = claudeLines(T);
 const AGENT = 'a0123456789abcdef';
 
 describeBothDialects('import claude-code: links that are unusable or gone', (dialect) => {
@@ -42,12 +34,7 @@ describeBothDialects('import claude-code: links that are unusable or gone', (dia
   const parentRequests = async () => (await store.query<{ n: unknown }>('SELECT requests AS n FROM task_session_parent_usage')).map((r) => Number(r.n));
 
   it('a task notification naming an id with a NUL is nobody’s: the transcript is imported, no WARN, run after run', async () => {
-    const notice = line({
-      type: 'queue-operation',
-      operation: 'enqueue',
-      content: '<task-notification>\n<tool-use-id>toolu_\u0000x</tool-use-id>\n<status>completed</status>\n</task-notification>',
-    });
-    writeFileSync(join(tree, 'proj', `${S}.jsonl`), jsonl([assistant('msg_1'), notice]));
+    writeFileSync(join(tree, 'proj', `${S}.jsonl`), jsonl([lines.response(1, 'msg_1'), lines.notice(2, 'toolu_\u0000x', '<status>completed</status>')]));
     for (const run of [await importInto(store, tree), await importInto(store, tree)]) {
       expect(run.warns).toEqual([]);
       expect(run.summary).toMatchObject({ deferred: 0, writeFailed: 0 });
@@ -57,11 +44,11 @@ describeBothDialects('import claude-code: links that are unusable or gone', (dia
   });
 
   it('a sidecar naming an id with a NUL is read as no sidecar’s link: the run goes on to every other project', async () => {
-    writeFileSync(join(tree, 'proj', `${S}.jsonl`), jsonl([assistant('msg_1')]));
-    writeFileSync(sub(`agent-${AGENT}.jsonl`), jsonl([assistant('msg_s')]));
+    writeFileSync(join(tree, 'proj', `${S}.jsonl`), jsonl([lines.response(1, 'msg_1')]));
+    writeFileSync(sub(`agent-${AGENT}.jsonl`), jsonl([lines.response(2, 'msg_s')]));
     writeFileSync(sub(`agent-${AGENT}.meta.json`), JSON.stringify({ toolUseId: 'toolu_\u0000x', agentType: 'x' }));
     mkdirSync(join(tree, 'zproj'));
-    writeFileSync(join(tree, 'zproj', `${T}.jsonl`), jsonl([assistant('msg_2', T)]));
+    writeFileSync(join(tree, 'zproj', `${T}.jsonl`), jsonl([other.response(1, 'msg_2')]));
     const run = await importInto(store, tree);
     expect(run.summary).toMatchObject({ transcripts: 2, deferred: 1, writeFailed: 0 });
     expect(run.warns.map((w) => w.msg)).toEqual([
@@ -71,20 +58,11 @@ describeBothDialects('import claude-code: links that are unusable or gone', (dia
   });
 
   it('a database error while looking up what a transcript needs costs that transcript, not the run', async () => {
-    const launch = line({
-      type: 'assistant',
-      message: {
-        id: 'msg_1',
-        model: 'claude-x',
-        role: 'assistant',
-        content: [{ type: 'tool_use', id: 'toolu_1', name: 'Agent', input: { description: 'd' } }],
-      },
-    });
-    writeFileSync(join(tree, 'proj', `${S}.jsonl`), jsonl([launch]));
-    writeFileSync(sub(`agent-${AGENT}.jsonl`), jsonl([assistant('msg_s')]));
+    writeFileSync(join(tree, 'proj', `${S}.jsonl`), jsonl([lines.launch(1, 'toolu_1', { description: 'd' })]));
+    writeFileSync(sub(`agent-${AGENT}.jsonl`), jsonl([lines.response(2, 'msg_s')]));
     writeFileSync(sub(`agent-${AGENT}.meta.json`), JSON.stringify({ toolUseId: 'toolu_1', agentType: 'x' }));
     mkdirSync(join(tree, 'zproj'));
-    writeFileSync(join(tree, 'zproj', `${T}.jsonl`), jsonl([assistant('msg_2', T)]));
+    writeFileSync(join(tree, 'zproj', `${T}.jsonl`), jsonl([other.response(1, 'msg_2')]));
     const failing = await importInto(store, tree, {
       wrap: (real) => ({ ...real, hasSubagentRow: () => Promise.reject(new Error('connection reset')) }),
     });
@@ -101,7 +79,7 @@ describeBothDialects('import claude-code: links that are unusable or gone', (dia
   });
 
   it("a subagent transcript whose session's own transcript is gone is counted, without a WARN, run after run", async () => {
-    writeFileSync(sub(`agent-${AGENT}.jsonl`), jsonl([assistant('msg_s')]));
+    writeFileSync(sub(`agent-${AGENT}.jsonl`), jsonl([lines.response(2, 'msg_s')]));
     writeFileSync(sub(`agent-${AGENT}.meta.json`), JSON.stringify({ toolUseId: 'toolu_1', agentType: 'x' }));
     for (let n = 0; n < 2; n++) {
       const bar: [number, number][] = [];

@@ -12,36 +12,15 @@ import { subagentMessageId } from '../src/proxy/proxy-database.js';
 import { openPostgresProxyDatabase } from '../src/proxy/postgres-proxy-database.js';
 import { openSqliteProxyDatabase } from '../src/proxy/sqlite-proxy-database.js';
 import { importInto } from './helpers/claude-import.js';
+import { claudeLines, jsonl } from './helpers/claude-lines.js';
 import { openProxyStore, type ProxyStore } from './helpers/proxy-store.js';
 import { describeBothDialects } from './helpers/test-db.js';
 
 const S = '77777777-7777-4777-8777-777777777777';
 const PARENT = 'a2fe8ba156bb6f77f';
 const NESTED = 'accea3de9919fc81c';
-const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString();
-const line = (second: number, fields: object) => ({ sessionId: S, cwd: '/home/dev/app', promptId: 'p1', timestamp: at(second), ...fields });
-const launch = (second: number, id: string, input: object) =>
-  line(second, {
-    type: 'assistant',
-    message: {
-      id: `msg_${id}`,
-      model: 'claude-x',
-      role: 'assistant',
-      usage: { input_tokens: 10, output_tokens: 5 },
-      content: [{ type: 'tool_use', id, name: 'Agent', input }],
-    },
-  });
-const result = (second: number, id: string, toolUseResult?: object) =>
-  line(second, {
-    type: 'user',
-    message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'ok' }] },
-    ...(toolUseResult ? { toolUseResult } : {}),
-  });
-const answer = (second: number, id: string) =>
-  line(second, {
-    type: 'assistant',
-    message: { id, model: 'claude-x', role: 'assistant', usage: { input_tokens: 3, output_tokens: 4 }, content: [{ type: 'text', text: 'x' }] },
-  });
+const { line, response, launch, result, notice } = claudeLines(S);
+const answer = (second: number, id: string) => response(second, id, [{ type: 'text', text: 'x' }], { input_tokens: 3, output_tokens: 4 });
 
 const main = [
   line(0, { type: 'user', message: { role: 'user', content: 'review' } }),
@@ -49,14 +28,11 @@ const main = [
   // The user's next prompt comes before the nested subagent ends: its notice is in the later turn.
   { ...line(5, { type: 'user', message: { role: 'user', content: 'and now?' } }), promptId: 'p2' },
   // Queue operations carry no promptId (2.1.335): the notice belongs to the turn read last.
-  {
-    ...line(6, {
-      type: 'queue-operation',
-      operation: 'enqueue',
-      content: `<task-notification>\n<task-id>${NESTED}</task-id>\n<tool-use-id>toolu_N</tool-use-id>\n<status>completed</status>\n<summary>Agent "Nested check" completed</summary>\n<usage><subagent_tokens>744</subagent_tokens><tool_uses>1</tool_uses><duration_ms>900</duration_ms></usage>\n</task-notification>`,
-    }),
-    promptId: undefined,
-  },
+  notice(
+    6,
+    'toolu_N',
+    '<status>completed</status>\n<summary>Agent "Nested check" completed</summary>\n<usage><subagent_tokens>744</subagent_tokens><tool_uses>1</tool_uses><duration_ms>900</duration_ms></usage>',
+  ),
   result(7, 'toolu_P', { status: 'completed', agentId: PARENT, agentType: 'general-purpose', totalTokens: 805 }),
   answer(8, 'msg_done'),
 ];
@@ -80,7 +56,6 @@ const sidecars = {
     finished: true,
   },
 };
-const jsonl = (lines: object[]) => lines.map((l) => JSON.stringify(l) + '\n').join('');
 
 describeBothDialects('import claude-code: a nested background subagent', (dialect) => {
   let store: ProxyStore;
@@ -159,19 +134,13 @@ describeBothDialects('import claude-code: a nested background subagent', (dialec
     const P2 = 'a3b8e0f4c2d6a9b17';
     const N2 = 'a5d1c7e9b3f2a4c68';
     const subagents = join(tree, 'proj', S, 'subagents');
-    const notice = (second: number, agent: string, id: string) =>
-      line(second, {
-        type: 'queue-operation',
-        operation: 'enqueue',
-        content: `<task-notification>\n<task-id>${agent}</task-id>\n<tool-use-id>${id}</tool-use-id>\n<status>completed</status>\n<usage><subagent_tokens>9</subagent_tokens></usage>\n</task-notification>`,
-      });
     writeFileSync(
       join(tree, 'proj', `${S}.jsonl`),
       jsonl([
         launch(1, 'toolu_P', { description: 'one', prompt: 'p' }),
-        notice(6, NESTED, 'toolu_N'),
+        notice(6, 'toolu_N', '<status>completed</status>\n<usage><subagent_tokens>9</subagent_tokens></usage>'),
         launch(7, 'toolu_P2', { description: 'two', prompt: 'p' }),
-        notice(12, N2, 'toolu_N2'),
+        notice(12, 'toolu_N2', '<status>completed</status>\n<usage><subagent_tokens>9</subagent_tokens></usage>'),
         result(13, 'toolu_P', { status: 'completed', agentId: PARENT }),
         result(14, 'toolu_P2', { status: 'completed', agentId: P2 }),
       ]),

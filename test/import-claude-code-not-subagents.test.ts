@@ -11,63 +11,32 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { importInto, referenceUsage } from './helpers/claude-import.js';
+import { claudeLines, jsonl } from './helpers/claude-lines.js';
 import { openProxyStore, type ProxyStore } from './helpers/proxy-store.js';
 import { describeBothDialects } from './helpers/test-db.js';
 
 const S = '22222222-2222-4222-8222-222222222222';
-let second = 0;
-const line = (fields: object) => ({
-  sessionId: S,
-  cwd: '/home/dev/app',
-  promptId: 'p1',
-  timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, second++)).toISOString(),
-  ...fields,
-});
-const assistant = (id: string, content: object[], usage = { input_tokens: 10, output_tokens: 5 }) =>
-  line({ type: 'assistant', message: { id, model: 'claude-x', role: 'assistant', usage, content } });
-const toolUse = (id: string, name: string, input: object) => ({ type: 'tool_use', id, name, input });
-const result = (id: string, toolUseResult: unknown) =>
-  line({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'ok' }] }, toolUseResult });
-// As Claude Code queues them for the parent: a background subagent's end and a background command's.
-const notice = (toolUseId: string, summary: string, extra = '') =>
-  line({
-    type: 'queue-operation',
-    operation: 'enqueue',
-    content: `<task-notification>\n<task-id>t-${toolUseId}</task-id>\n<tool-use-id>${toolUseId}</tool-use-id>\n<output-file>/tmp/t.output</output-file>\n<status>completed</status>\n<summary>${summary}</summary>${extra}\n</task-notification>`,
-  });
+const { line, response, launch, result, notice } = claudeLines(S);
 
-const agentLaunch = assistant('msg_1', [
-  toolUse('toolu_agent', 'Agent', { description: 'Audit', subagent_type: 'auditor', prompt: 'p', run_in_background: true }),
-]);
-const agentLaunched = result('toolu_agent', { status: 'async_launched', agentId: 'a0123456789abcdef', agentType: 'auditor', isAsync: true });
+// As Claude Code queues them for the parent: a background subagent's end and a background command's.
+const agentLaunch = launch(1, 'toolu_agent', { description: 'Audit', subagent_type: 'auditor', prompt: 'p', run_in_background: true });
+const agentLaunched = result(2, 'toolu_agent', { status: 'async_launched', agentId: 'a0123456789abcdef', agentType: 'auditor', isAsync: true });
 const agentDone = notice(
+  8,
   'toolu_agent',
-  'Agent "Audit" completed',
-  '\n<usage><subagent_tokens>700</subagent_tokens><tool_uses>4</tool_uses><duration_ms>900</duration_ms></usage>',
+  '<status>completed</status>\n<summary>Agent "Audit" completed</summary>\n<usage><subagent_tokens>700</subagent_tokens><tool_uses>4</tool_uses><duration_ms>900</duration_ms></usage>',
 );
-const bashLaunch = assistant('msg_2', [toolUse('toolu_bash', 'Bash', { command: 'npm test', run_in_background: true })]);
-const bashLaunched = result('toolu_bash', { backgroundTaskId: 'b1' });
-const bashDone = notice('toolu_bash', 'Background command "npm test" completed (exit code 0)');
+const bashLaunch = launch(3, 'toolu_bash', { command: 'npm test', run_in_background: true }, 'Bash');
+const bashLaunched = result(4, 'toolu_bash', { backgroundTaskId: 'b1' });
+const bashDone = notice(7, 'toolu_bash', '<status>completed</status>\n<summary>Background command "npm test" completed (exit code 0)</summary>');
 
 // A helper's transcript: the conversation it forks (the session's response again), then its own.
 const helperRun = (agentId: string) => [
-  line({ type: 'user', isSidechain: true, agentId, message: { role: 'user', content: 'summarize' } }),
-  line({
-    type: 'assistant',
-    isSidechain: true,
-    agentId,
-    message: { id: 'msg_1', model: 'claude-x', role: 'assistant', usage: { input_tokens: 10, output_tokens: 5 }, content: [] },
-  }),
-  line({
-    type: 'assistant',
-    isSidechain: true,
-    agentId,
-    message: { id: 'msg_h', model: 'claude-x', role: 'assistant', usage: { input_tokens: 900, output_tokens: 80 }, content: [] },
-  }),
+  line(5, { type: 'user', isSidechain: true, agentId, message: { role: 'user', content: 'summarize' } }),
+  { ...response(5, 'msg_toolu_agent'), isSidechain: true, agentId },
+  { ...response(6, 'msg_h', [], { input_tokens: 900, output_tokens: 80 }), isSidechain: true, agentId },
 ];
 const HELPERS = ['acompact-7aad72', 'aprompt_suggestion-33a4cf', 'aside_question-94d26433f3755c77'];
-
-const jsonl = (lines: object[]) => lines.map((l) => JSON.stringify(l) + '\n').join('');
 
 describeBothDialects('import claude-code: what is not a subagent', (dialect) => {
   let store: ProxyStore;
@@ -90,7 +59,7 @@ describeBothDialects('import claude-code: what is not a subagent', (dialect) => 
     );
 
   it("Claude Code's helper agents' transcripts are counted, never read, and leave no WARN and nothing deferred, run after run", async () => {
-    writeFileSync(mainFile(), jsonl([line({ type: 'user', message: { role: 'user', content: 'go' } }), agentLaunch, agentLaunched]));
+    writeFileSync(mainFile(), jsonl([line(0, { type: 'user', message: { role: 'user', content: 'go' } }), agentLaunch, agentLaunched]));
     for (const id of HELPERS) writeFileSync(join(tree, 'proj', S, 'subagents', `agent-${id}.jsonl`), jsonl(helperRun(id)));
     const runs = [await importInto(store, tree), await importInto(store, tree)];
     for (const run of runs) {
