@@ -145,7 +145,7 @@ export function backdateParams(unit: ImportUnit, job: LaunchJob, taskId: string,
 }
 
 /** The ledger's columns hold int64: the largest figure a ledger row can keep. */
-export const LEDGER_MAX = 2n ** 63n - 1n;
+const LEDGER_MAX = 2n ** 63n - 1n;
 
 /**
  * A delta as the ledger statements take it: at most LEDGER_MAX. The statements add saturating at
