@@ -1,7 +1,7 @@
 // `subagent-context import claude-code` as a user runs it (in process, src/cli/main.ts): the
 // summary on stdout, --json, the store created when absent (the import is a host), a second
 // run that reads nothing new, and the usage errors — on both dialects.
-import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -56,6 +56,26 @@ describeBothDialects('cli: import claude-code', (dialect) => {
         helperTranscripts: 1,
         deferred: 0,
       });
+    } finally {
+      rmSync(tree, { recursive: true, force: true });
+    }
+  });
+
+  it("says how many transcripts below a session's subagents folder (a Workflow run's agents) it did not read, with one WARN", async () => {
+    const tree = mkdtempSync(join(tmpdir(), 'cli-import-workflow-'));
+    try {
+      cpSync(RECORDED_PROJECTS, tree, { recursive: true });
+      const [project] = readdirSync(tree);
+      const [session] = readdirSync(join(tree, project)).filter((name) => !name.endsWith('.jsonl'));
+      const run = join(tree, project, session, 'subagents', 'workflows', 'wf_1');
+      mkdirSync(run, { recursive: true });
+      for (const id of ['a1', 'a2']) writeFileSync(join(run, `agent-${id}.jsonl`), '{"type":"user","isSidechain":true}\n');
+      const { code, out, err } = await cli(['import', 'claude-code', '--from', tree, ...store.args]);
+      expect(code).toBe(EXIT.ok);
+      expect(out).toContain(
+        "\n  2 transcripts in folders below a session's subagents folder (Claude Code's Workflow runs) not read: their usage is not in the ledger (see the WARN line)\n",
+      );
+      expect(err.trim().split('\n')).toEqual([expect.stringMatching(/WARN .* are not imported: their agents have no subagent rows .*\{"transcripts":2,/)]);
     } finally {
       rmSync(tree, { recursive: true, force: true });
     }

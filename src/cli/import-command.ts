@@ -27,6 +27,10 @@ function formatSummary(agent: string, s: ImportSummary, where: string): string {
     lines.push(
       `  ${s.helperTranscripts} transcript${s.helperTranscripts === 1 ? '' : 's'} of Claude Code's own helper agents (compaction, prompt suggestions) not read: no tool call launched them, and their lines repeat the conversation they fork`,
     );
+  if (s.unreadTranscripts)
+    lines.push(
+      `  ${s.unreadTranscripts} transcript${s.unreadTranscripts === 1 ? '' : 's'} in folders below a session's subagents folder (Claude Code's Workflow runs) not read: their usage is not in the ledger (see the WARN line)`,
+    );
   if (s.orphanTranscripts)
     lines.push(
       `  ${s.orphanTranscripts} subagent transcript${s.orphanTranscripts === 1 ? '' : 's'} not read: their session's own transcript is gone, and no import read their launch`,

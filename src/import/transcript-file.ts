@@ -9,6 +9,7 @@ import { readCompleteLines } from './line-reader.js';
 import type { TranscriptProgress } from './import-store.js';
 
 export const FLUSH_LINES = 20_000;
+const BOM = 0xfeff;
 
 export type JsonObject = Record<string, unknown>;
 
@@ -44,7 +45,12 @@ export async function consumeTranscript(
   const start = progress.byteOffset;
   let sinceFlush = 0;
   let firstMalformed: number | null = null;
-  for await (const { text, end } of readCompleteLines(path, start)) {
+  let atStart = start === 0;
+  for await (const line of readCompleteLines(path, start)) {
+    const { end } = line;
+    // A byte order mark before the file's first line (an editor's, never the agent's) is no part of it.
+    const text = atStart && line.text.charCodeAt(0) === BOM ? line.text.slice(1) : line.text;
+    atStart = false;
     progress.lines++;
     result.lines++;
     let value: unknown;

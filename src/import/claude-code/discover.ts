@@ -25,6 +25,9 @@ export interface SessionFiles {
   subagents: SubagentFile[];
   /** Transcripts of Claude Code's own helper agents in the subagents' folder (HELPER_AGENT_FILE): counted, never read. */
   helpers: number;
+  /** Transcripts in folders below the subagents' folder (UNREAD_DEPTH): counted, never read; the first one's path, for the WARN. */
+  unread: number;
+  firstUnread: string | null;
 }
 
 /**
@@ -60,6 +63,16 @@ const AGENT_FILE = /^agent-(.+)\.jsonl$/;
  * A launched subagent's id is `a` and hex digits alone (16 on 2.1.335, 6 on older versions).
  */
 const HELPER_AGENT_FILE = /^agent-a[a-z][a-z_]*-[0-9a-f]+\.jsonl$/;
+/**
+ * Transcripts in folders below a session's `subagents` folder are not read. Claude Code's
+ * `Workflow` tool (2026) writes the agents of a run in `subagents/workflows/wf_<run>/agent-<id>.jsonl`
+ * (as parsers of the folder describe it, captured on 2.1.170; none recorded here): one `Workflow`
+ * call launches the whole fleet, so no tool call of the transcript is any one agent's launch and
+ * no row can be theirs. They are counted and WARNed about (their usage is not in the ledger), not
+ * read; any other folder there is counted alike, so a layout the import does not know is never
+ * passed over in silence. The walk goes this many folders deep, no further.
+ */
+const UNREAD_DEPTH = 4;
 
 /** A folder's entries by name (the WARNs come in a stable order); none when it cannot be listed (a permission, a folder deleted meanwhile): skipped, the rest goes on. */
 function entriesOf(folder: string, skip: SkipEntry): Dirent[] {
@@ -90,7 +103,7 @@ export function listProjects(projectsDir: string, skip: SkipEntry = ignore): str
 export function discoverProject(projectsDir: string, project: string, skip: SkipEntry = ignore): SessionFiles[] {
   const root = join(projectsDir, project);
   const mains = new Set<string>();
-  const subagents = new Map<string, { subagents: SubagentFile[]; helpers: number }>();
+  const subagents = new Map<string, Omit<SessionFiles, 'project' | 'sessionId' | 'main'>>();
   for (const e of entriesOf(root, skip)) {
     if (skippedLink(e, root, skip)) continue;
     const m = e.isFile() ? SESSION_FILE.exec(e.name) : null;
@@ -106,11 +119,13 @@ export function discoverProject(projectsDir: string, project: string, skip: Skip
     main: mains.has(sessionId) ? join(root, `${sessionId}.jsonl`) : null,
     subagents: subagents.get(sessionId)?.subagents ?? [],
     helpers: subagents.get(sessionId)?.helpers ?? 0,
+    unread: subagents.get(sessionId)?.unread ?? 0,
+    firstUnread: subagents.get(sessionId)?.firstUnread ?? null,
   }));
 }
 
-/** A session folder's subagent transcripts, with their sidecars, and how many of its transcripts are helper agents'; null when it has no subagents folder (not a session's) or it is skipped. */
-function subagentsOf(folder: string, skip: SkipEntry): { subagents: SubagentFile[]; helpers: number } | null {
+/** A session folder's subagent transcripts, with their sidecars, and how many of its transcripts are helper agents' or in its subfolders; null when it has no subagents folder (not a session's) or it is skipped. */
+function subagentsOf(folder: string, skip: SkipEntry): Omit<SessionFiles, 'project' | 'sessionId' | 'main'> | null {
   try {
     const kind = lstatSync(folder);
     if (kind.isSymbolicLink()) skip(folder, SYMLINK_SKIPPED);
@@ -119,11 +134,10 @@ function subagentsOf(folder: string, skip: SkipEntry): { subagents: SubagentFile
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') skip(folder, failureOf(err));
     return null;
   }
-  const files = new Set(
-    entriesOf(folder, skip)
-      .filter((e) => !skippedLink(e, folder, skip) && e.isFile())
-      .map((e) => e.name),
-  );
+  const entries = entriesOf(folder, skip).filter((e) => !skippedLink(e, folder, skip));
+  const files = new Set(entries.filter((e) => e.isFile()).map((e) => e.name));
+  const unread = { count: 0, first: null as string | null };
+  for (const e of entries) if (e.isDirectory()) countTranscripts(join(folder, e.name), 1, skip, unread);
   let helpers = 0;
   const subagents = [...files].flatMap((name) => {
     const m = AGENT_FILE.exec(name);
@@ -135,7 +149,18 @@ function subagentsOf(folder: string, skip: SkipEntry): { subagents: SubagentFile
     const meta = `agent-${m[1]}.meta.json`;
     return [{ agentId: m[1], path: join(folder, name), metaPath: files.has(meta) ? join(folder, meta) : null }];
   });
-  return { subagents, helpers };
+  return { subagents, helpers, unread: unread.count, firstUnread: unread.first };
+}
+
+/** Counts the agent transcripts (`agent-<id>.jsonl`; a run's `journal.jsonl` is none) of a folder below the subagents' folder and of its own folders, UNREAD_DEPTH deep at most (links skipped, as everywhere). */
+function countTranscripts(folder: string, depth: number, skip: SkipEntry, into: { count: number; first: string | null }): void {
+  for (const e of entriesOf(folder, skip)) {
+    if (skippedLink(e, folder, skip)) continue;
+    if (e.isFile() && AGENT_FILE.test(e.name)) {
+      into.count++;
+      into.first ??= join(folder, e.name);
+    } else if (e.isDirectory() && depth < UNREAD_DEPTH) countTranscripts(join(folder, e.name), depth + 1, skip, into);
+  }
 }
 
 export interface SubagentMeta {

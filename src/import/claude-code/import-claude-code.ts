@@ -80,10 +80,15 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
     options.onProgress?.(Math.min(done, total), total);
   };
   let racing = false; // another import into the store was seen committing a transcript this run read
+  let firstUnread: string | null = null;
   for (const project of projects) {
     const sessions = discoverProject(options.from, project, skip);
     summary.sessions += sessions.length;
-    for (const session of sessions) summary.helperTranscripts += session.helpers;
+    for (const session of sessions) {
+      summary.helperTranscripts += session.helpers;
+      summary.unreadTranscripts += session.unread;
+      firstUnread ??= session.firstUnread;
+    }
     // The sidecars of the session being imported: a nested subagent's parent call is its parent agent's toolUseId.
     let metas = new Map<string, SubagentMeta | undefined>();
     let subagentCalls = new Set<string>();
@@ -209,5 +214,11 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
       advance(size, listed);
     }
   }
+  // One WARN a run, not one a file: a Workflow run can hold a thousand agents.
+  if (summary.unreadTranscripts > 0)
+    logger.warn(
+      { transcripts: summary.unreadTranscripts, first: firstUnread },
+      "transcripts in folders below a session's subagents folder (Claude Code's Workflow runs: subagents/workflows/wf_<run>/) are not imported: their agents have no subagent rows and their usage is not in the ledger",
+    );
   return summary;
 }

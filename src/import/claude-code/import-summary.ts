@@ -24,6 +24,12 @@ export interface ImportSummary {
    */
   helperTranscripts: number;
   /**
+   * Transcripts in folders below a session's subagents folder (Claude Code's Workflow runs,
+   * `subagents/workflows/wf_<run>/`): never read, one WARN a run (src/import/claude-code/discover.ts
+   * says why). Their usage is not in the ledger.
+   */
+  unreadTranscripts: number;
+  /**
    * Subagent transcripts whose session's own transcript is gone and whose launch no import
    * wrote: not read (their rows and usage have no launch to hang on), read once it comes back.
    */
@@ -49,6 +55,7 @@ export function emptySummary(): ImportSummary {
     failedFrames: 0,
     deferred: 0,
     helperTranscripts: 0,
+    unreadTranscripts: 0,
     orphanTranscripts: 0,
     writeFailed: 0,
     overtaken: 0,

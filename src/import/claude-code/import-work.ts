@@ -57,16 +57,26 @@ export function sizeOf(path: string): number | string {
   }
 }
 
-/** Bytes left to read in every transcript of the tree: one project's names, sizes and progress at a time, nothing kept.
- * Silent about entries it cannot read: the import's own pass reports and counts them once. */
+/**
+ * Bytes left to read in every transcript of the tree: one project's names, sizes and progress at
+ * a time. A transcript found in more than one project folder (a copied folder) is one transcript
+ * to the import, which reads each copy on from where the copy before stopped: it counts once, at
+ * its largest copy's size, so the bar still reaches its end. The sizes are kept per transcript
+ * key (about 0.1 KB a transcript). Silent about entries it cannot read: the import's own pass
+ * reports and counts them once.
+ */
 export async function bytesToRead(store: ImportStore, from: string, projects: string[]): Promise<number> {
   let total = 0;
+  const counted = new Map<string, number>(); // transcript key → the size it was counted up to
   for (const project of projects) {
     const work = workOf(discoverProject(from, project), false);
     const progress = await progressOf(store, work);
     for (const w of work) {
       const size = sizeOf(w.path);
-      if (typeof size === 'number') total += Math.max(0, size - (progress.get(w.transcript)?.byteOffset ?? 0));
+      if (typeof size !== 'number') continue;
+      const upTo = counted.get(w.transcript) ?? progress.get(w.transcript)?.byteOffset ?? 0;
+      total += Math.max(0, size - upTo);
+      counted.set(w.transcript, Math.max(upTo, size));
     }
   }
   return total;
