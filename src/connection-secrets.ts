@@ -2,8 +2,9 @@
 // (pg-connection-string) copies EVERY query parameter into its config and lets `?password=`
 // override the userinfo password, so a secret can sit in either; `sslkey` names the private
 // key file (and a missing one comes back as an ENOENT error echoing the path). Every output
-// that shows a URL shows maskConnectionString(url); every error line goes through
-// maskSecrets(), which replaces each secret the given URLs carry wherever it appears.
+// that shows a URL shows maskConnectionString(url); every error line goes through a
+// secretMasker(), which masks each URL whole and each secret it carries where it stands alone
+// (maskBare).
 
 const MASK = '***';
 
@@ -58,8 +59,8 @@ function connectionSecrets(text: string): string[] {
 /**
  * A function that masks, in any text, every connection string among `args` (a `--postgres URL`,
  * `--name=URL` for any option, a bare URL argument, a variable's value) and then every secret
- * value each carries, raw and percent-decoded, longest first so a secret inside another is never
- * half-shown. Used on error lines, where a driver's message may echo what it was given (an
+ * value each carries, raw and percent-decoded, where it stands alone (maskBare), longest first so a
+ * secret inside another is never half-shown. Used on error lines, where a driver's message may echo what it was given (an
  * sslkey path in ENOENT). Any scheme, in any case, after any blank: a URL given to the wrong
  * option (`--sqlite=postgres://…`) or meant for another client is as secret as a right one.
  */
@@ -79,7 +80,34 @@ export function secretMasker(args: readonly string[]): (text: string) => string 
   return (text) => {
     let masked = text;
     for (const url of urls) masked = masked.split(url).join(maskConnectionString(url));
-    for (const secret of secrets) masked = masked.split(secret).join(MASK);
+    for (const secret of secrets) masked = maskBare(masked, secret);
     return masked;
   };
+}
+
+/** A secret this long is masked wherever it appears: no text of the package's holds one by chance. */
+const ANYWHERE = 12;
+/**
+ * Shorter, only where it stands alone, between characters that are not letters or digits (a
+ * path in quotes, a value after `=`): a password `a` or `data` masked inside the package's own
+ * words (`c***nnot re***ch the d***t***b***se`, `***base`) made the line unreadable, and which
+ * letters were masked told the password. Shorter than BARE_MIN, never outside its connection
+ * string (which is masked whole): a word of the package's own, `a`, would still be one.
+ */
+const BARE_MIN = 3;
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+
+function maskBare(text: string, secret: string): string {
+  if (secret.length >= ANYWHERE) return text.split(secret).join(MASK);
+  if (secret.length < BARE_MIN) return text;
+  let out = '';
+  let from = 0;
+  for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1)) {
+    if (at < from) continue; // inside an occurrence already masked
+    const end = at + secret.length;
+    if (WORD_CHAR.test(text.charAt(at - 1)) || WORD_CHAR.test(text.charAt(end))) continue;
+    out += text.slice(from, at) + MASK;
+    from = end;
+  }
+  return out + text.slice(from);
 }

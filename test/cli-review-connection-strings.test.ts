@@ -137,6 +137,39 @@ describe('cli review: a connection string in the wrong place', () => {
   });
 });
 
+describe("cli review: a short password masked inside the CLI's own words (review of the docs, 2026-12-07)", () => {
+  it('a secret is masked where it stands alone, a long one anywhere; the line stays readable and gives no letter of it away', () => {
+    const mask = (arg: string, text: string) => secretMasker([arg])(text);
+    // `a` and `data`, as a password, used to be masked in every word holding them.
+    expect(mask('postgres://postgres:a@127.0.0.1:1/x', 'cannot reach the database (ECONNREFUSED): connect ECONNREFUSED 127.0.0.1:1')).toBe(
+      'cannot reach the database (ECONNREFUSED): connect ECONNREFUSED 127.0.0.1:1',
+    );
+    expect(mask('postgres://u:data@h/x', "cannot reach the database; password 'data', data=x, ü data")).toBe(
+      "cannot reach the database; password '***', ***=x, ü ***",
+    );
+    // Its URL is masked whole, whatever its length; an sslkey path wherever a driver quotes it.
+    expect(mask('postgres://u:a@h/x', 'cannot open postgres://u:a@h/x')).toBe('cannot open postgres://u:***@h/x');
+    expect(mask('postgres://u@h/x?sslkey=/k/id', "ENOENT: no such file or directory, open '/k/id'")).toBe("ENOENT: no such file or directory, open '***'");
+    // Twelve characters or more: masked inside a word too (an encoding glued to it).
+    expect(mask(`postgres://u:${SECRET}@h/x`, `x${SECRET}y`)).toBe('x***y');
+  });
+
+  it('SUBAGENT_CONTEXT_DB with a one-letter password: the refusal reads as written', async () => {
+    const err: string[] = [];
+    const previous = process.env.SUBAGENT_CONTEXT_DB;
+    process.env.SUBAGENT_CONTEXT_DB = 'mysql://u:a@h/d';
+    try {
+      expect(await runCli(['health'], { out: () => {}, err: (t) => void err.push(t) })).toBe(EXIT.usage);
+    } finally {
+      if (previous === undefined) delete process.env.SUBAGENT_CONTEXT_DB;
+      else process.env.SUBAGENT_CONTEXT_DB = previous;
+    }
+    expect(err.join('')).toMatch(
+      /^subagent-context: SUBAGENT_CONTEXT_DB looks like a connection string the CLI does not take \(a URL, or password=…; not shown: it may hold a password\)/,
+    );
+  });
+});
+
 describeBothDialects('cli review: the forms a store is named by stay accepted, in any case of the scheme', (dialect) => {
   let db: TestDb;
   beforeAll(async () => {
