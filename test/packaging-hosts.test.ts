@@ -19,20 +19,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDatabase, type CreatedDatabase } from '../scripts/lib/postgres-database.js';
-import { compile, createConsumerProject, installedCopies, nativeAddons, type ConsumerProject } from './helpers/consumer-project.js';
+import { installedCopies, nativeAddons } from './helpers/consumer-project.js';
 import { anyTypesIn } from './helpers/declaration-any.js';
 import { sharedPackedPackage, type PackedPackage } from './helpers/packed-package.js';
-import { composeWorkedExample } from './helpers/readme-examples.js';
+import { prepareHostProject, type Prepared } from './helpers/host-projects.js';
 import { run, type CommandResult } from './helpers/run-command.js';
 import { DIALECTS, type Dialect } from './helpers/test-db.js';
 import { byDialect } from './helpers/by-dialect.js';
-import { manifest, DRIVERS, DRIVER, INSTALLS, PRODUCT, DEMO, ONLY_IN, example, exportsCheck, REQUIRE_CHECK } from './helpers/packaging-fixtures.js';
-
-interface Prepared {
-  readonly project: ConsumerProject;
-  /** `tsc --build` of the NodeNext and the Bundler program. */
-  readonly compiled: CommandResult;
-}
+import { manifest, DRIVERS, DRIVER, PRODUCT, DEMO, ONLY_IN } from './helpers/packaging-fixtures.js';
 
 let work: string;
 let database: CreatedDatabase;
@@ -40,30 +34,7 @@ let database: CreatedDatabase;
 let demoDatabase: CreatedDatabase;
 let packed: PackedPackage;
 const prepared = {} as Record<Dialect, Prepared>;
-
-async function prepare(dialect: Dialect): Promise<Prepared> {
-  const project = await createConsumerProject(join(work, `host-${dialect}`), {
-    packages: [packed.tarball, ...INSTALLS[dialect]],
-    ...byDialect(dialect, {
-      // Build better-sqlite3 from source at once: its prebuilt binaries live outside the npm registry.
-      sqlite: { allowScripts: { 'better-sqlite3': true }, env: { npm_config_build_from_source: 'true' } },
-      postgres: {},
-    }),
-  });
-  if (project.install.code !== 0) throw new Error(`npm install (${dialect}) failed:\n${project.install.output}`);
-  const worked = byDialect(dialect, {
-    sqlite: () => example('sqlite/worked-example.ts'),
-    postgres: () => composeWorkedExample(example('sqlite/worked-example.ts'), example('postgres/worked-example.ts')),
-  })();
-  writeFileSync(join(project.dir, 'worked-example.ts'), worked);
-  writeFileSync(join(project.dir, 'typed-queries.ts'), example(`${dialect}/typed-queries.ts`));
-  // README paths (b) and (d) as one program: (d)'s block reads "`store` as in (a) or (b)".
-  const standalone = byDialect(dialect, { sqlite: () => example('sqlite/standalone-backend.ts') + example('sqlite/report-render.ts'), postgres: () => null })();
-  if (standalone !== null) writeFileSync(join(project.dir, 'standalone-backend.ts'), standalone);
-  writeFileSync(join(project.dir, 'exports-check.ts'), exportsCheck(dialect));
-  writeFileSync(join(project.dir, 'require-check.cts'), REQUIRE_CHECK);
-  return { project, compiled: await compile(project.dir) };
-}
+const prepare = (dialect: Dialect) => prepareHostProject(work, packed.tarball, dialect);
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'subagent-context-packaging-'));
@@ -253,6 +224,27 @@ describe('packaging: the CLI and CommonJS in a one-driver project', () => {
       expect(out.code, c.args.join(' ')).toBe(8);
     }
   });
+
+  it("the proxy without its store's driver: the session runs, unrecorded, and its one WARN says what to install (npx installs no optional driver)", async () => {
+    const cases = [
+      { dialect: 'postgres', args: [], driver: 'better-sqlite3' }, // the default store: SQLite, in the data directory
+      { dialect: 'sqlite', args: ['--postgres', database.url], driver: 'pg' },
+    ] as const;
+    const agent = [process.execPath, '-e', 'setTimeout(() => process.exit(3), 4000)']; // time for the writer to try the store
+    const runs = await Promise.all(
+      cases.map((c) =>
+        run(CLI, ['proxy', ...c.args, '--', ...agent], { cwd: prepared[c.dialect].project.dir, env: { XDG_DATA_HOME: join(work, `data-${c.dialect}`) } }),
+      ),
+    );
+    for (const [i, out] of runs.entries()) {
+      expect(out.code, out.stderr).toBe(3);
+      const driver = cases[i].driver;
+      expect(out.stderr).toContain(
+        `WARN cannot record: the ${driver === 'pg' ? 'PostgreSQL' : 'SQLite'} driver is not installed: npm install ${driver} beside`,
+      );
+      expect(out.stderr).toContain(`npx -p subagent-context -p ${driver} subagent-context proxy`);
+    }
+  }, 60_000);
 
   it.each(DIALECTS)('on %s: CommonJS require() of every entry works at run time', async (dialect) => {
     const out = await runIn(dialect, process.execPath, ['out/require-check.cjs']);

@@ -2,23 +2,13 @@
 // host no `better-sqlite3`. So the CLI imports a driver (and every module that imports one)
 // only once its dialect is chosen, through loadDriver(), which turns "the driver is not
 // installed" into one line saying what to install, with its own exit status.
-import { createRequire } from 'node:module';
+import { isInstalled } from '../installed-package.js';
 import { CliError } from './cli-error.js';
 import { EXIT } from './exit-codes.js';
 
 export type DriverName = 'pg' | 'better-sqlite3';
 
 const DIALECT: Record<DriverName, string> = { pg: 'PostgreSQL', 'better-sqlite3': 'SQLite' };
-
-/** Whether the package `name` resolves from here (the host's node_modules, as the CLI sees it). */
-function resolvable(name: string): boolean {
-  try {
-    createRequire(import.meta.url).resolve(name);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function driverMissing(name: string, hint: string, cause: unknown): CliError {
   const dialect = DIALECT[name as DriverName] ?? name;
@@ -35,7 +25,7 @@ export async function loadDriver<T>(name: DriverName | (string & {}), load: () =
     return await load();
   } catch (err) {
     const code = (err as { code?: unknown } | null)?.code;
-    if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && !resolvable(name)) {
+    if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && !isInstalled(name)) {
       throw driverMissing(name, hint ?? '', err);
     }
     throw err;

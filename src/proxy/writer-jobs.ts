@@ -6,6 +6,7 @@ import { matchDialect } from '../dialect.js';
 import { createWallClock } from '../instant.js';
 import type { Logger } from '../types.js';
 import { AcpIdentity, type WriteJob } from './acp-identity.js';
+import { withDriver } from './driver-missing.js';
 import type { ProxyDatabase } from './proxy-database.js';
 import { createSubagentRecognizer } from './recognizer.js';
 import type { LineBatch, WriterConfig, WriterStats } from './writer-protocol.js';
@@ -40,8 +41,8 @@ export function createBatchWriter(config: WriterConfig, warn: (text: string) => 
   async function open(): Promise<ProxyDatabase> {
     const options = { executionId: config.executionId, logger, clock };
     return matchDialect(config.target, {
-      sqlite: async ({ file }) => (await import('./sqlite-proxy-database.js')).openSqliteProxyDatabase(file, options),
-      postgres: async ({ url }) => (await import('./postgres-proxy-database.js')).openPostgresProxyDatabase(url, options),
+      sqlite: ({ file }) => withDriver('better-sqlite3', async () => (await import('./sqlite-proxy-database.js')).openSqliteProxyDatabase(file, options)),
+      postgres: ({ url }) => withDriver('pg', async () => (await import('./postgres-proxy-database.js')).openPostgresProxyDatabase(url, options)),
     });
   }
 
