@@ -130,13 +130,13 @@ describeBothDialects('cli: report', (dialect) => {
   it('bad arguments exit 2 with one line; an unmigrated store exits 7', async () => {
     const since = await report('--since', 'yesterday');
     expect(since.code).toBe(2);
-    expect(oneLineError(since)).toMatch(/^subagent-context: since "yesterday" is not an RFC3339 instant/);
+    expect(oneLineError(since)).toMatch(/^subagent-context: --since "yesterday" is not an RFC3339 instant/);
     const order = await report('--since', '2026-03-02T00:00:00Z', '--until', '2026-03-01T00:00:00Z');
     expect(order.code).toBe(2);
-    expect(oneLineError(order)).toMatch(/must be before until/);
+    expect(oneLineError(order)).toMatch(/^subagent-context: --since \(.*\) must be before --until \(/);
     const task = await report('--task', '');
     expect(task.code).toBe(2);
-    expect(oneLineError(task)).toMatch(/taskIds\[0\] must be a non-empty string/);
+    expect(oneLineError(task)).toBe('subagent-context: --task needs a value');
     const html = await report('--html', '');
     expect(html.code).toBe(2);
     const unknown = await report('--sinse', 'x');

@@ -106,7 +106,7 @@ describeBothDialects('cli truths', (dialect) => {
     for (const since of ['0099-06-01T00:00:00Z', '0070-01-01T00:00:00Z', '0000-01-01T00:00:00Z']) {
       const run = await report('--since', since, '--json');
       expect(run.code, since).toBe(2);
-      expect(oneLineError(run)).toBe(`subagent-context: since "${since}" is outside 1970-01-01T00:00:00Z … 9999-12-31T23:59:59Z`);
+      expect(oneLineError(run)).toBe(`subagent-context: --since "${since}" is outside 1970-01-01T00:00:00Z … 9999-12-31T23:59:59Z`);
     }
     const until = await report('--until', '0099-06-01T00:00:00Z');
     expect(until.code).toBe(2);
@@ -116,7 +116,7 @@ describeBothDialects('cli truths', (dialect) => {
     for (const since of ['2026-03-01T00:00:00+99:99', '2026-03-01T00:00:00+24:00']) {
       const run = await report('--since', since);
       expect(run.code, since).toBe(2);
-      expect(oneLineError(run)).toMatch(/^subagent-context: since ".*" is not an RFC3339 instant/);
+      expect(oneLineError(run)).toMatch(/^subagent-context: --since ".*" is not an RFC3339 instant/);
     }
   });
 

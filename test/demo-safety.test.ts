@@ -2,7 +2,7 @@
 // (its figures re-derived from the tables), and a database or arguments it must refuse
 // before writing anything. The demo runs through the CLI's dispatcher (in process).
 import Database from 'better-sqlite3';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
@@ -38,6 +38,23 @@ describeBothDialects('demo safety and determinism', (dialect) => {
     const b = await captureDemo(await byDialect(dialect, { sqlite: async () => first.args, postgres: async () => (await open()).args })());
     expect(stable(b.text)).toEqual(stable(a.text));
     expect(a.text).toContain('What it found');
+  });
+
+  it('prints what docs/demo-and-benchmarks.md shows it printing (a review found 7 steps and 137 notifications there, 8 and 144 here)', async () => {
+    const docs = readFileSync('docs/demo-and-benchmarks.md', 'utf8');
+    const shown = /What it prints by default[^\n]*\n\n```text\n([\s\S]*?)```/.exec(docs)?.[1];
+    expect(shown).toBeDefined();
+    const run = await captureDemo((await open()).args);
+    const steps = (text: string) => /(\d+) migration steps/.exec(text)?.[1];
+    const anySteps = (text: string) =>
+      stable(text)
+        .replace(/\d+ migration steps/, 'N migration steps')
+        .trimEnd();
+    expect(anySteps(run.text)).toBe(anySteps(shown!));
+    // The sample is SQLite's; the page gives PostgreSQL's count of steps beside it.
+    expect(steps(run.text)).toBe(
+      byDialect(dialect, { sqlite: steps(shown!), postgres: /On PostgreSQL the upgrade takes (\d+) migration steps/.exec(docs)?.[1] }),
+    );
   });
 
   it('by default prints the finding first, in about 30 lines, with figures the tables hold', async () => {

@@ -19,6 +19,8 @@ import { windowInstant } from './window-option.js';
 /** A report() rejection caused by the arguments is a usage error; any other is the database's, like health's. Either keeps it on `cause`. */
 export function reportCommandError(err: unknown): unknown {
   if (!(err instanceof SubagentContextError)) return err;
+  // The library names its options (`since`); the user typed the CLI's (`--since`).
+  if (err.code === 'invalid_report_window') return usageError(err.message.replace(/\b(since|until) (?=["(])/g, '--$1 '), err);
   if (REPORT_USAGE_CODES.includes(err.code as ReportErrorCode)) return usageError(err.message, err);
   return readerFailure(err);
 }
@@ -45,7 +47,7 @@ export const reportCommand: CliCommand = {
     'a symbolic link, never over an existing file unless --force; written to a temporary file',
     'and renamed into place. Opens a SQLite file read-only (never creates one).',
     'Exit status: 0 report produced, 2 usage error or a refused --html FILE, 7 database error,',
-    '73 the page could not be written (no space, no permission), 70 internal error.',
+    '73 the page could not be written (no space, no permission), 8 driver not installed, 70 internal error.',
   ].join('\n'),
   options: {
     ...DATABASE_OPTIONS,
@@ -68,7 +70,10 @@ export const reportCommand: CliCommand = {
     const options: ReportOptions = {};
     if (typeof values.since === 'string') options.since = windowInstant('since', values.since);
     if (typeof values.until === 'string') options.until = windowInstant('until', values.until);
-    if (Array.isArray(values.task)) options.taskIds = values.task.map(String);
+    if (Array.isArray(values.task)) {
+      if (values.task.includes('')) throw usageError('--task needs a value');
+      options.taskIds = values.task.map(String);
+    }
     const where = describeTarget(target);
     requireDefaultStore(chosen, existsSync);
     const note = chosenTargetNote(chosen, 'reading');
