@@ -32,7 +32,7 @@ describeBothDialects('cli review: plain dates of years 0000–0099', (dialect) =
       for (const name of ['since', 'until'] as const) {
         const run = await cli(['report', ...databaseArgs(db), `--${name}`, day]);
         expect(run.code, `${name} ${day}: ${run.err}`).toBe(EXIT.usage);
-        expect(run.err).toBe(`subagent-context: ${name} "${day}T00:00:00Z" is outside ${OUTSIDE}\n`);
+        expect(run.err).toBe(`subagent-context: --${name} "${day}T00:00:00Z" is outside ${OUTSIDE}\n`);
       }
     }
   });
