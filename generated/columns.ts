@@ -53,6 +53,20 @@ export const inputsByRule: Readonly<Record<MergeRule, readonly string[]>> = {
   "terminal-guarded": ["toolStatus"],
 };
 
+/** The payload's fields a text column stores, as SubagentTaskPayload (src/types.ts) types them: a new column's field is in the public type with no edit. */
+export interface PayloadTextFields {
+  subagent_type?: string;
+  description?: string;
+  agent_id?: string;
+  child_session_id?: string;
+  model?: string;
+  status?: string;
+  output_file?: string;
+}
+
+/** The same fields as data: the ACP recognizer's per-call merge keeps each (src/acp/payload-merge.ts), so none is dropped between updates. */
+export const payloadTextFields = ["subagent_type", "description", "agent_id", "child_session_id", "model", "status", "output_file"] as const;
+
 /** The text columns as UpsertInput carries them (camel case, NULL = not reported). */
 export interface TextColumnInput {
   parentToolCallId: string | null;

@@ -1,5 +1,5 @@
 // The public types of the package (DESIGN §2). Names here are a contract: keep them.
-import type { TextColumnRow } from '../generated/columns.js';
+import type { PayloadTextFields, TextColumnRow } from '../generated/columns.js';
 import type { ActivationKeyValues, ActivationState } from './activation-keys.js';
 import type { ReportOptions, SubagentContextReport } from './report/types.js';
 
@@ -45,21 +45,16 @@ export interface RecordOptions<TClient = unknown> {
 }
 
 /** metadata.normalized.subagent_task, with the JSON's snake_case field names. */
-export interface SubagentTaskPayload {
-  description?: string;
+export interface SubagentTaskPayload extends PayloadTextFields {
+  // The text fields a column stores (description, subagent_type, status, agent_id, model,
+  // child_session_id, output_file) come from the column tags (generated/columns.ts).
   prompt?: string;
-  subagent_type?: string;
-  status?: string;
-  agent_id?: string;
-  model?: string;
-  child_session_id?: string;
   duration_ms?: number | bigint;
   total_tokens?: number | bigint;
   /** null/absent = not reported; 0 = a reported zero (AC-8). */
   tool_use_count?: number | bigint | null;
   is_async?: boolean;
   result_text?: string;
-  output_file?: string;
 }
 
 /** One observed tool-call frame of a subagent_task. */

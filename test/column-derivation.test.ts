@@ -20,6 +20,7 @@ import { schemaScripts } from '../scripts/lib/schema-files.js';
 import { blankComments } from '../scripts/lib/sql-lex.js';
 import { roundParameter } from '../src/postgres/batch-rounds.js';
 import { int64Text, normalizeFrame, upsertParameters, type UpsertInput } from '../src/frame-normalization.js';
+import { mergePayload } from '../src/acp/payload-merge.js';
 
 const generated = { sqlite: sqliteGenerated, postgres: postgresGenerated };
 const table = (root: string, d: Dialect) => schemaScripts(root, 'package', d).find((s) => s.name === 'task_session_subagents')!;
@@ -100,6 +101,15 @@ describe('every derived list holds every column of the DDL', () => {
     for (const c of reported) expect(Object.keys(input as UpsertInput), c.column).toContain(c.input);
     expect(Object.keys(record).sort()).toEqual(['id', ...reported.map((c) => c.column), 'observed_at'].sort());
   });
+
+  it("the ACP recognizer's per-call merge keeps every payload field a text column stores (a hand-kept list there dropped a new one)", () => {
+    const fields = subagentColumnRules.filter((c) => c.text && c.from?.object === 'payload').map((c) => c.from!.field);
+    expect(fields.length).toBeGreaterThan(5);
+    const value = (prefix: string) => Object.fromEntries(fields.map((f) => [f, `${prefix} ${f}`]));
+    const learned = mergePayload({}, value('first'));
+    expect(mergePayload(learned, {})).toEqual(value('first')); // an update that says nothing of them blanks none
+    expect(mergePayload(learned, value('later'))).toEqual(value('later'));
+  });
 });
 
 describe('a column added to the DDL reaches every derived list (a scratch copy of schema/ and queries/)', () => {
@@ -140,9 +150,11 @@ describe('a column added to the DDL reaches every derived list (a scratch copy o
       '    probeNote: input.probeNote,',
       '    probe_note: input.probeNote,',
       '{ column: "probe_note", rule: "replace", from: { object: "payload", field: "probe_note" }, input: "probeNote", text: true }',
+      '  probe_note?: string;', // PayloadTextFields: SubagentTaskPayload's field
     ])
       expect(module).toContain(line);
     expect(module).toMatch(/"replace": \[[^\]]*"probeNote"/);
+    expect(module).toMatch(/export const payloadTextFields = \[[^\]]*"probe_note"/); // the recognizer's merge
   });
 });
 

@@ -2,12 +2,15 @@
 // one module for both dialects (codegen fails unless their tags agree). It holds
 //  - subagentColumnRules: every column's merge rule and wire source, as data (tests, and any
 //    code that must know what the upsert keeps: a coalescing of frames, docs/recipes.md);
+//  - the payload's text fields (a type SubagentTaskPayload extends, and a list the recognizer's
+//    merge walks), so a column the payload reports needs no hand-kept list;
 //  - the text columns' types and the two per-frame mappers, written out as object literals
 //    (a loop over a key table measured 1.5x slower per frame on the batch path).
 import { camel, inputField, MERGE_RULES, type AnnotatedColumn } from './column-rules.js';
 
 export function renderColumnModule(source: string, columns: readonly AnnotatedColumn[]): string {
   const text = columns.filter((c) => c.text);
+  const payloadText = text.filter((c) => c.from?.object === 'payload');
   const rule = (c: AnnotatedColumn) =>
     `  { column: ${JSON.stringify(c.name)}, rule: ${JSON.stringify(c.rule)}, from: ${c.from ? `{ object: ${JSON.stringify(c.from.object)}, field: ${JSON.stringify(c.from.field)} }` : 'null'}, input: ${JSON.stringify(inputField(c))}, text: ${c.text} },`;
   return [
@@ -37,6 +40,14 @@ export function renderColumnModule(source: string, columns: readonly AnnotatedCo
     'export const inputsByRule: Readonly<Record<MergeRule, readonly string[]>> = {',
     ...MERGE_RULES.map((r) => `  ${JSON.stringify(r)}: ${JSON.stringify(columns.filter((c) => c.rule === r && inputField(c) !== null).map(inputField))},`),
     '};',
+    '',
+    "/** The payload's fields a text column stores, as SubagentTaskPayload (src/types.ts) types them: a new column's field is in the public type with no edit. */",
+    'export interface PayloadTextFields {',
+    ...payloadText.map((c) => `  ${c.from!.field}?: string;`),
+    '}',
+    '',
+    "/** The same fields as data: the ACP recognizer's per-call merge keeps each (src/acp/payload-merge.ts), so none is dropped between updates. */",
+    `export const payloadTextFields = [${payloadText.map((c) => JSON.stringify(c.from!.field)).join(', ')}] as const;`,
     '',
     '/** The text columns as UpsertInput carries them (camel case, NULL = not reported). */',
     'export interface TextColumnInput {',

@@ -5,10 +5,12 @@
 // applied to the payload as it is built, so a status-less frame and the terminal one carry
 // the same learned fields. Text replaces text (AC-5's replace rule: later is better; Claude
 // sends a partial input, then the full one). is_async is sticky (AC-6).
+import { payloadTextFields } from '../../generated/columns.js';
 import type { SubagentTaskPayload } from '../types.js';
 
 type Metric = number | bigint;
-const TEXT_FIELDS = ['description', 'prompt', 'subagent_type', 'status', 'agent_id', 'model', 'child_session_id', 'result_text', 'output_file'] as const;
+/** Every payload field a text column stores (from the column tags: a new column's is here with no edit), and the two no column stores. */
+const TEXT_FIELDS = [...payloadTextFields, 'prompt', 'result_text'] as const;
 
 /** A value the store would keep as a measurement; `zeroCounts`: 0 is one (tool_use_count). */
 function measured(v: unknown, zeroCounts: boolean): boolean {
