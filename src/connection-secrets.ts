@@ -85,14 +85,16 @@ export function secretMasker(args: readonly string[]): (text: string) => string 
   };
 }
 
-/** A secret this long is masked wherever it appears: no text of the package's holds one by chance. */
+/** A secret this long is masked wherever it appears, as an echo glued to other text: long enough that a message holds one rarely by chance. */
 const ANYWHERE = 12;
 /**
  * Shorter, only where it stands alone, between characters that are not letters or digits (a
  * path in quotes, a value after `=`): a password `a` or `data` masked inside the package's own
  * words (`c***nnot re***ch the d***t***b***se`, `***base`) made the line unreadable, and which
  * letters were masked told the password. Shorter than BARE_MIN, never outside its connection
- * string (which is masked whole): a word of the package's own, `a`, would still be one.
+ * string (which is masked whole): a word of the package's own, `a`, would still be one. A secret
+ * that is itself a word of the message (`password`, `database`) is still masked where that word
+ * stands, which tells it to a reader who knows the message: docs/security.md says so.
  */
 const BARE_MIN = 3;
 const WORD_CHAR = /[\p{L}\p{N}]/u;

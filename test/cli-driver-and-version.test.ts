@@ -16,13 +16,33 @@ const ABSENT = 'subagent-context-no-such-driver';
 beforeAll(() => assertBuilt());
 
 describe('CLI: drivers and --version', () => {
+  /** loadDriver's failure with npm_command as npm sets it for the CLI (`exec` under npx), restored after. */
+  const missing = async (npmCommand: string | undefined) => {
+    const before = process.env.npm_command;
+    if (npmCommand === undefined) delete process.env.npm_command;
+    else process.env.npm_command = npmCommand;
+    try {
+      return await loadDriver(ABSENT, () => import(/* @vite-ignore */ ABSENT), ' (or something else)').catch((e: unknown) => e);
+    } finally {
+      if (before === undefined) delete process.env.npm_command;
+      else process.env.npm_command = before;
+    }
+  };
+
   it('a driver that is not installed: a CliError naming `npm install <driver>`, exit 8, the import error on cause', async () => {
-    const err = await loadDriver(ABSENT, () => import(/* @vite-ignore */ ABSENT), ' (or something else)').catch((e: unknown) => e);
+    const err = await missing(undefined);
     expect(err).toBeInstanceOf(CliError);
     expect((err as CliError).exitCode).toBe(EXIT.driverMissing);
     expect((err as CliError).code).toBe('driver_missing');
     expect((err as CliError).message).toBe(`the ${ABSENT} driver is not installed: npm install ${ABSENT} (or something else)`);
     expect(((err as CliError).cause as { code?: string }).code).toMatch(/MODULE_NOT_FOUND/);
+  });
+
+  it('run through npx, the line also says how to name the driver to npx (an install in the folder would not reach it)', async () => {
+    expect(((await missing('exec')) as CliError).message).toBe(
+      `the ${ABSENT} driver is not installed: npm install ${ABSENT} (or something else) (with npx: npx -p subagent-context -p ${ABSENT} subagent-context …)`,
+    );
+    expect(((await missing('run-script')) as CliError).message).not.toContain('npx');
   });
 
   it('a driver that is installed loads; a missing module inside an installed driver is not "not installed"', async () => {

@@ -131,6 +131,8 @@ describeBothDialects('cli: report', (dialect) => {
     const since = await report('--since', 'yesterday');
     expect(since.code).toBe(2);
     expect(oneLineError(since)).toMatch(/^subagent-context: --since "yesterday" is not an RFC3339 instant/);
+    // Only the option's own name becomes the flag, never the user's text echoed in quotes.
+    expect(oneLineError(await report('--since', 'x until (y'))).toMatch(/^subagent-context: --since "x until \(y" is not an RFC3339 instant/);
     const order = await report('--since', '2026-03-02T00:00:00Z', '--until', '2026-03-01T00:00:00Z');
     expect(order.code).toBe(2);
     expect(oneLineError(order)).toMatch(/^subagent-context: --since \(.*\) must be before --until \(/);

@@ -6,7 +6,7 @@
 // - a byte order mark before a transcript's first line (an editor's): that line was malformed;
 // - a project folder copied beside its original: the progress bar's total counted both copies,
 //   and the bar stopped halfway.
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -118,5 +118,33 @@ describeBothDialects('import claude-code: layouts it does not read, a BOM, a cop
     await importInto(store, tree, { onProgress: (done, total) => void bars.push([done, total]) });
     expect(bars.at(-1)).toEqual([Buffer.byteLength(grown), Buffer.byteLength(grown)]);
     expect((await parentUsage())[0].requests).toBe(4);
+  });
+
+  it('a copy the import leaves unread (its folder lost the main transcript) moves the bar only once the copy after it is read', async () => {
+    const agent = 'a0123456789abcdef';
+    const project = join(tree, 'b-proj');
+    mkdirSync(join(project, S, 'subagents'), { recursive: true });
+    writeFileSync(
+      join(project, `${S}.jsonl`),
+      jsonl([
+        launch(1, 'toolu_1', { description: 'Review', subagent_type: 'reviewer', prompt: 'p' }),
+        result(2, 'toolu_1', { status: 'completed', agentId: agent, totalTokens: 10 }),
+      ]),
+    );
+    writeFileSync(
+      join(project, S, 'subagents', `agent-${agent}.jsonl`),
+      jsonl([
+        { ...response(3, 'msg_sub'), isSidechain: true },
+        { ...response(4, 'msg_sub2'), isSidechain: true },
+      ]),
+    );
+    writeFileSync(join(project, S, 'subagents', `agent-${agent}.meta.json`), JSON.stringify({ agentType: 'reviewer', toolUseId: 'toolu_1' }));
+    cpSync(join(project, S), join(tree, 'a-proj', S), { recursive: true }); // sorts first, no main transcript: an orphan
+    const bars: [number, number][] = [];
+    const { summary } = await importInto(store, tree, { onProgress: (done, total) => void bars.push([done, total]) });
+    const total = statSync(join(project, `${S}.jsonl`)).size + statSync(join(project, S, 'subagents', `agent-${agent}.jsonl`)).size;
+    expect(summary.orphanTranscripts).toBe(1);
+    expect(bars.map(([done]) => done)).toEqual([0, 0, total - statSync(join(project, S, 'subagents', `agent-${agent}.jsonl`)).size, total]);
+    expect(new Set(bars.map(([, t]) => t))).toEqual(new Set([total]));
   });
 });

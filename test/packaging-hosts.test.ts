@@ -223,6 +223,12 @@ describe('packaging: the CLI and CommonJS in a one-driver project', () => {
       );
       expect(out.code, c.args.join(' ')).toBe(8);
     }
+    // Through npx, `npm install` in the folder would not reach the package npx runs: the line says how to name the driver to npx.
+    const npx = await runIn('postgres', 'npm', ['exec', '--no', '--', 'subagent-context', 'migrate', '--sqlite', 'kandev.db']);
+    expect(npx.stderr).toContain(
+      'the SQLite driver is not installed: npm install better-sqlite3 (with npx: npx -p subagent-context -p better-sqlite3 subagent-context …)\n',
+    );
+    expect(npx.code).toBe(8);
   });
 
   it("the proxy without its store's driver: the session runs, unrecorded, and its one WARN says what to install (npx installs no optional driver)", async () => {

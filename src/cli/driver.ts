@@ -12,7 +12,10 @@ const DIALECT: Record<DriverName, string> = { pg: 'PostgreSQL', 'better-sqlite3'
 
 function driverMissing(name: string, hint: string, cause: unknown): CliError {
   const dialect = DIALECT[name as DriverName] ?? name;
-  return new CliError(EXIT.driverMissing, `the ${dialect} driver is not installed: npm install ${name}${hint}`, { cause });
+  // Run through npx (npm sets npm_command=exec), `npm install` in the folder would not reach the
+  // package npx installed: npx must be told to install the driver beside it.
+  const npx = process.env.npm_command === 'exec' ? ` (with npx: npx -p subagent-context -p ${name} subagent-context …)` : '';
+  return new CliError(EXIT.driverMissing, `the ${dialect} driver is not installed: npm install ${name}${hint}${npx}`, { cause });
 }
 
 /**

@@ -22,7 +22,7 @@ export const proxyCommand: CliCommand = {
     'Windows %LOCALAPPDATA%\\subagent-context). --task names the task of every session (default:',
     "the session's cwd). The store's driver must be installed beside it (npx: -p better-sqlite3, or -p pg);",
     "without it the session runs unrecorded, with one WARN. Exits with the agent's exit code, or its",
-    'signal; 127 when the agent command cannot be started, 2 on a usage error.',
+    'signal; 127 when the agent command is not found, 126 when it cannot be run, 2 on a usage error.',
   ].join('\n'),
   options: { sqlite: { type: 'string' }, postgres: { type: 'string' }, task: { type: 'string' } },
   positionals: true,

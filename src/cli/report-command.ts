@@ -20,7 +20,8 @@ import { windowInstant } from './window-option.js';
 export function reportCommandError(err: unknown): unknown {
   if (!(err instanceof SubagentContextError)) return err;
   // The library names its options (`since`); the user typed the CLI's (`--since`).
-  if (err.code === 'invalid_report_window') return usageError(err.message.replace(/\b(since|until) (?=["(])/g, '--$1 '), err);
+  if (err.code === 'invalid_report_window')
+    return usageError(err.message.replace(/^(since|until) /, '--$1 ').replace(/ must be before until \(/, ' must be before --until ('), err);
   if (REPORT_USAGE_CODES.includes(err.code as ReportErrorCode)) return usageError(err.message, err);
   return readerFailure(err);
 }

@@ -11,7 +11,8 @@ import { ProgressMovedError, type ImportRunOptions, type LaunchJob, type Transcr
 import { consumeTranscript } from '../transcript-file.js';
 import { ClaudeTranscriptConsumer, SOURCE, type TranscriptRole } from './transcript-consumer.js';
 import { discoverProject, listProjects, readMeta, type SessionFiles, type SkipEntry, type SubagentMeta } from './discover.js';
-import { bytesToRead, fresh, progressOf, sizeOf, workOf, type Work } from './import-work.js';
+import { fresh, progressOf, sizeOf, workOf, type Work } from './import-work.js';
+import { importProgressBar } from './import-progress-bar.js';
 import { emptySummary, type ImportSummary } from './import-summary.js';
 
 export type { ImportSummary };
@@ -71,14 +72,7 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
   };
   const refuseTask = taskRefusals(logger);
   const projects = listProjects(options.from, skip);
-  const total = options.onProgress ? await bytesToRead(store, options.from, projects) : 0;
-  let done = 0;
-  options.onProgress?.(0, total);
-  /** The bar moves by what the transcript had to read when its project was listed, whatever became of it. */
-  const advance = (size: number, listed: TranscriptProgress) => {
-    done += Math.max(0, size - listed.byteOffset);
-    options.onProgress?.(Math.min(done, total), total);
-  };
+  const bar = await importProgressBar(store, options.from, projects, options.onProgress);
   let racing = false; // another import into the store was seen committing a transcript this run read
   let firstUnread: string | null = null;
   for (const project of projects) {
@@ -109,9 +103,13 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
       const size = sizeOf(w.path);
       if (typeof size === 'string') {
         skip(w.path, size);
+        bar.copyDone(w.transcript, 0);
         continue;
       }
-      if (size === listed.byteOffset) continue;
+      if (size === listed.byteOffset) {
+        bar.copyDone(w.transcript, 0);
+        continue;
+      }
       // Once another import is seen running at the same time, each transcript's progress is read
       // again by key just before its file: the project's read is older than that import's
       // commits, and every transcript it took since would be read in vain and refused with a
@@ -119,7 +117,7 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
       // transcript costs a round trip on PostgreSQL.
       const before = racing ? ((await store.readProgress(SOURCE, [w.transcript])).get(w.transcript) ?? listed) : listed;
       if (size === before.byteOffset) {
-        advance(size, listed);
+        bar.copyDone(w.transcript, size - listed.byteOffset); // read by the other import
         continue;
       }
       let subagent: TranscriptRole['subagent'] = null;
@@ -144,7 +142,7 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
               );
               summary.deferred++;
             }
-            advance(size, listed); // the run is done with it: the bar reaches its end
+            bar.copyDone(w.transcript, 0); // unread: a later copy may read it, else the bar moves past it
             continue;
           }
           const parentAgent = meta?.parentAgentId;
@@ -160,7 +158,7 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
           'the store could not be read for a transcript: left for the next import',
         );
         summary.writeFailed++;
-        advance(size, listed);
+        bar.copyDone(w.transcript, 0);
         continue;
       }
       const role: TranscriptRole = {
@@ -211,7 +209,7 @@ export async function importClaudeCode(options: ImportRunOptions): Promise<Impor
         }
       }
       if (counted !== before) summary.transcripts++;
-      advance(size, listed);
+      bar.copyDone(w.transcript, size - listed.byteOffset);
     }
   }
   // One WARN a run, not one a file: a Workflow run can hold a thousand agents.

@@ -1,9 +1,9 @@
 // The import's work list (src/import/claude-code/import-claude-code.ts): each session's
-// transcripts in reading order, where each was left (its progress row), and how many bytes are
-// left to read in the tree, for the progress bar. One project's listing at a time.
+// transcripts in reading order, where each was left (its progress row), and each file's size.
+// One project's listing at a time.
 import { statSync } from 'node:fs';
 import type { ImportStore, TranscriptProgress } from '../import-store.js';
-import { discoverProject, failureOf, readMeta, type SessionFiles } from './discover.js';
+import { failureOf, readMeta, type SessionFiles } from './discover.js';
 import { SOURCE } from './transcript-consumer.js';
 
 export interface Work {
@@ -55,29 +55,4 @@ export function sizeOf(path: string): number | string {
   } catch (err) {
     return failureOf(err);
   }
-}
-
-/**
- * Bytes left to read in every transcript of the tree: one project's names, sizes and progress at
- * a time. A transcript found in more than one project folder (a copied folder) is one transcript
- * to the import, which reads each copy on from where the copy before stopped: it counts once, at
- * its largest copy's size, so the bar still reaches its end. The sizes are kept per transcript
- * key (about 0.1 KB a transcript). Silent about entries it cannot read: the import's own pass
- * reports and counts them once.
- */
-export async function bytesToRead(store: ImportStore, from: string, projects: string[]): Promise<number> {
-  let total = 0;
-  const counted = new Map<string, number>(); // transcript key → the size it was counted up to
-  for (const project of projects) {
-    const work = workOf(discoverProject(from, project), false);
-    const progress = await progressOf(store, work);
-    for (const w of work) {
-      const size = sizeOf(w.path);
-      if (typeof size !== 'number') continue;
-      const upTo = counted.get(w.transcript) ?? progress.get(w.transcript)?.byteOffset ?? 0;
-      total += Math.max(0, size - upTo);
-      counted.set(w.transcript, Math.max(upTo, size));
-    }
-  }
-  return total;
 }
