@@ -3,8 +3,9 @@
 // store's recordFrame, which joins the open transaction with a savepoint of its own; the
 // transaction is the store's helper (src/sqlite/transaction.ts), as the proxy's is.
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+
 import { dirname } from 'node:path';
+import { makeFolder } from '../make-folder.js';
 import {
   importAddParentUsage,
   importAddSubagentUsage,
@@ -34,7 +35,7 @@ import {
 } from './import-store.js';
 
 export function openSqliteImportStore(file: string, options: ImportStoreOptions): ImportStore {
-  mkdirSync(dirname(file), { recursive: true });
+  makeFolder(dirname(file));
   const db = new Database(file, { timeout: 5_000 });
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');

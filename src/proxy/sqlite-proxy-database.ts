@@ -2,8 +2,8 @@
 // in WAL mode as a host would run it. Runs only inside the writer worker, so a slow disk
 // (better-sqlite3 is synchronous) stalls the writer, never the relay.
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { makeFolder } from '../make-folder.js';
 import { proxyEnsureSession, proxyReadSessionTask, proxyUpsertSubagentMessage, proxyUpsertSubagentMessagesBatch } from '../../generated/sqlite/proxy/index.js';
 import { formatSqliteColumn } from '../instant.js';
 import { createSqliteStore } from '../sqlite/store.js';
@@ -27,7 +27,7 @@ const BUSY_TIMEOUT_MS = 5_000;
 const LOCK_WAIT: LockWait = { totalMs: BUSY_TIMEOUT_MS, sliceMs: 100 };
 
 export function openSqliteProxyDatabase(file: string, options: ProxyDatabaseOptions): ProxyDatabase {
-  mkdirSync(dirname(file), { recursive: true });
+  makeFolder(dirname(file));
   const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
   db.pragma('journal_mode = WAL');
   // This connection only: in WAL mode NORMAL syncs at checkpoints, not at every commit. A

@@ -10,8 +10,9 @@
 // (it does not wait long: the agent has exited), the writer finishes alone, detached, for at
 // most the drain's time cap, and appends what became of the lines to the log file (nobody is
 // left to read a WARN on stderr).
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { makeFolder } from '../make-folder.js';
 import { targetMasker } from './target-secrets.js';
 import { readSpill, sweepStaleSpills } from './spill.js';
 import type { BatchWriter } from './writer-jobs.js';
@@ -148,7 +149,7 @@ function sweepEarlierHandovers(): void {
 
 function appendLog(line: string): void {
   try {
-    mkdirSync(dirname(config.logFile), { recursive: true });
+    makeFolder(dirname(config.logFile));
     appendFileSync(config.logFile, mask(line));
   } catch {
     // nowhere left to say it
