@@ -5,29 +5,16 @@
 // proxy WARNs and relays, its writer exits, and `import` exits 7. SQLite only: a PostgreSQL store
 // has no folder.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFolder } from '../src/make-folder.js';
 import { RECORDED_PROJECTS } from './helpers/claude-import.js';
 import { assertBuilt, runCliBinary } from './helpers/cli.js';
+import { goneWithin } from './helpers/processes.js';
 
 beforeAll(assertBuilt);
-
-/** Processes whose environment names `marker` (a writer process is told its store in its environment). */
-function processesNaming(marker: string): number[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/environ`, 'utf8').includes(marker);
-      } catch {
-        return false; // gone meanwhile, or not ours to read
-      }
-    })
-    .map(Number);
-}
 
 describe('makeFolder [sqlite]', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'make-folder-'));
@@ -56,9 +43,7 @@ describe('makeFolder [sqlite]', () => {
       const run = await runCliBinary(['proxy', '--sqlite', `${marker}/y.db`, '--', ...agent], 30_000, { env: { ...process.env, XDG_DATA_HOME: data } });
       expect(run.code, run.stderr).toBe(3);
       expect(run.stderr).toContain(`WARN cannot record: ENOENT: no such file or directory, mkdir '${marker}'`);
-      const deadline = Date.now() + 10_000;
-      while (processesNaming(marker).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-      expect(processesNaming(marker)).toEqual([]);
+      expect(await goneWithin(marker, 10_000)).toEqual([]);
       expect(existsSync(marker)).toBe(false);
     } finally {
       rmSync(data, { recursive: true, force: true });

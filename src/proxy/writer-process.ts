@@ -12,6 +12,7 @@
 // left to read a WARN on stderr).
 import { appendFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { makeFolder } from '../make-folder.js';
 import { targetMasker } from './target-secrets.js';
 import { readSpill, sweepStaleSpills } from './spill.js';
@@ -20,6 +21,8 @@ import { WRITER_CONFIG_ENV, type FromWriter, type LineBatch, type ToWriter, type
 
 /** The background cap when the proxy left without saying how long (it died). */
 const DEFAULT_BACKGROUND_MS = 60_000;
+/** How long past its cap the watchdog lets the writer run (startWatchdog). */
+const WATCHDOG_GRACE_MS = 5_000;
 
 if (!process.send) throw new Error('writer-process.js runs as a child process with an IPC channel');
 const send = process.send.bind(process);
@@ -50,6 +53,7 @@ process.on('message', (message: ToWriter) => {
     }
     draining = true;
     cap = setTimeout(overTime, message.backgroundMs);
+    startWatchdog(message.backgroundMs);
   }
   void run();
 });
@@ -58,6 +62,7 @@ process.on('message', (message: ToWriter) => {
 process.on('disconnect', () => {
   detached = true;
   cap ??= setTimeout(overTime, DEFAULT_BACKGROUND_MS);
+  startWatchdog(DEFAULT_BACKGROUND_MS);
   void run();
 });
 
@@ -137,6 +142,32 @@ function exitWith(w: BatchWriter | null, unwritten: number): void {
 function overTime(): void {
   void Promise.race([writer, null]).then((w) => exitWith(w, backlogLines + inFlight));
 }
+
+/**
+ * The cap is a timer, and a timer fires only while the event loop turns: a synchronous loop in
+ * the writer (Node 20's recursive mkdir under /proc was one: a writer left spinning a core 17
+ * minutes after its proxy had exited) would keep it from firing for good. A watchdog thread,
+ * whose timer no loop of this thread can hold back, ends the process WATCHDOG_GRACE_MS past the
+ * cap, after a line in the log; what was not committed rolls back. Started once, when the writer
+ * is left to finish (unref'd: a writer that ends in time ends as before).
+ */
+let watching = false;
+function startWatchdog(capMs: number): void {
+  if (watching) return;
+  watching = true;
+  const workerData = { pid: process.pid, ms: capMs + WATCHDOG_GRACE_MS, logFile: config.logFile, execution: config.executionId };
+  new Worker(WATCHDOG, { eval: true, workerData }).unref();
+}
+const WATCHDOG = `
+const { workerData: w } = require('node:worker_threads');
+const { appendFileSync } = require('node:fs');
+setTimeout(() => {
+  try {
+    appendFileSync(w.logFile, new Date().toISOString() + ' subagent-context proxy (execution ' + w.execution + '): the writer was still running ' + w.ms + ' ms after it was left to finish, past its time cap: killed; what it had not committed rolls back\\n');
+  } catch {}
+  process.kill(w.pid, 'SIGKILL');
+}, w.ms);
+`;
 
 /** An earlier run's writer that stopped before reading its hand-over (killed, crashed) left it behind. */
 function sweepEarlierHandovers(): void {
