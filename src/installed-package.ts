@@ -1,9 +1,19 @@
-// Whether an optional peer dependency (a dialect's driver) resolves from this package's own
-// location, as its imports see it: the CLI's and the proxy's "not installed" lines ask this
-// before blaming the driver for a module that could not be found.
+// The dialect drivers are optional peer dependencies. Whether a failed import is the driver
+// itself missing, as this package's own imports see it (its location's node_modules): the
+// CLI's exit 8 and the proxy's WARN both say what to install on that failure alone, never on a
+// broken install or a file missing inside an installed driver.
 import { createRequire } from 'node:module';
 
-export function isInstalled(name: string): boolean {
+export const DRIVER_DIALECT = { pg: 'PostgreSQL', 'better-sqlite3': 'SQLite' } as const;
+export type DriverName = keyof typeof DRIVER_DIALECT;
+
+/** `err`, thrown by an import, says that the package `name` itself cannot be found from here. */
+export function isMissingPackage(err: unknown, name: string): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && !isInstalled(name);
+}
+
+function isInstalled(name: string): boolean {
   try {
     createRequire(import.meta.url).resolve(name);
     return true;

@@ -29,10 +29,8 @@ describe('makeFolder [sqlite]', () => {
     expect(() => makeFolder(join(scratch, 'file', 'x'))).toThrow(/ENOTDIR/);
   });
 
-  it('a folder under /proc fails with ENOENT at once (Node 20 recursive mkdir never returns there)', () => {
-    const started = performance.now();
+  it('a folder under /proc fails with ENOENT (Node 20 recursive mkdir never returns there)', () => {
     expect(() => makeFolder(`/proc/subagent-context-${randomBytes(4).toString('hex')}/x`)).toThrow(/ENOENT/);
-    expect(performance.now() - started).toBeLessThan(1_000);
   });
 
   it('proxy --sqlite under /proc: the WARN, the agent exit code, and no writer left behind', async () => {

@@ -2,16 +2,12 @@
 // host no `better-sqlite3`. So the CLI imports a driver (and every module that imports one)
 // only once its dialect is chosen, through loadDriver(), which turns "the driver is not
 // installed" into one line saying what to install, with its own exit status.
-import { isInstalled } from '../installed-package.js';
+import { DRIVER_DIALECT, isMissingPackage, type DriverName } from '../installed-package.js';
 import { CliError } from './cli-error.js';
 import { EXIT } from './exit-codes.js';
 
-export type DriverName = 'pg' | 'better-sqlite3';
-
-const DIALECT: Record<DriverName, string> = { pg: 'PostgreSQL', 'better-sqlite3': 'SQLite' };
-
 function driverMissing(name: string, hint: string, cause: unknown): CliError {
-  const dialect = DIALECT[name as DriverName] ?? name;
+  const dialect = (DRIVER_DIALECT as Record<string, string>)[name] ?? name;
   // Run through npx (npm sets npm_command=exec), `npm install` in the folder would not reach the
   // package npx installed: npx must be told to install the driver beside it.
   const npx = process.env.npm_command === 'exec' ? ` (with npx: npx -p subagent-context -p ${name} subagent-context …)` : '';
@@ -27,10 +23,7 @@ export async function loadDriver<T>(name: DriverName | (string & {}), load: () =
   try {
     return await load();
   } catch (err) {
-    const code = (err as { code?: unknown } | null)?.code;
-    if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && !isInstalled(name)) {
-      throw driverMissing(name, hint ?? '', err);
-    }
+    if (isMissingPackage(err, name)) throw driverMissing(name, hint ?? '', err);
     throw err;
   }
 }

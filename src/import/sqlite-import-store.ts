@@ -3,7 +3,6 @@
 // store's recordFrame, which joins the open transaction with a savepoint of its own; the
 // transaction is the store's helper (src/sqlite/transaction.ts), as the proxy's is.
 import Database from 'better-sqlite3';
-
 import { dirname } from 'node:path';
 import { makeFolder } from '../make-folder.js';
 import {

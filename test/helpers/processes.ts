@@ -2,7 +2,7 @@
 // store and log file in its environment, so a test finds the writer it started, alive or gone.
 import { readdirSync, readFileSync } from 'node:fs';
 
-export function processesNaming(marker: string): number[] {
+function processesNaming(marker: string): number[] {
   return readdirSync('/proc')
     .filter((name) => /^\d+$/.test(name))
     .filter((pid) => {
