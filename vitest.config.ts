@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
+import LongestFirstSequencer from './test/setup/longest-first-sequencer.js';
 
 export default defineConfig({
   test: {
@@ -24,6 +25,8 @@ export default defineConfig({
     // module-level state that a test changes, pg's global type parsers are restored by the one
     // test that sets them, and the one spy (Date.now) is restored after each test.
     isolate: false,
+    // Longest files first, from the cache or the committed figures (test/setup/longest-first-sequencer.ts).
+    sequence: { sequencer: LongestFirstSequencer },
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },
