@@ -2,7 +2,6 @@
 // itself missing, as this package's own imports see it (its location's node_modules): the
 // CLI's exit 8 and the proxy's WARN both say what to install on that failure alone, never on a
 // broken install or a file missing inside an installed driver.
-import { createRequire } from 'node:module';
 
 export const DRIVER_DIALECT = { pg: 'PostgreSQL', 'better-sqlite3': 'SQLite' } as const;
 export type DriverName = keyof typeof DRIVER_DIALECT;
@@ -13,9 +12,15 @@ export function isMissingPackage(err: unknown, name: string): boolean {
   return (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && !isInstalled(name);
 }
 
+/**
+ * Resolved as the failed import resolved it, ESM's way: CommonJS's resolver also searches
+ * NODE_PATH, which `import` never does, so a driver found only there (a global install) passed
+ * for installed and its user got the loader's error instead of what to install (review of
+ * 2026-12-07).
+ */
 function isInstalled(name: string): boolean {
   try {
-    createRequire(import.meta.url).resolve(name);
+    import.meta.resolve(name);
     return true;
   } catch {
     return false;

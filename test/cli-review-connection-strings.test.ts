@@ -152,6 +152,9 @@ describe("cli review: a short password masked inside the CLI's own words (review
     expect(mask('postgres://u@h/x?sslkey=/k/id', "ENOENT: no such file or directory, open '/k/id'")).toBe("ENOENT: no such file or directory, open '***'");
     // Twelve characters or more: masked inside a word too (an encoding glued to it).
     expect(mask(`postgres://u:${SECRET}@h/x`, `x${SECRET}y`)).toBe('x***y');
+    // A secret the masked URL shows in its own text is left (docs/security.md): masking it would garble the URL and `--postgres`.
+    expect(mask('postgres://app:postgres@h/x', "--postgres: password 'postgres'")).toBe("--postgres: password 'postgres'");
+    expect(mask('postgres://app:kandev@h/kandev_prod', "password 'kandev'; password 'other'")).toBe("password 'kandev'; password 'other'");
   });
 
   it('SUBAGENT_CONTEXT_DB with a one-letter password: the refusal reads as written', async () => {

@@ -52,8 +52,8 @@ afterAll(async () => {
 });
 
 /** Runs a compiled program or the installed CLI in a project. */
-function runIn(dialect: Dialect, command: string, args: readonly string[]): Promise<CommandResult> {
-  return run(command, args, { cwd: prepared[dialect].project.dir, env: { DATABASE_URL: database.url } });
+function runIn(dialect: Dialect, command: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CommandResult> {
+  return run(command, args, { cwd: prepared[dialect].project.dir, env: { DATABASE_URL: database.url, ...env } });
 }
 
 describe('packaging: a host with one driver', () => {
@@ -208,15 +208,18 @@ describe('packaging: the CLI and CommonJS in a one-driver project', () => {
   }, 120_000);
 
   it('asked for the other dialect, each names the driver to install, in one line, exit 8', async () => {
+    // pg found only on NODE_PATH (a global install), which CommonJS searches and `import` does not: still not installed.
+    const globalPg = { NODE_PATH: join(prepared.postgres.project.dir, 'node_modules') };
     const cases = [
       { dialect: 'sqlite', args: ['health', '--postgres', database.url], driver: 'pg' },
+      { dialect: 'sqlite', args: ['health', '--postgres', database.url], driver: 'pg', env: globalPg },
       { dialect: 'sqlite', args: ['demo', '--postgres', demoDatabase.url], driver: 'pg' },
       { dialect: 'postgres', args: ['migrate', '--sqlite', 'kandev.db'], driver: 'better-sqlite3' },
       { dialect: 'postgres', args: ['demo'], driver: 'better-sqlite3' },
     ] as const;
     writeFileSync(join(prepared.postgres.project.dir, 'kandev.db'), ''); // a file to point at: the driver is what is missing
     for (const c of cases) {
-      const out = await runIn(c.dialect, CLI, c.args);
+      const out = await runIn(c.dialect, CLI, c.args, 'env' in c ? c.env : {});
       expect(out.stdout, c.args.join(' ')).toBe('');
       expect(out.stderr, c.args.join(' ')).toMatch(
         new RegExp(`^subagent-context: the (SQLite|PostgreSQL) driver is not installed: npm install ${c.driver}( \\(.*\\))?\\n$`),

@@ -42,6 +42,8 @@ const envMs = (name: string, fallback: number) => {
   const v = Number(process.env[name]);
   return Number.isFinite(v) && v > 0 ? v : fallback;
 };
+/** The longest delay a timer takes: setTimeout fires a longer one at once (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 function summaryLine(s: TeeSummary, backgroundMs: number, logFile: string): string | null {
   const lost =
@@ -73,10 +75,10 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyEnd> {
   const warn = new RateLimitedWarn(stderr, options.warnIntervalMs ?? 10_000);
   stderr(`subagent-context proxy: recording subagents to ${options.where}\n`);
   const child = spawn(options.command, options.args, { stdio: ['pipe', 'pipe', 'inherit'] });
-  const backgroundMs = options.backgroundMs ?? envMs('SUBAGENT_CONTEXT_PROXY_BACKGROUND_MS', 60_000);
+  const backgroundMs = Math.min(options.backgroundMs ?? envMs('SUBAGENT_CONTEXT_PROXY_BACKGROUND_MS', 60_000), MAX_TIMER_MS);
   const logFile = options.logFile ?? (process.env.SUBAGENT_CONTEXT_PROXY_LOG || join(defaultDataDir(), 'proxy.log'));
   const tee = new Tee(
-    { target: options.target, executionId: randomUUID(), task: options.task, fallbackCwd: process.cwd(), logFile },
+    { target: options.target, executionId: randomUUID(), task: options.task, fallbackCwd: process.cwd(), logFile, backgroundMs },
     warn,
     options.limits ?? DEFAULT_TEE_LIMITS,
   );
@@ -103,7 +105,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyEnd> {
   });
 
   process.stdin.destroy(); // nothing reads the client any more; stop holding the event loop open
-  const summary = await tee.close(options.drainMs ?? envMs('SUBAGENT_CONTEXT_PROXY_DRAIN_MS', 1_000), backgroundMs);
+  const summary = await tee.close(Math.min(options.drainMs ?? envMs('SUBAGENT_CONTEXT_PROXY_DRAIN_MS', 1_000), MAX_TIMER_MS), backgroundMs);
   const line = summaryLine(summary, backgroundMs, logFile);
   if (line) stderr(line);
   for (const [sig, handler] of forward) process.off(sig, handler);

@@ -14,19 +14,32 @@ import { appendFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { makeFolder } from '../make-folder.js';
+import type { LeftToFinish, WatchdogData } from './writer-watchdog.js';
 import { targetMasker } from './target-secrets.js';
 import { readSpill, sweepStaleSpills } from './spill.js';
 import type { BatchWriter } from './writer-jobs.js';
 import { WRITER_CONFIG_ENV, type FromWriter, type LineBatch, type ToWriter, type WriterConfig, type WriterStats } from './writer-protocol.js';
 
-/** The background cap when the proxy left without saying how long (it died). */
+/** The background cap when the proxy left without saying how long (it died) and its config named none. */
 const DEFAULT_BACKGROUND_MS = 60_000;
-/** How long past its cap the watchdog lets the writer run (startWatchdog). */
-const WATCHDOG_GRACE_MS = 5_000;
+/** setTimeout fires a longer delay at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 if (!process.send) throw new Error('writer-process.js runs as a child process with an IPC channel');
 const send = process.send.bind(process);
 const config = JSON.parse(process.env[WRITER_CONFIG_ENV] ?? '{}') as WriterConfig;
+const defaultCapMs = config.backgroundMs ?? DEFAULT_BACKGROUND_MS;
+
+// First, before anything that could block this thread (./writer-watchdog.ts says why); unref'd:
+// a writer that ends in time ends as before.
+const watchdogData: WatchdogData = { pid: process.pid, parentPid: process.ppid, capMs: defaultCapMs, logFile: config.logFile, execution: config.executionId };
+const watchdog = new Worker(new URL('./writer-watchdog.js', import.meta.url), { workerData: watchdogData });
+watchdog.unref();
+/** Left to finish within `capMs`: the cap's timer here, and the watchdog's deadline past it. */
+function leftToFinish(capMs: number): void {
+  cap ??= setTimeout(overTime, Math.min(capMs, MAX_TIMER_MS));
+  watchdog.postMessage({ type: 'left', capMs } satisfies LeftToFinish);
+}
 
 const backlog: LineBatch[] = [];
 let backlogLines = 0;
@@ -52,8 +65,7 @@ process.on('message', (message: ToWriter) => {
       backlogLines += batch.ends.length;
     }
     draining = true;
-    cap = setTimeout(overTime, message.backgroundMs);
-    startWatchdog(message.backgroundMs);
+    leftToFinish(message.backgroundMs);
   }
   void run();
 });
@@ -61,8 +73,7 @@ process.on('message', (message: ToWriter) => {
 // within the cap; a PostgreSQL transaction cut off by it rolls back, SQLite's WAL likewise.
 process.on('disconnect', () => {
   detached = true;
-  cap ??= setTimeout(overTime, DEFAULT_BACKGROUND_MS);
-  startWatchdog(DEFAULT_BACKGROUND_MS);
+  leftToFinish(defaultCapMs);
   void run();
 });
 
@@ -142,32 +153,6 @@ function exitWith(w: BatchWriter | null, unwritten: number): void {
 function overTime(): void {
   void Promise.race([writer, null]).then((w) => exitWith(w, backlogLines + inFlight));
 }
-
-/**
- * The cap is a timer, and a timer fires only while the event loop turns: a synchronous loop in
- * the writer (Node 20's recursive mkdir under /proc was one: a writer left spinning a core 17
- * minutes after its proxy had exited) would keep it from firing for good. A watchdog thread,
- * whose timer no loop of this thread can hold back, ends the process WATCHDOG_GRACE_MS past the
- * cap, after a line in the log; what was not committed rolls back. Started once, when the writer
- * is left to finish (unref'd: a writer that ends in time ends as before).
- */
-let watching = false;
-function startWatchdog(capMs: number): void {
-  if (watching) return;
-  watching = true;
-  const workerData = { pid: process.pid, ms: capMs + WATCHDOG_GRACE_MS, logFile: config.logFile, execution: config.executionId };
-  new Worker(WATCHDOG, { eval: true, workerData }).unref();
-}
-const WATCHDOG = `
-const { workerData: w } = require('node:worker_threads');
-const { appendFileSync } = require('node:fs');
-setTimeout(() => {
-  try {
-    appendFileSync(w.logFile, new Date().toISOString() + ' subagent-context proxy (execution ' + w.execution + '): the writer was still running ' + w.ms + ' ms after it was left to finish, past its time cap: killed; what it had not committed rolls back\\n');
-  } catch {}
-  process.kill(w.pid, 'SIGKILL');
-}, w.ms);
-`;
 
 /** An earlier run's writer that stopped before reading its hand-over (killed, crashed) left it behind. */
 function sweepEarlierHandovers(): void {

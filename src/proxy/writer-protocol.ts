@@ -17,6 +17,8 @@ export interface WriterConfig {
   fallbackCwd: string;
   /** Where a writer left to finish in the background says what became of its lines. */
   logFile: string;
+  /** Its cap once left to finish, should the proxy go without a drain to say it (it died). */
+  backgroundMs?: number;
 }
 
 export interface LineBatch {
