@@ -3,7 +3,7 @@
 // of a checkout that has no such cache: a fresh clone, CI (test/setup/longest-first-sequencer.ts).
 // Run after a full `vitest run` on a quiet machine; a file the list lacks only starts first.
 //   npx tsx scripts/test-durations.ts
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const cacheRoot = join('node_modules', '.vite', 'vitest');
@@ -13,7 +13,8 @@ const { results } = JSON.parse(readFileSync(caches[0], 'utf8')) as { results: Ar
 const durations = Object.fromEntries(
   results
     .map(([key, r]) => [key.slice(key.indexOf(':') + 1), Math.round(r.duration / 100) / 10] as const)
-    .filter(([path]) => path.startsWith('test/') && !path.startsWith('test/agents/'))
+    // The cache keeps files since removed: only those that are here.
+    .filter(([path]) => path.startsWith('test/') && !path.startsWith('test/agents/') && existsSync(path))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
 );
 const out = join('test', 'setup', 'file-durations.json');
