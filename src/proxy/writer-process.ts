@@ -33,12 +33,22 @@ const defaultCapMs = config.backgroundMs ?? DEFAULT_BACKGROUND_MS;
 // First, before anything that could block this thread (./writer-watchdog.ts says why); unref'd:
 // a writer that ends in time ends as before.
 const watchdogData: WatchdogData = { pid: process.pid, parentPid: process.ppid, capMs: defaultCapMs, logFile: config.logFile, execution: config.executionId };
-const watchdog = new Worker(new URL('./writer-watchdog.js', import.meta.url), { workerData: watchdogData });
-watchdog.unref();
+const watchdog = startWatchdog();
 /** Left to finish within `capMs`: the cap's timer here, and the watchdog's deadline past it. */
 function leftToFinish(capMs: number): void {
   cap ??= setTimeout(overTime, Math.min(capMs, MAX_TIMER_MS));
-  watchdog.postMessage({ type: 'left', capMs } satisfies LeftToFinish);
+  watchdog?.postMessage({ type: 'left', capMs } satisfies LeftToFinish);
+}
+/** A safety net: a writer whose thread cannot start (a process's thread limit) writes without one, as before it had one. */
+function startWatchdog(): Worker | undefined {
+  try {
+    const worker = new Worker(new URL('./writer-watchdog.js', import.meta.url), { workerData: watchdogData });
+    worker.on('error', () => {}); // a watchdog that fails leaves the writer as it was
+    worker.unref();
+    return worker;
+  } catch {
+    return undefined;
+  }
 }
 
 const backlog: LineBatch[] = [];

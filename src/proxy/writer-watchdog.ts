@@ -15,8 +15,8 @@ import { makeFolder } from '../make-folder.js';
 
 /** How long past its cap the watchdog lets the writer run. */
 export const WATCHDOG_GRACE_MS = 5_000;
-/** How often the deadline and the parent are looked at. */
-const TICK_MS = 250;
+/** How often the deadline and the parent are looked at: the kill comes within a tick past the grace. */
+const TICK_MS = 1_000;
 
 export interface WatchdogData {
   /** The writer's process, and the proxy that started it. */
