@@ -78,7 +78,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyEnd> {
   const backgroundMs = Math.min(options.backgroundMs ?? envMs('SUBAGENT_CONTEXT_PROXY_BACKGROUND_MS', 60_000), MAX_TIMER_MS);
   const logFile = options.logFile ?? (process.env.SUBAGENT_CONTEXT_PROXY_LOG || join(defaultDataDir(), 'proxy.log'));
   const tee = new Tee(
-    { target: options.target, executionId: randomUUID(), task: options.task, fallbackCwd: process.cwd(), logFile, backgroundMs },
+    { target: options.target, executionId: randomUUID(), task: options.task, fallbackCwd: process.cwd(), logFile, backgroundMs, proxyPid: process.pid },
     warn,
     options.limits ?? DEFAULT_TEE_LIMITS,
   );

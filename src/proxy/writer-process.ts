@@ -32,7 +32,13 @@ const defaultCapMs = config.backgroundMs ?? DEFAULT_BACKGROUND_MS;
 
 // First, before anything that could block this thread (./writer-watchdog.ts says why); unref'd:
 // a writer that ends in time ends as before.
-const watchdogData: WatchdogData = { pid: process.pid, parentPid: process.ppid, capMs: defaultCapMs, logFile: config.logFile, execution: config.executionId };
+const watchdogData: WatchdogData = {
+  pid: process.pid,
+  parentPid: config.proxyPid ?? process.ppid,
+  capMs: defaultCapMs,
+  logFile: config.logFile,
+  execution: config.executionId,
+};
 const watchdog = startWatchdog();
 /** Left to finish within `capMs`: the cap's timer here, and the watchdog's deadline past it. */
 function leftToFinish(capMs: number): void {

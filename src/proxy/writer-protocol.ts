@@ -19,6 +19,8 @@ export interface WriterConfig {
   logFile: string;
   /** Its cap once left to finish, should the proxy go without a drain to say it (it died). */
   backgroundMs?: number;
+  /** The proxy's pid, whose end the writer's watchdog watches for. */
+  proxyPid?: number;
 }
 
 export interface LineBatch {

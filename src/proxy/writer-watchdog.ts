@@ -7,19 +7,21 @@
 // proxy drains it or leaves (`left`), and this thread also sees the proxy go by itself (the
 // writer's parent changes, or is gone), since a writer stuck before the drain — the /proc hang
 // was at the store's opening — hears neither (review of 2026-12-07). A long cap is never a
-// timer here (a delay past 2^31 - 1 ms fires at once): the deadline is checked on a short tick.
+// timer here (a delay past 2^31 - 1 ms fires at once): the deadline is checked on a short tick,
+// on the monotonic clock as a timer would be (a wall clock stepped forward killed a healthy writer).
 import { appendFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { dirname } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { makeFolder } from '../make-folder.js';
 
 /** How long past its cap the watchdog lets the writer run. */
 export const WATCHDOG_GRACE_MS = 5_000;
-/** How often the deadline and the parent are looked at: the kill comes within a tick past the grace. */
+/** How often the deadline and the parent are looked at: the kill comes within a tick or two past the grace. */
 const TICK_MS = 1_000;
 
 export interface WatchdogData {
-  /** The writer's process, and the proxy that started it. */
+  /** The writer's process, and the proxy that started it (its pid as the proxy gave it: a parent gone before the writer read its own would be missed). */
   readonly pid: number;
   readonly parentPid: number;
   /** The cap that applies when the proxy went without saying one (it died). */
@@ -40,13 +42,13 @@ function watch(data: WatchdogData, writer: NonNullable<typeof parentPort>): void
   let deadline = Infinity;
   let allowedMs = 0;
   const leave = (capMs: number) => {
-    const at = Date.now() + capMs + WATCHDOG_GRACE_MS;
+    const at = performance.now() + capMs + WATCHDOG_GRACE_MS;
     if (at < deadline) [deadline, allowedMs] = [at, capMs + WATCHDOG_GRACE_MS];
   };
   writer.on('message', (m: LeftToFinish) => leave(m.capMs));
   setInterval(() => {
     if (deadline === Infinity && proxyGone(data.parentPid)) leave(data.capMs);
-    if (Date.now() < deadline) return;
+    if (performance.now() < deadline) return;
     try {
       makeFolder(dirname(data.logFile));
       appendFileSync(

@@ -11,11 +11,17 @@ import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-/** Seconds a test file took in a whole run, by path from the repository's root. */
-const COMMITTED: Readonly<Record<string, number>> = JSON.parse(readFileSync(new URL('./file-durations.json', import.meta.url), 'utf8')) as Record<
-  string,
-  number
->;
+/** Seconds a test file took in a whole run, by path from the repository's root; none when the file is missing or unreadable (a merge conflict in it): only the order suffers. */
+const COMMITTED = committedDurations();
+
+function committedDurations(): Readonly<Record<string, number>> {
+  try {
+    const read: unknown = JSON.parse(readFileSync(new URL('./file-durations.json', import.meta.url), 'utf8'));
+    return typeof read === 'object' && read !== null ? (read as Record<string, number>) : {};
+  } catch {
+    return {};
+  }
+}
 
 export default class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -24,7 +30,8 @@ export default class LongestFirstSequencer extends BaseSequencer {
       const path = relative(root, spec.moduleId);
       const cached = this.ctx.cache.getFileTestResults(`${spec.project.name}:${path}`);
       if (cached?.failed) return { failed: true, ms: Infinity };
-      return { failed: false, ms: cached?.duration ?? (path in COMMITTED ? COMMITTED[path] * 1000 : Infinity) };
+      const committed = COMMITTED[path];
+      return { failed: false, ms: cached?.duration ?? (typeof committed === 'number' ? committed * 1000 : Infinity) };
     };
     const order = new Map(files.map((spec) => [spec, known(spec)]));
     return [...files].sort((a, b) => {
