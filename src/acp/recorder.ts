@@ -9,6 +9,7 @@
 // identity-less, and the store counts it skipped_no_identity (AC-26: nothing lost silently);
 // one that throws, rejects or does not answer within contextTimeoutMs fails that update (WARN).
 import { describeError, guardedLogger } from '../logger.js';
+import { MAX_TIMER_MS } from '../max-timer.js';
 import type { RecordOptions, RecordOutcome, SubagentContextStore, SubagentFrame } from '../types.js';
 import { createSubagentRecognizer } from './recognizer.js';
 import type { AcpHostContext, AcpRecorder, AcpRecorderCounters, AcpRecorderOptions, AcpSessionUpdateParams, RecognizedSubagentUpdate } from './types.js';
@@ -21,8 +22,6 @@ const MAX_WARNED_TITLES = 1024;
  * and 1,024 remembered titles of a megabyte each would be a gigabyte held for the recorder's life.
  */
 const MAX_TITLE_CHARS = 256;
-/** The longest delay setTimeout honours (2^31 - 1 ms, about 24.8 days); beyond it Node fires after 1 ms. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * contextTimeoutMs as a timer: undefined (no timer) for Infinity or anything beyond setTimeout's

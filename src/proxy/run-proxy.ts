@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:os';
 import { join } from 'node:path';
+import { MAX_TIMER_MS } from '../max-timer.js';
 import { defaultDataDir } from './data-dir.js';
 import { targetMasker } from './target-secrets.js';
 import { RateLimitedWarn } from './rate-limited-warn.js';
@@ -42,8 +43,6 @@ const envMs = (name: string, fallback: number) => {
   const v = Number(process.env[name]);
   return Number.isFinite(v) && v > 0 ? v : fallback;
 };
-/** The longest delay a timer takes: setTimeout fires a longer one at once (about 24.8 days). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 function summaryLine(s: TeeSummary, backgroundMs: number, logFile: string): string | null {
   const lost =

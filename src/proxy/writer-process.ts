@@ -22,8 +22,6 @@ import { WRITER_CONFIG_ENV, type FromWriter, type LineBatch, type ToWriter, type
 
 /** The background cap when the proxy left without saying how long (it died) and its config named none. */
 const DEFAULT_BACKGROUND_MS = 60_000;
-/** setTimeout fires a longer delay at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 if (!process.send) throw new Error('writer-process.js runs as a child process with an IPC channel');
 const send = process.send.bind(process);
@@ -42,7 +40,7 @@ const watchdogData: WatchdogData = {
 const watchdog = startWatchdog();
 /** Left to finish within `capMs`: the cap's timer here, and the watchdog's deadline past it. */
 function leftToFinish(capMs: number): void {
-  cap ??= setTimeout(overTime, Math.min(capMs, MAX_TIMER_MS));
+  cap ??= setTimeout(overTime, capMs); // within a timer's range: the proxy clamps it (run-proxy.ts)
   watchdog?.postMessage({ type: 'left', capMs } satisfies LeftToFinish);
 }
 /** A safety net: a writer whose thread cannot start (a process's thread limit) writes without one, as before it had one. */

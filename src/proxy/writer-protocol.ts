@@ -17,7 +17,7 @@ export interface WriterConfig {
   fallbackCwd: string;
   /** Where a writer left to finish in the background says what became of its lines. */
   logFile: string;
-  /** Its cap once left to finish, should the proxy go without a drain to say it (it died). */
+  /** Its cap once left to finish, should the proxy go without a drain to say it (it died); like the drain's, at most MAX_TIMER_MS. */
   backgroundMs?: number;
   /** The proxy's pid, whose end the writer's watchdog watches for. */
   proxyPid?: number;
@@ -35,7 +35,8 @@ export interface LineBatch {
 /**
  * The proxy is leaving (the agent exited): everything it still held was sent before this.
  * The writer writes it all, then closes the store and exits. If the proxy leaves first (the
- * IPC channel closes), the writer goes on alone for at most `backgroundMs`.
+ * IPC channel closes), the writer goes on alone for at most `backgroundMs` (at most MAX_TIMER_MS:
+ * the proxy clamps it, src/max-timer.ts).
  */
 export interface DrainMessage {
   type: 'drain';

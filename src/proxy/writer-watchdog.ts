@@ -16,7 +16,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { makeFolder } from '../make-folder.js';
 
 /** How long past its cap the watchdog lets the writer run. */
-export const WATCHDOG_GRACE_MS = 5_000;
+const WATCHDOG_GRACE_MS = 5_000;
 /** How often the deadline and the parent are looked at: the kill comes within a tick or two past the grace. */
 const TICK_MS = 1_000;
 
