@@ -7,8 +7,11 @@
 // figures of a whole run committed beside this file (`npx tsx scripts/test-durations.ts` writes
 // them from the cache after a full `vitest run`); a file neither knows starts first, as vitest
 // starts unknown files. Failed files still start first. docs/testing.md, "Where the time goes".
+// `vitest run --sequence.shuffle` shuffles the files as vitest's own sequencer does (its seed,
+// `--sequence.seed`, its shuffle): a configured sequencer otherwise overrides the flag for files.
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
+import { shuffle } from '@vitest/utils/helpers';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** Seconds a test file took in a whole run, by path from the repository's root; none when the file is missing or unreadable (a merge conflict in it): only the order suffers. */
@@ -25,6 +28,8 @@ function committedDurations(): Readonly<Record<string, number>> {
 
 export default class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const { shuffle: shuffled, seed } = this.ctx.config.sequence;
+    if (shuffled) return shuffle(files, seed);
     const root = this.ctx.config.root;
     const known = (spec: TestSpecification) => {
       const path = relative(root, spec.moduleId);
