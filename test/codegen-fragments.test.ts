@@ -39,7 +39,9 @@ describe('the statements under queries/ and their fragments', () => {
     );
     expect([...fragments.postgres.keys()].sort()).toEqual(
       [
+        'jsonb_or_empty',
         'metadata_or_empty',
+        'nul_strings_as_null',
         'prefiltered_metadata_or_empty',
         'recordable_id',
         'session_active_in_window',

@@ -147,8 +147,8 @@ WITH candidate AS (
          -- normalized.subagent_task (AC-21) …
          {{text_from_metadata(m.metadata)}},
          -- … and tool_status the ACP tool-call status at the TOP level; never conflated.
-         CASE WHEN json_type(m.metadata, '$.status') = 'text'
-              THEN NULLIF(json_extract(m.metadata, '$.status'), '') END AS tool_status,
+         CASE WHEN json_type(m.metadata, '$.status') = 'text' AND instr(json_extract(m.metadata, '$.status'), char(0)) = 0
+              THEN NULLIF(json_extract(m.metadata, '$.status'), '') END AS tool_status,    -- a NUL: not reported, as every text column
          -- Column rules: is_async is 1 only on a positive report (JSON true).
          CASE WHEN json_type(m.metadata, '$.normalized.subagent_task.is_async') = 'true' THEN 1 ELSE 0 END AS is_async,
          -- Metrics (AC-23): a JSON number whose value is an integer within int64 is that

@@ -44,11 +44,15 @@ const MERGE: Record<Dialect, Record<string, (c: string, n: string) => string>> =
   },
 };
 
-/** One text column read from metadata `m`: only a JSON string counts, and '' is NULL. */
+/**
+ * One text column read from metadata `m`: only a JSON string counts, and '' is NULL; so is a
+ * string holding a NUL (a \u0000 escape), as on the live path (SQLite would store it; on
+ * PostgreSQL such a string reads as null before this: the fragment nul_strings_as_null).
+ */
 const FROM_METADATA: Record<Dialect, (m: string, path: readonly string[], column: string) => string> = {
   sqlite: (m, path, c) => {
     const p = `'$.${path.join('.')}'`;
-    return `CASE WHEN json_type(${m}, ${p}) = 'text' THEN NULLIF(json_extract(${m}, ${p}), '') END AS ${c}`;
+    return `CASE WHEN json_type(${m}, ${p}) = 'text' AND instr(json_extract(${m}, ${p}), char(0)) = 0 THEN NULLIF(json_extract(${m}, ${p}), '') END AS ${c}`;
   },
   postgres: (m, path, c) => {
     const p = `'{${path.join(',')}}'`;

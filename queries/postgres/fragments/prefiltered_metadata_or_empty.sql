@@ -1,6 +1,7 @@
 /*
  * prefiltered_metadata_or_empty(x): metadata_or_empty for rows already past
- * subagent_prefilter (which NULL, '' and 'null' never pass): invalid JSON reads as '{}'.
+ * subagent_prefilter (which NULL, '' and 'null' never pass): invalid JSON reads as '{}'
+ * (jsonb_or_empty, which also reads a document jsonb refuses only for its \u0000 escapes).
  * @requires subagent_prefilter
  */
-CASE WHEN {{valid_jsonb(x)}} THEN x::jsonb ELSE '{}'::jsonb END
+({{jsonb_or_empty(x)}})

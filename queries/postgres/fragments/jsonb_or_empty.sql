@@ -1,0 +1,10 @@
+/*
+ * jsonb_or_empty(x): x as jsonb when valid_jsonb admits it; else, when it holds a \u0000 escape
+ * (chr(92) is the backslash), x read with every string holding one as null, if that is valid
+ * (nul_strings_as_null, asked only of that rare text); else '{}' (AC-23b).
+ */
+(CASE WHEN {{valid_jsonb(x)}} THEN x::jsonb
+      WHEN strpos(x, chr(92) || 'u0000') > 0
+        THEN (SELECT CASE WHEN {{valid_jsonb(n.doc)}} THEN n.doc::jsonb ELSE '{}'::jsonb END
+                FROM (SELECT {{nul_strings_as_null(x)}} AS doc OFFSET 0) AS n)
+      ELSE '{}'::jsonb END)
