@@ -36,6 +36,7 @@ export * from './report_usage_ledger.queries.js';
 export * from './report_usage_ledger_present.queries.js';
 export * from './report_usage_ledger_sessions.queries.js';
 export * from './set_local_bitmap_scans.queries.js';
+export * from './set_local_date_style.queries.js';
 export * from './set_local_lock_timeout.queries.js';
 export * from './set_local_search_path.queries.js';
 export * from './set_local_statement_timeout.queries.js';

@@ -198,6 +198,9 @@ export const DIALECT_ONLY: Readonly<Record<string, readonly Dialect[]>> = {
   // The JSON validity statements' pinned search_path (issue 30 items 7 and 8): SQLite resolves
   // no function through a search path (json_valid is built in).
   set_local_search_path: ['postgres'],
+  // The window walk's and the mark's edges as ISO text whatever the session's DateStyle: SQLite
+  // keeps its instants as the host's own text, which no session setting changes.
+  set_local_date_style: ['postgres'],
   // The JSON helper's trust (issue #16 item 3): SQLite has no such object (json_valid is
   // built in, and a file cannot carry a function), so SQLITE_JSON_HELPER
   // (src/migrations/json-helper.ts) answers 'current' for it without a statement.

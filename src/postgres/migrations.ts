@@ -28,6 +28,7 @@ import {
   readSubagentTableHostObjects,
   setLocalBitmapScans,
   setLocalLockTimeout,
+  setLocalDateStyle,
   setLocalSearchPath,
   setLocalStatementTimeout,
   setLocalWorkMem,
@@ -124,6 +125,7 @@ function postgresPrimitives(db: Queryable): MigrationPrimitives {
       // Both statements that test JSON run in a locked transaction after the helper's probe,
       // with the search_path that reaches pg_catalog and the package's helper first.
       await setLocalSearchPath.one(undefined, db);
+      await setLocalDateStyle.one(undefined, db); // the edge as ISO text (the query file says why)
       const high = await readBackfillThrough.one({ before, limit }, db);
       if (typeof high.backfill_through !== 'string') throw new Error('readBackfillThrough returned no value');
       return { through: high.backfill_through, edge: high.edge };
@@ -138,6 +140,8 @@ function postgresPrimitives(db: Queryable): MigrationPrimitives {
     windows: {
       available: async () => (await probeCreatedAtIndex.one(undefined, db)).present,
       nextWindow: async (top, widthUs, messages) => {
+        // Its edges as ISO text, which the runner keeps and passes back (the query file says why).
+        await setLocalDateStyle.one(undefined, db);
         const row = await nextBackfillWindow.one({ top, widthUs, messages }, db);
         return row.lo === null ? undefined : { lo: row.lo, below: row.below, widthUs: row.width_us };
       },
