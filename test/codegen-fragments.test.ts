@@ -39,6 +39,7 @@ describe('the statements under queries/ and their fragments', () => {
     );
     expect([...fragments.postgres.keys()].sort()).toEqual(
       [
+        'instant_in_range',
         'jsonb_or_empty',
         'metadata_or_empty',
         'nul_strings_as_null',

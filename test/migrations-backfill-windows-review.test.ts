@@ -59,7 +59,9 @@ describe('runMigrations: the window walk against what a review found (issue 32 i
         await insertMessage(db, { id: `m${i}-${k}`, sessionId: 's0', metadata, createdAt: at });
       }
     const single = await singleStatementRows(db);
-    expect(single.rows).toHaveLength(6);
+    // The year-290000 messages get no row (no instant the package can hold, as on SQLite:
+    // test/migrations-backfill-instant-range.test.ts), but the windows still walk over them.
+    expect(single.rows).toHaveLength(3);
     for (const maxWindowMs of [0.001, undefined]) {
       const { report, progress } = await migrate(db.pool!, { maxWindowMs });
       expect(report.ok, JSON.stringify(report.steps)).toBe(true);

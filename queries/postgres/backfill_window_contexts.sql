@@ -26,7 +26,7 @@
  *   COMMIT. Only the sessions that get a row are locked, not every session of the window.
  *
  * Fragments, each included as {{name(argument)}} from queries/postgres/fragments/ and expanded by
- * codegen (the generated module shows the whole statement): prefiltered_metadata_or_empty, recordable_id, subagent_prefilter;
+ * codegen (the generated module shows the whole statement): instant_in_range, prefiltered_metadata_or_empty, recordable_id, subagent_prefilter;
  * and, derived from the column tags of schema/postgres/002_task_session_subagents.sql, the text
  * columns' extraction (text_from_metadata) and lists (text_columns).
  */
@@ -89,7 +89,7 @@ WITH candidate AS (
      AND {{recordable_id(p.task_session_id)}}
      AND {{recordable_id(p.task_id)}}
      AND {{recordable_id(p.tool_call_id)}}
-     AND p.created_at IS NOT NULL
+     AND {{instant_in_range(p.created_at)}}   -- as SQLite reads one: finite, years 1–9999
 ), ranked AS (
   -- AC-21b: one row per (session, tool_call_id), from the message with the newest
   -- created_at, then the greatest id in byte order (COLLATE "C", as SQLite compares).

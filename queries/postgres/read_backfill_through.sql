@@ -34,7 +34,7 @@
  * the whole table (the tests' and benchmarks' reference).
  *
  * Fragments, each included as {{name(argument)}} from queries/postgres/fragments/ and expanded by
- * codegen (the generated module shows the whole statement): prefiltered_metadata_or_empty, recordable_id, subagent_prefilter.
+ * codegen (the generated module shows the whole statement): instant_in_range, prefiltered_metadata_or_empty, recordable_id, subagent_prefilter.
  */
 
 /* @returns one */
@@ -63,7 +63,7 @@ SELECT COALESCE((
      AND {{recordable_id(m.task_id)}}
      AND jsonb_typeof(d.meta -> 'tool_call_id') = 'string'
      AND {{recordable_id(d.tool_call_id)}}
-     AND m.created_at IS NOT NULL
+     AND {{instant_in_range(m.created_at)}}   -- the backfill's own test
      -- A message whose session row is gone (a host that ran with foreign keys off) is skipped.
      AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = m.task_session_id)
    ORDER BY m.created_at DESC
