@@ -16,11 +16,17 @@
  * ways rank alike. Nothing here can raise: json_extract reads only documents json_valid
  * admitted.
  *
- * Only a message whose id and session are text: a session that is not text is never recordable
+ * Only a message whose session is text: a session that is not text is never recordable
  * (AC-21a), and the staging table's text key would otherwise make one so (a host column without
- * a declared type may hold an integer); a message whose id is NULL (a rowid table's primary key
- * may be) would make this statement fail on its NOT NULL, on every boot. Such a message gets no
- * row from the backfill (the single statement of 0.2 ranked one whose id is NULL).
+ * a declared type may hold an integer). Its id may be anything but NULL: the id only ranks
+ * (AC-21b's tiebreak, byte order within a type, integers before text before BLOBs) and finds the
+ * message again, so a message whose id is a BLOB (a Go []byte written to the host's TEXT
+ * PRIMARY KEY stays one) or a number (a host column without a declared type) competes as in the
+ * single statement; the staging table's id column has no declared type, so the value is staged
+ * as it is. (Staging text ids alone, a newer message with a BLOB id lost to an older one with a
+ * text id: a review, 2026-12.) A message whose id is NULL (a rowid table's primary key may be)
+ * would make this statement fail on the NOT NULL, on every boot: it gets no row from the
+ * backfill (the single statement of 0.2 ranked one whose id is NULL).
  *
  * ON CONFLICT DO NOTHING: a message read twice into the range table adds nothing.
  */
@@ -33,7 +39,7 @@ SELECT m.task_session_id, m.id, m.rowid, m.task_id,
        {{utc9(m.created_at)}}
   FROM task_session_messages AS m
  WHERE m.rowid >= :from! AND m.rowid <= :upTo!
-   AND typeof(m.id) = 'text' AND typeof(m.task_session_id) = 'text'
+   AND m.id IS NOT NULL AND typeof(m.task_session_id) = 'text'
    AND {{subagent_prefilter(m.metadata)}}
    AND {{prefiltered_valid_json(m.metadata)}}
    AND json_type(m.metadata, '$.normalized.kind') = 'text'

@@ -112,6 +112,7 @@ function* backfillChunk(db: MigrationPrimitives, limit: number, lockedLimit: num
   const through = yield* keptMark(db);
   const after = (yield* awaited(db.readKey(BACKFILL_PROGRESS_KEYS.cursor))) ?? '';
   const read = yield* awaited(db.nextBackfillSessions(after, limit));
+  refuseStuckCursor(after, read);
   const kept = read.length ? yield* keepRowsAhead(db, { after, sessions: read }, ahead) : undefined;
   // Computed under the lock: only as many sessions as the lock's own size.
   const sessions = kept === undefined && read.length > lockedLimit ? read.slice(0, lockedLimit) : read;
@@ -132,6 +133,20 @@ function* backfillChunk(db: MigrationPrimitives, limit: number, lockedLimit: num
   }
   yield* finishBackfill(db, through, sampleCaptureSince);
   return { kind: 'finished', chunk: { after, sessions }, rows, ahead: keptAhead };
+}
+
+/**
+ * The walk's second line of defence: a session read after the cursor that is the cursor itself
+ * means the cursor cannot advance (a key it cannot hold exactly, which the dialect's statement
+ * should never return), and the walk would read the same chunk forever: the step fails instead,
+ * rolled back, so the host's boot goes on (the next run fails the same way, visibly).
+ */
+function refuseStuckCursor(after: string, read: readonly string[]): void {
+  if (!read.includes(after)) return;
+  throw new Error(
+    `the backfill's session walk cannot advance: the session key ${JSON.stringify(after)} came back after the cursor it was kept as ` +
+      `(${BACKFILL_PROGRESS_KEYS.cursor}); a key the cursor cannot hold exactly, the walk stopped rather than loop`,
+  );
 }
 
 /** Progress only: the sessions after the cursor as this run begins (lock-free; an estimate). */

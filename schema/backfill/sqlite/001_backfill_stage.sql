@@ -12,11 +12,12 @@
 -- task id, tool_call_id (a JSON string, else NULL) and created_at as utc9. Phase 2 ranks from
 -- these columns alone, without reading a candidate again, only while nothing can have changed
 -- since they were staged (src/sqlite/stage-freshness.ts); otherwise it reads each by id. No
--- declared type on task_id, tool_call_id and created_utc9, so no affinity converts a value:
--- a host's integer task id stays an integer, as the recordable-id rule must see it.
+-- declared type on id, task_id, tool_call_id and created_utc9, so no affinity converts a value:
+-- a host's integer task id stays an integer, as the recordable-id rule must see it, and an
+-- integer message id ranks as one (AC-21b's tiebreak), as it does when phase 2 reads it again.
 CREATE TABLE IF NOT EXISTS subagent_context_backfill_stage (
   task_session_id TEXT NOT NULL,
-  id              TEXT NOT NULL,
+  id              NOT NULL,
   rid             INTEGER NOT NULL,
   task_id,
   tool_call_id,

@@ -7,7 +7,7 @@
 -- The staging table's columns (001_backfill_stage.sql says what each holds).
 CREATE TEMP TABLE IF NOT EXISTS subagent_context_backfill_range (
   task_session_id TEXT NOT NULL,
-  id              TEXT NOT NULL,
+  id              NOT NULL,
   rid             INTEGER NOT NULL,
   task_id,
   tool_call_id,
