@@ -33,6 +33,11 @@
  * collation, and under a nondeterministic one (PostgreSQL 18 accepts them there; an ICU
  * collation that ignores punctuation, say) '[' would also match quotes, commas and spaces, and
  * the regular expression would raise (nondeterministic collations are not supported for them).
+ * The expression's backslashes are written '~' and made chr(92) by replace(): a backslash in a
+ * plain literal is an escape where a role or database sets standard_conforming_strings off, and
+ * the expression then compiled without them and raised 2201B, failing the backfill on every boot
+ * and the health check (a review, 2026-12-07; test/postgres-string-literals.test.ts). The
+ * pattern is a constant: the planner folds the replace() once.
  * The whole test is a scalar subquery on purpose: its Result node resets its own memory as soon
  * as it has answered, so the detoasted copies and pg_input_is_valid's parse of a large document
  * are freed before the caller casts that document (the cast is evaluated in the caller's per-row
@@ -48,7 +53,7 @@
                         ELSE (SELECT max(d.depth)
                                 FROM (SELECT sum(CASE WHEN b.c IN ('[', '{') THEN 1 ELSE -1 END) OVER (ORDER BY b.i) AS depth
                                         FROM unnest(string_to_array(s.b, NULL)) WITH ORDINALITY AS b(c, i)) AS d) <= 1000 END
-              FROM (SELECT regexp_replace((x) COLLATE "C", '"(\\.|[^"\\])*("|\\?$)|[^][{}]', '', 'g') AS b OFFSET 0) AS s
+              FROM (SELECT regexp_replace((x) COLLATE "C", replace('"(~~.|[^"~~])*("|~~?$)|[^][{}]', '~', chr(92)), '', 'g') AS b OFFSET 0) AS s
                    CROSS JOIN LATERAL (SELECT max(k.before + k.net) AS deepest_end, max(k.before + k.opens) AS reach
                                          FROM (SELECT o.opens, 2 * o.opens - o.len AS net,
                                                       coalesce(sum(2 * o.opens - o.len) OVER (ORDER BY g.i ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
