@@ -104,7 +104,7 @@ describeBothDialects('demo', (dialect) => {
       [/^([\d,]+) rows? carr(?:y|ies) agent_execution_id 'unknown': the execution is unrecorded/, [e.executions.unknown]],
       [/^([\d,]+) live rows? observed since subagent_context_execution_since arrived without an execution id/, [e.executions.unknownLiveSinceExecutionSince]],
       [
-        /^([\d,]+) settled subagents? reported no token usage \(total_tokens NULL\).* cover the ([\d,]+) measured subagents? only/,
+        /^([\d,]+) settled subagents? reported no token usage \(total_tokens NULL, or a stored 0 or negative, which is no measurement\).* cover the ([\d,]+) measured subagents? only/,
         [e.tokens.unmeasured, e.tokens.measured],
       ],
       [/^([\d,]+) subagents? had not settled when read/, [e.tokens.outstanding]],

@@ -182,7 +182,9 @@ describeBothDialects('report: figures against hand-computed expectations', (dial
     has(/^1 live row was observed before subagent_context_capture_since\. .*completeness, never validity/);
     has(/^6 rows carry agent_execution_id 'unknown'.*never counted as an execution/);
     has(/^1 live row observed since subagent_context_execution_since arrived without an execution id/);
-    has(/^2 settled subagents reported no token usage \(total_tokens NULL\)\. They are counted as unmeasured, never as 0/);
+    has(
+      /^2 settled subagents reported no token usage \(total_tokens NULL, or a stored 0 or negative, which is no measurement\)\. They are counted as unmeasured, never as 0/,
+    );
     has(/^3 subagents had not settled/);
     has(/^1 row in the window has no turn_id/);
     expect(caveats.some((c) => /AC-24b|AC-24c|Scoped to/.test(c))).toBe(false);

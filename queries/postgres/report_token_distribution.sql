@@ -3,10 +3,14 @@
  * in 1-2-5 buckets: `digits` is the number of decimal digits of the value and `lead` its
  * bucket within that decade (1: leading digit 1, 2: leading digit 2–4, 5: leading digit
  * 5–9), so a bucket is [lead, next lead) x 10^(digits-1), computed on the integer's text
- * with no floating point. Only reported values count: NULL (not reported, AC-7) is never a
- * 0 in this histogram; the caller reports those rows as unmeasured.
+ * with no floating point. Only measured values count, as report_tokens.sql reads them
+ * (positive_metric): NULL (not reported, AC-7), a stored 0 (AC-7a) or negative (AC-9)
+ * is never a bucket in this histogram; the caller reports those rows as unmeasured.
  *
  * Window and scope exactly as report_row_counts.sql (AC-24e, spec § Permissions).
+ *
+ * Fragments, each included as {{name(argument)}} from queries/postgres/fragments/ and expanded by
+ * codegen (the generated module shows the whole statement): positive_metric.
  */
 /* @returns many */
 /* @name reportTokenDistribution */
@@ -16,6 +20,6 @@ SELECT length(s.total_tokens::text)::text AS "digits!",
   FROM task_session_subagents AS s
  WHERE s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp
    AND s.settled_at IS NOT NULL
-   AND s.total_tokens > 0
+   AND {{positive_metric(s.total_tokens)}} IS NOT NULL
    AND (:taskIds::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb))))
  GROUP BY 1, 2;

@@ -15,13 +15,14 @@
  * (or 'all') sum is NULL as soon as one of its sessions' is, so a share is only ever taken of
  * figures known for every session. *_unreported count the ledger rows missing one of the four
  * figures (their sums are then lower bounds). reported_total_tokens sums total_tokens over
- * the runs whose subagent row reported it (reported_runs of them; NULL when none did).
+ * the runs whose subagent row reported it (reported_runs of them; NULL when none did), read
+ * through positive_metric as report_tokens.sql reads it: a stored 0 or negative is unreported.
  *
  * Overflow: the four figures are added as NUMERIC and a row missing one is found by
  * num_nulls(), as report_usage_ledger.sql says why.
  *
  * Fragments, each included as {{name(argument)}} from queries/postgres/fragments/ and expanded by
- * codegen: session_active_in_window.
+ * codegen: session_active_in_window, positive_metric.
  */
 /* @returns many */
 /* @name reportUsageLedgerSessions */
@@ -52,8 +53,8 @@ WITH scoped AS MATERIALIZED (
          COUNT(r.tool_call_id) AS runs,
          CASE WHEN COUNT(r.tool_call_id) = 0 THEN 0 WHEN COUNT(r.tokens) > 0 THEN SUM(r.tokens) END AS subagent_tokens,
          COALESCE(SUM(r.unreported), 0) AS subagent_unreported,
-         SUM(sub.total_tokens) AS reported_total_tokens,
-         COUNT(sub.total_tokens) AS reported_runs
+         SUM({{positive_metric(sub.total_tokens)}}) AS reported_total_tokens,
+         COUNT({{positive_metric(sub.total_tokens)}}) AS reported_runs
     FROM scoped AS sc
     LEFT JOIN runs AS r ON r.task_session_id = sc.id
     LEFT JOIN task_session_subagents AS sub

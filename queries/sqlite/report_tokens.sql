@@ -5,7 +5,10 @@
  * `settled` counts rows whose launching tool call reached a terminal status (AC-11); of
  * those, `measured` reported total_tokens and `total_tokens` sums them. A settled row with
  * total_tokens NULL did not report usage (AC-7, AC-7a): the caller counts it as unmeasured,
- * never as 0, so no mean is ever diluted by it. Unsettled rows are outside the token figures.
+ * never as 0, so no mean is ever diluted by it. So is a stored 0 or negative (AC-7a, AC-9)
+ * and, on SQLite, a value that is not an INTEGER: the window reads total_tokens through
+ * positive_metric, which turns each into NULL before anything is counted or summed, so one
+ * such row neither fails the report nor drags a mean. Unsettled rows are outside the token figures.
  * TOTAL() is exact for every sum below 2^53 and, unlike SUM(), never fails on int64 overflow.
  *
  * Window and scope exactly as report_row_counts.sql (AC-24e, spec § Permissions).
@@ -13,12 +16,12 @@
  * than holding the window's rows in a temporary table, so memory stays flat as it grows.
  *
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
- * codegen (the generated module shows the whole statement): utc9.
+ * codegen (the generated module shows the whole statement): utc9, positive_metric.
  */
 /* @returns many */
 /* @name reportTokens */
 WITH w AS NOT MATERIALIZED (
-  SELECT s.source, s.subagent_type, s.model, s.settled_at, s.total_tokens
+  SELECT s.source, s.subagent_type, s.model, s.settled_at, {{positive_metric(s.total_tokens)}} AS total_tokens
     FROM task_session_subagents AS s
    WHERE s.observed_at >= :sinceFloor! AND s.observed_at < :untilCeil!
      AND (:taskIds IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT j.value FROM json_each(:taskIds) AS j)))

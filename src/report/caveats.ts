@@ -167,7 +167,7 @@ function tokenCaveats(input: CaveatInput): string[] {
   if (t.unmeasured > 0) {
     const one = t.unmeasured === 1;
     out.push(
-      `${plural(t.unmeasured, 'settled subagent')} reported no token usage (total_tokens NULL). ${one ? 'It is' : 'They are'} counted as unmeasured, never as 0: totals and means cover the ${plural(t.measured, 'measured subagent')} only (AC-7).`,
+      `${plural(t.unmeasured, 'settled subagent')} reported no token usage (total_tokens NULL, or a stored 0 or negative, which is no measurement). ${one ? 'It is' : 'They are'} counted as unmeasured, never as 0: totals and means cover the ${plural(t.measured, 'measured subagent')} only (AC-7).`,
     );
   }
   if (t.outstanding > 0)

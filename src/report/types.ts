@@ -28,9 +28,9 @@ export interface TokenFigures {
   rows: number;
   /** Rows whose launching tool call reached a terminal status (AC-11). */
   settled: number;
-  /** Settled rows that reported total_tokens. */
+  /** Settled rows that reported total_tokens: a stored value above 0 (AC-7a, AC-9). */
   measured: number;
-  /** Settled rows with total_tokens NULL: not reported, never counted as 0 (AC-7). */
+  /** Settled rows with total_tokens NULL (or a stored 0 or negative): not reported, never counted as 0 (AC-7). */
   unmeasured: number;
   /** Sum of total_tokens over the measured rows (exact below 2^53). */
   total_tokens: number;
