@@ -32,6 +32,7 @@ describe('the statements under queries/ and their fragments', () => {
         'prefiltered_valid_json',
         'recordable_id',
         'session_active_in_window',
+        'shadowed_backfill',
         'subagent_prefilter',
         'subagent_row',
         'utc9',
@@ -48,6 +49,7 @@ describe('the statements under queries/ and their fragments', () => {
         'prefiltered_metadata_or_empty',
         'recordable_id',
         'session_active_in_window',
+        'shadowed_backfill',
         'subagent_prefilter',
         'subagent_row',
         'text_record', // jsonb_to_recordset's column definitions (SQLite has no batch statement)

@@ -109,7 +109,7 @@ describeBothDialects('report: figures against hand-computed expectations', (dial
     expect(r.window).toEqual({ since: null, until: null });
     expect(r.task_ids).toBeNull();
     // 13 rows: backfill a1–a3, b1, b2 (5); live the other 8; e1 is the one live row before C.
-    expect(r.provenance).toEqual({ rows: 13, live: 8, backfill: 5, live_before_capture_since: 1 });
+    expect(r.provenance).toEqual({ rows: 13, live: 8, backfill: 5, live_before_capture_since: 1, shadowed_backfill_rows: 0 });
     // Known from B. A and B began before it (k = 3 each); C, F (k = 2) and D, E (k = 1) at or after.
     expect(r.fan_out).toEqual({
       known_from: '2026-03-01T10:00:00.000000000Z',
@@ -194,7 +194,7 @@ describeBothDialects('report: figures against hand-computed expectations', (dial
     const r = await db.store().report({ since: '2026-03-01T12:00:00Z', until: '2026-03-03T00:00:00Z' });
     expect(r.window).toEqual({ since: '2026-03-01T12:00:00.000000000Z', until: '2026-03-03T00:00:00.000000000Z' });
     // Rows b3, c1, c2, d1, n1.
-    expect(r.provenance).toEqual({ rows: 5, live: 5, backfill: 0, live_before_capture_since: 0 });
+    expect(r.provenance).toEqual({ rows: 5, live: 5, backfill: 0, live_before_capture_since: 0, shadowed_backfill_rows: 0 });
     expect(r.fan_out).toMatchObject({
       known: [
         { subagents: 1, turns: 1 },
@@ -229,7 +229,7 @@ describeBothDialects('report: figures against hand-computed expectations', (dial
     const t2 = await db.store().report({ taskIds: ['T2'] });
     // s3: e1, n1 (its own task_id says T9), f1, f2.
     expect(t2.task_ids).toEqual(['T2']);
-    expect(t2.provenance).toEqual({ rows: 4, live: 4, backfill: 0, live_before_capture_since: 1 });
+    expect(t2.provenance).toEqual({ rows: 4, live: 4, backfill: 0, live_before_capture_since: 1, shadowed_backfill_rows: 0 });
     expect(t2.fan_out).toMatchObject({
       known: [
         { subagents: 1, turns: 1 },
@@ -264,7 +264,7 @@ describeBothDialects('report: figures against hand-computed expectations', (dial
 
   it('an empty taskIds list scopes to no task: every figure is 0, never "every task"', async () => {
     const r: SubagentContextReport = await db.store().report({ taskIds: [] });
-    expect(r.provenance).toEqual({ rows: 0, live: 0, backfill: 0, live_before_capture_since: 0 });
+    expect(r.provenance).toEqual({ rows: 0, live: 0, backfill: 0, live_before_capture_since: 0, shadowed_backfill_rows: 0 });
     expect(r.fan_out).toMatchObject({ known: [], unknown: [], rows_without_turn: 0 });
     expect(r.cards).toMatchObject({ tasks: 0, sessions: 0, subagent_contexts: 0, sessions_per_card: null, contexts_per_card: null });
     expect(r.tokens).toMatchObject({ ...zeroTokens, outstanding: 0, by_source: [], by_subagent_type: [], by_model: [], distribution: [] });

@@ -3,8 +3,9 @@
 // scans task_session_subagents or task_session_messages on either dialect: SQLite without
 // ANALYZE statistics, PostgreSQL with and without statistics, under custom AND generic plans.
 // The window's rows come through idx_subagents_observed_at, a touched turn's rows through
-// idx_subagents_turn_id, a session's activity through idx_messages_session_created. And the
-// figures are still right at that size.
+// idx_subagents_turn_id, a session's activity through idx_messages_session_created, and the
+// probe for a backfilled row's live twin (shadowed_backfill) seeks a task_session_id index,
+// never a scan or a hash of the table. And the figures are still right at that size.
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -144,6 +145,9 @@ describeBothDialects('report: index-served plans on a 100k-message store', (dial
             ).toBe(true);
           }
           if (name === 'reportFanOut') expect(plan, label).toContain('SEARCH a USING INDEX idx_subagents_turn_id (turn_id=?)');
+          const twins = plan.filter((d) => /\btwin\b/.test(d));
+          expect(twins.length > 0, label).toBe(name !== 'reportCards');
+          for (const d of twins) expect(d, label).toMatch(/^SEARCH twin USING INDEX \S+ \(task_session_id=\?/);
         }
       }
     });
@@ -165,6 +169,10 @@ describeBothDialects('report: index-served plans on a 100k-message store', (dial
                 nodes.some((n) => n['Index Name'] === 'idx_subagents_observed_at'),
                 label,
               ).toBe(true);
+            // The live-twin probe (shadowed_backfill): an index scan per backfilled row, never hashed over a scan.
+            const twins = nodes.filter((n) => /^twin/.test(n.Alias ?? ''));
+            expect(twins.length > 0, label).toBe(name !== 'reportCards');
+            for (const n of twins) expect(n['Node Type'], label).toMatch(/^Index (Only )?Scan$/);
           }
         }
       });

@@ -101,7 +101,7 @@ describeBothDialects('report: state and boundaries come from the keys', (dialect
     const r = await report({});
     expect(r.state).toBe('not_activated');
     expect(r.keys).toEqual({ capture_since: null, backfill_through: null, execution_since: null });
-    expect(r.provenance).toEqual({ rows: 2, live: 1, backfill: 1, live_before_capture_since: null });
+    expect(r.provenance).toEqual({ rows: 2, live: 1, backfill: 1, live_before_capture_since: null, shadowed_backfill_rows: 0 });
     expect(r.fan_out).toMatchObject({ known_from: null, known: [], unknown: TWO });
     expect(r.executions.distinct).toBeNull();
     expect(caveat(r, /^Not activated \(AC-24c\)/)).toBe(true);

@@ -76,7 +76,7 @@ async function seedBoundaries(db: TestDb, b: Boundaries, text: (ns: bigint) => s
 
 /** In the window: w-at, k-before, k-at, w-last. Known from the key: k-at, w-last. */
 function expectWindow(r: SubagentContextReport): void {
-  expect(r.provenance).toEqual({ rows: 4, live: 4, backfill: 0, live_before_capture_since: 2 });
+  expect(r.provenance).toEqual({ rows: 4, live: 4, backfill: 0, live_before_capture_since: 2, shadowed_backfill_rows: 0 });
   expect(r.fan_out).toMatchObject({ known: [{ subagents: 1, turns: 2 }], unknown: [{ subagents: 1, turns: 2 }], turns_past_until: 0, turns_before_since: 0 });
   expect(r.executions).toEqual({ distinct: 2, identified_rows: 2, unknown_rows: 2, unknown_backfill_rows: 0, unknown_live_rows_since_execution_since: 1 });
   // s-rows (its rows), s-m-at and s-m-last (their messages).

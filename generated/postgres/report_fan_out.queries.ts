@@ -39,12 +39,14 @@ export interface IReportFanOutQuery {
  *     FROM task_session_subagents AS s
  *    WHERE s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp
  *      AND s.turn_id IS NOT NULL
+ *      AND NOT                            (s.source = 'backfill' AND EXISTS (SELECT 1 FROM task_session_subagents AS twin WHERE twin.task_session_id = s.task_session_id AND twin.tool_call_id = s.tool_call_id AND twin.source <> 'backfill' OFFSET 0))
  *      AND (:taskIds::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb))))
  * ),
  * per_turn AS (
  *   SELECT COUNT(*) AS subagents, MIN(a.observed_at) AS first_at, MAX(a.observed_at) AS last_at
  *     FROM touched AS w
  *     JOIN task_session_subagents AS a ON a.turn_id = w.turn_id AND a.task_session_id = w.task_session_id
+ *    WHERE NOT                            (a.source = 'backfill' AND EXISTS (SELECT 1 FROM task_session_subagents AS twin WHERE twin.task_session_id = a.task_session_id AND twin.tool_call_id = a.tool_call_id AND twin.source <> 'backfill' OFFSET 0))
  *    GROUP BY w.task_session_id, w.turn_id
  * )
  * SELECT (CASE WHEN p.first_at < :since!::timestamp THEN 'before_since'
@@ -60,7 +62,7 @@ export interface IReportFanOutQuery {
  */
 export const reportFanOut = new PostgresManyQuery<IReportFanOutParams, IReportFanOutResult>(
   "reportFanOut",
-  "WITH touched AS (\n  SELECT DISTINCT s.task_session_id, s.turn_id\n    FROM task_session_subagents AS s\n   WHERE s.observed_at >= $1::timestamp AND s.observed_at < $2::timestamp\n     AND s.turn_id IS NOT NULL\n     AND ($3::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text($3::text::jsonb))))\n),\nper_turn AS (\n  SELECT COUNT(*) AS subagents, MIN(a.observed_at) AS first_at, MAX(a.observed_at) AS last_at\n    FROM touched AS w\n    JOIN task_session_subagents AS a ON a.turn_id = w.turn_id AND a.task_session_id = w.task_session_id\n   GROUP BY w.task_session_id, w.turn_id\n)\nSELECT (CASE WHEN p.first_at < $1::timestamp THEN 'before_since'\n             WHEN p.first_at >= $4::timestamp THEN 'known'\n             ELSE 'unknown' END) AS \"era!\",\n       p.subagents::text AS \"subagents!\",\n       COUNT(*)::text AS \"turns!\",\n       COUNT(CASE WHEN p.last_at >= $2::timestamp THEN 1 END)::text AS \"past_until!\"\n  FROM per_turn AS p\n GROUP BY 1, 2\n ORDER BY 1, 2",
+  "WITH touched AS (\n  SELECT DISTINCT s.task_session_id, s.turn_id\n    FROM task_session_subagents AS s\n   WHERE s.observed_at >= $1::timestamp AND s.observed_at < $2::timestamp\n     AND s.turn_id IS NOT NULL\n     AND NOT                            (s.source = 'backfill' AND EXISTS (SELECT 1 FROM task_session_subagents AS twin WHERE twin.task_session_id = s.task_session_id AND twin.tool_call_id = s.tool_call_id AND twin.source <> 'backfill' OFFSET 0))\n     AND ($3::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text($3::text::jsonb))))\n),\nper_turn AS (\n  SELECT COUNT(*) AS subagents, MIN(a.observed_at) AS first_at, MAX(a.observed_at) AS last_at\n    FROM touched AS w\n    JOIN task_session_subagents AS a ON a.turn_id = w.turn_id AND a.task_session_id = w.task_session_id\n   WHERE NOT                            (a.source = 'backfill' AND EXISTS (SELECT 1 FROM task_session_subagents AS twin WHERE twin.task_session_id = a.task_session_id AND twin.tool_call_id = a.tool_call_id AND twin.source <> 'backfill' OFFSET 0))\n   GROUP BY w.task_session_id, w.turn_id\n)\nSELECT (CASE WHEN p.first_at < $1::timestamp THEN 'before_since'\n             WHEN p.first_at >= $4::timestamp THEN 'known'\n             ELSE 'unknown' END) AS \"era!\",\n       p.subagents::text AS \"subagents!\",\n       COUNT(*)::text AS \"turns!\",\n       COUNT(CASE WHEN p.last_at >= $2::timestamp THEN 1 END)::text AS \"past_until!\"\n  FROM per_turn AS p\n GROUP BY 1, 2\n ORDER BY 1, 2",
   ["since","until","taskIds","knownFrom"],
 );
 

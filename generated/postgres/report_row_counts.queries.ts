@@ -22,6 +22,7 @@ export interface IReportRowCountsResult {
   live_before_capture_since: string;
   rows: string;
   rows_without_turn: string;
+  shadowed_backfill_rows: string;
   unknown_backfill_rows: string;
   unknown_live_rows_since_execution_since: string;
   unknown_rows: string;
@@ -45,20 +46,22 @@ export interface IReportRowCountsQuery {
  *        COUNT(CASE WHEN s.source = 'live' THEN 1 END)::text AS "live!",
  *        COUNT(CASE WHEN s.source = 'backfill' THEN 1 END)::text AS "backfill!",
  *        COUNT(CASE WHEN s.source = 'live' AND s.observed_at < :captureSince::timestamp THEN 1 END)::text AS "live_before_capture_since!",
- *        COUNT(CASE WHEN s.turn_id IS NULL THEN 1 END)::text AS "rows_without_turn!",
+ *        COUNT(CASE WHEN w.shadowed THEN 1 END)::text AS "shadowed_backfill_rows!",
+ *        COUNT(CASE WHEN s.turn_id IS NULL AND NOT w.shadowed THEN 1 END)::text AS "rows_without_turn!",
  *        COUNT(CASE WHEN s.agent_execution_id <> 'unknown' THEN 1 END)::text AS "identified_rows!",
  *        COUNT(DISTINCT CASE WHEN s.agent_execution_id <> 'unknown' THEN s.agent_execution_id END)::text AS "distinct_executions!",
  *        COUNT(CASE WHEN s.agent_execution_id = 'unknown' THEN 1 END)::text AS "unknown_rows!",
  *        COUNT(CASE WHEN s.agent_execution_id = 'unknown' AND s.source = 'backfill' THEN 1 END)::text AS "unknown_backfill_rows!",
  *        COUNT(CASE WHEN s.agent_execution_id = 'unknown' AND s.source <> 'backfill' AND s.observed_at >= :executionSince::timestamp THEN 1 END)::text AS "unknown_live_rows_since_execution_since!"
  *   FROM task_session_subagents AS s
+ *  CROSS JOIN LATERAL (SELECT                            (s.source = 'backfill' AND EXISTS (SELECT 1 FROM task_session_subagents AS twin WHERE twin.task_session_id = s.task_session_id AND twin.tool_call_id = s.tool_call_id AND twin.source <> 'backfill' OFFSET 0)) AS shadowed) AS w
  *  WHERE s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp
  *    AND (:taskIds::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb))))
  * ```
  */
 export const reportRowCounts = new PostgresOneQuery<IReportRowCountsParams, IReportRowCountsResult>(
   "reportRowCounts",
-  "SELECT COUNT(*)::text AS \"rows!\",\n       COUNT(CASE WHEN s.source = 'live' THEN 1 END)::text AS \"live!\",\n       COUNT(CASE WHEN s.source = 'backfill' THEN 1 END)::text AS \"backfill!\",\n       COUNT(CASE WHEN s.source = 'live' AND s.observed_at < $1::timestamp THEN 1 END)::text AS \"live_before_capture_since!\",\n       COUNT(CASE WHEN s.turn_id IS NULL THEN 1 END)::text AS \"rows_without_turn!\",\n       COUNT(CASE WHEN s.agent_execution_id <> 'unknown' THEN 1 END)::text AS \"identified_rows!\",\n       COUNT(DISTINCT CASE WHEN s.agent_execution_id <> 'unknown' THEN s.agent_execution_id END)::text AS \"distinct_executions!\",\n       COUNT(CASE WHEN s.agent_execution_id = 'unknown' THEN 1 END)::text AS \"unknown_rows!\",\n       COUNT(CASE WHEN s.agent_execution_id = 'unknown' AND s.source = 'backfill' THEN 1 END)::text AS \"unknown_backfill_rows!\",\n       COUNT(CASE WHEN s.agent_execution_id = 'unknown' AND s.source <> 'backfill' AND s.observed_at >= $2::timestamp THEN 1 END)::text AS \"unknown_live_rows_since_execution_since!\"\n  FROM task_session_subagents AS s\n WHERE s.observed_at >= $3::timestamp AND s.observed_at < $4::timestamp\n   AND ($5::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text($5::text::jsonb))))",
+  "SELECT COUNT(*)::text AS \"rows!\",\n       COUNT(CASE WHEN s.source = 'live' THEN 1 END)::text AS \"live!\",\n       COUNT(CASE WHEN s.source = 'backfill' THEN 1 END)::text AS \"backfill!\",\n       COUNT(CASE WHEN s.source = 'live' AND s.observed_at < $1::timestamp THEN 1 END)::text AS \"live_before_capture_since!\",\n       COUNT(CASE WHEN w.shadowed THEN 1 END)::text AS \"shadowed_backfill_rows!\",\n       COUNT(CASE WHEN s.turn_id IS NULL AND NOT w.shadowed THEN 1 END)::text AS \"rows_without_turn!\",\n       COUNT(CASE WHEN s.agent_execution_id <> 'unknown' THEN 1 END)::text AS \"identified_rows!\",\n       COUNT(DISTINCT CASE WHEN s.agent_execution_id <> 'unknown' THEN s.agent_execution_id END)::text AS \"distinct_executions!\",\n       COUNT(CASE WHEN s.agent_execution_id = 'unknown' THEN 1 END)::text AS \"unknown_rows!\",\n       COUNT(CASE WHEN s.agent_execution_id = 'unknown' AND s.source = 'backfill' THEN 1 END)::text AS \"unknown_backfill_rows!\",\n       COUNT(CASE WHEN s.agent_execution_id = 'unknown' AND s.source <> 'backfill' AND s.observed_at >= $2::timestamp THEN 1 END)::text AS \"unknown_live_rows_since_execution_since!\"\n  FROM task_session_subagents AS s\n CROSS JOIN LATERAL (SELECT                            (s.source = 'backfill' AND EXISTS (SELECT 1 FROM task_session_subagents AS twin WHERE twin.task_session_id = s.task_session_id AND twin.tool_call_id = s.tool_call_id AND twin.source <> 'backfill' OFFSET 0)) AS shadowed) AS w\n WHERE s.observed_at >= $3::timestamp AND s.observed_at < $4::timestamp\n   AND ($5::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text($5::text::jsonb))))",
   ["captureSince","executionSince","since","until","taskIds"],
 );
 

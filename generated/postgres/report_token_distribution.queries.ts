@@ -39,13 +39,14 @@ export interface IReportTokenDistributionQuery {
  *  WHERE s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp
  *    AND s.settled_at IS NOT NULL
  *    AND                                       (CASE WHEN s.total_tokens > 0 THEN s.total_tokens END) IS NOT NULL
+ *    AND NOT                            (s.source = 'backfill' AND EXISTS (SELECT 1 FROM task_session_subagents AS twin WHERE twin.task_session_id = s.task_session_id AND twin.tool_call_id = s.tool_call_id AND twin.source <> 'backfill' OFFSET 0))
  *    AND (:taskIds::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb))))
  *  GROUP BY 1, 2
  * ```
  */
 export const reportTokenDistribution = new PostgresManyQuery<IReportTokenDistributionParams, IReportTokenDistributionResult>(
   "reportTokenDistribution",
-  "SELECT length(s.total_tokens::text)::text AS \"digits!\",\n       (CASE substr(s.total_tokens::text, 1, 1) WHEN '1' THEN 1 WHEN '2' THEN 2 WHEN '3' THEN 2 WHEN '4' THEN 2 ELSE 5 END)::text AS \"lead!\",\n       COUNT(*)::text AS \"subagents!\"\n  FROM task_session_subagents AS s\n WHERE s.observed_at >= $1::timestamp AND s.observed_at < $2::timestamp\n   AND s.settled_at IS NOT NULL\n   AND                                       (CASE WHEN s.total_tokens > 0 THEN s.total_tokens END) IS NOT NULL\n   AND ($3::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text($3::text::jsonb))))\n GROUP BY 1, 2",
+  "SELECT length(s.total_tokens::text)::text AS \"digits!\",\n       (CASE substr(s.total_tokens::text, 1, 1) WHEN '1' THEN 1 WHEN '2' THEN 2 WHEN '3' THEN 2 WHEN '4' THEN 2 ELSE 5 END)::text AS \"lead!\",\n       COUNT(*)::text AS \"subagents!\"\n  FROM task_session_subagents AS s\n WHERE s.observed_at >= $1::timestamp AND s.observed_at < $2::timestamp\n   AND s.settled_at IS NOT NULL\n   AND                                       (CASE WHEN s.total_tokens > 0 THEN s.total_tokens END) IS NOT NULL\n   AND NOT                            (s.source = 'backfill' AND EXISTS (SELECT 1 FROM task_session_subagents AS twin WHERE twin.task_session_id = s.task_session_id AND twin.tool_call_id = s.tool_call_id AND twin.source <> 'backfill' OFFSET 0))\n   AND ($3::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text($3::text::jsonb))))\n GROUP BY 1, 2",
   ["since","until","taskIds"],
 );
 

@@ -7,10 +7,11 @@
  * (positive_metric): NULL (not reported, AC-7), a stored 0 (AC-7a) or negative (AC-9)
  * is never a bucket in this histogram; the caller reports those rows as unmeasured.
  *
- * Window and scope exactly as report_row_counts.sql (AC-24e, spec § Permissions).
+ * Window and scope exactly as report_row_counts.sql (AC-24e, spec § Permissions); a backfilled
+ * row another row already records (shadowed_backfill) is left out, as in report_tokens.sql.
  *
  * Fragments, each included as {{name(argument)}} from queries/postgres/fragments/ and expanded by
- * codegen (the generated module shows the whole statement): positive_metric.
+ * codegen (the generated module shows the whole statement): positive_metric, shadowed_backfill.
  */
 /* @returns many */
 /* @name reportTokenDistribution */
@@ -21,5 +22,6 @@ SELECT length(s.total_tokens::text)::text AS "digits!",
  WHERE s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp
    AND s.settled_at IS NOT NULL
    AND {{positive_metric(s.total_tokens)}} IS NOT NULL
+   AND NOT {{shadowed_backfill(s)}}
    AND (:taskIds::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb))))
  GROUP BY 1, 2;

@@ -11,12 +11,14 @@
  * such row neither fails the report nor drags a mean. Unsettled rows are outside the token figures.
  * SUM of BIGINT is NUMERIC here, exact; it comes back as text like every count.
  *
- * Window and scope exactly as report_row_counts.sql (AC-24e, spec § Permissions).
+ * Window and scope exactly as report_row_counts.sql (AC-24e, spec § Permissions). A backfilled
+ * row another row already records (shadowed_backfill, AC-22's overlap) is left out: its
+ * invocation is counted once, by that row.
  * NOT MATERIALIZED: each branch rescans the window through idx_subagents_observed_at rather
  * than holding the window's rows in a work table, so memory stays flat as it grows.
  *
  * Fragments, each included as {{name(argument)}} from queries/postgres/fragments/ and expanded by
- * codegen (the generated module shows the whole statement): positive_metric.
+ * codegen (the generated module shows the whole statement): positive_metric, shadowed_backfill.
  */
 /* @returns many */
 /* @name reportTokens */
@@ -24,6 +26,7 @@ WITH w AS NOT MATERIALIZED (
   SELECT s.source, s.subagent_type, s.model, s.settled_at, {{positive_metric(s.total_tokens)}} AS total_tokens
     FROM task_session_subagents AS s
    WHERE s.observed_at >= :since!::timestamp AND s.observed_at < :until!::timestamp
+     AND NOT {{shadowed_backfill(s)}}
      AND (:taskIds::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb))))
 )
 SELECT 'source' AS "dimension!", w.source AS "value?", COUNT(*)::text AS "rows!", COUNT(w.settled_at)::text AS "settled!",

@@ -2,7 +2,10 @@
  * REPORT — fan-out: how many turns spawned exactly k subagents (spec § Why), one row per
  * (era, k). A turn is (task_session_id, turn_id); rows without a turn_id belong to no turn
  * and are left out. Its fan-out is its number of rows: two rows that differ only in
- * agent_execution_id are two real invocations that reused an id (spec § Data model).
+ * agent_execution_id are two real invocations that reused an id (spec § Data model). A
+ * backfilled row that shadowed_backfill finds recorded by another row (AC-22's overlap: the
+ * same invocation, captured live too) is not a row of any turn here, so the invocation is
+ * counted once, by its live row.
  *
  * Turns are taken whole. A turn is in this window when its FIRST row is (so consecutive
  * windows never count a turn twice), and every row of the turn counts, including rows
@@ -23,7 +26,7 @@
  * idx_subagents_turn_id, and every comparison is on the utc9 form.
  *
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
- * codegen (the generated module shows the whole statement): utc9.
+ * codegen (the generated module shows the whole statement): utc9, shadowed_backfill.
  */
 /* @returns many */
 /* @name reportFanOut */
@@ -32,6 +35,7 @@ WITH touched AS (
     FROM task_session_subagents AS s
    WHERE s.observed_at >= :sinceFloor! AND s.observed_at < :untilCeil!
      AND s.turn_id IS NOT NULL
+     AND NOT {{shadowed_backfill(s)}}
      AND (:taskIds IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT j.value FROM json_each(:taskIds) AS j)))
      AND (:since! = '' OR {{utc9(s.observed_at)}} >= :since!)
      AND (:until! = '~' OR {{utc9(s.observed_at)}} < :until!)
@@ -44,6 +48,7 @@ per_turn AS (
          MAX(CASE WHEN :until! = '~' THEN NULL ELSE {{utc9(a.observed_at)}} END) AS last_at
     FROM touched AS w
     JOIN task_session_subagents AS a ON a.turn_id = w.turn_id AND a.task_session_id = w.task_session_id
+   WHERE NOT {{shadowed_backfill(a)}}
    GROUP BY w.task_session_id, w.turn_id
 )
 SELECT CASE WHEN p.first_at < :since! THEN 'before_since'

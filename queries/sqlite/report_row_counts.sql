@@ -13,7 +13,13 @@
  *   are live rows observed at or after subagent_context_execution_since that still carry
  *   'unknown': frames that genuinely arrived without an execution id (AC-31), as opposed to
  *   backfilled rows (unknown by construction) and rows older than the key.
- * - `rows_without_turn`: rows with no turn_id, which belong to no turn's fan-out.
+ * - `shadowed_backfill_rows`: backfilled rows whose invocation another row already records
+ *   (shadowed_backfill: the same task_session_id and tool_call_id, source <> 'backfill'; AC-22
+ *   names this overlap). The fan-out, token and card figures leave them out, so each such
+ *   invocation counts once; provenance and executions count every row. The caller discloses
+ *   the figure (AC-25).
+ * - `rows_without_turn`: rows with no turn_id, which belong to no turn's fan-out; a shadowed
+ *   backfilled row is not one of them (its invocation is counted by its live row).
  *
  * Window (AC-24e, docs/timestamps.md): rows with :since <= observed_at < :until, exact on
  * every stored form: each value is brought to the fixed-width "utc9" form and compared with
@@ -27,7 +33,7 @@
  * task (task_sessions.task_id, the session's own task) is listed; NULL admits every task.
  *
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
- * codegen (the generated module shows the whole statement): utc9.
+ * codegen (the generated module shows the whole statement): utc9, shadowed_backfill.
  */
 /* @returns one */
 /* @name reportRowCounts */
@@ -35,13 +41,15 @@ SELECT COUNT(*) AS "rows!",
        COUNT(CASE WHEN w.source = 'live' THEN 1 END) AS "live!",
        COUNT(CASE WHEN w.source = 'backfill' THEN 1 END) AS "backfill!",
        COUNT(CASE WHEN w.source = 'live' AND w.at < :captureSince THEN 1 END) AS "live_before_capture_since!",
-       COUNT(CASE WHEN w.turn_id IS NULL THEN 1 END) AS "rows_without_turn!",
+       COUNT(CASE WHEN w.shadowed THEN 1 END) AS "shadowed_backfill_rows!",
+       COUNT(CASE WHEN w.turn_id IS NULL AND NOT w.shadowed THEN 1 END) AS "rows_without_turn!",
        COUNT(CASE WHEN w.agent_execution_id <> 'unknown' THEN 1 END) AS "identified_rows!",
        COUNT(DISTINCT CASE WHEN w.agent_execution_id <> 'unknown' THEN w.agent_execution_id END) AS "distinct_executions!",
        COUNT(CASE WHEN w.agent_execution_id = 'unknown' THEN 1 END) AS "unknown_rows!",
        COUNT(CASE WHEN w.agent_execution_id = 'unknown' AND w.source = 'backfill' THEN 1 END) AS "unknown_backfill_rows!",
        COUNT(CASE WHEN w.agent_execution_id = 'unknown' AND w.source <> 'backfill' AND w.at >= :executionSince THEN 1 END) AS "unknown_live_rows_since_execution_since!"
-  FROM (SELECT s.source, s.turn_id, s.agent_execution_id, {{utc9(s.observed_at)}} AS at
+  FROM (SELECT s.source, s.turn_id, s.agent_execution_id, {{utc9(s.observed_at)}} AS at,
+               {{shadowed_backfill(s)}} AS shadowed
           FROM task_session_subagents AS s
          WHERE s.observed_at >= :sinceFloor! AND s.observed_at < :untilCeil!
            AND (:taskIds IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT j.value FROM json_each(:taskIds) AS j)))) AS w

@@ -7,10 +7,11 @@
  * (positive_metric): NULL (not reported, AC-7), a stored 0 (AC-7a) or negative (AC-9)
  * is never a bucket in this histogram; the caller reports those rows as unmeasured.
  *
- * Window and scope exactly as report_row_counts.sql (AC-24e, spec § Permissions).
+ * Window and scope exactly as report_row_counts.sql (AC-24e, spec § Permissions); a backfilled
+ * row another row already records (shadowed_backfill) is left out, as in report_tokens.sql.
  *
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
- * codegen (the generated module shows the whole statement): utc9, positive_metric.
+ * codegen (the generated module shows the whole statement): utc9, positive_metric, shadowed_backfill.
  */
 /* @returns many */
 /* @name reportTokenDistribution */
@@ -21,6 +22,7 @@ SELECT length(CAST(s.total_tokens AS TEXT)) AS "digits!",
  WHERE s.observed_at >= :sinceFloor! AND s.observed_at < :untilCeil!
    AND s.settled_at IS NOT NULL
    AND {{positive_metric(s.total_tokens)}} IS NOT NULL
+   AND NOT {{shadowed_backfill(s)}}
    AND (:taskIds IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT j.value FROM json_each(:taskIds) AS j)))
    AND (:since! = '' OR {{utc9(s.observed_at)}} >= :since!)
    AND (:until! = '~' OR {{utc9(s.observed_at)}} < :until!)

@@ -11,12 +11,14 @@
  * such row neither fails the report nor drags a mean. Unsettled rows are outside the token figures.
  * TOTAL() is exact for every sum below 2^53 and, unlike SUM(), never fails on int64 overflow.
  *
- * Window and scope exactly as report_row_counts.sql (AC-24e, spec § Permissions).
+ * Window and scope exactly as report_row_counts.sql (AC-24e, spec § Permissions). A backfilled
+ * row another row already records (shadowed_backfill, AC-22's overlap) is left out: its
+ * invocation is counted once, by that row.
  * NOT MATERIALIZED: each branch rescans the window through idx_subagents_observed_at rather
  * than holding the window's rows in a temporary table, so memory stays flat as it grows.
  *
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
- * codegen (the generated module shows the whole statement): utc9, positive_metric.
+ * codegen (the generated module shows the whole statement): utc9, positive_metric, shadowed_backfill.
  */
 /* @returns many */
 /* @name reportTokens */
@@ -24,6 +26,7 @@ WITH w AS NOT MATERIALIZED (
   SELECT s.source, s.subagent_type, s.model, s.settled_at, {{positive_metric(s.total_tokens)}} AS total_tokens
     FROM task_session_subagents AS s
    WHERE s.observed_at >= :sinceFloor! AND s.observed_at < :untilCeil!
+     AND NOT {{shadowed_backfill(s)}}
      AND (:taskIds IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT j.value FROM json_each(:taskIds) AS j)))
      AND (:since! = '' OR {{utc9(s.observed_at)}} >= :since!)
      AND (:until! = '~' OR {{utc9(s.observed_at)}} < :until!)

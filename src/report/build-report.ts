@@ -81,7 +81,10 @@ export function composeReport(raw: RawReport): SubagentContextReport {
     live: c.live,
     backfill: c.backfill,
     live_before_capture_since: bounds.captureSinceNs === null ? null : c.liveBeforeCaptureSince,
+    shadowed_backfill_rows: c.shadowedBackfillRows,
   };
+  // A shadowed backfilled row is the same invocation as a live row (AC-22): one context.
+  const contexts = c.rows - c.shadowedBackfillRows;
   const fanOut: SubagentContextReport['fan_out'] = {
     known_from: bounds.knownFromNs === null ? null : formatKeyInstant(bounds.knownFromNs),
     known_from_key: bounds.knownFromKey,
@@ -124,11 +127,11 @@ export function composeReport(raw: RawReport): SubagentContextReport {
     cards: {
       tasks: cards.tasks,
       sessions: cards.sessions,
-      subagent_contexts: c.rows,
+      subagent_contexts: contexts,
       tasks_with_subagents: cards.tasksWithSubagents,
       sessions_with_subagents: cards.sessionsWithSubagents,
       sessions_per_card: cards.tasks > 0 ? cards.sessions / cards.tasks : null,
-      contexts_per_card: cards.tasks > 0 ? (cards.sessions + c.rows) / cards.tasks : null,
+      contexts_per_card: cards.tasks > 0 ? (cards.sessions + contexts) / cards.tasks : null,
     },
     tokens,
     executions,

@@ -137,6 +137,12 @@ function provenanceCaveats(input: CaveatInput): string[] {
       `${plural(p.backfill, 'row')} of ${formatInt(p.rows)} came from the backfill (source 'backfill'), rebuilt once from what survived in message metadata, often without tokens, statuses or an execution id. Live and backfilled rows are not compared like-for-like: token figures are also given by source (AC-25).`,
     );
   }
+  if (p.shadowed_backfill_rows > 0) {
+    const one = p.shadowed_backfill_rows === 1;
+    out.push(
+      `${plural(p.shadowed_backfill_rows, 'backfilled row')} record${one ? 's' : ''} the same subagent as a live row (the same session and tool call: captured live before the backfill ran, AC-22). Each is counted once, by its live row: the backfilled ${one ? 'copy is' : 'copies are'} left out of the fan-out, token, subagent type and card figures, and counted in provenance and executions (AC-25).`,
+    );
+  }
   const other = p.rows - p.live - p.backfill;
   if (other > 0)
     out.push(

@@ -17,6 +17,7 @@ export interface RowCounts {
   live: number;
   backfill: number;
   liveBeforeCaptureSince: number;
+  shadowedBackfillRows: number;
   rowsWithoutTurn: number;
   identifiedRows: number;
   distinctExecutions: number;

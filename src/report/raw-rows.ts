@@ -17,6 +17,7 @@ export function toRowCounts(row: object): RowCounts {
     live: n('live'),
     backfill: n('backfill'),
     liveBeforeCaptureSince: n('live_before_capture_since'),
+    shadowedBackfillRows: n('shadowed_backfill_rows'),
     rowsWithoutTurn: n('rows_without_turn'),
     identifiedRows: n('identified_rows'),
     distinctExecutions: n('distinct_executions'),

@@ -64,6 +64,12 @@ export interface SubagentContextReport {
     backfill: number;
     /** Live rows observed before capture_since: counted (AC-25 revision 2); null when the key is absent. */
     live_before_capture_since: number | null;
+    /**
+     * Backfilled rows that record the same invocation as a row from another source (the same
+     * task_session_id and tool_call_id, AC-22): left out of fan_out, tokens and
+     * cards.subagent_contexts, so the invocation counts once. Counted in rows, backfill and executions.
+     */
+    shadowed_backfill_rows: number;
   };
   fan_out: {
     /** The instant from which fan-out is known, or null when no boundary may be published. */
@@ -74,7 +80,7 @@ export interface SubagentContextReport {
     known: FanOutBucket[];
     /** Turns that began before known_from (or all, without one): lower bounds, never zeros. */
     unknown: FanOutBucket[];
-    /** Rows in the window without a turn_id, in neither histogram. */
+    /** Rows in the window without a turn_id (shadowed backfilled rows aside), in neither histogram. */
     rows_without_turn: number;
     /** Turns counted here whose rows continue at or after `until` (counted whole). */
     turns_past_until: number;
@@ -86,7 +92,7 @@ export interface SubagentContextReport {
     tasks: number;
     /** Sessions active in the window: a message created or a subagent row observed in it. */
     sessions: number;
-    /** Subagent rows observed in the window: the contexts task_sessions does not show. */
+    /** Subagent rows observed in the window, less shadowed_backfill_rows: the contexts task_sessions does not show. */
     subagent_contexts: number;
     tasks_with_subagents: number;
     sessions_with_subagents: number;
