@@ -7,7 +7,10 @@
 // A control is shown as an escape a person can read and type back: `\xNN` up to U+00FF, else
 // `\uNNNN` (`\x1b` for ESC, `\u202e` for RIGHT-TO-LEFT OVERRIDE). Clipping works on grapheme
 // clusters (Intl.Segmenter) of the visible text, so it never splits a surrogate pair, a
-// combining sequence, or an escape it made.
+// combining sequence, or an escape it made. One cluster can be arbitrarily long (a letter and
+// 100,000 combining marks is one column), so a cluster keeps at most GRAPHEME_POINTS code
+// points and a clipped text at most LABEL_UNITS_PER_COLUMN code units per column: a label's
+// size is bounded by its width, whatever it holds.
 
 // C0, DEL and C1 controls; the bidi embedding, override, isolate and mark characters; the
 // line and paragraph separators (a terminal may break the line on them).
@@ -38,19 +41,54 @@ const WIDE =
 const columns = (grapheme: string) => (WIDE.test(grapheme) ? 2 : 1);
 const ESCAPE = /^\\(?:x[0-9a-f]{2}|u[0-9a-f]{4})$/;
 
-/** The visible form of `text` as [grapheme, columns] units; an escape is one unit. Stops once past `limit` columns. */
-function units(text: string, limit: number): { units: [string, number][]; overflow: boolean } {
+/**
+ * Code points a grapheme cluster keeps: the base and up to eleven more, room for every emoji
+ * sequence we know of (a family with skin tones is 11) and stacked marks. Past it the cluster
+ * is cut and GRAPHEME_CUT follows it: 'a' + 100,000 U+0301 shows as 'a' + 11 marks, then `…`.
+ */
+export const GRAPHEME_POINTS = 12;
+const GRAPHEME_CUT = '…';
+/** Code units a clipped text may take per column it may show, its final `…` included: 224 for a 28-column label. */
+export const LABEL_UNITS_PER_COLUMN = 8;
+
+/** `grapheme` cut to its first GRAPHEME_POINTS code points, or null when it has no more. */
+function cutGrapheme(grapheme: string): string | null {
+  if (grapheme.length <= GRAPHEME_POINTS) return null; // a code point is at least one code unit
+  let end = 0;
+  let points = 0;
+  for (const point of grapheme) {
+    if (++points > GRAPHEME_POINTS) return grapheme.slice(0, end);
+    end += point.length;
+  }
+  return null;
+}
+
+/**
+ * The visible form of `text` as [grapheme, columns] units; an escape is one unit, and so is
+ * the `…` after a cut grapheme. Stops once past `limit` columns or `budget` code units.
+ */
+function units(text: string, limit: number, budget = Infinity): { units: [string, number][]; overflow: boolean } {
   const out: [string, number][] = [];
   let used = 0;
-  for (const { segment } of segmenter().segment(text)) {
-    const shown = visible(segment);
+  let size = 0;
+  for (const { segment: whole } of segmenter().segment(text)) {
+    const segment = cutGrapheme(whole);
+    const kept = segment ?? whole;
+    const shown = visible(kept);
     // A grapheme holding controls became escapes: each escape is its own unit, never cut.
-    const parts = shown === segment ? [segment] : shown.split(/(\\x[0-9a-f]{2}|\\u[0-9a-f]{4})/).filter(Boolean);
+    const parts: [string, number][] =
+      shown === kept
+        ? [[kept, columns(kept)]]
+        : shown
+            .split(/(\\x[0-9a-f]{2}|\\u[0-9a-f]{4})/)
+            .filter(Boolean)
+            .map((part) => [part, ESCAPE.test(part) ? part.length : columns(part)]);
+    if (segment !== null) parts.push([GRAPHEME_CUT, 1]);
     for (const part of parts) {
-      const w = part !== segment && ESCAPE.test(part) ? part.length : columns(part);
-      out.push([part, w]);
-      used += w;
-      if (used > limit) return { units: out, overflow: true };
+      out.push(part);
+      used += part[1];
+      size += part[0].length;
+      if (used > limit || size > budget) return { units: out, overflow: true };
     }
   }
   return { units: out, overflow: false };
@@ -62,16 +100,19 @@ export function displayWidth(text: string): number {
 }
 
 /**
- * `text` made visible and clipped to at most `width` columns, ending in `…` when clipped.
- * Reads only as much of `text` as it shows, so a 100 KB label costs no more than a short one.
+ * `text` made visible and clipped to at most `width` columns and `width` x
+ * LABEL_UNITS_PER_COLUMN code units, ending in `…` when clipped. Reads only as much of `text`
+ * as it shows (to the end of the last grapheme it reads), so a 100 KB label costs no more
+ * than a short one.
  */
 export function clipVisible(text: string, width: number): string {
-  const { units: parts, overflow } = units(text, width);
+  const budget = width * LABEL_UNITS_PER_COLUMN;
+  const { units: parts, overflow } = units(text, width, budget);
   if (!overflow) return parts.map(([s]) => s).join('');
   let out = '';
   let used = 0;
   for (const [s, w] of parts) {
-    if (used + w > width - 1) break;
+    if (used + w > width - 1 || out.length + s.length > budget - 1) break;
     out += s;
     used += w;
   }
