@@ -24,6 +24,7 @@ const HEALTH_STATEMENTS = [
   'probe_store_tables',
   'read_activation_keys',
   'set_local_search_path', // each anti-join's transaction pins it first (queries/postgres/set_local_search_path.sql)
+  'set_local_time_settings', // then DateStyle and TimeZone (queries/postgres/set_local_time_settings.sql)
 ];
 
 interface Prepared {
@@ -91,7 +92,7 @@ describe("checkHealth's named statements and their fallback [postgres]", () => {
   }
   const queryOf = (name: string) => /^subagent_context\.([a-z_]+)\.[0-9a-f]{12}$/.exec(name)?.[1];
 
-  it('on a direct connection the eight statements run named and report what an unnamed store reports', async () => {
+  it('on a direct connection the nine statements run named and report what an unnamed store reports', async () => {
     const pool = onePool();
     const store = createPostgresStore(pool, { clock: steppingClock() });
     expect(await store.checkHealth()).toEqual(expected);

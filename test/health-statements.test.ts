@@ -21,7 +21,7 @@ import { insertSession, insertSubagentMessage } from './helpers/seed-host-rows.j
 const T0 = 1_785_000_000_000_000_000n;
 
 interface Recorded {
-  /** The statements in the order sent, transaction control and the pinned search_path left out. */
+  /** The statements in the order sent, transaction control and the pinned settings left out. */
   statements: string[];
   /** PostgreSQL: each connection's statements in the order it sent them, all of them. */
   perConnection: string[][];
@@ -35,6 +35,7 @@ function statementOf(sql: string): string {
     ['shape', /unique_index AS/],
     ['json helper', /AS "json_helper_state!?"/],
     ['pin', /set_config\(\s*'search_path'/],
+    ['times', /set_config\('DateStyle'/],
     ['begin', /^BEGIN$/],
     ['commit', /^COMMIT$/],
     ['tables', /AS "task_sessions!?"/],
@@ -110,7 +111,7 @@ describeBothDialects('health: the statements checkHealth() sends', (dialect) => 
     (pg.Client.prototype as { query: unknown }).query = record;
     try {
       const { verdict } = await db.store().checkHealth();
-      const statements = sent.map(([, kind]) => kind).filter((kind) => !['begin', 'commit', 'pin'].includes(kind));
+      const statements = sent.map(([, kind]) => kind).filter((kind) => !['begin', 'commit', 'pin', 'times'].includes(kind));
       const perConnection = [...new Set(sent.map(([c]) => c))].map((c) => sent.filter(([x]) => x === c).map(([, kind]) => kind));
       return { statements, perConnection, mostConnections, verdict };
     } finally {
@@ -130,13 +131,13 @@ describeBothDialects('health: the statements checkHealth() sends', (dialect) => 
     expect(statements).not.toContain('shape');
   });
 
-  it('PostgreSQL: each chain of counts runs in one transaction whose search_path is pinned first', async () => {
+  it('PostgreSQL: each chain of counts runs in one transaction whose search_path and time settings are pinned first', async () => {
     const { perConnection } = await recordHealth();
     // Each connection's transactions, from BEGIN to COMMIT, as the kinds of their statements.
     const transactions = perConnection.flatMap((sent) => sent.join(' ').match(/begin .*? commit/g) ?? []);
     // SQLite resolves no function through a search path: nothing to pin, no transaction.
     expect(transactions.sort()).toEqual(
-      byDialect(dialect, { sqlite: [], postgres: ['begin pin excess collisions commit', 'begin pin shortfall shortfall max observed commit'] }),
+      byDialect(dialect, { sqlite: [], postgres: ['begin pin times excess collisions commit', 'begin pin times shortfall shortfall max observed commit'] }),
     );
     // No anti-join outside them.
     const outside = perConnection.flatMap((sent) =>

@@ -3,7 +3,7 @@
 // (a review, 2026-12-07): a run under 'SQL, DMY' (a role's setting, a pool's `options`) kept
 // '05/12/2024 …', which the next run under the default 'ISO, MDY' read as 12 May, so it skipped
 // the windows between and activated without their rows; '28/12/2024 …' failed every boot
-// (22008). The walk now pins DateStyle to ISO in its transactions (set_local_date_style.sql).
+// (22008). The walk now pins DateStyle to ISO in its transactions (set_local_time_settings.sql).
 // DateStyle is PostgreSQL's: SQLite keeps the host's own text, which no setting changes.
 import { afterEach, describe, expect, it } from 'vitest';
 import { poolFor } from '../scripts/lib/postgres-database.js';

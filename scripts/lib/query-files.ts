@@ -200,7 +200,7 @@ export const DIALECT_ONLY: Readonly<Record<string, readonly Dialect[]>> = {
   set_local_search_path: ['postgres'],
   // The window walk's and the mark's edges as ISO text whatever the session's DateStyle: SQLite
   // keeps its instants as the host's own text, which no session setting changes.
-  set_local_date_style: ['postgres'],
+  set_local_time_settings: ['postgres'],
   // The JSON helper's trust (issue #16 item 3): SQLite has no such object (json_valid is
   // built in, and a file cannot carry a function), so SQLITE_JSON_HELPER
   // (src/migrations/json-helper.ts) answers 'current' for it without a statement.

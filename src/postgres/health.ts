@@ -14,6 +14,7 @@ import {
   probeStoreTables,
   readActivationKeys,
   setLocalSearchPath,
+  setLocalTimeSettings,
 } from '../../generated/postgres/index.js';
 import { ACTIVATION_KEY_PARAMS, toActivationKeys, type ActivationKeyValues } from '../activation-keys.js';
 import type { StoreContext } from '../dialect.js';
@@ -52,6 +53,7 @@ const HEALTH = {
   keys: packageStatement('read_activation_keys', readActivationKeys),
   helper: packageStatement('observe_json_helper', observeJsonHelper),
   pin: packageStatement('set_local_search_path', setLocalSearchPath),
+  times: packageStatement('set_local_time_settings', setLocalTimeSettings),
   shortfall: packageStatement('count_shortfall_since_capture', countShortfallSinceCapture),
   excess: packageStatement('count_excess_since_capture', countExcessSinceCapture),
   collisions: packageStatement('count_collisions_since_capture', countCollisionsSinceCapture),
@@ -73,6 +75,8 @@ async function pinnedRead<T>(pool: pg.Pool, statements: StatementRunner, read: (
   const attempt = () =>
     withTransaction(pool, async (client) => {
       await statements.rows(HEALTH.pin, undefined, client, 'rethrow');
+      // A timestamptz created_at compared with the window's UTC bound in UTC (the query file says why).
+      await statements.rows(HEALTH.times, undefined, client, 'rethrow');
       return read(windowCounts(client, statements, 'rethrow'));
     });
   try {

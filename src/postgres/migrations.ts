@@ -28,7 +28,7 @@ import {
   readSubagentTableHostObjects,
   setLocalBitmapScans,
   setLocalLockTimeout,
-  setLocalDateStyle,
+  setLocalTimeSettings,
   setLocalSearchPath,
   setLocalStatementTimeout,
   setLocalWorkMem,
@@ -125,7 +125,7 @@ function postgresPrimitives(db: Queryable): MigrationPrimitives {
       // Both statements that test JSON run in a locked transaction after the helper's probe,
       // with the search_path that reaches pg_catalog and the package's helper first.
       await setLocalSearchPath.one(undefined, db);
-      await setLocalDateStyle.one(undefined, db); // the edge as ISO text (the query file says why)
+      await setLocalTimeSettings.one(undefined, db); // the edge as ISO text, in UTC (the query file says why)
       const high = await readBackfillThrough.one({ before, limit }, db);
       if (typeof high.backfill_through !== 'string') throw new Error('readBackfillThrough returned no value');
       return { through: high.backfill_through, edge: high.edge };
@@ -135,13 +135,14 @@ function postgresPrimitives(db: Queryable): MigrationPrimitives {
       // budget whatever the store's size or the server's work_mem (the query file says why).
       await setLocalWorkMem.one({ workMem: BACKFILL_WORK_MEM }, db);
       await setLocalSearchPath.one(undefined, db);
+      await setLocalTimeSettings.one(undefined, db); // a timestamptz created_at read as UTC
       return backfillSubagentContexts.exec({ sessionIds: [...sessions] }, db);
     },
     windows: {
       available: async () => (await probeCreatedAtIndex.one(undefined, db)).present,
       nextWindow: async (top, widthUs, messages) => {
-        // Its edges as ISO text, which the runner keeps and passes back (the query file says why).
-        await setLocalDateStyle.one(undefined, db);
+        // Its edges as ISO text, which the runner keeps and passes back, in UTC (the query file says why).
+        await setLocalTimeSettings.one(undefined, db);
         const row = await nextBackfillWindow.one({ top, widthUs, messages }, db);
         return row.lo === null ? undefined : { lo: row.lo, below: row.below, widthUs: row.width_us };
       },
@@ -150,6 +151,7 @@ function postgresPrimitives(db: Queryable): MigrationPrimitives {
         // limit (set_local_bitmap_scans.sql and set_local_statement_timeout.sql say why).
         await setLocalWorkMem.one({ workMem: BACKFILL_WORK_MEM }, db);
         await setLocalSearchPath.one(undefined, db);
+        await setLocalTimeSettings.one(undefined, db); // a timestamptz created_at read as UTC
         await setLocalBitmapScans.one(undefined, db);
         if (limitMs !== undefined) await setLocalStatementTimeout.one({ statementTimeout: `${limitMs}ms` }, db);
         return backfillWindowContexts.exec({ lo, top }, db);
