@@ -12,6 +12,7 @@ export * from './delete_meta_key.queries.js';
 export * from './drop_backfill_range.queries.js';
 export * from './drop_backfill_rows.queries.js';
 export * from './drop_backfill_stage.queries.js';
+export * from './drop_host_index.queries.js';
 export * from './keep_backfill_range.queries.js';
 export * from './keep_backfill_rows.queries.js';
 export * from './list_subagent_contexts_by_session.queries.js';

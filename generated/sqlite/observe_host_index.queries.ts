@@ -8,6 +8,7 @@ export type IObserveHostIndexParams = Record<string, never>;
 export interface IObserveHostIndexResult {
   definition: string;
   ours: bigint;
+  previous: bigint;
 }
 
 /** 'ObserveHostIndex' query type */
@@ -26,13 +27,15 @@ export interface IObserveHostIndexQuery {
  * ```
  * SELECT m.sql AS "definition!",
  *        m.sql = 'CREATE INDEX idx_messages_subagent_candidates ON task_session_messages (created_at)' || char(10)
- *                || '  WHERE ((metadata GLOB ''*_task*'') > 0)' AS "ours!::bigint"
+ *                || '  WHERE ((CAST(metadata AS TEXT) GLOB ''*_task*'') > 0)' AS "ours!::bigint",
+ *        m.sql = 'CREATE INDEX idx_messages_subagent_candidates ON task_session_messages (created_at)' || char(10)
+ *                || '  WHERE ((metadata GLOB ''*_task*'') > 0)' AS "previous!::bigint"
  *   FROM sqlite_schema AS m
  *  WHERE m.type = 'index' AND m.name = 'idx_messages_subagent_candidates'
  * ```
  */
 export const observeHostIndex = new SqliteMaybeOneQuery<IObserveHostIndexParams, IObserveHostIndexResult>(
   "observeHostIndex",
-  "SELECT m.sql AS \"definition\",\n       m.sql = 'CREATE INDEX idx_messages_subagent_candidates ON task_session_messages (created_at)' || char(10)\n               || '  WHERE ((metadata GLOB ''*_task*'') > 0)' AS \"ours\"\n  FROM sqlite_schema AS m\n WHERE m.type = 'index' AND m.name = 'idx_messages_subagent_candidates'",
+  "SELECT m.sql AS \"definition\",\n       m.sql = 'CREATE INDEX idx_messages_subagent_candidates ON task_session_messages (created_at)' || char(10)\n               || '  WHERE ((CAST(metadata AS TEXT) GLOB ''*_task*'') > 0)' AS \"ours\",\n       m.sql = 'CREATE INDEX idx_messages_subagent_candidates ON task_session_messages (created_at)' || char(10)\n               || '  WHERE ((metadata GLOB ''*_task*'') > 0)' AS \"previous\"\n  FROM sqlite_schema AS m\n WHERE m.type = 'index' AND m.name = 'idx_messages_subagent_candidates'",
   [],
 );

@@ -29,7 +29,7 @@ export interface IStageBackfillCandidatesQuery {
  *   FROM task_session_messages AS m
  *  WHERE m.rowid >= :from! AND m.rowid <= :upTo!
  *    AND m.id IS NOT NULL AND typeof(m.task_session_id) = 'text'
- *    AND /* subagent_prefilter(m.metadata) * / ((m.metadata GLOB '*_task*') > 0)
+ *    AND /* subagent_prefilter(m.metadata) * / ((CAST(m.metadata AS TEXT) GLOB '*_task*') > 0)
  *    AND /* prefiltered_valid_json(m.metadata) * / json_valid(m.metadata)
  *    AND json_type(m.metadata, '$.normalized.kind') = 'text'
  *    AND json_extract(m.metadata, '$.normalized.kind') = 'subagent_task'
@@ -38,6 +38,6 @@ export interface IStageBackfillCandidatesQuery {
  */
 export const stageBackfillCandidates = new SqliteExecQuery<IStageBackfillCandidatesParams, IStageBackfillCandidatesResult>(
   "stageBackfillCandidates",
-  "INSERT INTO temp.subagent_context_backfill_range (task_session_id, id, rid, task_id, tool_call_id, created_utc9)\nSELECT m.task_session_id, m.id, m.rowid, m.task_id,\n       CASE WHEN json_type(m.metadata, '$.tool_call_id') = 'text'\n            THEN json_extract(m.metadata, '$.tool_call_id') END,    -- a JSON string only (AC-21a)\n       /* utc9(m.created_at) */ (CASE WHEN m.created_at GLOB '[0-9]*' THEN strftime('%Y-%m-%d %H:%M:%S', substr(m.created_at, 1, 19) || ltrim(substr(m.created_at, 20), '.0123456789')) || '.' || substr(substr(m.created_at, 21, max(length(m.created_at) - 20 - length(ltrim(substr(m.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) END)\n  FROM task_session_messages AS m\n WHERE m.rowid >= @from AND m.rowid <= @upTo\n   AND m.id IS NOT NULL AND typeof(m.task_session_id) = 'text'\n   AND /* subagent_prefilter(m.metadata) */ ((m.metadata GLOB '*_task*') > 0)\n   AND /* prefiltered_valid_json(m.metadata) */ json_valid(m.metadata)\n   AND json_type(m.metadata, '$.normalized.kind') = 'text'\n   AND json_extract(m.metadata, '$.normalized.kind') = 'subagent_task'\nON CONFLICT DO NOTHING",
+  "INSERT INTO temp.subagent_context_backfill_range (task_session_id, id, rid, task_id, tool_call_id, created_utc9)\nSELECT m.task_session_id, m.id, m.rowid, m.task_id,\n       CASE WHEN json_type(m.metadata, '$.tool_call_id') = 'text'\n            THEN json_extract(m.metadata, '$.tool_call_id') END,    -- a JSON string only (AC-21a)\n       /* utc9(m.created_at) */ (CASE WHEN m.created_at GLOB '[0-9]*' THEN strftime('%Y-%m-%d %H:%M:%S', substr(m.created_at, 1, 19) || ltrim(substr(m.created_at, 20), '.0123456789')) || '.' || substr(substr(m.created_at, 21, max(length(m.created_at) - 20 - length(ltrim(substr(m.created_at, 20), '.0123456789')), 0)) || '000000000', 1, 9) END)\n  FROM task_session_messages AS m\n WHERE m.rowid >= @from AND m.rowid <= @upTo\n   AND m.id IS NOT NULL AND typeof(m.task_session_id) = 'text'\n   AND /* subagent_prefilter(m.metadata) */ ((CAST(m.metadata AS TEXT) GLOB '*_task*') > 0)\n   AND /* prefiltered_valid_json(m.metadata) */ json_valid(m.metadata)\n   AND json_type(m.metadata, '$.normalized.kind') = 'text'\n   AND json_extract(m.metadata, '$.normalized.kind') = 'subagent_task'\nON CONFLICT DO NOTHING",
   ["from","upTo"],
 );

@@ -4,11 +4,15 @@
  * that is the package's own statement, so a same-named index of another definition is
  * reported, never replaced. The literal is the script's statement as stored: change one,
  * change both (test/host-index.test.ts finds the package's index 'present' only when they agree).
+ * `previous`: the package's own statement before the prefilter read a BLOB as its text (a
+ * review, 2026-12): that index serves no statement now, so it is dropped and built again.
  */
 /* @returns maybe-one */
 /* @name observeHostIndex */
 SELECT m.sql AS "definition!",
        m.sql = 'CREATE INDEX idx_messages_subagent_candidates ON task_session_messages (created_at)' || char(10)
-               || '  WHERE ((metadata GLOB ''*_task*'') > 0)' AS "ours!::bigint"
+               || '  WHERE ((CAST(metadata AS TEXT) GLOB ''*_task*'') > 0)' AS "ours!::bigint",
+       m.sql = 'CREATE INDEX idx_messages_subagent_candidates ON task_session_messages (created_at)' || char(10)
+               || '  WHERE ((metadata GLOB ''*_task*'') > 0)' AS "previous!::bigint"
   FROM sqlite_schema AS m
  WHERE m.type = 'index' AND m.name = 'idx_messages_subagent_candidates';

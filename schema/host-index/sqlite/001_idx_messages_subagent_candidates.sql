@@ -8,5 +8,7 @@
 -- applied to metadata; test/host-index.test.ts pins the two together): SQLite uses a partial
 -- index only for a query whose WHERE holds that same term.
 -- Building it reads the whole table once, under SQLite's write lock (BENCHMARKS.md).
+-- The term reads a BLOB as its text since 2026-12; the index of the earlier term (a plain
+-- GLOB, which skipped BLOB metadata) is dropped and built again (observe_host_index.sql).
 CREATE INDEX IF NOT EXISTS idx_messages_subagent_candidates ON task_session_messages (created_at)
-  WHERE ((metadata GLOB '*_task*') > 0);
+  WHERE ((CAST(metadata AS TEXT) GLOB '*_task*') > 0);
