@@ -9,7 +9,7 @@
 // a promise is refused (TypeError) and rolled back: every body here must run synchronously.
 // The one exception is withAsyncTransaction (and its savepoint) below, for a connection one
 // caller owns alone (the proxy's writer process), whose batch awaits the store's own writes.
-import type { Database, Transaction } from 'better-sqlite3';
+import type { Database, Statement, Transaction } from 'better-sqlite3';
 import { SubagentContextError } from '../errors.js';
 
 type Scope = Transaction<(body: () => unknown) => unknown>;
@@ -33,6 +33,32 @@ function scopeOf(db: Database): Scope {
 /** The store's own write transaction, or a savepoint in the host's when one is open. */
 export function inWriteScope<T>(db: Database, fn: () => T): T {
   return scopeOf(db).immediate(fn) as T;
+}
+
+/** `PRAGMA defer_foreign_keys` per connection, prepared once: it is read on every live write. */
+const deferReads = new WeakMap<Database, Statement>();
+
+/**
+ * fn with foreign keys checked at each statement's end, as SQLite checks them by default: a
+ * host that set PRAGMA defer_foreign_keys = ON (in its open transaction, or before one: the
+ * setting lasts until a commit) made a row of an unknown session write without error, so the
+ * frame read 'persisted' and the HOST's COMMIT then failed on it, losing the host's own work
+ * (a review, 2026-12). Now the statement fails (unknown_session) and is undone alone. The
+ * host's setting is restored while its transaction is open (a COMMIT or ROLLBACK resets it).
+ */
+export function withImmediateForeignKeys<T>(db: Database, fn: () => T): T {
+  let read = deferReads.get(db);
+  if (!read) {
+    read = db.prepare('PRAGMA defer_foreign_keys').pluck();
+    deferReads.set(db, read);
+  }
+  if (Number(read.get()) !== 1) return fn();
+  db.pragma('defer_foreign_keys = OFF');
+  try {
+    return fn();
+  } finally {
+    if (db.inTransaction) db.pragma('defer_foreign_keys = ON');
+  }
 }
 
 /** A read snapshot (deferred BEGIN: no write lock, so a read-only connection can take it), or a savepoint in the host's transaction. */

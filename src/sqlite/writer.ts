@@ -20,7 +20,7 @@ import { upsertParameters, type UpsertInput } from '../frame-normalization.js';
 import { requireRowsWritten } from '../no-row-written.js';
 import { settledWrite } from '../store.js';
 import { usageParameters } from '../usage-normalization.js';
-import { inWriteScope } from './transaction.js';
+import { inWriteScope, withImmediateForeignKeys } from './transaction.js';
 
 /** Every successful upsert's result: one shared settled promise, no allocation per frame. */
 const WRITTEN = settledWrite(undefined);
@@ -54,7 +54,8 @@ export function createSqliteWriter(db: Database): WriterAdapter {
         requireOwnConnection(db, client);
         // Autocommitted on its own; inside the host's transaction, a savepoint also undoes what
         // a failing statement may leave behind (a trigger's RAISE(FAIL) keeps earlier changes).
-        if (db.inTransaction) inWriteScope(db, () => upsertOne(input, observedAtNs));
+        // Foreign keys checked now, even where the host deferred them (./transaction.ts).
+        if (db.inTransaction) withImmediateForeignKeys(db, () => inWriteScope(db, () => upsertOne(input, observedAtNs)));
         else upsertOne(input, observedAtNs);
         return WRITTEN;
       } catch (err) {
@@ -72,20 +73,22 @@ export function createSqliteWriter(db: Database): WriterAdapter {
       }
       const results: (Error | null)[] = new Array(batch.length);
       try {
-        inWriteScope(db, () => {
-          for (let i = 0; i < batch.length; i++) {
-            try {
-              upsertOne(batch[i].input, batch[i].observedAtNs);
-              results[i] = null;
-            } catch (err) {
-              // A failing statement is undone alone (ABORT) and the others go on. If SQLite
-              // rolled the whole transaction back instead (RAISE(ROLLBACK), I/O error, full
-              // disk), nothing in it survives: every frame fails below.
-              if (!db.inTransaction) throw err;
-              results[i] = toError(err);
+        withImmediateForeignKeys(db, () =>
+          inWriteScope(db, () => {
+            for (let i = 0; i < batch.length; i++) {
+              try {
+                upsertOne(batch[i].input, batch[i].observedAtNs);
+                results[i] = null;
+              } catch (err) {
+                // A failing statement is undone alone (ABORT) and the others go on. If SQLite
+                // rolled the whole transaction back instead (RAISE(ROLLBACK), I/O error, full
+                // disk), nothing in it survives: every frame fails below.
+                if (!db.inTransaction) throw err;
+                results[i] = toError(err);
+              }
             }
-          }
-        });
+          }),
+        );
         return settledWrite(results);
       } catch (err) {
         const failure = toError(err);
