@@ -25,12 +25,12 @@ export interface ICountBackfillSessionsAfterQuery {
  *
  * Query generated from SQL:
  * ```
- * SELECT count(*) AS "sessions!" FROM task_sessions AS s WHERE s.id > :after! AND s.id < x''
+ * SELECT count(*) AS "sessions!" FROM task_sessions AS s WHERE s.id COLLATE BINARY > :after! AND s.id COLLATE BINARY < x''
  *    AND /* recordable_id(s.id) * / (typeof(s.id) = 'text' AND length(CAST(nullif(s.id, '') AS BLOB)) <= 512 AND (length(s.id) = length(CAST(s.id AS BLOB)) OR (instr(s.id, char(0)) = 0 AND NOT replace(replace(replace(s.id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
  * ```
  */
 export const countBackfillSessionsAfter = new SqliteOneQuery<ICountBackfillSessionsAfterParams, ICountBackfillSessionsAfterResult>(
   "countBackfillSessionsAfter",
-  "SELECT count(*) AS \"sessions\" FROM task_sessions AS s WHERE s.id > @after AND s.id < x''\n   AND /* recordable_id(s.id) */ (typeof(s.id) = 'text' AND length(CAST(nullif(s.id, '') AS BLOB)) <= 512 AND (length(s.id) = length(CAST(s.id AS BLOB)) OR (instr(s.id, char(0)) = 0 AND NOT replace(replace(replace(s.id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))",
+  "SELECT count(*) AS \"sessions\" FROM task_sessions AS s WHERE s.id COLLATE BINARY > @after AND s.id COLLATE BINARY < x''\n   AND /* recordable_id(s.id) */ (typeof(s.id) = 'text' AND length(CAST(nullif(s.id, '') AS BLOB)) <= 512 AND (length(s.id) = length(CAST(s.id AS BLOB)) OR (instr(s.id, char(0)) = 0 AND NOT replace(replace(replace(s.id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))",
   ["after"],
 );

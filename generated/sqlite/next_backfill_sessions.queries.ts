@@ -28,14 +28,14 @@ export interface INextBackfillSessionsQuery {
  * ```
  * SELECT s.id AS "id!"
  *   FROM task_sessions AS s
- *  WHERE s.id > :after! AND s.id < x''
+ *  WHERE s.id COLLATE BINARY > :after! AND s.id COLLATE BINARY < x''
  *    AND /* recordable_id(s.id) * / (typeof(s.id) = 'text' AND length(CAST(nullif(s.id, '') AS BLOB)) <= 512 AND (length(s.id) = length(CAST(s.id AS BLOB)) OR (instr(s.id, char(0)) = 0 AND NOT replace(replace(replace(s.id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))
- *  ORDER BY s.id
+ *  ORDER BY s.id COLLATE BINARY
  *  LIMIT :limit!
  * ```
  */
 export const nextBackfillSessions = new SqliteManyQuery<INextBackfillSessionsParams, INextBackfillSessionsResult>(
   "nextBackfillSessions",
-  "SELECT s.id AS \"id\"\n  FROM task_sessions AS s\n WHERE s.id > @after AND s.id < x''\n   AND /* recordable_id(s.id) */ (typeof(s.id) = 'text' AND length(CAST(nullif(s.id, '') AS BLOB)) <= 512 AND (length(s.id) = length(CAST(s.id AS BLOB)) OR (instr(s.id, char(0)) = 0 AND NOT replace(replace(replace(s.id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))\n ORDER BY s.id\n LIMIT @limit",
+  "SELECT s.id AS \"id\"\n  FROM task_sessions AS s\n WHERE s.id COLLATE BINARY > @after AND s.id COLLATE BINARY < x''\n   AND /* recordable_id(s.id) */ (typeof(s.id) = 'text' AND length(CAST(nullif(s.id, '') AS BLOB)) <= 512 AND (length(s.id) = length(CAST(s.id AS BLOB)) OR (instr(s.id, char(0)) = 0 AND NOT replace(replace(replace(s.id, char(65533), ''), char(65534), ''), char(65535), '') GLOB '*' || char(65533) || '*')))\n ORDER BY s.id COLLATE BINARY\n LIMIT @limit",
   ["after","limit"],
 );

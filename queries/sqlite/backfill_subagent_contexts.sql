@@ -123,11 +123,12 @@ WITH candidate AS (
      AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = p.task_session_id)
 ), winner AS (
   -- AC-21b: one row per (session, tool_call_id), from the message with the newest
-  -- created_at (as an instant), then the greatest id (byte order).
+  -- created_at (as an instant), then the greatest id (byte order). COLLATE BINARY: a host
+  -- column declared with a collation (NOCASE) would otherwise partition and order in it.
   SELECT r.rid, r.id, r.created_utc9
     FROM (SELECT q.rid, q.id, q.created_utc9,
-                 row_number() OVER (PARTITION BY q.task_session_id, q.tool_call_id
-                                    ORDER BY q.created_utc9 DESC, q.id DESC) AS rn
+                 row_number() OVER (PARTITION BY q.task_session_id COLLATE BINARY, q.tool_call_id
+                                    ORDER BY q.created_utc9 DESC, q.id COLLATE BINARY DESC) AS rn
             FROM qualifying AS q) AS r
    WHERE r.rn = 1
 ), parsed AS MATERIALIZED (

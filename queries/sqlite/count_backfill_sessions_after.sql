@@ -10,5 +10,5 @@
  */
 /* @returns one */
 /* @name countBackfillSessionsAfter */
-SELECT count(*) AS "sessions!" FROM task_sessions AS s WHERE s.id > :after! AND s.id < x''
+SELECT count(*) AS "sessions!" FROM task_sessions AS s WHERE s.id COLLATE BINARY > :after! AND s.id COLLATE BINARY < x''
    AND {{recordable_id(s.id)}};

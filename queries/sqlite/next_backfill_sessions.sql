@@ -16,6 +16,13 @@
  * Numbers and NULL sort before all text, so `> :after` (never below '') already excludes them.
  * count_backfill_sessions_after.sql counts the same sessions.
  *
+ * COLLATE BINARY on every comparison and the ORDER BY: a host whose id column has a collation
+ * (`id TEXT COLLATE NOCASE`) had the walk order and cut its chunks in that collation, while the
+ * chunk statement ranges the staging table (BINARY) by the same bounds, so some sessions fell
+ * between chunks and were never backfilled (a review, 2026-12). With the column's own BINARY
+ * collation the term is a no-op and the primary key index still serves the walk; with another
+ * collation the index cannot, and each chunk's read scans task_sessions (one row per session).
+ *
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
  * codegen (the generated module shows the whole statement): recordable_id.
  */
@@ -23,7 +30,7 @@
 /* @name nextBackfillSessions */
 SELECT s.id AS "id!"
   FROM task_sessions AS s
- WHERE s.id > :after! AND s.id < x''
+ WHERE s.id COLLATE BINARY > :after! AND s.id COLLATE BINARY < x''
    AND {{recordable_id(s.id)}}
- ORDER BY s.id
+ ORDER BY s.id COLLATE BINARY
  LIMIT :limit!;
