@@ -32,7 +32,8 @@ export interface IObserveHostIndexQuery {
  *         AND i.indnatts = 1
  *         AND i.indexprs IS NULL
  *         AND (SELECT a.attname FROM pg_attribute AS a WHERE a.attrelid = i.indrelid AND a.attnum = i.indkey[0]) = 'created_at'
- *         AND pg_get_expr(i.indpred, i.indrelid) = '(strpos(metadata, ''subagent_task''::text) > 0)') AS "ours!",
+ *         AND pg_get_expr(i.indpred, i.indrelid) IN ('(strpos(metadata, ''subagent_task''::text) > 0)',
+ *                                                    '(strpos((metadata)::text, ''subagent_task''::text) > 0)')) AS "ours!",
  *        pg_get_indexdef(i.indexrelid) AS "definition!"
  *   FROM pg_index AS i
  *  WHERE i.indexrelid = to_regclass('idx_messages_subagent_candidates')
@@ -40,7 +41,7 @@ export interface IObserveHostIndexQuery {
  */
 export const observeHostIndex = new PostgresMaybeOneQuery<IObserveHostIndexParams, IObserveHostIndexResult>(
   "observeHostIndex",
-  "SELECT i.indisvalid AS \"valid!\",\n       (i.indrelid = to_regclass('task_session_messages')\n        AND NOT i.indisunique\n        AND i.indnatts = 1\n        AND i.indexprs IS NULL\n        AND (SELECT a.attname FROM pg_attribute AS a WHERE a.attrelid = i.indrelid AND a.attnum = i.indkey[0]) = 'created_at'\n        AND pg_get_expr(i.indpred, i.indrelid) = '(strpos(metadata, ''subagent_task''::text) > 0)') AS \"ours!\",\n       pg_get_indexdef(i.indexrelid) AS \"definition!\"\n  FROM pg_index AS i\n WHERE i.indexrelid = to_regclass('idx_messages_subagent_candidates')",
+  "SELECT i.indisvalid AS \"valid!\",\n       (i.indrelid = to_regclass('task_session_messages')\n        AND NOT i.indisunique\n        AND i.indnatts = 1\n        AND i.indexprs IS NULL\n        AND (SELECT a.attname FROM pg_attribute AS a WHERE a.attrelid = i.indrelid AND a.attnum = i.indkey[0]) = 'created_at'\n        AND pg_get_expr(i.indpred, i.indrelid) IN ('(strpos(metadata, ''subagent_task''::text) > 0)',\n                                                   '(strpos((metadata)::text, ''subagent_task''::text) > 0)')) AS \"ours!\",\n       pg_get_indexdef(i.indexrelid) AS \"definition!\"\n  FROM pg_index AS i\n WHERE i.indexrelid = to_regclass('idx_messages_subagent_candidates')",
   [],
 );
 

@@ -18,7 +18,9 @@
  * count of quotes (a string never closed) is no document: NULL. The caller asks valid_jsonb of
  * the result, so nothing here needs to be valid JSON otherwise. COLLATE "C": replace() follows
  * the column's collation, which may be nondeterministic (valid_jsonb). A backslash is chr(92):
- * the query parser codegen uses reads one in a string literal as an escape.
+ * the query parser codegen uses reads one in a string literal as an escape. x is read as x::text
+ * (a no-op on text; a json column, which holds such escapes as written, has no collation and no
+ * replace()).
  */
 (SELECT CASE WHEN count(*) % 2 = 1
              THEN replace(replace(string_agg(CASE WHEN p.i % 2 = 1 THEN p.part
@@ -28,5 +30,5 @@
                                                   ELSE 'null' END, '' ORDER BY p.i),
                                   chr(3), chr(92) || '"'), chr(2), chr(92) || chr(92)) END
    FROM (SELECT u.part, u.i, lead(u.part) OVER (ORDER BY u.i) AS next
-           FROM unnest(string_to_array(replace(replace((x) COLLATE "C", chr(92) || chr(92), chr(2)), chr(92) || '"', chr(3)), '"')) WITH ORDINALITY AS u(part, i)
-          WHERE strpos(x, chr(2)) = 0 AND strpos(x, chr(3)) = 0) AS p)
+           FROM unnest(string_to_array(replace(replace((x::text) COLLATE "C", chr(92) || chr(92), chr(2)), chr(92) || '"', chr(3)), '"')) WITH ORDINALITY AS u(part, i)
+          WHERE strpos(x::text, chr(2)) = 0 AND strpos(x::text, chr(3)) = 0) AS p)

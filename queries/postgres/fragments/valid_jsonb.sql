@@ -9,7 +9,8 @@
  * observe_json_helper.sql); a function of that name anywhere on the session's search_path
  * comes after both and is never reached. Both arguments are cast to text so the call matches
  * (text, text) exactly: an overload that fits the argument's own type better (varchar, say)
- * elsewhere on the path cannot win the resolution.
+ * elsewhere on the path cannot win the resolution. Every other read of x is x::text too (a no-op
+ * on text), so a jsonb or json metadata column reads as its text (docs/host-tables.md).
  * The built-in raises "stack depth limit exceeded" (a hard error) on a document nested about
  * 10,000 deep, and one such row would fail the backfill on every boot, so a document is asked
  * only when it is nested at most 1,000 deep — SQLite's json_valid limit, so both dialects read
@@ -46,14 +47,14 @@
  * (BENCHMARKS.md, "The hostile document on PostgreSQL").
  * @anchor pg_input_is_valid(
  */
-(SELECT CASE WHEN octet_length(x) - octet_length(replace(replace((x) COLLATE "C", '[', ''), '{', '')) <= 1000 THEN pg_input_is_valid(x::text, 'jsonb'::text)
+(SELECT CASE WHEN octet_length(x::text) - octet_length(replace(replace((x::text) COLLATE "C", '[', ''), '{', '')) <= 1000 THEN pg_input_is_valid(x::text, 'jsonb'::text)
       WHEN (SELECT CASE WHEN s.b = '' THEN true
                         WHEN p.deepest_end > 1000 THEN false
                         WHEN p.reach <= 1000 THEN true
                         ELSE (SELECT max(d.depth)
                                 FROM (SELECT sum(CASE WHEN b.c IN ('[', '{') THEN 1 ELSE -1 END) OVER (ORDER BY b.i) AS depth
                                         FROM unnest(string_to_array(s.b, NULL)) WITH ORDINALITY AS b(c, i)) AS d) <= 1000 END
-              FROM (SELECT regexp_replace((x) COLLATE "C", replace('"(~~.|[^"~~])*("|~~?$)|[^][{}]', '~', chr(92)), '', 'g') AS b OFFSET 0) AS s
+              FROM (SELECT regexp_replace((x::text) COLLATE "C", replace('"(~~.|[^"~~])*("|~~?$)|[^][{}]', '~', chr(92)), '', 'g') AS b OFFSET 0) AS s
                    CROSS JOIN LATERAL (SELECT max(k.before + k.net) AS deepest_end, max(k.before + k.opens) AS reach
                                          FROM (SELECT o.opens, 2 * o.opens - o.len AS net,
                                                       coalesce(sum(2 * o.opens - o.len) OVER (ORDER BY g.i ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before

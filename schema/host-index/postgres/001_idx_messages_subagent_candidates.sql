@@ -10,5 +10,9 @@
 -- every message insert for the whole build). It cannot run in a transaction, so this script is
 -- one statement, sent on its own; a build that fails leaves an INVALID index, which
 -- ensureHostIndex() drops (drop_unfinished_host_index.sql) and builds again.
+-- metadata::text: on the TEXT column of schema/host/postgres a no-op the parser drops (the stored
+-- predicate is strpos(metadata, …), as it was before the cast); on a jsonb or json column, the
+-- column's text (jsonb's output function is immutable, so it may stand in a predicate), which
+-- the statements' prefilter reads the same way, so the index serves them there too.
 CREATE INDEX CONCURRENTLY IF NOT EXISTS idx_messages_subagent_candidates ON task_session_messages (created_at)
-  WHERE (strpos(metadata, 'subagent_task') > 0);
+  WHERE (strpos(metadata::text, 'subagent_task') > 0);
