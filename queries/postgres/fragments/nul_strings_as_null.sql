@@ -3,11 +3,12 @@
  * a \u0000 escape as null (a key holding one keeps its place, the escape read as U+FFFD), or NULL
  * when x cannot be read that way. Go's encoding/json writes a NUL character in a string as
  * \u0000 (tool output with a binary byte in result_text): the document is valid JSON, but jsonb
- * refuses it whole, since PostgreSQL's text cannot hold NUL, and it would read as '{}': no
- * backfilled row, and a subagent the writer missed no shortfall, "healthy" (a review,
- * 2026-12-07). The live path reads a string holding a NUL as not reported (NULL) and an id
- * holding one as not recordable; a null here gives both, and SQLite's backfill reads the same
- * strings so (text_from_metadata, recordable_id), so the dialects agree.
+ * refuses it whole, since PostgreSQL's text cannot hold NUL, and it would read as '{}': a
+ * subagent the writer missed was no shortfall, "healthy" (a review, 2026-12-07). The live path
+ * reads a string holding a NUL as not reported (NULL) and an id holding one as not recordable; a
+ * null here gives both, as SQLite reads them (text_from_metadata, recordable_id). Health only
+ * (metadata_or_empty): PostgreSQL's backfill reads such a document as '{}' still
+ * (prefiltered_metadata_or_empty says why).
  * How, in linear time whatever the text (a regular expression over JSON strings took quadratic
  * time on hostile text: valid_jsonb): the escaped backslashes and escaped quotes are first set
  * aside as raw control characters, which valid JSON never holds (a text that already holds them
