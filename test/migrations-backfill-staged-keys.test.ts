@@ -100,20 +100,25 @@ describe('SQLite: a chunk ranks from the staged columns only while nothing chang
     expect(await backfilledRows(t)).toEqual(reference.rows);
   });
 
-  it('a host trigger on a table the backfill writes (it fires inside the backfill’s own transactions): every chunk reads its candidates again', async () => {
-    // There before the backfill begins (no schema change during it to give it away): when s0's row
-    // is written (the first chunk, s0 and s1), it makes s2's older message the newest (the second chunk).
-    const { phase2, rows } = await backfill(
-      () => {},
-      {},
-      (t) =>
-        t.sqlite!.exec(`CREATE TRIGGER host_touch AFTER INSERT ON task_session_subagents WHEN NEW.task_session_id = 's0'
+  // The table named in any case: SQLite keeps a trigger's table name as its DDL wrote it, and one
+  // `ON TASK_SESSION_SUBAGENTS` was not counted, so the chunks ranked from stale columns (a review, 2026-12).
+  it.each(['task_session_subagents', 'TASK_SESSION_SUBAGENTS'])(
+    'a host trigger on a table the backfill writes (ON %s; it fires inside the backfill’s own transactions): every chunk reads its candidates again',
+    async (table) => {
+      // There before the backfill begins (no schema change during it to give it away): when s0's row
+      // is written (the first chunk, s0 and s1), it makes s2's older message the newest (the second chunk).
+      const { phase2, rows } = await backfill(
+        () => {},
+        {},
+        (t) =>
+          t.sqlite!.exec(`CREATE TRIGGER host_touch AFTER INSERT ON ${table} WHEN NEW.task_session_id = 's0'
           BEGIN UPDATE task_session_messages SET created_at = '2030-01-01 00:00:00' WHERE id = 's2-t1-v0'; END`),
-    );
-    expect(phase2).toBeGreaterThanOrEqual(30);
-    // Judged as the chunk found it: s2's v0 won.
-    expect(rows.find((r) => r.task_session_id === 's2' && r.tool_call_id === 'toolu_1')?.description).toBe('v0');
-  });
+      );
+      expect(phase2).toBeGreaterThanOrEqual(30);
+      // Judged as the chunk found it: s2's v0 won.
+      expect(rows.find((r) => r.task_session_id === 's2' && r.tool_call_id === 'toolu_1')?.description).toBe('v0');
+    },
+  );
 
   it('a staging table an earlier run left, its phase-1 keys removed by hand, a candidate changed meanwhile: phase 1 stages again and the chunks judge every candidate as it is', async () => {
     db = await openTestDb('sqlite', 'package');

@@ -14,18 +14,23 @@ import { byDialect } from './helpers/by-dialect.js';
 import { recordingLogger } from './helpers/recording-logger.js';
 import { insertSession } from './helpers/seed-host-rows.js';
 
-/** The host's audit table and an AFTER INSERT trigger on the package's table feeding it. */
-async function addHostIndexAndTrigger(db: TestDb): Promise<void> {
+/**
+ * The host's audit table and an AFTER INSERT trigger on the package's table feeding it, the
+ * table named as the host's DDL spells it: SQLite resolves a name in any case and keeps a
+ * trigger's and an index's table name as written (a trigger `ON TASK_SESSION_SUBAGENTS` was
+ * not seen as the table's, so the rebuild dropped it silently: a review, 2026-12).
+ */
+async function addHostIndexAndTrigger(db: TestDb, table = 'task_session_subagents'): Promise<void> {
   await db.exec('CREATE TABLE host_audit (subagent_id TEXT NOT NULL)');
-  await db.exec('CREATE INDEX host_idx_subagents_model ON task_session_subagents (model)');
+  await db.exec(`CREATE INDEX host_idx_subagents_model ON ${table} (model)`);
   if (byDialect(db.dialect, { sqlite: true, postgres: false })) {
-    await db.exec(`CREATE TRIGGER host_audit_insert AFTER INSERT ON task_session_subagents
+    await db.exec(`CREATE TRIGGER host_audit_insert AFTER INSERT ON ${table}
       BEGIN INSERT INTO host_audit (subagent_id) VALUES (NEW.id); END`);
     return;
   }
   await db.exec(`CREATE FUNCTION host_audit_row() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN INSERT INTO host_audit (subagent_id) VALUES (NEW.id); RETURN NEW; END $$`);
-  await db.exec(`CREATE TRIGGER host_audit_insert AFTER INSERT ON task_session_subagents FOR EACH ROW EXECUTE FUNCTION host_audit_row()`);
+  await db.exec(`CREATE TRIGGER host_audit_insert AFTER INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION host_audit_row()`);
 }
 
 /** Everything SQLite holds for the table — its schema entries and every value with its storage class. */
@@ -42,7 +47,7 @@ const hostObjectNames = async (db: TestDb) =>
       sqlite: async () =>
         (
           await db.query<{ type: string; name: string }>(
-            `SELECT type, name FROM sqlite_schema WHERE tbl_name = 'task_session_subagents' AND name LIKE 'host_%' ORDER BY name`,
+            `SELECT type, name FROM sqlite_schema WHERE tbl_name = 'task_session_subagents' COLLATE NOCASE AND name LIKE 'host_%' ORDER BY name`,
           )
         ).map((r) => `${r.type} ${r.name}`),
       postgres: async () => (await postgresGenerated.readSubagentTableHostObjects.run(undefined, db.pool!)).map((o) => `${o.kind} ${o.name}`),
@@ -59,23 +64,27 @@ describeBothDialects('host additions to the pre-amendment table survive the upgr
   });
   afterEach(async () => db.close());
 
-  it('a host index and trigger are re-created by the upgrade; the trigger fires for new rows only', async () => {
-    await addHostIndexAndTrigger(db);
-    const before = await byDialect(dialect, {
-      sqlite: () => db.query(`SELECT name, sql FROM sqlite_schema WHERE name LIKE 'host_%' ORDER BY name`),
-      postgres: async () => [],
-    })();
-    const report = await db.store({ clock: steppingClock() }).runMigrations();
-    expect(report.ok).toBe(true);
-    expect(stepStatuses(report).upgrade_pre_amendment_table).toBe('applied');
+  // Unquoted, PostgreSQL folds the upper-case name: the same table, as on SQLite.
+  it.each(['task_session_subagents', 'TASK_SESSION_SUBAGENTS'])(
+    'a host index and trigger (ON %s) are re-created by the upgrade; the trigger fires for new rows only',
+    async (table) => {
+      await addHostIndexAndTrigger(db, table);
+      const before = await byDialect(dialect, {
+        sqlite: () => db.query(`SELECT name, sql FROM sqlite_schema WHERE name LIKE 'host_%' ORDER BY name`),
+        postgres: async () => [],
+      })();
+      const report = await db.store({ clock: steppingClock() }).runMigrations();
+      expect(report.ok).toBe(true);
+      expect(stepStatuses(report).upgrade_pre_amendment_table).toBe('applied');
 
-    expect(await hostObjectNames(db)).toEqual(['index host_idx_subagents_model', 'trigger host_audit_insert']);
-    if (byDialect(dialect, { sqlite: true, postgres: false }))
-      expect(await db.query(`SELECT name, sql FROM sqlite_schema WHERE name LIKE 'host_%' ORDER BY name`)).toEqual(before);
-    expect(await db.query('SELECT count(*) AS n FROM host_audit')).toEqual([{ n: byDialect(dialect, { sqlite: 0, postgres: '0' }) }]); // not re-fired by the copy
-    expect(await db.store({ clock: steppingClock() }).recordFrame(frame({ sessionId: 's1', taskId: 'task-s1', toolCallId: 'toolu_new' }))).toBe('persisted');
-    expect(await db.query('SELECT count(*) AS n FROM host_audit')).toEqual([{ n: byDialect(dialect, { sqlite: 1, postgres: '1' }) }]);
-  });
+      expect(await hostObjectNames(db)).toEqual(['index host_idx_subagents_model', 'trigger host_audit_insert']);
+      if (byDialect(dialect, { sqlite: true, postgres: false }))
+        expect(await db.query(`SELECT name, sql FROM sqlite_schema WHERE name LIKE 'host_%' ORDER BY name`)).toEqual(before);
+      expect(await db.query('SELECT count(*) AS n FROM host_audit')).toEqual([{ n: byDialect(dialect, { sqlite: 0, postgres: '0' }) }]); // not re-fired by the copy
+      expect(await db.store({ clock: steppingClock() }).recordFrame(frame({ sessionId: 's1', taskId: 'task-s1', toolCallId: 'toolu_new' }))).toBe('persisted');
+      expect(await db.query('SELECT count(*) AS n FROM host_audit')).toEqual([{ n: byDialect(dialect, { sqlite: 1, postgres: '1' }) }]);
+    },
+  );
 
   it('a host column: SQLite refuses the rebuild and leaves the table as it was; PostgreSQL keeps it with its values', async () => {
     await db.exec(`ALTER TABLE task_session_subagents ADD COLUMN host_note TEXT`);

@@ -31,11 +31,11 @@ export interface IObserveHostIndexQuery {
  *        m.sql = 'CREATE INDEX idx_messages_subagent_candidates ON task_session_messages (created_at)' || char(10)
  *                || '  WHERE ((metadata GLOB ''*_task*'') > 0)' AS "previous!::bigint"
  *   FROM sqlite_schema AS m
- *  WHERE m.type = 'index' AND m.name = 'idx_messages_subagent_candidates'
+ *  WHERE m.type = 'index' AND m.name = 'idx_messages_subagent_candidates' COLLATE NOCASE
  * ```
  */
 export const observeHostIndex = new SqliteMaybeOneQuery<IObserveHostIndexParams, IObserveHostIndexResult>(
   "observeHostIndex",
-  "SELECT m.sql AS \"definition\",\n       m.sql = 'CREATE INDEX idx_messages_subagent_candidates ON task_session_messages (created_at)' || char(10)\n               || '  WHERE ((CAST(metadata AS TEXT) GLOB ''*_task*'') > 0)' AS \"ours\",\n       m.sql = 'CREATE INDEX idx_messages_subagent_candidates ON task_session_messages (created_at)' || char(10)\n               || '  WHERE ((metadata GLOB ''*_task*'') > 0)' AS \"previous\"\n  FROM sqlite_schema AS m\n WHERE m.type = 'index' AND m.name = 'idx_messages_subagent_candidates'",
+  "SELECT m.sql AS \"definition\",\n       m.sql = 'CREATE INDEX idx_messages_subagent_candidates ON task_session_messages (created_at)' || char(10)\n               || '  WHERE ((CAST(metadata AS TEXT) GLOB ''*_task*'') > 0)' AS \"ours\",\n       m.sql = 'CREATE INDEX idx_messages_subagent_candidates ON task_session_messages (created_at)' || char(10)\n               || '  WHERE ((metadata GLOB ''*_task*'') > 0)' AS \"previous\"\n  FROM sqlite_schema AS m\n WHERE m.type = 'index' AND m.name = 'idx_messages_subagent_candidates' COLLATE NOCASE",
   [],
 );

@@ -23,11 +23,11 @@ export interface IProbeBackfillStageQuery {
  *
  * Query generated from SQL:
  * ```
- * SELECT count(*) AS "present!::bigint" FROM sqlite_master AS t WHERE t.type = 'table' AND t.name = 'subagent_context_backfill_stage'
+ * SELECT count(*) AS "present!::bigint" FROM sqlite_master AS t WHERE t.type = 'table' AND t.name = 'subagent_context_backfill_stage' COLLATE NOCASE
  * ```
  */
 export const probeBackfillStage = new SqliteOneQuery<IProbeBackfillStageParams, IProbeBackfillStageResult>(
   "probeBackfillStage",
-  "SELECT count(*) AS \"present\" FROM sqlite_master AS t WHERE t.type = 'table' AND t.name = 'subagent_context_backfill_stage'",
+  "SELECT count(*) AS \"present\" FROM sqlite_master AS t WHERE t.type = 'table' AND t.name = 'subagent_context_backfill_stage' COLLATE NOCASE",
   [],
 );

@@ -26,14 +26,14 @@ export interface IProbeStoreTablesQuery {
  *
  * Query generated from SQL:
  * ```
- * SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_sessions') AS "task_sessions!::bigint",
- *        EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_messages') AS "task_session_messages!::bigint",
- *        EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'kandev_meta') AS "kandev_meta!::bigint",
- *        EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_subagents') AS "task_session_subagents!::bigint"
+ * SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_sessions' COLLATE NOCASE) AS "task_sessions!::bigint",
+ *        EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_messages' COLLATE NOCASE) AS "task_session_messages!::bigint",
+ *        EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'kandev_meta' COLLATE NOCASE) AS "kandev_meta!::bigint",
+ *        EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_subagents' COLLATE NOCASE) AS "task_session_subagents!::bigint"
  * ```
  */
 export const probeStoreTables = new SqliteOneQuery<IProbeStoreTablesParams, IProbeStoreTablesResult>(
   "probeStoreTables",
-  "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_sessions') AS \"task_sessions\",\n       EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_messages') AS \"task_session_messages\",\n       EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'kandev_meta') AS \"kandev_meta\",\n       EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_subagents') AS \"task_session_subagents\"",
+  "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_sessions' COLLATE NOCASE) AS \"task_sessions\",\n       EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_messages' COLLATE NOCASE) AS \"task_session_messages\",\n       EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'kandev_meta' COLLATE NOCASE) AS \"kandev_meta\",\n       EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_subagents' COLLATE NOCASE) AS \"task_session_subagents\"",
   [],
 );

@@ -29,16 +29,16 @@ export interface IReadStageFreshnessMarksQuery {
  *        (SELECT v.schema_version FROM main.pragma_schema_version AS v) AS "schema!::bigint",
  *        (SELECT count(*) FROM sqlite_schema AS o
  *          WHERE o.type = 'trigger'
- *            AND o.tbl_name IN ('kandev_meta', 'task_session_subagents', 'subagent_context_backfill_stage'))
+ *            AND o.tbl_name COLLATE NOCASE IN ('kandev_meta', 'task_session_subagents', 'subagent_context_backfill_stage'))
  *        + (SELECT count(*) FROM sqlite_temp_schema AS o
  *            WHERE o.type = 'trigger'
- *              AND o.tbl_name IN ('kandev_meta', 'task_session_subagents', 'subagent_context_backfill_stage',
+ *              AND o.tbl_name COLLATE NOCASE IN ('kandev_meta', 'task_session_subagents', 'subagent_context_backfill_stage',
  *                                 'subagent_context_backfill_range', 'subagent_context_backfill_rows'))
  *          AS "writeTriggers!::bigint"
  * ```
  */
 export const readStageFreshnessMarks = new SqliteOneQuery<IReadStageFreshnessMarksParams, IReadStageFreshnessMarksResult>(
   "readStageFreshnessMarks",
-  "SELECT total_changes() AS \"changes\",\n       (SELECT v.schema_version FROM main.pragma_schema_version AS v) AS \"schema\",\n       (SELECT count(*) FROM sqlite_schema AS o\n         WHERE o.type = 'trigger'\n           AND o.tbl_name IN ('kandev_meta', 'task_session_subagents', 'subagent_context_backfill_stage'))\n       + (SELECT count(*) FROM sqlite_temp_schema AS o\n           WHERE o.type = 'trigger'\n             AND o.tbl_name IN ('kandev_meta', 'task_session_subagents', 'subagent_context_backfill_stage',\n                                'subagent_context_backfill_range', 'subagent_context_backfill_rows'))\n         AS \"writeTriggers\"",
+  "SELECT total_changes() AS \"changes\",\n       (SELECT v.schema_version FROM main.pragma_schema_version AS v) AS \"schema\",\n       (SELECT count(*) FROM sqlite_schema AS o\n         WHERE o.type = 'trigger'\n           AND o.tbl_name COLLATE NOCASE IN ('kandev_meta', 'task_session_subagents', 'subagent_context_backfill_stage'))\n       + (SELECT count(*) FROM sqlite_temp_schema AS o\n           WHERE o.type = 'trigger'\n             AND o.tbl_name COLLATE NOCASE IN ('kandev_meta', 'task_session_subagents', 'subagent_context_backfill_stage',\n                                'subagent_context_backfill_range', 'subagent_context_backfill_rows'))\n         AS \"writeTriggers\"",
   [],
 );

@@ -23,12 +23,12 @@ export interface IReportUsageLedgerPresentQuery {
  *
  * Query generated from SQL:
  * ```
- * SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_subagent_usage')
- *    AND EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_parent_usage') AS "present!::bigint"
+ * SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_subagent_usage' COLLATE NOCASE)
+ *    AND EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_parent_usage' COLLATE NOCASE) AS "present!::bigint"
  * ```
  */
 export const reportUsageLedgerPresent = new SqliteOneQuery<IReportUsageLedgerPresentParams, IReportUsageLedgerPresentResult>(
   "reportUsageLedgerPresent",
-  "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_subagent_usage')\n   AND EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_parent_usage') AS \"present\"",
+  "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_subagent_usage' COLLATE NOCASE)\n   AND EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_parent_usage' COLLATE NOCASE) AS \"present\"",
   [],
 );

@@ -6,6 +6,7 @@
  * change both (test/host-index.test.ts finds the package's index 'present' only when they agree).
  * `previous`: the package's own statement before the prefilter read a BLOB as its text (a
  * review, 2026-12): that index serves no statement now, so it is dropped and built again.
+ * The name compared COLLATE NOCASE, as SQLite resolves it (probe_store_tables.sql).
  */
 /* @returns maybe-one */
 /* @name observeHostIndex */
@@ -15,4 +16,4 @@ SELECT m.sql AS "definition!",
        m.sql = 'CREATE INDEX idx_messages_subagent_candidates ON task_session_messages (created_at)' || char(10)
                || '  WHERE ((metadata GLOB ''*_task*'') > 0)' AS "previous!::bigint"
   FROM sqlite_schema AS m
- WHERE m.type = 'index' AND m.name = 'idx_messages_subagent_candidates';
+ WHERE m.type = 'index' AND m.name = 'idx_messages_subagent_candidates' COLLATE NOCASE;

@@ -22,12 +22,13 @@
  * of schema/sqlite/004 (the usage ledger, issue 33) that are absent. PostgreSQL's probe has three more columns (int4 metric columns, the JSON
  * helper's trust) that mean nothing here; src/migrations/table-shape.ts's sqliteTableShape
  * gives them their SQLite meaning.
+ * Table and index names compared COLLATE NOCASE, as SQLite resolves them (probe_store_tables.sql).
  */
 /* @returns one */
 /* @name observeSubagentTableShape */
 SELECT
-  EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'kandev_meta') AS "kandev_meta_present!::bigint",
-  EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_subagents') AS "table_present!::bigint",
+  EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'kandev_meta' COLLATE NOCASE) AS "kandev_meta_present!::bigint",
+  EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'task_session_subagents' COLLATE NOCASE) AS "table_present!::bigint",
   EXISTS (SELECT 1 FROM pragma_table_info('task_session_subagents') AS c
            WHERE c.name = 'agent_execution_id') AS "execution_column_present!::bigint",
   EXISTS (SELECT 1 FROM pragma_table_info('task_session_subagents') AS c
@@ -48,11 +49,11 @@ SELECT
   (SELECT count(*)
      FROM (SELECT 'idx_subagents_session_id' AS name UNION ALL SELECT 'idx_subagents_task_id'
            UNION ALL SELECT 'idx_subagents_turn_id' UNION ALL SELECT 'idx_subagents_observed_at') AS wanted
-    WHERE wanted.name NOT IN (SELECT il.name FROM pragma_index_list('task_session_subagents') AS il)) AS "missing_secondary_indexes!::bigint",
+    WHERE wanted.name COLLATE NOCASE NOT IN (SELECT il.name FROM pragma_index_list('task_session_subagents') AS il)) AS "missing_secondary_indexes!::bigint",
   -- The live column names, as a JSON array: the add_subagent_columns step compares them with
   -- the fresh DDL's (generated/sqlite/schema.ts subagentColumns).
   (SELECT json_group_array(c.name) FROM pragma_table_info('task_session_subagents') AS c) AS "subagent_columns!::string",
   (SELECT count(*)
      FROM (SELECT 'task_session_subagent_usage' AS name UNION ALL SELECT 'task_session_parent_usage'
            UNION ALL SELECT 'subagent_context_import_progress') AS wanted
-    WHERE wanted.name NOT IN (SELECT t.name FROM sqlite_schema AS t WHERE t.type = 'table')) AS "usage_tables_missing!::bigint";
+    WHERE wanted.name COLLATE NOCASE NOT IN (SELECT t.name FROM sqlite_schema AS t WHERE t.type = 'table')) AS "usage_tables_missing!::bigint";

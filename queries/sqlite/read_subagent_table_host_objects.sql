@@ -7,6 +7,9 @@
  * from its own SQL after the rows are copied; a host column cannot be carried through the
  * fixed column list of schema/sqlite/upgrade/002, so it refuses the rebuild. Triggers come in
  * creation order (sqlite_schema rowid), so re-created ones fire in the order they did.
+ * An index's or trigger's tbl_name is its DDL's spelling (`ON TASK_SESSION_SUBAGENTS`), so names
+ * are compared COLLATE NOCASE: such a trigger was not listed, and the rebuild dropped it silently
+ * (a review, 2026-12).
  */
 /* @returns many */
 /* @name readSubagentTableHostObjects */
@@ -17,8 +20,8 @@ SELECT o.kind AS "kind!::string", o.name AS "name!::string", o.definition AS "de
         UNION ALL
         SELECT s.type, s.name, s.sql, s.rowid
           FROM sqlite_schema AS s
-         WHERE s.tbl_name = 'task_session_subagents' AND s.type IN ('index', 'trigger') AND s.sql IS NOT NULL
-           AND s.name NOT IN ('idx_subagents_session_id', 'idx_subagents_task_id', 'idx_subagents_turn_id', 'idx_subagents_observed_at')
+         WHERE s.tbl_name = 'task_session_subagents' COLLATE NOCASE AND s.type IN ('index', 'trigger') AND s.sql IS NOT NULL
+           AND s.name COLLATE NOCASE NOT IN ('idx_subagents_session_id', 'idx_subagents_task_id', 'idx_subagents_turn_id', 'idx_subagents_observed_at')
            -- The pre-amendment key itself, however the host declared it: AC-33 replaces it
            -- (the column-set test of observe_subagent_table_shape.sql's clause 3).
            AND NOT EXISTS (SELECT 1 FROM pragma_index_list('task_session_subagents') AS il
