@@ -20,7 +20,7 @@ describeBothDialects('ACP intake from recorded real agents', (dialect) => {
 
   it('Claude Code: three parallel reviewers, one background, one nested; the subagent’s own Read is no row', async () => {
     const rows = await replayFixture(db, 'claude-fanout');
-    expect([...rows.keys()].sort()).toEqual(['toolu_fake0002', 'toolu_fake0003', 'toolu_fake0004', 'toolu_fake0005', 'toolu_fake0009']);
+    expect([...rows.keys()].sort()).toEqual(['toolu_fake0002', 'toolu_fake0003', 'toolu_fake0004', 'toolu_fake0005', 'toolu_fake0011']);
     expectClaudeFanout(rows);
   });
 

@@ -30,7 +30,7 @@ describeBothDialects('cli: import claude-code', (dialect) => {
     expect(first.err).toBe('');
     expect(first.code).toBe(EXIT.ok);
     expect(first.out).toMatch(
-      /^imported claude-code into (sqlite|postgres) .*: 2 sessions seen, 10 transcripts with new lines\n {2}258 lines \(1\.2 MB\) read, 25 subagent row writes\n$/,
+      /^imported claude-code into (sqlite|postgres) .*: 2 sessions seen, 10 transcripts with new lines\n {2}261 lines \(1\.2 MB\) read, 25 subagent row writes\n$/,
     );
     const second = await cli(['import', 'claude-code', '--from', RECORDED_PROJECTS, ...store.args, '--json']);
     expect(JSON.parse(second.out)).toMatchObject({ sessions: 2, transcripts: 0, lines: 0, bytes: 0, frames: 0 });

@@ -137,11 +137,11 @@ describeBothDialects('report: the usage ledger', (dialect) => {
     expect((await reportJson([...store.args, '--task', 'card-without-ledger'])).usage_ledger).toBeUndefined();
     expect((await reportJson([...store.args, '--since', '2100-01-01'])).usage_ledger).toBeUndefined();
     expect((await report([...store.args, '--since', '2100-01-01'])).out).not.toContain('Usage ledger');
-    // The recorded sessions ran apart (A's rows 03:08:43–03:08:46Z, B's 03:09:02Z): a window on
+    // The recorded sessions ran apart (A's rows 14:14:05–14:14:06Z, B's 14:14:11Z on 2026-12-07): a window on
     // either side holds one session, with its whole ledger.
     for (const [window, mine] of [
-      [['--until', '2026-12-04T03:09:00Z'], SESSION_A],
-      [['--since', '2026-12-04T03:09:00Z'], SESSION_B],
+      [['--until', '2026-12-07T14:14:09Z'], SESSION_A],
+      [['--since', '2026-12-07T14:14:09Z'], SESSION_B],
     ] as const) {
       const l = (await reportJson([...store.args, ...window])).usage_ledger!;
       const sums = await ledgerSums(store, [mine]);

@@ -30,10 +30,10 @@ export type AgentName = keyof typeof PINNED_AGENTS;
 /**
  * name → npm `overrides` written into the prefix's package.json before the install: a newer
  * dependency than the adapter pins. claude-agent-acp 0.101.0 (the newest) pins the Agent SDK
- * 0.3.318 exactly; 0.3.335 is Claude Code 2.1.335.
+ * 0.3.318 exactly; 0.3.337 is Claude Code 2.1.337 (the recordings: recordings/acp/claude-*, recordings/claude-code).
  */
 export const PINNED_OVERRIDES: Partial<Record<AgentName, Record<string, string>>> = {
-  claude: { '@anthropic-ai/claude-agent-sdk': '0.3.335' },
+  claude: { '@anthropic-ai/claude-agent-sdk': '0.3.337' },
 };
 
 function installedVersion(manifest: string): string | undefined {

@@ -11,8 +11,8 @@ import type { ProxyStore } from './proxy-store.js';
 
 const PROJECT = '-tmp-subagent-context-claude-recording';
 /** The recorded session with six subagent runs, and the one with two. */
-export const SESSION_A = '1b21fab8-2518-42a1-bcbc-304499907e9e';
-export const SESSION_B = '91a3ec1a-c099-44c2-a7af-b27d59466512';
+export const SESSION_A = 'ab472b32-3fab-4298-adbc-05b36d05cf3f';
+export const SESSION_B = 'b69fd563-3142-4fac-804e-579aedceb364';
 export const CARD_A = 'card-a';
 export const CARD_B = 'card-b';
 
