@@ -25,12 +25,16 @@ function isUnknownSession(err: unknown): boolean {
   return table === undefined || table === 'task_session_subagents';
 }
 
-/** The write's error as the store reports it: an unknown session in plain words, anything else as it came. */
-export function explainWriteError(err: unknown, sessionId: string): unknown {
-  if (!isUnknownSession(err)) return err;
+/** A frame's session is not in task_sessions: the error the store reports, `cause` the driver's when it has one. */
+export function unknownSessionError(sessionId: string, cause?: unknown): SubagentContextError {
   return new SubagentContextError(
     UNKNOWN_SESSION,
     `session ${JSON.stringify(sessionId)} is not in task_sessions (the host has not saved it yet, or deleted it): the subagent row was not written`,
-    { cause: err },
+    cause === undefined ? undefined : { cause },
   );
+}
+
+/** The write's error as the store reports it: an unknown session in plain words, anything else as it came. */
+export function explainWriteError(err: unknown, sessionId: string): unknown {
+  return isUnknownSession(err) ? unknownSessionError(sessionId, err) : err;
 }

@@ -2,7 +2,8 @@
 // in the host's open transaction let a frame of an unknown session write its row without error,
 // so recordFrame() said 'persisted' and the HOST's COMMIT then failed on that row, losing the
 // host's own work. The frame must be 'failed' (unknown_session) at once and the host's COMMIT go
-// through, with the host's setting still in force after the write. PostgreSQL's counterpart,
+// through, with the host's setting still in force after the write, and a violation of the host's
+// own deferred keys still failing its COMMIT. PostgreSQL's counterpart,
 // SET CONSTRAINTS ALL DEFERRED, leaves the package's key alone (it is not DEFERRABLE): the same
 // outcomes there.
 import type pg from 'pg';
@@ -103,6 +104,24 @@ describeBothDialects('host transactions with deferred foreign keys', (dialect) =
     expect(await host.commit()).toBeNull();
     expect(await hostState(db)).toBe('RUNNING');
     expect(await storedToolCallIds(db)).toEqual(['toolu_a', 'toolu_b']);
+  });
+
+  // The first fix switched SQLite's pragma off around the write, which zeroed SQLite's count of
+  // the host's own deferred violations: the host then committed an orphan row of its own (a
+  // second review, 2026-12). The host's key is the host's to enforce, at its COMMIT.
+  it.each(['recordFrame', 'recordFrames'] as const)("%s: the host's own deferred violation still fails the host's COMMIT", async (call) => {
+    await db.exec('CREATE TABLE host_child (sid TEXT REFERENCES task_sessions(id) DEFERRABLE INITIALLY IMMEDIATE)');
+    const store = db.store({ clock: steppingClock(CLOCK), logger: recordingLogger() });
+    const host = await beginDeferred(db);
+    await host.exec(`INSERT INTO host_child (sid) VALUES ('ghost')`);
+    const written =
+      call === 'recordFrame'
+        ? [await store.recordFrame(frame({ toolCallId: 'toolu_ok' }), host.options)]
+        : await store.recordFrames([frame({ toolCallId: 'toolu_ok' }), frame({ sessionId: 'not-saved', toolCallId: 'toolu_orphan' })], host.options);
+    expect(written[0]).toBe('persisted');
+    expect(await host.commit()).toMatch(/foreign key/i);
+    expect(await db.query('SELECT sid FROM host_child')).toEqual([]);
+    expect(await storedToolCallIds(db)).toEqual([]); // rolled back with the host's transaction
   });
 });
 

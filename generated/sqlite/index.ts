@@ -33,6 +33,7 @@ export * from './read_message_rowid_by_id.queries.js';
 export * from './read_meta_key.queries.js';
 export * from './read_next_message_rowid.queries.js';
 export * from './read_schema_version.queries.js';
+export * from './read_session_present.queries.js';
 export * from './read_stage_freshness_marks.queries.js';
 export * from './read_subagent_table_host_objects.queries.js';
 export * from './report_cards.queries.js';

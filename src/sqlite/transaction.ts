@@ -35,30 +35,26 @@ export function inWriteScope<T>(db: Database, fn: () => T): T {
   return scopeOf(db).immediate(fn) as T;
 }
 
-/** `PRAGMA defer_foreign_keys` per connection, prepared once: it is read on every live write. */
-const deferReads = new WeakMap<Database, Statement>();
+/** `PRAGMA defer_foreign_keys` and `PRAGMA foreign_keys` per connection, prepared once: read on every write in a host's transaction. */
+const pragmaReads = new WeakMap<Database, { defer: Statement; enforced: Statement }>();
 
 /**
- * fn with foreign keys checked at each statement's end, as SQLite checks them by default: a
- * host that set PRAGMA defer_foreign_keys = ON (in its open transaction, or before one: the
- * setting lasts until a commit) made a row of an unknown session write without error, so the
- * frame read 'persisted' and the HOST's COMMIT then failed on it, losing the host's own work
- * (a review, 2026-12). Now the statement fails (unknown_session) and is undone alone. The
- * host's setting is restored while its transaction is open (a COMMIT or ROLLBACK resets it).
+ * Whether the connection checks foreign keys only at COMMIT: the host set PRAGMA
+ * defer_foreign_keys = ON (in its open transaction, or before one: the setting lasts until a
+ * commit) with foreign keys enforced. Then a row of an unknown session would be written without
+ * error, the frame read 'persisted' and the HOST's COMMIT fail on it, losing the host's own work
+ * (a review, 2026-12); so the writer tests the key itself first
+ * (queries/sqlite/read_session_present.sql). The pragma is never switched off for the write:
+ * that zeroes SQLite's count of the host's own deferred violations, and the host's COMMIT then
+ * succeeded with orphan rows of its own (a second review, 2026-12).
  */
-export function withImmediateForeignKeys<T>(db: Database, fn: () => T): T {
-  let read = deferReads.get(db);
-  if (!read) {
-    read = db.prepare('PRAGMA defer_foreign_keys').pluck();
-    deferReads.set(db, read);
+export function foreignKeysDeferred(db: Database): boolean {
+  let reads = pragmaReads.get(db);
+  if (!reads) {
+    reads = { defer: db.prepare('PRAGMA defer_foreign_keys').pluck(), enforced: db.prepare('PRAGMA foreign_keys').pluck() };
+    pragmaReads.set(db, reads);
   }
-  if (Number(read.get()) !== 1) return fn();
-  db.pragma('defer_foreign_keys = OFF');
-  try {
-    return fn();
-  } finally {
-    if (db.inTransaction) db.pragma('defer_foreign_keys = ON');
-  }
+  return Number(reads.defer.get()) === 1 && Number(reads.enforced.get()) === 1;
 }
 
 /** A read snapshot (deferred BEGIN: no write lock, so a read-only connection can take it), or a savepoint in the host's transaction. */

@@ -12,7 +12,7 @@
 // must be this same connection: a write through this one while the host's transaction holds
 // another would only wait out the busy timeout and fail.
 import type { Database } from 'better-sqlite3';
-import { setSubagentUsage, upsertSubagentContext, type IUpsertSubagentContextParams } from '../../generated/sqlite/index.js';
+import { readSessionPresent, setSubagentUsage, upsertSubagentContext, type IUpsertSubagentContextParams } from '../../generated/sqlite/index.js';
 import { createColumnTimeFormatter } from '../column-time.js';
 import type { WriterAdapter } from '../dialect.js';
 import { SubagentContextError, toError } from '../errors.js';
@@ -20,7 +20,8 @@ import { upsertParameters, type UpsertInput } from '../frame-normalization.js';
 import { requireRowsWritten } from '../no-row-written.js';
 import { settledWrite } from '../store.js';
 import { usageParameters } from '../usage-normalization.js';
-import { inWriteScope, withImmediateForeignKeys } from './transaction.js';
+import { unknownSessionError } from '../unknown-session.js';
+import { foreignKeysDeferred, inWriteScope } from './transaction.js';
 
 /** Every successful upsert's result: one shared settled promise, no allocation per frame. */
 const WRITTEN = settledWrite(undefined);
@@ -42,7 +43,9 @@ export function createSqliteWriter(db: Database): WriterAdapter {
   const columnTime = createColumnTimeFormatter('+00:00');
 
   const asIs = (n: bigint | null) => n; // better-sqlite3 binds a bigint as an exact INTEGER
-  const upsertOne = (input: UpsertInput, observedAtNs: bigint): void => {
+  /** `deferred`: the host checks foreign keys only at its COMMIT (./transaction.ts), so the key is tested here first. */
+  const upsertOne = (input: UpsertInput, observedAtNs: bigint, deferred: boolean): void => {
+    if (deferred && readSessionPresent.one({ id: input.sessionId }, db).present !== 1n) throw unknownSessionError(input.sessionId);
     const params: Required<IUpsertSubagentContextParams> = upsertParameters(input, columnTime(observedAtNs), asIs);
     // `changes` is 0 when a host trigger swallowed the statement (../no-row-written.ts).
     requireRowsWritten(1, upsertSubagentContext.statement(db).run(params).changes);
@@ -54,9 +57,11 @@ export function createSqliteWriter(db: Database): WriterAdapter {
         requireOwnConnection(db, client);
         // Autocommitted on its own; inside the host's transaction, a savepoint also undoes what
         // a failing statement may leave behind (a trigger's RAISE(FAIL) keeps earlier changes).
-        // Foreign keys checked now, even where the host deferred them (./transaction.ts).
-        if (db.inTransaction) withImmediateForeignKeys(db, () => inWriteScope(db, () => upsertOne(input, observedAtNs)));
-        else upsertOne(input, observedAtNs);
+        // The session's key tested now, even where the host deferred foreign keys (./transaction.ts).
+        if (db.inTransaction) {
+          const deferred = foreignKeysDeferred(db);
+          inWriteScope(db, () => upsertOne(input, observedAtNs, deferred));
+        } else upsertOne(input, observedAtNs, false);
         return WRITTEN;
       } catch (err) {
         return rejected(err);
@@ -73,22 +78,21 @@ export function createSqliteWriter(db: Database): WriterAdapter {
       }
       const results: (Error | null)[] = new Array(batch.length);
       try {
-        withImmediateForeignKeys(db, () =>
-          inWriteScope(db, () => {
-            for (let i = 0; i < batch.length; i++) {
-              try {
-                upsertOne(batch[i].input, batch[i].observedAtNs);
-                results[i] = null;
-              } catch (err) {
-                // A failing statement is undone alone (ABORT) and the others go on. If SQLite
-                // rolled the whole transaction back instead (RAISE(ROLLBACK), I/O error, full
-                // disk), nothing in it survives: every frame fails below.
-                if (!db.inTransaction) throw err;
-                results[i] = toError(err);
-              }
+        const deferred = foreignKeysDeferred(db); // set before a transaction, it holds for this one too
+        inWriteScope(db, () => {
+          for (let i = 0; i < batch.length; i++) {
+            try {
+              upsertOne(batch[i].input, batch[i].observedAtNs, deferred);
+              results[i] = null;
+            } catch (err) {
+              // A failing statement is undone alone (ABORT) and the others go on. If SQLite
+              // rolled the whole transaction back instead (RAISE(ROLLBACK), I/O error, full
+              // disk), nothing in it survives: every frame fails below.
+              if (!db.inTransaction) throw err;
+              results[i] = toError(err);
             }
-          }),
-        );
+          }
+        });
         return settledWrite(results);
       } catch (err) {
         const failure = toError(err);
