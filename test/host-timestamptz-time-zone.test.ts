@@ -65,4 +65,27 @@ describe('a host whose created_at is timestamptz, on connections in another time
       await pool.end();
     }
   });
+
+  // The report compared its window with a timestamptz created_at in the session's zone: under
+  // New York a session active at 10:00Z was outside 09:30Z–10:30Z (a review, 2026-12).
+  it.each(['UTC', 'America/New_York', 'Asia/Kolkata'])('%s: the report counts a session active in its window as UTC', async (zone) => {
+    db = await openTestDb('postgres', 'package');
+    await db.exec(`ALTER TABLE task_session_messages ALTER COLUMN created_at TYPE timestamptz USING created_at AT TIME ZONE 'UTC',
+                                                  ALTER COLUMN updated_at TYPE timestamptz USING updated_at AT TIME ZONE 'UTC'`);
+    await insertSession(db, 's1');
+    await db.query(
+      `INSERT INTO task_session_messages (id, task_session_id, task_id, metadata, created_at, updated_at) VALUES ('m1', 's1', 'task-s1', '{}', $1, $1)`,
+      ['2026-06-01 10:00:00+00'],
+    );
+    const pool = poolFor({ connectionString: db.location, options: `-c TimeZone=${zone}`, max: 2 });
+    try {
+      const store = createPostgresStore(pool, { clock: at('2026-06-15T12:00:00Z') });
+      expect((await store.runMigrations()).ok).toBe(true);
+      const inWindow = await store.report({ since: '2026-06-01T09:30:00Z', until: '2026-06-01T10:30:00Z' });
+      const after = await store.report({ since: '2026-06-01T10:30:00Z', until: '2026-06-01T14:30:00Z' });
+      expect([inWindow.cards.sessions, after.cards.sessions]).toEqual([1, 0]);
+    } finally {
+      await pool.end();
+    }
+  });
 });

@@ -4,7 +4,8 @@
  * keeps or passes back: the window walk's edges (next_backfill_window.sql: `lo`, and `below`,
  * kept in kandev_meta as the next run's top), the mark (read_backfill_through.sql), each window's
  * and chunk's rows (backfill_window_contexts.sql, backfill_subagent_contexts.sql) and health's
- * anti-joins (count_shortfall_since_capture.sql, count_excess_since_capture.sql).
+ * anti-joins (count_shortfall_since_capture.sql, count_excess_since_capture.sql), and the report's
+ * window (report_*.sql, src/postgres/report.ts).
  * - DateStyle: a timestamp's text follows it. Under 'SQL, DMY' (a role's or a database's
  *   setting, or a pool's `options`) the kept top read '05/12/2024 11:59:59.999999', which the
  *   next run, or another pooled connection, under the default 'ISO, MDY' read as 12 May: the

@@ -1,7 +1,8 @@
 // The report statements on PostgreSQL (queries/postgres/report_*.sql), bound per
 // docs/timestamps.md: every instant rounded UP to the next whole microsecond and sent as
 // TIMESTAMP text with no offset, so `col >= bound` and `col < bound` are exact for
-// microsecond columns and no result depends on the session TimeZone. Without a bound the
+// microsecond columns and no result depends on the session TimeZone (pinned to UTC all the same,
+// for a host whose created_at is timestamptz: below). Without a bound the
 // window is '-infinity' … 'infinity'. (SQLite's statements also take :sinceFloor/:untilCeil,
 // their index bounds; these need none.)
 // All statements run on one connection in one REPEATABLE READ, READ ONLY transaction, so
@@ -16,6 +17,7 @@ import {
   reportUsageLedger,
   reportUsageLedgerPresent,
   reportUsageLedgerSessions,
+  setLocalTimeSettings,
 } from '../../generated/postgres/index.js';
 import type { StoreContext } from '../dialect.js';
 import { ceilToMicros, formatMicros } from '../instant.js';
@@ -51,6 +53,10 @@ export function postgresReportReader(pool: pg.Pool): ReportReader {
     probeTables: () => health.probeTables(),
     read: (plan) =>
       inReadSnapshot(pool, async (client) => {
+        // A timestamptz created_at compared with the window's TIMESTAMP bounds is converted in the
+        // session's TimeZone: pinned to UTC (and DateStyle to ISO) for this transaction, as the
+        // backfill and health pin them (set_local_time_settings.sql; a review, 2026-12).
+        await setLocalTimeSettings.one(undefined, client);
         const keys = await readPostgresKeys(client);
         const bounds = plan(keys);
         const p = postgresReportParams(bounds);
