@@ -1,5 +1,5 @@
 /*
- * instant_in_range(x): whether a host created_at is an instant the package can write and read
+ * instant_in_range(x): whether a host created_at (or updated_at) is an instant the package can write and read
  * back: finite and in the years 1 to 9999. SQLite's utc9 reads no other (its date functions
  * stop at 9999, and a text that is not a date is NULL), and the package writes an instant as
  * 'YYYY-MM-DD…': 'infinity' gave a row whose observed_at the reader could not read (listBySession
