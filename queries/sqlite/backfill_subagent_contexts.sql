@@ -120,7 +120,13 @@ WITH candidate AS (
      AND {{recordable_id(p.task_id)}}
      AND {{recordable_id(p.tool_call_id)}}
      AND p.created_utc9 IS NOT NULL
-     AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = p.task_session_id)
+     -- The session by its bytes, as the walk reads keys (next_backfill_sessions.sql): under a
+     -- NOCASE id column, a message of session 'a1' where the session is 'A1' sorts after the
+     -- walk's last key, so no chunk wrote it while the mark counted it (a review, 2026-12);
+     -- read_backfill_through.sql tests the same. The column's own comparison first, so its index
+     -- serves the lookup; the BINARY one then filters (the same test where the column is BINARY).
+     AND EXISTS (SELECT 1 FROM task_sessions AS s
+                  WHERE s.id = p.task_session_id AND s.id = p.task_session_id COLLATE BINARY)
 ), winner AS (
   -- AC-21b: one row per (session, tool_call_id), from the message with the newest
   -- created_at (as an instant), then the greatest id (byte order). COLLATE BINARY: a host

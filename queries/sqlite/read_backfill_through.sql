@@ -45,7 +45,9 @@ WITH candidate AS (
      AND {{recordable_id(c.task_id)}}
      AND json_type(c.meta, '$.tool_call_id') = 'text'
      AND {{recordable_id(c.tool_call_id)}}
-     AND EXISTS (SELECT 1 FROM task_sessions AS s WHERE s.id = c.task_session_id)
+     -- The session by its bytes, as the chunks test it (backfill_subagent_contexts.sql says why).
+     AND EXISTS (SELECT 1 FROM task_sessions AS s
+                  WHERE s.id = c.task_session_id AND s.id = c.task_session_id COLLATE BINARY)
 )
 SELECT COALESCE(replace(max(q.created_utc9), ' ', 'T') || 'Z', '') AS "backfill_through!::string"
   FROM qualifying AS q
