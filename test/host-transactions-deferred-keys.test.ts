@@ -9,6 +9,7 @@
 import type pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RecordOptions } from '../src/index.js';
+import { byDialect } from './helpers/by-dialect.js';
 import { steppingClock } from './helpers/clock.js';
 import { frame, storedToolCallIds } from './helpers/live-db.js';
 import { recordingLogger } from './helpers/recording-logger.js';
@@ -104,6 +105,34 @@ describeBothDialects('host transactions with deferred foreign keys', (dialect) =
     expect(await host.commit()).toBeNull();
     expect(await hostState(db)).toBe('RUNNING');
     expect(await storedToolCallIds(db)).toEqual(['toolu_a', 'toolu_b']);
+  });
+
+  // A host trigger that saves the session as the row is written: SQLite tests the key at the
+  // statement's end, after it, and so must the package (a check made before the row failed the
+  // frame: a second review, 2026-12).
+  it.each(['recordFrame', 'recordFrames'] as const)('%s: a BEFORE INSERT trigger of the host that inserts the session: persisted', async (call) => {
+    await db.exec(
+      byDialect(dialect, {
+        sqlite: `CREATE TRIGGER host_autosession BEFORE INSERT ON task_session_subagents BEGIN
+                   INSERT OR IGNORE INTO task_sessions (id, task_id, state, created_at, updated_at)
+                   VALUES (NEW.task_session_id, NEW.task_id, 'CREATED', '2026-01-01 00:00:00', '2026-01-01 00:00:00'); END`,
+        postgres: `CREATE FUNCTION host_autosession() RETURNS trigger LANGUAGE plpgsql AS $$
+                     BEGIN INSERT INTO task_sessions (id, task_id, state, created_at, updated_at)
+                           VALUES (NEW.task_session_id, NEW.task_id, 'CREATED', '2026-01-01', '2026-01-01') ON CONFLICT DO NOTHING;
+                           RETURN NEW; END $$;
+                   CREATE TRIGGER host_autosession BEFORE INSERT ON task_session_subagents FOR EACH ROW EXECUTE FUNCTION host_autosession()`,
+      }),
+    );
+    const store = db.store({ clock: steppingClock(CLOCK), logger: recordingLogger() });
+    const host = await beginDeferred(db);
+    const auto = frame({ sessionId: 'auto', toolCallId: 'toolu_auto' });
+    const written =
+      call === 'recordFrame'
+        ? [await store.recordFrame(auto, host.options)]
+        : await store.recordFrames([frame({ toolCallId: 'toolu_ok' }), auto], host.options);
+    expect(written.every((w) => w === 'persisted')).toBe(true);
+    expect(await host.commit()).toBeNull();
+    expect(await storedToolCallIds(db)).toEqual(call === 'recordFrame' ? ['toolu_auto'] : ['toolu_auto', 'toolu_ok']);
   });
 
   // The first fix switched SQLite's pragma off around the write, which zeroed SQLite's count of

@@ -133,7 +133,7 @@ SELECT
   -- AC-23a: settled_at from updated_at (created_at when NULL: old rows) only when the
   -- TOP-LEVEL status is one of AC-11's six terminal values; never from agent_status. An
   -- updated_at that is no instant the package can write and read back ('infinity', a year past
-  -- 9999, a date BC) reads as NULL, as SQLite's utc9 reads it: written as it was, it made the row
+  -- 9999, a date BC) reads as NULL, as SQLite's utc9 reads it (but year 0000, instant_in_range.sql): written as it was, it made the row
   -- unreadable (listBySession failed for its whole session) or a day AD (a review, 2026-12).
   CASE WHEN r.tool_status IN ('complete', 'completed', 'success', 'error', 'failed', 'cancelled')
        THEN COALESCE(CASE WHEN {{instant_in_range(r.updated_at)}} THEN r.updated_at END, r.created_at) END,

@@ -43,7 +43,7 @@ const pragmaReads = new WeakMap<Database, { defer: Statement; enforced: Statemen
  * defer_foreign_keys = ON (in its open transaction, or before one: the setting lasts until a
  * commit) with foreign keys enforced. Then a row of an unknown session would be written without
  * error, the frame read 'persisted' and the HOST's COMMIT fail on it, losing the host's own work
- * (a review, 2026-12); so the writer tests the key itself first
+ * (a review, 2026-12); so the writer tests the key itself after the row, in its savepoint
  * (queries/sqlite/read_session_present.sql). The pragma is never switched off for the write:
  * that zeroes SQLite's count of the host's own deferred violations, and the host's COMMIT then
  * succeeded with orphan rows of its own (a second review, 2026-12).

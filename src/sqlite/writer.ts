@@ -43,13 +43,23 @@ export function createSqliteWriter(db: Database): WriterAdapter {
   const columnTime = createColumnTimeFormatter('+00:00');
 
   const asIs = (n: bigint | null) => n; // better-sqlite3 binds a bigint as an exact INTEGER
-  /** `deferred`: the host checks foreign keys only at its COMMIT (./transaction.ts), so the key is tested here first. */
-  const upsertOne = (input: UpsertInput, observedAtNs: bigint, deferred: boolean): void => {
-    if (deferred && readSessionPresent.one({ id: input.sessionId }, db).present !== 1n) throw unknownSessionError(input.sessionId);
+  const upsertOne = (input: UpsertInput, observedAtNs: bigint): void => {
     const params: Required<IUpsertSubagentContextParams> = upsertParameters(input, columnTime(observedAtNs), asIs);
     // `changes` is 0 when a host trigger swallowed the statement (../no-row-written.ts).
     requireRowsWritten(1, upsertSubagentContext.statement(db).run(params).changes);
   };
+
+  /**
+   * Where the host deferred foreign keys (./transaction.ts): the row, then its session's key
+   * tested as SQLite tests it at a statement's end, after the host's triggers (a BEFORE INSERT
+   * trigger may insert the session: tested first, such a frame failed; a second review,
+   * 2026-12), in a savepoint of its own, so a failing test undoes this row alone.
+   */
+  const upsertChecked = (input: UpsertInput, observedAtNs: bigint): void =>
+    inWriteScope(db, () => {
+      upsertOne(input, observedAtNs);
+      if (readSessionPresent.one({ id: input.sessionId }, db).present !== 1n) throw unknownSessionError(input.sessionId);
+    });
 
   return {
     upsert(input, observedAtNs, client) {
@@ -58,10 +68,9 @@ export function createSqliteWriter(db: Database): WriterAdapter {
         // Autocommitted on its own; inside the host's transaction, a savepoint also undoes what
         // a failing statement may leave behind (a trigger's RAISE(FAIL) keeps earlier changes).
         // The session's key tested now, even where the host deferred foreign keys (./transaction.ts).
-        if (db.inTransaction) {
-          const deferred = foreignKeysDeferred(db);
-          inWriteScope(db, () => upsertOne(input, observedAtNs, deferred));
-        } else upsertOne(input, observedAtNs, false);
+        if (!db.inTransaction) upsertOne(input, observedAtNs);
+        else if (foreignKeysDeferred(db)) upsertChecked(input, observedAtNs);
+        else inWriteScope(db, () => upsertOne(input, observedAtNs));
         return WRITTEN;
       } catch (err) {
         return rejected(err);
@@ -78,11 +87,11 @@ export function createSqliteWriter(db: Database): WriterAdapter {
       }
       const results: (Error | null)[] = new Array(batch.length);
       try {
-        const deferred = foreignKeysDeferred(db); // set before a transaction, it holds for this one too
+        const write = foreignKeysDeferred(db) ? upsertChecked : upsertOne; // set before a transaction, it holds for this one too
         inWriteScope(db, () => {
           for (let i = 0; i < batch.length; i++) {
             try {
-              upsertOne(batch[i].input, batch[i].observedAtNs, deferred);
+              write(batch[i].input, batch[i].observedAtNs);
               results[i] = null;
             } catch (err) {
               // A failing statement is undone alone (ABORT) and the others go on. If SQLite

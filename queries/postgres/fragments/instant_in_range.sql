@@ -1,7 +1,8 @@
 /*
- * instant_in_range(x): whether a host created_at (or updated_at) is an instant the package can write and read
- * back: finite and in the years 1 to 9999. SQLite's utc9 reads no other (its date functions
- * stop at 9999, and a text that is not a date is NULL), and the package writes an instant as
+ * instant_in_range(x): whether a host created_at (or updated_at) is an instant the package can
+ * write and read back: finite and in the years 1 to 9999. SQLite's utc9 reads the same years and
+ * year 0000 besides (its date functions stop at 9999, and a text that is not a date is NULL;
+ * PostgreSQL's 1 BC, the only difference: a second review, 2026-12), and the package writes an instant as
  * 'YYYY-MM-DD…': 'infinity' gave a row whose observed_at the reader could not read (listBySession
  * failed for its whole session), a year past 9999 a key no reader parses, a date before Christ
  * one that reads as the same day AD (a review, 2026-12-07). Such a message is skipped as one
