@@ -67,10 +67,14 @@ describe('packaging: the tarball', () => {
     console.info(
       `packaging: ${packed.files.length} files, ${(packed.size / 1024).toFixed(0)} KiB packed (.tgz), ${(packed.unpackedSize / 1024).toFixed(0)} KiB unpacked`,
     );
-    // A large file slipping in is caught by its own size: the largest shipped file is the
-    // CHANGELOG (142 KiB on 2026-12-06), the largest other one 49 KiB (docs/migrations.md).
-    const large = packed.files.filter((f) => statSync(join(packed.stage, f)).size > 192 * 1024);
+    // A large file slipping in is caught by its own size: the largest other shipped file is 49 KiB
+    // (docs/migrations.md). The CHANGELOG has a budget of its own: it grows with every pass of
+    // the unreleased 0.3 (142 KiB on 2026-12-06, 195 KiB the next day), whose pass-by-pass
+    // entries are condensed at release; past 256 KiB, condense them before shipping more.
+    const size = (f: string) => statSync(join(packed.stage, f)).size;
+    const large = packed.files.filter((f) => f !== 'CHANGELOG.md' && size(f) > 192 * 1024);
     expect(large).toEqual([]);
+    expect(size('CHANGELOG.md')).toBeLessThan(256 * 1024);
     // The whole, against a budget raised when features, not a file, outgrow it: 0.3 measured
     // 851 KiB packed, 3,458 KiB unpacked on 2026-12-04, and 1,007 KiB, 4,098 KiB on 2026-12-06
     // (the Gemini, Qwen and Codex recognizers, the proxy's writer; the source maps with inlined
