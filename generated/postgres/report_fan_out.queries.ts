@@ -43,11 +43,19 @@ export interface IReportFanOutQuery {
  *      AND (:taskIds::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb))))
  * ),
  * per_turn AS (
- *   SELECT COUNT(*) AS subagents, MIN(a.observed_at) AS first_at, MAX(a.observed_at) AS last_at
- *     FROM touched AS w
- *     JOIN task_session_subagents AS a ON a.turn_id = w.turn_id AND a.task_session_id = w.task_session_id
- *    WHERE NOT                            (a.source = 'backfill' AND EXISTS (SELECT 1 FROM task_session_subagents AS twin WHERE twin.task_session_id = a.task_session_id AND twin.tool_call_id = a.tool_call_id AND twin.source <> 'backfill' OFFSET 0))
- *    GROUP BY w.task_session_id, w.turn_id
+ *   -- The shadowed test is read in the select list of a fenced subquery (OFFSET 0), not as a qual
+ *   -- of the join: PostgreSQL charges a qual's subplan at every row it may reach, whatever the AND
+ *   -- before it skips, so on a store of one session with 120,000 rows that estimate swamped the
+ *   -- join's own cost, and with some ANALYZE samples it chose a merge join on task_session_id
+ *   -- alone, the turn a filter: 120,000 × 30,000 comparisons, the report minutes long (PostgreSQL 15,
+ *   -- test/report-many-labels.test.ts, 2026-12). A select-list cost is the same for every join order.
+ *   SELECT COUNT(*) AS subagents, MIN(v.observed_at) AS first_at, MAX(v.observed_at) AS last_at
+ *     FROM (SELECT w.task_session_id, w.turn_id, a.observed_at,                            (a.source = 'backfill' AND EXISTS (SELECT 1 FROM task_session_subagents AS twin WHERE twin.task_session_id = a.task_session_id AND twin.tool_call_id = a.tool_call_id AND twin.source <> 'backfill' OFFSET 0)) AS shadowed
+ *             FROM touched AS w
+ *             JOIN task_session_subagents AS a ON a.turn_id = w.turn_id AND a.task_session_id = w.task_session_id
+ *           OFFSET 0) AS v
+ *    WHERE NOT v.shadowed
+ *    GROUP BY v.task_session_id, v.turn_id
  * )
  * SELECT (CASE WHEN p.first_at < :since!::timestamp THEN 'before_since'
  *              WHEN p.first_at >= :knownFrom::timestamp THEN 'known'
@@ -62,7 +70,7 @@ export interface IReportFanOutQuery {
  */
 export const reportFanOut = new PostgresManyQuery<IReportFanOutParams, IReportFanOutResult>(
   "reportFanOut",
-  "WITH touched AS (\n  SELECT DISTINCT s.task_session_id, s.turn_id\n    FROM task_session_subagents AS s\n   WHERE s.observed_at >= $1::timestamp AND s.observed_at < $2::timestamp\n     AND s.turn_id IS NOT NULL\n     AND NOT                            (s.source = 'backfill' AND EXISTS (SELECT 1 FROM task_session_subagents AS twin WHERE twin.task_session_id = s.task_session_id AND twin.tool_call_id = s.tool_call_id AND twin.source <> 'backfill' OFFSET 0))\n     AND ($3::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text($3::text::jsonb))))\n),\nper_turn AS (\n  SELECT COUNT(*) AS subagents, MIN(a.observed_at) AS first_at, MAX(a.observed_at) AS last_at\n    FROM touched AS w\n    JOIN task_session_subagents AS a ON a.turn_id = w.turn_id AND a.task_session_id = w.task_session_id\n   WHERE NOT                            (a.source = 'backfill' AND EXISTS (SELECT 1 FROM task_session_subagents AS twin WHERE twin.task_session_id = a.task_session_id AND twin.tool_call_id = a.tool_call_id AND twin.source <> 'backfill' OFFSET 0))\n   GROUP BY w.task_session_id, w.turn_id\n)\nSELECT (CASE WHEN p.first_at < $1::timestamp THEN 'before_since'\n             WHEN p.first_at >= $4::timestamp THEN 'known'\n             ELSE 'unknown' END) AS \"era!\",\n       p.subagents::text AS \"subagents!\",\n       COUNT(*)::text AS \"turns!\",\n       COUNT(CASE WHEN p.last_at >= $2::timestamp THEN 1 END)::text AS \"past_until!\"\n  FROM per_turn AS p\n GROUP BY 1, 2\n ORDER BY 1, 2",
+  "WITH touched AS (\n  SELECT DISTINCT s.task_session_id, s.turn_id\n    FROM task_session_subagents AS s\n   WHERE s.observed_at >= $1::timestamp AND s.observed_at < $2::timestamp\n     AND s.turn_id IS NOT NULL\n     AND NOT                            (s.source = 'backfill' AND EXISTS (SELECT 1 FROM task_session_subagents AS twin WHERE twin.task_session_id = s.task_session_id AND twin.tool_call_id = s.tool_call_id AND twin.source <> 'backfill' OFFSET 0))\n     AND ($3::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text($3::text::jsonb))))\n),\nper_turn AS (\n  -- The shadowed test is read in the select list of a fenced subquery (OFFSET 0), not as a qual\n  -- of the join: PostgreSQL charges a qual's subplan at every row it may reach, whatever the AND\n  -- before it skips, so on a store of one session with 120,000 rows that estimate swamped the\n  -- join's own cost, and with some ANALYZE samples it chose a merge join on task_session_id\n  -- alone, the turn a filter: 120,000 × 30,000 comparisons, the report minutes long (PostgreSQL 15,\n  -- test/report-many-labels.test.ts, 2026-12). A select-list cost is the same for every join order.\n  SELECT COUNT(*) AS subagents, MIN(v.observed_at) AS first_at, MAX(v.observed_at) AS last_at\n    FROM (SELECT w.task_session_id, w.turn_id, a.observed_at,                            (a.source = 'backfill' AND EXISTS (SELECT 1 FROM task_session_subagents AS twin WHERE twin.task_session_id = a.task_session_id AND twin.tool_call_id = a.tool_call_id AND twin.source <> 'backfill' OFFSET 0)) AS shadowed\n            FROM touched AS w\n            JOIN task_session_subagents AS a ON a.turn_id = w.turn_id AND a.task_session_id = w.task_session_id\n          OFFSET 0) AS v\n   WHERE NOT v.shadowed\n   GROUP BY v.task_session_id, v.turn_id\n)\nSELECT (CASE WHEN p.first_at < $1::timestamp THEN 'before_since'\n             WHEN p.first_at >= $4::timestamp THEN 'known'\n             ELSE 'unknown' END) AS \"era!\",\n       p.subagents::text AS \"subagents!\",\n       COUNT(*)::text AS \"turns!\",\n       COUNT(CASE WHEN p.last_at >= $2::timestamp THEN 1 END)::text AS \"past_until!\"\n  FROM per_turn AS p\n GROUP BY 1, 2\n ORDER BY 1, 2",
   ["since","until","taskIds","knownFrom"],
 );
 

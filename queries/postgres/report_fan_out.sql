@@ -39,11 +39,19 @@ WITH touched AS (
      AND (:taskIds::text IS NULL OR s.task_session_id IN (SELECT t.id FROM task_sessions AS t WHERE t.task_id IN (SELECT jsonb_array_elements_text(:taskIds::text::jsonb))))
 ),
 per_turn AS (
-  SELECT COUNT(*) AS subagents, MIN(a.observed_at) AS first_at, MAX(a.observed_at) AS last_at
-    FROM touched AS w
-    JOIN task_session_subagents AS a ON a.turn_id = w.turn_id AND a.task_session_id = w.task_session_id
-   WHERE NOT {{shadowed_backfill(a)}}
-   GROUP BY w.task_session_id, w.turn_id
+  -- The shadowed test is read in the select list of a fenced subquery (OFFSET 0), not as a qual
+  -- of the join: PostgreSQL charges a qual's subplan at every row it may reach, whatever the AND
+  -- before it skips, so on a store of one session with 120,000 rows that estimate swamped the
+  -- join's own cost, and with some ANALYZE samples it chose a merge join on task_session_id
+  -- alone, the turn a filter: 120,000 × 30,000 comparisons, the report minutes long (PostgreSQL 15,
+  -- test/report-many-labels.test.ts, 2026-12). A select-list cost is the same for every join order.
+  SELECT COUNT(*) AS subagents, MIN(v.observed_at) AS first_at, MAX(v.observed_at) AS last_at
+    FROM (SELECT w.task_session_id, w.turn_id, a.observed_at, {{shadowed_backfill(a)}} AS shadowed
+            FROM touched AS w
+            JOIN task_session_subagents AS a ON a.turn_id = w.turn_id AND a.task_session_id = w.task_session_id
+          OFFSET 0) AS v
+   WHERE NOT v.shadowed
+   GROUP BY v.task_session_id, v.turn_id
 )
 SELECT (CASE WHEN p.first_at < :since!::timestamp THEN 'before_since'
              WHEN p.first_at >= :knownFrom::timestamp THEN 'known'
