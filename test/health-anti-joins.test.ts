@@ -140,6 +140,23 @@ describeBothDialects('health: shortfall and excess anti-joins', (dialect) => {
     expect(report).toMatchObject({ shortfall: 0, excess: 0, collisions: 0, last_observed_at: null, verdict: 'nothing_since_activation' });
   });
 
+  it('AC-29: a backfilled row observed after capture_since (a message dated ahead of the backfill) is no live write: nothing_since_activation', async () => {
+    // The backfill takes a row's observed_at from its message's created_at: a message written
+    // between capture_since and the backfill, or dated ahead by a skewed clock, gives a
+    // backfilled row inside the scope. The writer produced none of it.
+    await insertSubagentMessage(db, { id: 'm-ahead', sessionId: 's1', toolCallId: 'tc-ahead', createdAt: hostTimestamp(db, AFTER(7200n)) });
+    await insertSubagentRow(db, { id: 'r-ahead', sessionId: 's1', toolCallId: 'tc-ahead', source: 'backfill', observedAt: hostTimestamp(db, AFTER(7200n)) });
+    expect(await db.store().checkHealth()).toMatchObject({ shortfall: 0, excess: 0, last_observed_at: null, verdict: 'nothing_since_activation' });
+    // A live row beside it answers, with its own instant, not the backfilled one's.
+    await insertSubagentMessage(db, { id: 'm-live', sessionId: 's2', toolCallId: 'tc-live', createdAt: hostTimestamp(db, AFTER(5n)) });
+    await insertSubagentRow(db, { id: 'r-live', sessionId: 's2', toolCallId: 'tc-live', executionId: EXEC_A, observedAt: hostTimestamp(db, AFTER(6n)) });
+    expect(await db.store().checkHealth()).toMatchObject({
+      shortfall: 0,
+      last_observed_at: formatKeyInstant(AFTER(6n)).replace(/(\.\d{6})\d*Z$/, '$1Z'),
+      verdict: 'healthy',
+    });
+  });
+
   it('verdict precedence: a confirmed shortfall outranks nothing_since_activation', async () => {
     await insertSubagentMessage(db, { id: 'm-first', sessionId: 's1', toolCallId: 'tc-first', createdAt: hostTimestamp(db, AFTER(1n)) });
     expect(await db.store().checkHealth()).toMatchObject({ shortfall: 1, last_observed_at: null, verdict: 'shortfall' });

@@ -1,7 +1,10 @@
 /*
- * AC-29 attribution, scoped (revision 4): the newest observed_at among rows observed at or
- * after capture_since, with the shortfall's own comparison and bare-column terms. Unscoped, backfilled or legacy
- * rows would answer and read as a healthy writer; scoped, NULL means "the writer has
+ * AC-29 attribution, scoped (revision 4): the newest observed_at among the live writer's rows
+ * observed at or after capture_since, with the shortfall's own comparison and bare-column terms. Unscoped, backfilled or legacy
+ * rows would answer and read as a healthy writer. A backfilled row is left out even inside the
+ * scope: it takes its message's created_at, which can fall after capture_since (a message
+ * written before the backfill ran, or dated ahead by a skewed clock), and the writer wrote none
+ * of it. Scoped, NULL means "the writer has
  * produced nothing since activation", which the health verdict never reports as healthy.
  * The utc9 form is fixed width, so its MAX is the latest instant whatever form each row
  * was stored in; it comes back as 'YYYY-MM-DDTHH:MM:SS.ffffffZ' (docs/timestamps.md).
@@ -14,5 +17,6 @@
 SELECT replace(substr(MAX({{utc9(s.observed_at)}}), 1, 26), ' ', 'T') || 'Z' AS "last_observed_at?::string"
   FROM task_session_subagents AS s
  WHERE s.observed_at >= :sinceFloor!
+   AND s.source <> 'backfill'
    AND {{before_since_text(s.observed_at)}}
    AND {{utc9(s.observed_at)}} >= :since!;
