@@ -1,6 +1,8 @@
 // The recorder never throws and never blocks: malformed updates, unknown sessions, a context
 // that throws, rejects or is slow; and the writes of one ACP session keep their order when
 // the host does not await them (the ACP SDKs do not). Both dialects, real stores.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createAcpRecorder, type AcpHostContext } from '../src/acp/index.js';
 import { acpSessionOf, contextFor, HOST, loadAcpFixture } from './helpers/acp-fixtures.js';
@@ -129,6 +131,39 @@ describeBothDialects('ACP recorder', (dialect) => {
     expect(warnings).toHaveLength(1); // one WARN per distinct title, the clipped one
     const warned = (warnings[0].fields as { title: string }).title;
     expect(warned).toBe(`${title.slice(0, 256)}… (${title.length} characters)`);
+  });
+
+  it.each(['title', 'kind', 'tool name'] as const)('the remembered WARNs of unrecognized delegations hold no megabyte an agent sent in a %s', async (where) => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const heapMiB = () => {
+      gc();
+      gc();
+      return process.memoryUsage().heapUsed / 2 ** 20;
+    };
+    const { warnings, logger } = captureLogger();
+    const recorder = createAcpRecorder(db.store(), { context: contextFor(S), logger });
+    const before = heapMiB();
+    for (let i = 0; i < 48; i++) {
+      // Each string its own megabyte, joined from its parts as a host that decodes a stream in chunks would.
+      const big = `Spawn agent ${i} ` + 'x'.repeat(1_000_000);
+      const update =
+        where === 'title'
+          ? { sessionUpdate: 'tool_call', toolCallId: `u${i}`, kind: 'other', title: big }
+          : where === 'kind'
+            ? { sessionUpdate: 'tool_call', toolCallId: `u${i}`, kind: big }
+            : { sessionUpdate: 'tool_call', toolCallId: `u${i}`, _meta: { toolName: big } };
+      expect(await recorder.sessionUpdate({ sessionId: S, update })).toBeUndefined();
+    }
+    expect(recorder.counters().unrecognized_delegations).toBe(48);
+    expect(warnings).toHaveLength(48); // each distinct, each warned once
+    for (const w of warnings) expect(JSON.stringify(w.fields).length).toBeLessThan(600); // the log line clipped too
+    warnings.length = 0; // the test's own copies of the log lines
+    // 48 MiB were sent; the recorder keeps a few hundred characters of each. (A title's cut
+    // held its whole title in a process of its own, not in this worker: the kind and the tool
+    // name are the cases that fail here without the copies.)
+    expect(heapMiB() - before).toBeLessThan(8);
+    expect(recorder.counters().unrecognized_delegations).toBe(48); // the recorder still alive when the heap is read
   });
 
   it('recorded traffic given without awaiting, with a slow async context: every row ends settled with every field', async () => {

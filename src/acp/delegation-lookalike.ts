@@ -66,9 +66,18 @@ function toolPart(name: string): string {
   return end > 0 ? name.slice(end + 2) : name;
 }
 
+/**
+ * A value named in a reason, quoted and cut to META_STRING_MAX characters: the reason is logged
+ * and remembered (one WARN per distinct title-less delegation), and an agent's strings are its
+ * data. JSON.stringify builds a new string, so the cut holds none of the value beyond it.
+ */
+function quoted(value: string): string {
+  return JSON.stringify(value.length <= META_STRING_MAX ? value : `${value.slice(0, META_STRING_MAX)}…`);
+}
+
 /** `tool name "…"` when a tool's name mentions a delegation and is not one of the agent's ordinary tools. */
 function judgeToolName(name: string | undefined, ordinary: ReadonlySet<string> | undefined): string | undefined {
-  return name !== undefined && !ordinary?.has(name) && mentionsDelegation(toolPart(name)) ? `tool name ${JSON.stringify(name)}` : undefined;
+  return name !== undefined && !ordinary?.has(name) && mentionsDelegation(toolPart(name)) ? `tool name ${quoted(name)}` : undefined;
 }
 
 /** A delegation named where agents put a tool's name: `_meta.<agent>.toolName`, `_meta.toolName`, `rawInput._toolName`. */
@@ -129,7 +138,7 @@ export function delegationLookalike(update: Json, first: boolean, known?: AgentS
   const ordinary = known?.ordinaryToolNames;
   const named = toolNameMention(meta, input, ordinary) ?? judgeToolName(known?.toolNameOf?.(update), ordinary);
   if (named !== undefined || known) return named;
-  if (mentionsDelegation(kind)) return `kind ${JSON.stringify(kind)}`;
+  if (mentionsDelegation(kind)) return `kind ${quoted(kind!)}`;
   // A later frame's title without a kind is its tool's result or description (OpenCode titles a
   // completed read with the file it read, "AGENTS.md"): only a first frame's title, or one beside
   // a kind, names what the call is.

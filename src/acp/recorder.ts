@@ -34,9 +34,14 @@ function contextTimer(value: number | undefined): number | undefined {
   return Math.max(0, value);
 }
 
-/** A title as warned and remembered: its first MAX_TITLE_CHARS characters, marked when cut. */
+/**
+ * A title as warned and remembered: its first MAX_TITLE_CHARS characters, marked when cut. The
+ * cut is copied into a string of its own: V8 makes `slice` a view that keeps the whole title
+ * alive, so remembering the view would hold every megabyte the bound is there to drop.
+ */
 function clippedTitle(title: string): string {
-  return title.length <= MAX_TITLE_CHARS ? title : `${title.slice(0, MAX_TITLE_CHARS)}… (${title.length} characters)`;
+  if (title.length <= MAX_TITLE_CHARS) return title;
+  return Buffer.from(`${title.slice(0, MAX_TITLE_CHARS)}… (${title.length} characters)`, 'utf16le').toString('utf16le');
 }
 /** What sessionUpdate returns for an update that is not a subagent's: one settled promise, shared. */
 const NOT_RECORDED: Promise<undefined> = Promise.resolve(undefined);
