@@ -30,6 +30,10 @@
  * SUM of BIGINT is NUMERIC already. `runs` counts distinct (session, execution, tool call)
  * tuples, never their ids joined by a separator an id may hold.
  *
+ * Order: the subagents' side first, then by tokens (unknown last); ties by subagent_type, the
+ * type not reported last, then model, each by its bytes (COLLATE "C"), so both dialects list
+ * the same groups first whatever the database's collation (the report shows the first ten).
+ *
  * Fragments, each included as {{name(argument)}} from queries/postgres/fragments/ and expanded by
  * codegen: session_active_in_window.
  */
@@ -86,4 +90,4 @@ SELECT side AS "side!",
        tokens::text AS "tokens?",
        unreported::text AS "unreported!"
   FROM groups
- ORDER BY side DESC, groups.tokens DESC NULLS LAST, subagent_type, model;
+ ORDER BY side DESC, groups.tokens DESC NULLS LAST, subagent_type COLLATE "C" NULLS LAST, model COLLATE "C";

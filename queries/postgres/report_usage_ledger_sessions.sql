@@ -21,6 +21,10 @@
  * Overflow: the four figures are added as NUMERIC and a row missing one is found by
  * num_nulls(), as report_usage_ledger.sql says why.
  *
+ * Order: by level, then by subagent tokens (unknown last); ties by task_id and then session id,
+ * each by its bytes (COLLATE "C"), so both dialects list the same cards and sessions first
+ * whatever the database's collation (the report shows the first ten).
+ *
  * Fragments, each included as {{name(argument)}} from queries/postgres/fragments/ and expanded by
  * codegen: session_active_in_window, positive_metric.
  */
@@ -92,4 +96,4 @@ SELECT level AS "level!",
                CASE WHEN COUNT(parent_tokens) = COUNT(*) THEN SUM(parent_tokens) END, COALESCE(SUM(parent_unreported), 0),
                SUM(reported_total_tokens), COALESCE(SUM(reported_runs), 0)
           FROM per_session) AS x
- ORDER BY x.level, x.subagent_tokens DESC NULLS LAST, x.task_id, x.id;
+ ORDER BY x.level, x.subagent_tokens DESC NULLS LAST, x.task_id COLLATE "C", x.id COLLATE "C";

@@ -30,6 +30,10 @@
  * (SQLite's + turns to REAL on overflow by itself.) `runs` length-prefixes each id before
  * joining them: an id may hold the separator, and two runs must never read as one.
  *
+ * Order: the subagents' side first, then by tokens (unknown last); ties by subagent_type, the
+ * type not reported last, then model, each by its bytes (COLLATE BINARY), so both dialects list
+ * the same groups first whatever the database's collation (the report shows the first ten).
+ *
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
  * codegen: session_active_in_window (its utc9 inside).
  */
@@ -75,4 +79,4 @@ SELECT 'parent', NULL, p.model,
   FROM scoped AS sc
   JOIN task_session_parent_usage AS p ON p.task_session_id = sc.id
  GROUP BY p.model
- ORDER BY 1 DESC, 10 DESC NULLS LAST, 2, 3;
+ ORDER BY 1 DESC, 10 DESC NULLS LAST, 2 COLLATE BINARY NULLS LAST, 3 COLLATE BINARY;

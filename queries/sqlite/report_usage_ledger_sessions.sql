@@ -21,6 +21,10 @@
  * Overflow: the token sums are taken over REAL (x * 1.0), as report_usage_ledger.sql says why:
  * SUM over integers fails past int64, over REAL it cannot, exact below 2^53.
  *
+ * Order: by level, then by subagent tokens (unknown last); ties by task_id and then session id,
+ * each by its bytes (COLLATE BINARY), so both dialects list the same cards and sessions first
+ * whatever the database's collation (the report shows the first ten).
+ *
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
  * codegen: session_active_in_window (its utc9 inside), positive_metric.
  */
@@ -91,4 +95,4 @@ SELECT 'all', NULL, NULL, COUNT(*), COALESCE(SUM(runs), 0),
        CASE WHEN COUNT(parent_tokens) = COUNT(*) THEN SUM(parent_tokens) END, COALESCE(SUM(parent_unreported), 0),
        SUM(reported_total_tokens), COALESCE(SUM(reported_runs), 0)
   FROM per_session
- ORDER BY 1, 6 DESC NULLS LAST, 2, 3;
+ ORDER BY 1, 6 DESC NULLS LAST, 2 COLLATE BINARY, 3 COLLATE BINARY;
