@@ -85,8 +85,8 @@ describeBothDialects('ACP intake: requests, shapes and notices in orders the rec
     const rows = await store.listBySession('s1');
     expect(rows.map((r) => [r.tool_call_id, r.model, r.agent_id]).sort()).toEqual([
       ['call_1', null, null],
-      ['call_2', 'model-2', 'agent-2'],
       ['child-1', null, null],
+      ['child-1/call_2', 'model-2', 'agent-2'], // a call of the child's session, qualified by it
     ]);
   });
 

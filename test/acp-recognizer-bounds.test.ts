@@ -104,7 +104,8 @@ describe('ACP recognizer: bounded state under hostile ids and endless sessions',
         content: [{ type: 'session', sessionId: 'k2' }],
       }),
     );
-    expect(nested).toMatchObject({ acpSessionId: 'S', toolCallId: 'n1', parentToolCallId: 'c1' });
+    // Its id is qualified by k1: ACP makes a tool call id unique within its session only.
+    expect(nested).toMatchObject({ acpSessionId: 'S', toolCallId: 'k1/n1', parentToolCallId: 'c1' });
     expect(r.observe(up('k1', { sessionUpdate: 'state_update', state: 'idle' }))).toMatchObject({
       acpSessionId: 'S',
       toolCallId: 'c1',

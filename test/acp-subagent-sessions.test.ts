@@ -208,4 +208,41 @@ describeBothDialects('ACP Subagent Sessions (completed RFD; v2 readiness)', (dia
     ]);
     expect(rows.get('child-n')).toMatchObject({ parent_tool_call_id: 'call-p', description: 'Inner' });
   });
+
+  it("a child session's call under the id of its parent's call is a call of its own: two rows, each settled as its own updates say", async () => {
+    // ACP makes a toolCallId unique within its session only: an agent numbering calls per
+    // session gives the child's first call the root's `call_1` again.
+    const { rows } = await record([
+      at({
+        sessionUpdate: 'tool_call',
+        toolCallId: 'call_1',
+        title: 'Review security',
+        kind: 'other',
+        status: 'in_progress',
+        content: sessionContent('child-1'),
+      }),
+      at({ sessionUpdate: 'subagent_update', sessionId: 'child-1', title: 'Review security', state: { state: 'running' } }),
+      on('child-1', {
+        sessionUpdate: 'tool_call',
+        toolCallId: 'call_1',
+        title: 'Nested check',
+        kind: 'other',
+        status: 'in_progress',
+        content: sessionContent('grandchild'),
+      }),
+      on('child-1', { sessionUpdate: 'subagent_update', sessionId: 'grandchild', title: 'Nested check', state: { state: 'running' } }),
+      on('child-1', { sessionUpdate: 'subagent_update', sessionId: 'grandchild', state: { state: 'idle', stopReason: 'end_turn' } }),
+      on('child-1', { sessionUpdate: 'tool_call_update', toolCallId: 'call_1', status: 'completed' }),
+      at({ sessionUpdate: 'subagent_update', sessionId: 'child-1', state: { state: 'idle', stopReason: 'error' } }),
+      at({ sessionUpdate: 'tool_call_update', toolCallId: 'call_1', status: 'failed' }),
+    ]);
+    expect([...rows.keys()].sort()).toEqual(['call_1', 'child-1/call_1']);
+    expect(rows.get('call_1')).toMatchObject({ parent_tool_call_id: null, description: 'Review security', child_session_id: 'child-1', tool_status: 'failed' });
+    expect(rows.get('child-1/call_1')).toMatchObject({
+      parent_tool_call_id: 'call_1',
+      description: 'Nested check',
+      child_session_id: 'grandchild',
+      tool_status: 'completed',
+    });
+  });
 });

@@ -30,6 +30,17 @@ import { field, object, text, type Json } from './wire.js';
 // shape that reads more keeps its fields.
 export const SHAPES: readonly AgentShape[] = [claudeShape, cursorShape, qwenShape, geminiShape, opencodeShape, auggieShape, codexShape, acpSessionShape];
 
+/**
+ * The id a tool call is known by in its root session's rows. ACP makes a toolCallId unique within
+ * its session only, and a child session's calls write rows of the root's host session: there a
+ * child's `call_1` and the root's `call_1` are two calls, so a call seen on a child session is
+ * `<child session id>/<its id>` (docs/acp-intake.md, "A child session's own tool calls"). A
+ * root's calls keep their ids.
+ */
+export function sessionCallId(root: string, sessionId: string, toolCallId: string): string {
+  return sessionId === root ? toolCallId : `${sessionId}/${toolCallId}`;
+}
+
 /** Most distinct unrecognized delegations remembered (so each is reported once); oldest first beyond it. */
 const MAX_REPORTED = 4096;
 
@@ -130,9 +141,10 @@ export function recognizerWithShapes(
   }
 
   function observeToolCall(sessionId: string, update: Json, first: boolean): RecognizedSubagentUpdate | undefined {
-    const callId = text(field(update, 'toolCallId'));
-    if (callId === undefined) return undefined;
+    const wireId = text(field(update, 'toolCallId'));
+    if (wireId === undefined) return undefined;
     const root = memory.rootOf(sessionId);
+    const callId = sessionCallId(root, sessionId, wireId);
     let toolCallId = memory.rowId(root, callId);
     let state = memory.call(root, toolCallId);
     // A `tool_call` under an id that an ended call had joined to another row starts a new call:
@@ -167,7 +179,7 @@ export function recognizerWithShapes(
       state ??= memory.newCall(root, toolCallId, shape, memory.parentRow(root, sessionId));
       state.shape = shape;
       state.owner = callId;
-      const requested = shape === cursorShape && heldRequests.size > 0 ? heldRequests.take(root, sessionId, callId) : undefined;
+      const requested = shape === cursorShape && heldRequests.size > 0 ? heldRequests.take(root, sessionId, wireId) : undefined;
       if (requested) mergePayload(state.payload, requested);
     }
     const facts = state.shape!.read(update);
@@ -221,14 +233,16 @@ export function recognizerWithShapes(
     if (!facts) return undefined;
     const sessionId = text(field(params, 'sessionId'));
     const named = sessionId !== undefined ? memory.rootOf(sessionId) : undefined;
-    const match = cursorTaskCall(memory, named, facts.toolCallId);
+    const match = cursorTaskCall(memory, named, named === undefined ? facts.toolCallId : sessionCallId(named, sessionId!, facts.toolCallId));
     if (match === 'ambiguous') return undefined;
     if (match !== undefined) {
       mergePayload(match.state.payload, facts.payload);
       memory.remember(match.root, match.row, match.state);
       return snapshot(match.root, match.row, match.state, null);
     }
-    heldRequests.hold(named, facts.toolCallId, facts.payload); // the request came first: joined when its call is recognized
+    // The request came first: joined when its call is recognized, under the session it named
+    // (a known child's own, so that only a call of that child takes it).
+    heldRequests.hold(sessionId === undefined ? undefined : named === sessionId ? named : sessionId, facts.toolCallId, facts.payload);
     return undefined;
   }
 
@@ -248,17 +262,18 @@ export function recognizerWithShapes(
     const done = readQwenBackgroundCompletion(update);
     if (!done) return undefined;
     const root = memory.rootOf(sessionId);
-    const state = memory.call(root, done.toolCallId);
-    if (!state) return { acpSessionId: root, toolCallId: done.toolCallId, parentToolCallId: null, toolStatus: done.toolStatus, payload: done.payload };
+    const id = sessionCallId(root, sessionId, done.toolCallId);
+    const state = memory.call(root, id);
+    if (!state) return { acpSessionId: root, toolCallId: id, parentToolCallId: null, toolStatus: done.toolStatus, payload: done.payload };
     mergePayload(state.payload, done.payload);
-    const result = snapshot(root, done.toolCallId, state, done.toolStatus);
+    const result = snapshot(root, id, state, done.toolStatus);
     const ended = isTerminalToolStatus(done.toolStatus);
     // The notice can precede the launch's own end: the state then waits for that end
     // (observeToolCall), or that late frame would make a new one that nothing settles.
-    if (ended && state.callEnded) memory.drop(root, done.toolCallId, state.key);
+    if (ended && state.callEnded) memory.drop(root, id, state.key);
     else {
       if (ended) state.subagentEnded = true;
-      memory.remember(root, done.toolCallId, state);
+      memory.remember(root, id, state);
     }
     return result;
   }
