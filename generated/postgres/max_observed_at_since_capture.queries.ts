@@ -31,12 +31,11 @@ export interface IMaxObservedAtSinceCaptureQuery {
  * SELECT to_char(MAX(s.observed_at), 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "last_observed_at?"
  *   FROM task_session_subagents AS s
  *  WHERE s.observed_at >= :since!::timestamp
- *    AND s.source <> 'backfill'
  * ```
  */
 export const maxObservedAtSinceCapture = new PostgresOneQuery<IMaxObservedAtSinceCaptureParams, IMaxObservedAtSinceCaptureResult>(
   "maxObservedAtSinceCapture",
-  "SELECT to_char(MAX(s.observed_at), 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') AS \"last_observed_at?\"\n  FROM task_session_subagents AS s\n WHERE s.observed_at >= $1::timestamp\n   AND s.source <> 'backfill'",
+  "SELECT to_char(MAX(s.observed_at), 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') AS \"last_observed_at?\"\n  FROM task_session_subagents AS s\n WHERE s.observed_at >= $1::timestamp",
   ["since"],
 );
 
