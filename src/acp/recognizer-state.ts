@@ -54,6 +54,17 @@ export function callKey(session: string, id: string): string {
 }
 
 /**
+ * The id a tool call is known by in its root session's rows. ACP makes a toolCallId unique within
+ * its session only, and a child session's calls write rows of the root's host session: there a
+ * child's `call_1` and the root's `call_1` are two calls, so a call seen on a child session is
+ * `<child session id>/<its id>` (docs/acp-intake.md, "A child session's own tool calls"). A
+ * root's calls keep their ids.
+ */
+export function sessionCallId(root: string, sessionId: string, toolCallId: string): string {
+  return sessionId === root ? toolCallId : `${sessionId}/${toolCallId}`;
+}
+
+/**
  * A cap as given, at least 1; the default when it is not a finite number. A NaN (an unset
  * environment variable through Number()) would otherwise fail every `size > cap` test and
  * leave the state unbounded.
@@ -105,6 +116,11 @@ export class RecognizerState {
   /** The root sessions with anything remembered. */
   roots(): IterableIterator<string> {
     return this.sessions.keys();
+  }
+
+  /** The child sessions known under a root (nested ones included), least recently seen first. */
+  childrenOf(root: string): Iterable<string> {
+    return this.sessions.get(root)?.children ?? [];
   }
 
   newCall(root: string, id: string, shape: AgentShape | null, parentToolCallId: string | null): CallState {

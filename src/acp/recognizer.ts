@@ -16,7 +16,7 @@ import { geminiShape } from './shapes/gemini.js';
 import { opencodeShape } from './shapes/opencode.js';
 import { qwenShape, readQwenBackgroundCompletion } from './shapes/qwen.js';
 import type { AgentShape } from './shapes/shape.js';
-import { bound, callKey, RecognizerState, type CallState } from './recognizer-state.js';
+import { bound, callKey, RecognizerState, sessionCallId, type CallState } from './recognizer-state.js';
 import { acpSessionShape } from './shapes/acp-session.js';
 import { readChildInfo, readChildState, readSubagentUpdate, saysNothing, sessionContentChild } from './shapes/subagent-update.js';
 import { delegationLookalike } from './delegation-lookalike.js';
@@ -29,17 +29,6 @@ import { field, object, text, type Json } from './wire.js';
 // tool outright, so they are asked first; ACP's own `session` content item last, so an agent's
 // shape that reads more keeps its fields.
 export const SHAPES: readonly AgentShape[] = [claudeShape, cursorShape, qwenShape, geminiShape, opencodeShape, auggieShape, codexShape, acpSessionShape];
-
-/**
- * The id a tool call is known by in its root session's rows. ACP makes a toolCallId unique within
- * its session only, and a child session's calls write rows of the root's host session: there a
- * child's `call_1` and the root's `call_1` are two calls, so a call seen on a child session is
- * `<child session id>/<its id>` (docs/acp-intake.md, "A child session's own tool calls"). A
- * root's calls keep their ids.
- */
-export function sessionCallId(root: string, sessionId: string, toolCallId: string): string {
-  return sessionId === root ? toolCallId : `${sessionId}/${toolCallId}`;
-}
 
 /** Most distinct unrecognized delegations remembered (so each is reported once); oldest first beyond it. */
 const MAX_REPORTED = 4096;
@@ -179,14 +168,15 @@ export function recognizerWithShapes(
       state ??= memory.newCall(root, toolCallId, shape, memory.parentRow(root, sessionId));
       state.shape = shape;
       state.owner = callId;
-      const requested = shape === cursorShape && heldRequests.size > 0 ? heldRequests.take(root, sessionId, wireId) : undefined;
+      const requested = shape === cursorShape && heldRequests.size > 0 ? heldRequests.take(sessionId, wireId) : undefined;
       if (requested) mergePayload(state.payload, requested);
     }
     const facts = state.shape!.read(update);
     // After the completion notice, a background launch's own late end says `background`: older news.
     if (state.subagentEnded) facts.payload.status = undefined;
     mergePayload(state.payload, facts.payload);
-    if (facts.parentToolCallId !== undefined) state.parentToolCallId = facts.parentToolCallId;
+    // An agent's own parent link names a call of the same session (qualified on a child session).
+    if (facts.parentToolCallId !== undefined) state.parentToolCallId = sessionCallId(root, sessionId, facts.parentToolCallId);
     if (facts.fallbackSubagentType !== undefined) state.fallbackSubagentType = facts.fallbackSubagentType;
     const child = sessionContentChild(update);
     if (child !== undefined) joinChild(root, toolCallId, child, state);
@@ -232,17 +222,15 @@ export function recognizerWithShapes(
     const facts = readCursorTask(params);
     if (!facts) return undefined;
     const sessionId = text(field(params, 'sessionId'));
-    const named = sessionId !== undefined ? memory.rootOf(sessionId) : undefined;
-    const match = cursorTaskCall(memory, named, named === undefined ? facts.toolCallId : sessionCallId(named, sessionId!, facts.toolCallId));
+    const named = sessionId === undefined ? undefined : { root: memory.rootOf(sessionId), session: sessionId };
+    const match = cursorTaskCall(memory, named, facts.toolCallId);
     if (match === 'ambiguous') return undefined;
     if (match !== undefined) {
       mergePayload(match.state.payload, facts.payload);
       memory.remember(match.root, match.row, match.state);
       return snapshot(match.root, match.row, match.state, null);
     }
-    // The request came first: joined when its call is recognized, under the session it named
-    // (a known child's own, so that only a call of that child takes it).
-    heldRequests.hold(sessionId === undefined ? undefined : named === sessionId ? named : sessionId, facts.toolCallId, facts.payload);
+    heldRequests.hold(named, facts.toolCallId, facts.payload); // came first: joined when a call of the session it named is recognized
     return undefined;
   }
 

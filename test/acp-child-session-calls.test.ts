@@ -1,0 +1,99 @@
+// A child session's own tool calls (docs/acp-intake.md, "A child session's own tool calls"):
+// ACP makes a toolCallId unique within its session only, so a call seen on a child session is
+// `<child>/<id>` in the root's rows. What refers to such a call by its wire id must find it
+// the same way: an agent's parent link on that session, a cursor/task request (naming the
+// child, the root, or no session), and forget() of the root. Pure recognizer, no database:
+// the rows these frames write are tested end to end in acp-subagent-sessions.test.ts.
+import { describe, expect, it } from 'vitest';
+import { createSubagentRecognizer, type RecognizedSubagentUpdate } from '../src/acp/index.js';
+
+const on = (sessionId: string, update: Record<string, unknown>) => ({ sessionId, update });
+const announce = (child: string) => on('root', { sessionUpdate: 'subagent_update', sessionId: child, title: `Helper ${child}`, state: { state: 'running' } });
+const cursorTask = (session: string, id: string) =>
+  on(session, {
+    sessionUpdate: 'tool_call',
+    toolCallId: id,
+    title: 'Task',
+    kind: 'other',
+    status: 'pending',
+    rawInput: { _toolName: 'task', description: `Review ${session}` },
+  });
+const request = (toolCallId: string, model: string, sessionId?: string) => ({
+  toolCallId,
+  agentId: `agent-${model}`,
+  model,
+  ...(sessionId ? { sessionId } : {}),
+});
+const seen = (r: RecognizedSubagentUpdate | undefined) => r && { id: r.toolCallId, parent: r.parentToolCallId, model: r.payload.model ?? null };
+
+describe("ACP: a child session's own tool calls, found by their wire ids", () => {
+  it('a cursor/task request that named the root is joined by the root call of its id, never by a child call of the same id', () => {
+    const r = createSubagentRecognizer();
+    r.observe(announce('child-1'));
+    expect(r.observeRequest('cursor/task', request('call_1', 'model-root', 'root'))).toBeUndefined(); // held
+    expect(seen(r.observe(cursorTask('child-1', 'call_1')))).toEqual({ id: 'child-1/call_1', parent: 'child-1', model: null });
+    expect(seen(r.observe(cursorTask('root', 'call_1')))).toEqual({ id: 'call_1', parent: null, model: 'model-root' });
+  });
+
+  it('a cursor/task request that named the child is joined by the child call of its id, before or after it', () => {
+    const before = createSubagentRecognizer();
+    before.observe(announce('child-1'));
+    expect(before.observeRequest('cursor/task', request('call_1', 'model-child', 'child-1'))).toBeUndefined();
+    expect(seen(before.observe(cursorTask('root', 'call_1')))?.model).toBeNull();
+    expect(seen(before.observe(cursorTask('child-1', 'call_1')))).toEqual({ id: 'child-1/call_1', parent: 'child-1', model: 'model-child' });
+    const after = createSubagentRecognizer();
+    after.observe(announce('child-1'));
+    after.observe(cursorTask('child-1', 'call_1'));
+    expect(seen(after.observeRequest('cursor/task', request('call_1', 'model-child', 'child-1')))).toEqual({
+      id: 'child-1/call_1',
+      parent: 'child-1',
+      model: 'model-child',
+    });
+  });
+
+  it("a request that names no session (Cursor's own form) joins the one Task call of its id, on a child session too; two are ambiguous", () => {
+    const r = createSubagentRecognizer();
+    r.observe(announce('child-1'));
+    r.observe(cursorTask('child-1', 'call_2'));
+    expect(seen(r.observeRequest('cursor/task', request('call_2', 'model-2')))).toEqual({ id: 'child-1/call_2', parent: 'child-1', model: 'model-2' });
+    // Joined, so not held: a root Task call of the same id later gets nothing of it.
+    expect(seen(r.observe(cursorTask('root', 'call_2')))?.model).toBeNull();
+    // Now two remembered Task calls have the id call_2: a request naming no session joins neither.
+    expect(r.observeRequest('cursor/task', request('call_2', 'model-3'))).toBeUndefined();
+    expect(seen(r.observe(on('root', { sessionUpdate: 'tool_call_update', toolCallId: 'call_2', status: 'in_progress' })))?.model).toBeNull();
+  });
+
+  it("an agent's parent link on a child session names that session's call, by its qualified id", () => {
+    const r = createSubagentRecognizer();
+    r.observe(announce('child-1'));
+    const qwen = (id: string, provenance: string, parent?: string) =>
+      on('child-1', {
+        sessionUpdate: 'tool_call_update',
+        toolCallId: id,
+        status: 'in_progress',
+        rawInput: { description: id, prompt: 'p', subagent_type: 'general-purpose' },
+        _meta: { toolName: 'agent', provenance, ...(parent ? { parentToolCallId: parent } : {}) },
+      });
+    expect(seen(r.observe(qwen('q1', 'builtin')))).toEqual({ id: 'child-1/q1', parent: 'child-1', model: null });
+    expect(seen(r.observe(qwen('q2', 'subagent', 'q1')))).toEqual({ id: 'child-1/q2', parent: 'child-1/q1', model: null });
+    const claude = (id: string, parent?: string) =>
+      on('child-1', {
+        sessionUpdate: 'tool_call',
+        toolCallId: id,
+        status: 'pending',
+        rawInput: {},
+        _meta: { claudeCode: { toolName: 'Agent', ...(parent ? { parentToolUseId: parent } : {}) } },
+      });
+    r.observe(claude('t1'));
+    expect(seen(r.observe(claude('t2', 't1')))).toEqual({ id: 'child-1/t2', parent: 'child-1/t1', model: null });
+  });
+
+  it('forget(root) drops a request held for a child it no longer knows (the bound dropped the child first)', () => {
+    const r = createSubagentRecognizer({ maxCallsPerSession: 1 });
+    r.observe(announce('child-1'));
+    r.observeRequest('cursor/task', request('call_9', 'm', 'child-1'));
+    r.observe(announce('child-2')); // one child per session: child-1 goes
+    r.forget('root');
+    expect(r.size()).toBe(0);
+  });
+});
