@@ -133,37 +133,52 @@ describeBothDialects('ACP recorder', (dialect) => {
     expect(warned).toBe(`${title.slice(0, 256)}… (${title.length} characters)`);
   });
 
-  it.each(['title', 'kind', 'tool name'] as const)('the remembered WARNs of unrecognized delegations hold no megabyte an agent sent in a %s', async (where) => {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
-    const heapMiB = () => {
-      gc();
-      gc();
-      return process.memoryUsage().heapUsed / 2 ** 20;
-    };
+  it.each(['title', 'kind', 'tool name', 'tool call id'] as const)(
+    'the remembered WARNs of unrecognized delegations hold no megabyte an agent sent in a %s',
+    async (where) => {
+      setFlagsFromString('--expose-gc');
+      const gc = runInNewContext('gc') as () => void;
+      const heapMiB = () => {
+        gc();
+        gc();
+        return process.memoryUsage().heapUsed / 2 ** 20;
+      };
+      const { warnings, logger } = captureLogger();
+      const recorder = createAcpRecorder(db.store(), { context: contextFor(S), logger });
+      const before = heapMiB();
+      for (let i = 0; i < 48; i++) {
+        // Each string its own megabyte, joined from its parts as a host that decodes a stream in chunks would.
+        const big = `Spawn agent ${i} ` + 'x'.repeat(1_000_000);
+        const update =
+          where === 'title'
+            ? { sessionUpdate: 'tool_call', toolCallId: `u${i}`, kind: 'other', title: big }
+            : where === 'kind'
+              ? { sessionUpdate: 'tool_call', toolCallId: `u${i}`, kind: big }
+              : where === 'tool name'
+                ? { sessionUpdate: 'tool_call', toolCallId: `u${i}`, _meta: { toolName: big } }
+                : { sessionUpdate: 'tool_call', toolCallId: big, kind: 'other', title: `Spawn agent ${i}` };
+        expect(await recorder.sessionUpdate({ sessionId: S, update })).toBeUndefined();
+      }
+      expect(recorder.counters().unrecognized_delegations).toBe(48);
+      expect(warnings).toHaveLength(48); // each distinct, each warned once
+      for (const w of warnings) expect(JSON.stringify(w.fields).length).toBeLessThan(600); // the log line clipped too
+      warnings.length = 0; // the test's own copies of the log lines
+      // 48 MiB were sent; the recorder keeps a few hundred characters of each. (A title's cut
+      // held its whole title in a process of its own, not in this worker: the kind, the tool
+      // name and the id are the cases that fail here without the copies and the digest.)
+      expect(heapMiB() - before).toBeLessThan(8);
+      expect(recorder.counters().unrecognized_delegations).toBe(48); // the recorder still alive when the heap is read
+    },
+  );
+
+  it('a title cut inside a surrogate pair is cut before it: the warned title is well-formed text', async () => {
     const { warnings, logger } = captureLogger();
     const recorder = createAcpRecorder(db.store(), { context: contextFor(S), logger });
-    const before = heapMiB();
-    for (let i = 0; i < 48; i++) {
-      // Each string its own megabyte, joined from its parts as a host that decodes a stream in chunks would.
-      const big = `Spawn agent ${i} ` + 'x'.repeat(1_000_000);
-      const update =
-        where === 'title'
-          ? { sessionUpdate: 'tool_call', toolCallId: `u${i}`, kind: 'other', title: big }
-          : where === 'kind'
-            ? { sessionUpdate: 'tool_call', toolCallId: `u${i}`, kind: big }
-            : { sessionUpdate: 'tool_call', toolCallId: `u${i}`, _meta: { toolName: big } };
-      expect(await recorder.sessionUpdate({ sessionId: S, update })).toBeUndefined();
-    }
-    expect(recorder.counters().unrecognized_delegations).toBe(48);
-    expect(warnings).toHaveLength(48); // each distinct, each warned once
-    for (const w of warnings) expect(JSON.stringify(w.fields).length).toBeLessThan(600); // the log line clipped too
-    warnings.length = 0; // the test's own copies of the log lines
-    // 48 MiB were sent; the recorder keeps a few hundred characters of each. (A title's cut
-    // held its whole title in a process of its own, not in this worker: the kind and the tool
-    // name are the cases that fail here without the copies.)
-    expect(heapMiB() - before).toBeLessThan(8);
-    expect(recorder.counters().unrecognized_delegations).toBe(48); // the recorder still alive when the heap is read
+    const title = `Spawn agent ${'x'.repeat(243)}${'😀'.repeat(100)}`; // 255 units, then a pair across the 256th
+    expect(await recorder.sessionUpdate({ sessionId: S, update: { sessionUpdate: 'tool_call', toolCallId: 'u1', kind: 'other', title } })).toBeUndefined();
+    const warned = (warnings[0].fields as { title: string }).title;
+    expect(warned).toBe(`${title.slice(0, 255)}… (${title.length} characters)`);
+    expect(Buffer.from(warned, 'utf8').toString('utf8')).toBe(warned); // a lone surrogate would come back as U+FFFD
   });
 
   it('recorded traffic given without awaiting, with a slow async context: every row ends settled with every field', async () => {

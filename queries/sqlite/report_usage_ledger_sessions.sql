@@ -22,8 +22,9 @@
  * SUM over integers fails past int64, over REAL it cannot, exact below 2^53.
  *
  * Order: by level, then by subagent tokens (unknown last); ties by task_id and then session id,
- * each by its bytes (COLLATE BINARY), so both dialects list the same cards and sessions first
- * whatever the database's collation (the report shows the first ten).
+ * each by its bytes (COLLATE BINARY) and NULL last (a host's task_id may allow it), so both
+ * dialects list the same cards and sessions first whatever the database's collation (the
+ * report shows the first ten).
  *
  * Fragments, each included as {{name(argument)}} from queries/sqlite/fragments/ and expanded by
  * codegen: session_active_in_window (its utc9 inside), positive_metric.
@@ -95,4 +96,4 @@ SELECT 'all', NULL, NULL, COUNT(*), COALESCE(SUM(runs), 0),
        CASE WHEN COUNT(parent_tokens) = COUNT(*) THEN SUM(parent_tokens) END, COALESCE(SUM(parent_unreported), 0),
        SUM(reported_total_tokens), COALESCE(SUM(reported_runs), 0)
   FROM per_session
- ORDER BY 1, 6 DESC NULLS LAST, 2 COLLATE BINARY, 3 COLLATE BINARY;
+ ORDER BY 1, 6 DESC NULLS LAST, 2 COLLATE BINARY NULLS LAST, 3 COLLATE BINARY NULLS LAST;

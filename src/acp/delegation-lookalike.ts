@@ -14,7 +14,7 @@
 // most META_BUDGET entries, keys and short strings only. No closure is made per call: under a
 // keep-names transpiler (tsx, esbuild) each one costs a defineProperty, more than the regexes.
 import type { AgentShape } from './shapes/shape.js';
-import { field, object, text, type Json } from './wire.js';
+import { clip, field, object, text, type Json } from './wire.js';
 
 const ORDINARY_KINDS = new Set(['read', 'edit', 'delete', 'move', 'search', 'execute', 'fetch', 'switch_mode']);
 
@@ -69,10 +69,10 @@ function toolPart(name: string): string {
 /**
  * A value named in a reason, quoted and cut to META_STRING_MAX characters: the reason is logged
  * and remembered (one WARN per distinct title-less delegation), and an agent's strings are its
- * data. JSON.stringify builds a new string, so the cut holds none of the value beyond it.
+ * data.
  */
 function quoted(value: string): string {
-  return JSON.stringify(value.length <= META_STRING_MAX ? value : `${value.slice(0, META_STRING_MAX)}…`);
+  return JSON.stringify(value.length <= META_STRING_MAX ? value : `${clip(value, META_STRING_MAX)}…`);
 }
 
 /** `tool name "…"` when a tool's name mentions a delegation and is not one of the agent's ordinary tools. */

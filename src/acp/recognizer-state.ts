@@ -5,6 +5,7 @@
 // maxCalls, least recently seen first (a Map's insertion order is the recency list; a touch
 // re-inserts). Child sessions (ACP Subagent Sessions) map to the root session a host knows,
 // and joins map a child or a tool call to the row both write, within the same bounds.
+import { createHash } from 'node:crypto';
 import type { SubagentTaskPayload } from '../types.js';
 import type { AgentShape } from './shapes/shape.js';
 
@@ -51,6 +52,19 @@ interface SessionState {
  */
 export function callKey(session: string, id: string): string {
   return `${session.length}:${session}${id}`;
+}
+
+/** A reportedKey longer than this is a digest (two ids of 512 characters and their lengths fit below it). */
+const MAX_REPORTED_KEY = 1100;
+
+/**
+ * callKey(session, id) as the set of reported delegations remembers it: a digest when the ids are
+ * long, so its 4,096 keys never hold an agent's megabyte ids. A callKey starts with a digit, so a
+ * digest never equals one; hashed as UTF-16, so two ids differing in a lone surrogate stay two.
+ */
+export function reportedKey(session: string, id: string): string {
+  const key = callKey(session, id);
+  return key.length <= MAX_REPORTED_KEY ? key : `sha256:${createHash('sha256').update(key, 'utf16le').digest('hex')}`;
 }
 
 /**

@@ -16,7 +16,7 @@ import { geminiShape } from './shapes/gemini.js';
 import { opencodeShape } from './shapes/opencode.js';
 import { qwenShape, readQwenBackgroundCompletion } from './shapes/qwen.js';
 import type { AgentShape } from './shapes/shape.js';
-import { bound, callKey, RecognizerState, sessionCallId, type CallState } from './recognizer-state.js';
+import { bound, RecognizerState, reportedKey, sessionCallId, type CallState } from './recognizer-state.js';
 import { acpSessionShape } from './shapes/acp-session.js';
 import { readChildInfo, readChildState, readSubagentUpdate, saysNothing, sessionContentChild } from './shapes/subagent-update.js';
 import { delegationLookalike } from './delegation-lookalike.js';
@@ -61,12 +61,12 @@ export function recognizerWithShapes(
   const onUnrecognized = options.onUnrecognizedDelegation;
   /** Qwen Code's background completion notices are read only with its shape (a test leaves it out). */
   const qwenCompletions = shapes.includes(qwenShape);
-  /** callKey(session, id) of each unrecognized delegation already reported. */
+  /** reportedKey(session, id) of each unrecognized delegation already reported. */
   const reported = new Set<string>();
 
   function unrecognized(acpSessionId: string, id: string, title: string | null, reason: string): void {
     if (!onUnrecognized) return;
-    const key = callKey(acpSessionId, id);
+    const key = reportedKey(acpSessionId, id);
     if (reported.has(key)) return;
     reported.add(key);
     if (reported.size > MAX_REPORTED) reported.delete(reported.values().next().value as string);

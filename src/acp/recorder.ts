@@ -13,6 +13,7 @@ import { MAX_TIMER_MS } from '../max-timer.js';
 import type { RecordOptions, RecordOutcome, SubagentContextStore, SubagentFrame } from '../types.js';
 import { createSubagentRecognizer } from './recognizer.js';
 import type { AcpHostContext, AcpRecorder, AcpRecorderCounters, AcpRecorderOptions, AcpSessionUpdateParams, RecognizedSubagentUpdate } from './types.js';
+import { clip } from './wire.js';
 
 const TIMED_OUT = Symbol('timed out');
 /** Most distinct titles warned about (one WARN each); beyond it, counted but not warned again. */
@@ -34,14 +35,9 @@ function contextTimer(value: number | undefined): number | undefined {
   return Math.max(0, value);
 }
 
-/**
- * A title as warned and remembered: its first MAX_TITLE_CHARS characters, marked when cut. The
- * cut is copied into a string of its own: V8 makes `slice` a view that keeps the whole title
- * alive, so remembering the view would hold every megabyte the bound is there to drop.
- */
-function clippedTitle(title: string): string {
-  if (title.length <= MAX_TITLE_CHARS) return title;
-  return Buffer.from(`${title.slice(0, MAX_TITLE_CHARS)}… (${title.length} characters)`, 'utf16le').toString('utf16le');
+/** A title or id as warned and remembered: its first `max` characters (wire.ts's clip), marked when cut. */
+function clipped(value: string, max = MAX_TITLE_CHARS): string {
+  return value.length <= max ? value : `${clip(value, max)}… (${value.length} characters)`;
 }
 /** What sessionUpdate returns for an update that is not a subagent's: one settled promise, shared. */
 const NOT_RECORDED: Promise<undefined> = Promise.resolve(undefined);
@@ -64,11 +60,16 @@ export function createAcpRecorder(store: SubagentContextStore, options: AcpRecor
     ...options.recognizer,
     onUnrecognizedDelegation(delegation) {
       counters.unrecognized_delegations++;
-      const title = delegation.title === null ? `(${delegation.reason})` : clippedTitle(delegation.title);
+      const title = delegation.title === null ? `(${delegation.reason})` : clipped(delegation.title);
       if (!warnedTitles.has(title) && warnedTitles.size < MAX_WARNED_TITLES) {
         warnedTitles.add(title);
         logger.warn(
-          { acpSessionId: delegation.acpSessionId, toolCallId: delegation.id, title: delegation.title === null ? null : title, reason: delegation.reason },
+          {
+            acpSessionId: clipped(delegation.acpSessionId),
+            toolCallId: clipped(delegation.id),
+            title: delegation.title === null ? null : title,
+            reason: delegation.reason,
+          },
           'acp recorder: a tool call looks like a subagent launch but matches no known agent; its subagents are not recorded (an agent or version this package does not recognise yet)',
         );
       }

@@ -39,3 +39,14 @@ export function contentText(content: unknown): string | undefined {
   }
   return parts.length ? parts.join('\n') : undefined;
 }
+
+/**
+ * The first `max` UTF-16 units of an agent's string as a string of its own: never ending in half
+ * a surrogate pair (it would print as U+FFFD), and copied, since V8 makes a `slice` a view that
+ * keeps the whole string alive, and a clip is made to be remembered or logged without it.
+ */
+export function clip(value: string, max: number): string {
+  if (value.length <= max) return value;
+  const end = value.charCodeAt(max - 1) >= 0xd800 && value.charCodeAt(max - 1) <= 0xdbff ? max - 1 : max;
+  return Buffer.from(value.slice(0, end), 'utf16le').toString('utf16le');
+}
