@@ -88,6 +88,39 @@ describe("ACP: a child session's own tool calls, found by their wire ids", () =>
     expect(seen(r.observe(claude('t2', 't1')))).toEqual({ id: 'child-1/t2', parent: 'child-1/t1', model: null });
   });
 
+  it("Claude's parent link on a child session names the call that launched the child, in the parent: that row; a link to no call: the child's", () => {
+    const r = createSubagentRecognizer();
+    const agent = (session: string, id: string, parent?: string, content?: unknown[]) =>
+      on(session, {
+        sessionUpdate: 'tool_call',
+        toolCallId: id,
+        status: 'pending',
+        rawInput: {},
+        ...(content ? { content } : {}),
+        _meta: { claudeCode: { toolName: 'Agent', ...(parent ? { parentToolUseId: parent } : {}) } },
+      });
+    // ACP v1: the root's Agent call names its child; the child's own Agent call links back to it.
+    r.observe(agent('root', 'toolu_P', undefined, [{ type: 'session', sessionId: 'child-1' }]));
+    r.observe(announce('child-1'));
+    expect(seen(r.observe(agent('child-1', 'toolu_N', 'toolu_P')))).toEqual({ id: 'child-1/toolu_N', parent: 'toolu_P', model: null });
+    // As Claude Code sends it with the `subagents` capability: the link names a launch that was
+    // never a tool call here (the child is its subagent_update): the call stays under the child.
+    r.observe(announce('child-2'));
+    expect(seen(r.observe(agent('child-2', 'toolu_M', 'toolu_fake0002')))).toEqual({ id: 'child-2/toolu_M', parent: 'child-2', model: null });
+  });
+
+  it('a child session id and a call id each recordable but too long together: the call is written under a digest of the two, every frame alike', () => {
+    const r = createSubagentRecognizer();
+    const child = `child-${'c'.repeat(300)}`;
+    const call = `call-${'x'.repeat(300)}`;
+    r.observe(announce(child));
+    const first = r.observe(cursorTask(child, call));
+    expect(first?.toolCallId).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(r.observe(on(child, { sessionUpdate: 'tool_call_update', toolCallId: call, status: 'completed' }))?.toolCallId).toBe(first?.toolCallId);
+    r.observe(announce('child-2'));
+    expect(r.observe(cursorTask('child-2', call))?.toolCallId).toBe(`child-2/${call}`); // short enough together: as it is
+  });
+
   it('forget(root) drops a request held for a child it no longer knows (the bound dropped the child first)', () => {
     const r = createSubagentRecognizer({ maxCallsPerSession: 1 });
     r.observe(announce('child-1'));

@@ -3,7 +3,8 @@
 // toolCallId. It names no session, and may come before its call: then it is held, bounded,
 // until a Cursor Task call of its id is recognized (docs/acp-intake.md, "Cursor's cursor/task").
 import type { SubagentTaskPayload } from '../types.js';
-import { callKey, sessionCallId, type CallState, type RecognizerState } from './recognizer-state.js';
+import { callKey, sessionCallId } from './call-ids.js';
+import type { CallState, RecognizerState } from './recognizer-state.js';
 import { cursorShape } from './shapes/cursor.js';
 
 /** Most cursor/task requests held for a Task call not seen yet; oldest dropped first. */

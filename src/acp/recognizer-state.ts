@@ -5,9 +5,9 @@
 // maxCalls, least recently seen first (a Map's insertion order is the recency list; a touch
 // re-inserts). Child sessions (ACP Subagent Sessions) map to the root session a host knows,
 // and joins map a child or a tool call to the row both write, within the same bounds.
-import { createHash } from 'node:crypto';
 import type { SubagentTaskPayload } from '../types.js';
 import type { AgentShape } from './shapes/shape.js';
+import { callKey, sessionCallId } from './call-ids.js';
 
 export interface CallState {
   /** callKey(root, id), its recency entry: built once, so each update hashes no new string. */
@@ -43,39 +43,6 @@ interface SessionState {
    * it is, or a tool call that named an already-announced child → that child's row.
    */
   rowOf: Map<string, string>;
-}
-
-/**
- * One string per (session, id) pair, unambiguous whatever the ids hold: the session's length
- * first. (A separator character could also occur in an agent's ids: a NUL in a session id made
- * two calls share an entry and let eviction miss the call it meant to drop.)
- */
-export function callKey(session: string, id: string): string {
-  return `${session.length}:${session}${id}`;
-}
-
-/** A reportedKey longer than this is a digest (two ids of 512 characters and their lengths fit below it). */
-const MAX_REPORTED_KEY = 1100;
-
-/**
- * callKey(session, id) as the set of reported delegations remembers it: a digest when the ids are
- * long, so its 4,096 keys never hold an agent's megabyte ids. A callKey starts with a digit, so a
- * digest never equals one; hashed as UTF-16, so two ids differing in a lone surrogate stay two.
- */
-export function reportedKey(session: string, id: string): string {
-  const key = callKey(session, id);
-  return key.length <= MAX_REPORTED_KEY ? key : `sha256:${createHash('sha256').update(key, 'utf16le').digest('hex')}`;
-}
-
-/**
- * The id a tool call is known by in its root session's rows. ACP makes a toolCallId unique within
- * its session only, and a child session's calls write rows of the root's host session: there a
- * child's `call_1` and the root's `call_1` are two calls, so a call seen on a child session is
- * `<child session id>/<its id>` (docs/acp-intake.md, "A child session's own tool calls"). A
- * root's calls keep their ids.
- */
-export function sessionCallId(root: string, sessionId: string, toolCallId: string): string {
-  return sessionId === root ? toolCallId : `${sessionId}/${toolCallId}`;
 }
 
 /**
@@ -130,6 +97,21 @@ export class RecognizerState {
   /** The root sessions with anything remembered. */
   roots(): IterableIterator<string> {
     return this.sessions.keys();
+  }
+
+  /**
+   * The row an agent's own parent link names. On the root session, the id as sent. On a child
+   * session, a call the recognizer remembers: of that session (its qualified id), else of the
+   * root (Claude Code's `parentToolUseId` there names the call that launched the child, in the
+   * parent session); a link to neither is no row, and the call keeps its session's (undefined).
+   */
+  parentLink(root: string, sessionId: string, id: string): string | undefined {
+    if (sessionId === root) return id;
+    for (const candidate of [sessionCallId(root, sessionId, id), id]) {
+      const row = this.rowId(root, candidate);
+      if (this.call(root, row) !== undefined) return row;
+    }
+    return undefined;
   }
 
   /** The child sessions known under a root (nested ones included), least recently seen first. */

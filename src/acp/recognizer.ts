@@ -16,7 +16,8 @@ import { geminiShape } from './shapes/gemini.js';
 import { opencodeShape } from './shapes/opencode.js';
 import { qwenShape, readQwenBackgroundCompletion } from './shapes/qwen.js';
 import type { AgentShape } from './shapes/shape.js';
-import { bound, RecognizerState, reportedKey, sessionCallId, type CallState } from './recognizer-state.js';
+import { reportedKey, sessionCallId } from './call-ids.js';
+import { bound, RecognizerState, type CallState } from './recognizer-state.js';
 import { acpSessionShape } from './shapes/acp-session.js';
 import { readChildInfo, readChildState, readSubagentUpdate, saysNothing, sessionContentChild } from './shapes/subagent-update.js';
 import { delegationLookalike } from './delegation-lookalike.js';
@@ -175,8 +176,7 @@ export function recognizerWithShapes(
     // After the completion notice, a background launch's own late end says `background`: older news.
     if (state.subagentEnded) facts.payload.status = undefined;
     mergePayload(state.payload, facts.payload);
-    // An agent's own parent link names a call of the same session (qualified on a child session).
-    if (facts.parentToolCallId !== undefined) state.parentToolCallId = sessionCallId(root, sessionId, facts.parentToolCallId);
+    if (facts.parentToolCallId !== undefined) state.parentToolCallId = memory.parentLink(root, sessionId, facts.parentToolCallId) ?? state.parentToolCallId;
     if (facts.fallbackSubagentType !== undefined) state.fallbackSubagentType = facts.fallbackSubagentType;
     const child = sessionContentChild(update);
     if (child !== undefined) joinChild(root, toolCallId, child, state);
