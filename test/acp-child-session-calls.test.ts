@@ -109,7 +109,7 @@ describe("ACP: a child session's own tool calls, found by their wire ids", () =>
     expect(seen(r.observe(agent('child-2', 'toolu_M', 'toolu_fake0002')))).toEqual({ id: 'child-2/toolu_M', parent: 'child-2', model: null });
   });
 
-  it('a child session id and a call id each recordable but too long together: the call is written under a digest of the two, every frame alike', () => {
+  it('a child session id and a call id each recordable but too long together: the call is written under a digest of the two, every frame alike; one unrecordable alone is not', () => {
     const r = createSubagentRecognizer();
     const child = `child-${'c'.repeat(300)}`;
     const call = `call-${'x'.repeat(300)}`;
@@ -119,6 +119,31 @@ describe("ACP: a child session's own tool calls, found by their wire ids", () =>
     expect(r.observe(on(child, { sessionUpdate: 'tool_call_update', toolCallId: call, status: 'completed' }))?.toolCallId).toBe(first?.toolCallId);
     r.observe(announce('child-2'));
     expect(r.observe(cursorTask('child-2', call))?.toolCallId).toBe(`child-2/${call}`); // short enough together: as it is
+    // An id the store would skip alone (over 512 bytes) is no digest: skipped on a child as on the root.
+    const long = `call-${'y'.repeat(600)}`;
+    expect(r.observe(cursorTask('child-2', long))?.toolCallId).toBe(`child-2/${long}`);
+  });
+
+  it("a link is resolved once: Qwen's nested call keeps its parent in its session after that parent settles, whatever the root holds", () => {
+    const r = createSubagentRecognizer();
+    const qwen = (session: string, id: string, parent?: string, status = 'in_progress') =>
+      on(session, {
+        sessionUpdate: 'tool_call_update',
+        toolCallId: id,
+        status,
+        rawInput: { description: id, prompt: 'p', subagent_type: 'general-purpose' },
+        _meta: { toolName: 'agent', provenance: parent ? 'subagent' : 'builtin', ...(parent ? { parentToolCallId: parent } : {}) },
+      });
+    r.observe(announce('child-1'));
+    r.observe(qwen('root', 'q1')); // the root's own q1, running
+    r.observe(qwen('child-1', 'q1'));
+    expect(seen(r.observe(qwen('child-1', 'q2', 'q1')))?.parent).toBe('child-1/q1');
+    r.observe(qwen('child-1', 'q1', undefined, 'completed')); // the child's q1 settles and is forgotten
+    expect(seen(r.observe(qwen('child-1', 'q2', 'q1', 'completed')))?.parent).toBe('child-1/q1');
+    // Qwen's link is within its session: a nested call seen after its parent was forgotten still names it.
+    r.observe(qwen('child-1', 'q3'));
+    r.observe(qwen('child-1', 'q3', undefined, 'completed'));
+    expect(seen(r.observe(qwen('child-1', 'q4', 'q3')))?.parent).toBe('child-1/q3');
   });
 
   it('forget(root) drops a request held for a child it no longer knows (the bound dropped the child first)', () => {

@@ -1,7 +1,7 @@
 // The ids the recognizer keeps calls under: a (session, id) pair as one map key, a call of a
 // child session as the root's rows know it, and the key the reported-delegation set remembers.
 import { createHash } from 'node:crypto';
-import { LONG_ID_DIGEST_PREFIX, recordableId, storableText } from '../identity.js';
+import { LONG_ID_DIGEST_PREFIX, recordableId } from '../identity.js';
 
 /**
  * One string per (session, id) pair, unambiguous whatever the ids hold: the session's length
@@ -23,10 +23,10 @@ export function sessionCallId(root: string, sessionId: string, toolCallId: strin
   if (sessionId === root) return toolCallId;
   const id = `${sessionId}/${toolCallId}`;
   // Two recordable ids can make one the store cannot record (MAX_ID_BYTES): then a digest of the
-  // pair, so the call still has one row (as a long execution id does, src/identity.ts).
-  return recordableId(id) !== null || storableText(id) === null
-    ? id
-    : LONG_ID_DIGEST_PREFIX + createHash('sha256').update(callKey(sessionId, toolCallId), 'utf16le').digest('hex');
+  // pair, so the call still has one row (as a long execution id does, src/identity.ts). An id
+  // the store would skip on its own stays as it is, skipped as it would be on the root.
+  if (recordableId(id) !== null || recordableId(sessionId) === null || recordableId(toolCallId) === null) return id;
+  return LONG_ID_DIGEST_PREFIX + createHash('sha256').update(callKey(sessionId, toolCallId), 'utf16le').digest('hex');
 }
 
 /** A reportedKey longer than this is a digest (two ids of 512 characters and their lengths fit below it). */

@@ -30,6 +30,8 @@ export interface CallState {
   owner?: string;
   /** The child this call last named in a `session` content item (its child_session_id may be another, learned first). */
   named?: string;
+  /** The parent link as the agent sent it, once resolved to parentToolCallId (linkParent). */
+  parentWire?: string;
 }
 
 interface SessionState {
@@ -100,18 +102,27 @@ export class RecognizerState {
   }
 
   /**
-   * The row an agent's own parent link names. On the root session, the id as sent. On a child
-   * session, a call the recognizer remembers: of that session (its qualified id), else of the
-   * root (Claude Code's `parentToolUseId` there names the call that launched the child, in the
-   * parent session); a link to neither is no row, and the call keeps its session's (undefined).
+   * Sets the row an agent's own parent link (`wire`) names. On the root session, the id as sent.
+   * On a child session, a link within the session (`inSession`, Qwen Code's) names that session's
+   * call, by its qualified id; any other names a call the recognizer remembers: of that session,
+   * else of the root (Claude Code's `parentToolUseId` there names the call that launched the
+   * child, in the parent session), and a link to neither leaves the parent as it was (the child's
+   * row). Resolved once per link: the parent may settle and be forgotten while the call runs, and
+   * its id resolved again could then name another call.
    */
-  parentLink(root: string, sessionId: string, id: string): string | undefined {
-    if (sessionId === root) return id;
-    for (const candidate of [sessionCallId(root, sessionId, id), id]) {
-      const row = this.rowId(root, candidate);
-      if (this.call(root, row) !== undefined) return row;
+  linkParent(state: CallState, sessionId: string, wire: string, inSession: boolean): void {
+    if (state.parentWire === wire) return;
+    state.parentWire = wire;
+    if (sessionId === state.root || inSession) {
+      state.parentToolCallId = sessionCallId(state.root, sessionId, wire);
+      return;
     }
-    return undefined;
+    for (const candidate of [sessionCallId(state.root, sessionId, wire), wire]) {
+      const row = this.rowId(state.root, candidate);
+      if (this.call(state.root, row) === undefined) continue;
+      state.parentToolCallId = row;
+      return;
+    }
   }
 
   /** The child sessions known under a root (nested ones included), least recently seen first. */

@@ -176,7 +176,7 @@ export function recognizerWithShapes(
     // After the completion notice, a background launch's own late end says `background`: older news.
     if (state.subagentEnded) facts.payload.status = undefined;
     mergePayload(state.payload, facts.payload);
-    if (facts.parentToolCallId !== undefined) state.parentToolCallId = memory.parentLink(root, sessionId, facts.parentToolCallId) ?? state.parentToolCallId;
+    if (facts.parentToolCallId !== undefined) memory.linkParent(state, sessionId, facts.parentToolCallId, facts.parentInSession === true);
     if (facts.fallbackSubagentType !== undefined) state.fallbackSubagentType = facts.fallbackSubagentType;
     const child = sessionContentChild(update);
     if (child !== undefined) joinChild(root, toolCallId, child, state);

@@ -107,7 +107,7 @@ export const qwenShape: AgentShape = {
     const usage = summaryUsage(summary);
     if (usage !== undefined) facts.usage = usage;
     const parent = text(field(meta, 'parentToolCallId'));
-    if (parent !== undefined) facts.parentToolCallId = parent;
+    if (parent !== undefined) Object.assign(facts, { parentToolCallId: parent, parentInSession: true });
     if (launched) facts.toolStatus = null; // the launch ended, not the subagent: its completion notice settles it
     return facts;
   },

@@ -8,6 +8,11 @@ import type { Json } from '../wire.js';
 export interface UpdateFacts {
   payload: SubagentTaskPayload;
   parentToolCallId?: string;
+  /**
+   * The parent link names a call of the update's own session (Qwen Code's `parentToolCallId`),
+   * not the launch in the session above (Claude Code's `parentToolUseId` on a child session).
+   */
+  parentInSession?: true;
   /** A subagent type used only when no update names one in the input (Claude's `agentType`). */
   fallbackSubagentType?: string;
   /**
