@@ -146,6 +146,41 @@ describe("ACP: a child session's own tool calls, found by their wire ids", () =>
     expect(seen(r.observe(qwen('child-1', 'q4', 'q3')))?.parent).toBe('child-1/q3');
   });
 
+  it('a link to a call not seen yet is tried again on the next frame; a root frame keeps the id it sent, whatever a child session linked', () => {
+    const claude = (session: string, id: string, status: string, first: boolean, parent?: string) =>
+      on(session, {
+        sessionUpdate: first ? 'tool_call' : 'tool_call_update',
+        toolCallId: id,
+        status,
+        _meta: { claudeCode: { toolName: 'Agent', ...(parent ? { parentToolUseId: parent } : {}) } },
+      });
+    const r = createSubagentRecognizer();
+    r.observe(announce('c1'));
+    expect(seen(r.observe(claude('c1', 'N', 'pending', true, 'P')))?.parent).toBe('c1'); // P not seen yet
+    r.observe(claude('c1', 'P', 'pending', true));
+    expect(seen(r.observe(claude('c1', 'N', 'in_progress', false, 'P')))?.parent).toBe('c1/P');
+    // Two calls share a row (a child reused): a late frame of the first, on its child session, links
+    // within that session; the second's frames on the root still carry the id as sent.
+    const qwen = (session: string, id: string, status: string, extra: { first?: boolean; parent?: string; child?: string } = {}) =>
+      on(session, {
+        sessionUpdate: extra.first ? 'tool_call' : 'tool_call_update',
+        toolCallId: id,
+        status,
+        rawInput: { description: id, prompt: 'p', subagent_type: 'general-purpose' },
+        ...(extra.child ? { content: [{ type: 'session', sessionId: extra.child }] } : {}),
+        _meta: { toolName: 'agent', provenance: extra.parent ? 'subagent' : 'builtin', ...(extra.parent ? { parentToolCallId: extra.parent } : {}) },
+      });
+    const q = createSubagentRecognizer();
+    q.observe(announce('c1'));
+    q.observe(announce('c2'));
+    q.observe(qwen('c1', 'a', 'pending', { first: true, child: 'c2' }));
+    q.observe(qwen('c1', 'a', 'completed', { parent: 'x' }));
+    q.observe(announce('c2'));
+    q.observe(qwen('root', 'b', 'pending', { first: true, child: 'c2' }));
+    q.observe(qwen('c1', 'a', 'completed', { parent: 'x' })); // the first call's late frame
+    expect(seen(q.observe(qwen('root', 'b', 'in_progress', { parent: 'x' })))?.parent).toBe('x');
+  });
+
   it('forget(root) drops a request held for a child it no longer knows (the bound dropped the child first)', () => {
     const r = createSubagentRecognizer({ maxCallsPerSession: 1 });
     r.observe(announce('child-1'));

@@ -30,7 +30,7 @@ export interface CallState {
   owner?: string;
   /** The child this call last named in a `session` content item (its child_session_id may be another, learned first). */
   named?: string;
-  /** The parent link as the agent sent it, once resolved to parentToolCallId (linkParent). */
+  /** The parent link as the agent sent it and on which session, once resolved to parentToolCallId (linkParent). */
   parentWire?: string;
 }
 
@@ -108,18 +108,21 @@ export class RecognizerState {
    * else of the root (Claude Code's `parentToolUseId` there names the call that launched the
    * child, in the parent session), and a link to neither leaves the parent as it was (the child's
    * row). Resolved once per link: the parent may settle and be forgotten while the call runs, and
-   * its id resolved again could then name another call.
+   * its id resolved again could then name another call (one not yet seen is tried again).
    */
   linkParent(state: CallState, sessionId: string, wire: string, inSession: boolean): void {
-    if (state.parentWire === wire) return;
-    state.parentWire = wire;
+    // The link as sent and where: the same id from another session is another link.
+    const link = `${inSession ? '+' : '-'}${callKey(sessionId, wire)}`;
+    if (state.parentWire === link) return;
     if (sessionId === state.root || inSession) {
+      state.parentWire = link;
       state.parentToolCallId = sessionCallId(state.root, sessionId, wire);
       return;
     }
     for (const candidate of [sessionCallId(state.root, sessionId, wire), wire]) {
       const row = this.rowId(state.root, candidate);
       if (this.call(state.root, row) === undefined) continue;
+      state.parentWire = link; // only once resolved: a link to a call not seen yet is tried again
       state.parentToolCallId = row;
       return;
     }
