@@ -108,6 +108,10 @@ describeBothDialects('proxy: hand-overs left by a writer that stopped', (dialect
     );
     expect(existsSync(file)).toBe(true);
     process.kill(writerPid, 'SIGKILL');
+    // SIGKILL is delivered, not done: a loaded machine can run the next proxy's sweep while the
+    // stopped writer is still being torn down, alive to it (seen once in CI). The writer is gone
+    // once /proc no longer has it or it is a zombie (its parent, the proxy, has exited).
+    await until(async () => ['', 'Z'].includes(processState(writerPid)));
     // Lines 2–21 are always in the file. Line 1 is too when the writer was stopped after
     // committing line 0 but before the tee had its 'done': batch 0 was then still in flight,
     // so line 1 waited in the queue instead of going to the writer (seen once in CI). Either
@@ -124,6 +128,16 @@ describeBothDialects('proxy: hand-overs left by a writer that stopped', (dialect
     );
   });
 });
+
+/** A process's state letter from /proc/<pid>/stat (after its name, which may hold ') '), or '' once it is gone. */
+function processState(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.charAt(stat.lastIndexOf(')') + 2);
+  } catch {
+    return '';
+  }
+}
 
 /** The tool call ids of the lines a hand-over file holds, in order. */
 function toolCallsIn(file: string): string[] {
