@@ -26,7 +26,15 @@ export function sessionCallId(root: string, sessionId: string, toolCallId: strin
   // pair, so the call still has one row (as a long execution id does, src/identity.ts). An id
   // the store would skip on its own stays as it is, skipped as it would be on the root.
   if (recordableId(id) !== null || recordableId(sessionId) === null || recordableId(toolCallId) === null) return id;
-  return LONG_ID_DIGEST_PREFIX + createHash('sha256').update(callKey(sessionId, toolCallId), 'utf16le').digest('hex');
+  return digest(callKey(sessionId, toolCallId));
+}
+
+/**
+ * `sha256:` and the digest of a key's UTF-16 units (as a long execution id's stand-in is written,
+ * src/identity.ts): two keys differing in a lone surrogate, which UTF-8 would blur, stay two.
+ */
+function digest(key: string): string {
+  return LONG_ID_DIGEST_PREFIX + createHash('sha256').update(key, 'utf16le').digest('hex');
 }
 
 /** A reportedKey longer than this is a digest (two ids of 512 characters and their lengths fit below it). */
@@ -35,9 +43,9 @@ const MAX_REPORTED_KEY = 1100;
 /**
  * callKey(session, id) as the set of reported delegations remembers it: a digest when the ids are
  * long, so its 4,096 keys never hold an agent's megabyte ids. A callKey starts with a digit, so a
- * digest never equals one; hashed as UTF-16, so two ids differing in a lone surrogate stay two.
+ * digest never equals one.
  */
 export function reportedKey(session: string, id: string): string {
   const key = callKey(session, id);
-  return key.length <= MAX_REPORTED_KEY ? key : `sha256:${createHash('sha256').update(key, 'utf16le').digest('hex')}`;
+  return key.length <= MAX_REPORTED_KEY ? key : digest(key);
 }

@@ -111,10 +111,16 @@ export class RecognizerState {
    * its id resolved again could then name another call (one not yet seen is tried again).
    */
   linkParent(state: CallState, sessionId: string, wire: string, inSession: boolean): void {
-    // The link as sent and where: the same id from another session is another link.
+    if (sessionId === state.root) {
+      // The id as sent, every frame (no string built on this path: most links are on the root).
+      state.parentToolCallId = wire;
+      state.parentWire = undefined;
+      return;
+    }
+    // The link as sent and where: the same id from another child session is another link.
     const link = `${inSession ? '+' : '-'}${callKey(sessionId, wire)}`;
     if (state.parentWire === link) return;
-    if (sessionId === state.root || inSession) {
+    if (inSession) {
       state.parentWire = link;
       state.parentToolCallId = sessionCallId(state.root, sessionId, wire);
       return;

@@ -35,9 +35,9 @@ function contextTimer(value: number | undefined): number | undefined {
   return Math.max(0, value);
 }
 
-/** A title or id as warned and remembered: its first `max` characters (wire.ts's clip), marked when cut. */
-function clipped(value: string, max = MAX_TITLE_CHARS): string {
-  return value.length <= max ? value : `${clip(value, max)}… (${value.length} characters)`;
+/** A title or id as warned and remembered: its first MAX_TITLE_CHARS characters (wire.ts's clip), marked when cut. */
+function clipped(value: string): string {
+  return value.length <= MAX_TITLE_CHARS ? value : `${clip(value, MAX_TITLE_CHARS)}… (${value.length} characters)`;
 }
 /** What sessionUpdate returns for an update that is not a subagent's: one settled promise, shared. */
 const NOT_RECORDED: Promise<undefined> = Promise.resolve(undefined);

@@ -107,7 +107,10 @@ export const qwenShape: AgentShape = {
     const usage = summaryUsage(summary);
     if (usage !== undefined) facts.usage = usage;
     const parent = text(field(meta, 'parentToolCallId'));
-    if (parent !== undefined) Object.assign(facts, { parentToolCallId: parent, parentInSession: true });
+    if (parent !== undefined) {
+      facts.parentToolCallId = parent;
+      facts.parentInSession = true; // Qwen names a call of the update's own session
+    }
     if (launched) facts.toolStatus = null; // the launch ended, not the subagent: its completion notice settles it
     return facts;
   },
