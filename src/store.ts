@@ -43,6 +43,19 @@ export function settledWrite<T>(value: T): Promise<T> {
 
 const settled = (write: Promise<unknown>): boolean => settledWrites.has(write);
 
+/** Whether a store's answer is a settled write: its frame's work was done inside the call (SQLite). Any other value: false. */
+export const isSettledWrite = (value: unknown): boolean => typeof value === 'object' && value !== null && settledWrites.has(value as Promise<unknown>);
+
+/**
+ * Each outcome as one shared settled write: a frame finished inside recordFrame's call (SQLite,
+ * or a frame refused before any write) returns one of these, no promise of its own.
+ */
+export const SETTLED_OUTCOMES: { readonly [O in RecordOutcome]: Promise<O> } = {
+  persisted: settledWrite('persisted'),
+  skipped_no_identity: settledWrite('skipped_no_identity'),
+  failed: settledWrite('failed'),
+};
+
 /** An array's largest length: a Proxy's `length` can be anything, and `new Array(n)` throws beyond it. */
 const MAX_ARRAY_LENGTH = 2 ** 32 - 1;
 
@@ -179,21 +192,38 @@ export function createStore<TClient = unknown>(db: DialectStore, options: StoreO
     }
   };
 
+  /** The rest of a frame's write when the writer's promise is pending (PostgreSQL). */
+  const finishWrite = async (write: Promise<void>, admitted: Admitted, client: unknown): Promise<RecordOutcome> => {
+    try {
+      await write;
+    } catch (err) {
+      return failWrite(admitted.input, err);
+    }
+    counters.persisted++;
+    if (admitted.usage !== null) await writeUsage([admitted], client);
+    return 'persisted';
+  };
+
   return {
-    async recordFrame(frame: SubagentFrame, recordOptions?: RecordOptions<TClient>) {
-      const admitted = admit(frame);
-      if (typeof admitted === 'string') return admitted;
-      let client: unknown;
+    recordFrame(frame: SubagentFrame, recordOptions?: RecordOptions<TClient>): Promise<RecordOutcome> {
       try {
-        client = clientOf(recordOptions);
-        const write = writer.upsert(admitted.input, admitted.observedAtNs, client);
-        if (!settled(write)) await write; // SQLite: written already; the ledger row follows without a turn in between
+        const admitted = admit(frame);
+        if (typeof admitted === 'string') return SETTLED_OUTCOMES[admitted];
+        let client: unknown;
+        let write: Promise<void>;
+        try {
+          client = clientOf(recordOptions);
+          write = writer.upsert(admitted.input, admitted.observedAtNs, client);
+        } catch (err) {
+          return SETTLED_OUTCOMES[failWrite(admitted.input, err)];
+        }
+        if (!settled(write)) return finishWrite(write, admitted, client);
+        // SQLite: written already; the ledger row follows without a turn in between.
+        counters.persisted++;
+        return admitted.usage === null ? SETTLED_OUTCOMES.persisted : writeUsage([admitted], client).then(() => 'persisted' as const);
       } catch (err) {
-        return failWrite(admitted.input, err);
+        return Promise.reject(err); // as the async function it was: a throw rejects, never escapes the call
       }
-      counters.persisted++;
-      if (admitted.usage !== null) await writeUsage([admitted], client);
-      return 'persisted';
     },
 
     async recordFrames(frames: SubagentFrame[], recordOptions?: RecordOptions<TClient>) {

@@ -10,6 +10,7 @@
 // one that throws, rejects or does not answer within contextTimeoutMs fails that update (WARN).
 import { describeError, guardedLogger } from '../logger.js';
 import { MAX_TIMER_MS } from '../max-timer.js';
+import { isSettledWrite, SETTLED_OUTCOMES } from '../store.js';
 import type { RecordOptions, RecordOutcome, SubagentContextStore, SubagentFrame } from '../types.js';
 import { createSubagentRecognizer } from './recognizer.js';
 import type { AcpHostContext, AcpRecorder, AcpRecorderCounters, AcpRecorderOptions, AcpSessionUpdateParams, RecognizedSubagentUpdate } from './types.js';
@@ -163,13 +164,30 @@ export function createAcpRecorder(store: SubagentContextStore, options: AcpRecor
     }
   }
 
-  /** Chains one recognized update's write behind its ACP session's earlier ones. */
+  /**
+   * One recognized update's write, after its ACP session's earlier ones. With none pending, a
+   * write the store finished inside its call (a settled write: SQLite) or an outcome decided
+   * before the store leaves nothing for a later write to wait on, and is returned as it is: no
+   * chain, no promise of the recorder's own.
+   */
   function submit(recognized: RecognizedSubagentUpdate, recordOptions: RecordOptions | undefined): Promise<RecordOutcome> {
     const key = recognized.acpSessionId;
     const previous = tails.get(key);
-    const written = previous ? previous.then(() => write(recognized, recordOptions)) : write(recognized, recordOptions);
+    if (previous !== undefined)
+      return chain(
+        key,
+        previous.then(() => write(recognized, recordOptions)),
+      );
+    const written = write(recognized, recordOptions);
+    if (isSettledWrite(written)) return written as Promise<RecordOutcome>;
+    // An outcome decided before the store, or a store that is not this package's answering with a plain value.
+    if (typeof written === 'string' && Object.hasOwn(SETTLED_OUTCOMES, written)) return SETTLED_OUTCOMES[written];
+    return chain(key, written);
+  }
+
+  /** `written` as its session's pending tail until it settles. A rejection (a store that is not this package's) settles as 'failed': never rejects. */
+  function chain(key: string, written: Promise<RecordOutcome> | RecordOutcome): Promise<RecordOutcome> {
     // The chain's end leaves the map once it has settled and nothing was chained after it.
-    // A rejection (a store that is not this package's) settles as 'failed': never rejects.
     const settle = (outcome: RecordOutcome): RecordOutcome => {
       if (tails.get(key) === next) tails.delete(key);
       return outcome;
