@@ -1,6 +1,13 @@
 // Driver values -> SubagentContextRow. SQLite hands integers back as bigint (safeIntegers),
 // PostgreSQL hands BIGINT back as text; both become a number when exact, else a bigint.
+import { SubagentContextError } from './errors.js';
 import type { SubagentContextRow } from './types.js';
+
+/**
+ * What the list statements return, before the stored text, for a TIMESTAMP value that reads as
+ * no instant (scripts/lib/schema-columns.ts): a formatted instant starts with its year's digit.
+ */
+export const UNREADABLE_INSTANT = 'unreadable instant: ';
 
 export function toMetric(value: bigint | string | number | null): number | bigint | null {
   if (value === null) return null;
@@ -21,9 +28,23 @@ export interface RawSubagentRow extends TextColumns {
   updated_at: unknown;
 }
 
-function timestamp(value: unknown, column: string): string {
-  if (typeof value !== 'string') throw new TypeError(`${column} is not a readable timestamp: ${String(value)}`);
-  return value;
+/** Most characters of a stored value an error repeats: it is the store's data, and may be long. */
+const MAX_SHOWN = 64;
+
+/**
+ * A formatted instant, or an error naming the row: a value written outside the package (an
+ * offset SQLite's parser cannot read, PostgreSQL's 'infinity') is never passed on as if it
+ * were one, nor read as absent.
+ */
+function timestamp(value: unknown, column: string, raw: RawSubagentRow): string {
+  if (typeof value === 'string' && !value.startsWith(UNREADABLE_INSTANT)) return value;
+  const stored = typeof value === 'string' ? value.slice(UNREADABLE_INSTANT.length) : String(value);
+  const shown = stored.length > MAX_SHOWN ? `${stored.slice(0, MAX_SHOWN)}… (${stored.length} characters)` : stored;
+  throw new SubagentContextError(
+    'unreadable_row',
+    `row ${String(raw.id)} of task_session_subagents (session ${String(raw.task_session_id)}, tool call ${String(raw.tool_call_id)}): ` +
+      `its ${column} holds ${JSON.stringify(shown)}, which this package cannot read as an instant (a value it did not write)`,
+  );
 }
 
 /** Every column passes through as the list statement returns it (ids, text, source); only the
@@ -35,8 +56,8 @@ export function toRow(raw: RawSubagentRow): SubagentContextRow {
     total_tokens: toMetric(raw.total_tokens),
     tool_use_count: toMetric(raw.tool_use_count),
     duration_ms: toMetric(raw.duration_ms),
-    observed_at: timestamp(raw.observed_at, 'observed_at'),
-    settled_at: raw.settled_at === null ? null : timestamp(raw.settled_at, 'settled_at'),
-    updated_at: timestamp(raw.updated_at, 'updated_at'),
+    observed_at: timestamp(raw.observed_at, 'observed_at', raw),
+    settled_at: raw.settled_at === null ? null : timestamp(raw.settled_at, 'settled_at', raw),
+    updated_at: timestamp(raw.updated_at, 'updated_at', raw),
   };
 }

@@ -99,9 +99,16 @@ describe('the statements under queries/ and their fragments', () => {
   it('subagent_row is derived from the DDL: every column, the timestamps in the output form', () => {
     for (const d of DIALECTS) expect(fragment(d, 'subagent_row').file, d).toBe(`schema/${d}/002_task_session_subagents.sql`);
     const sqlite = fragment('sqlite', 'subagent_row').body;
-    expect(sqlite).toContain(`replace(substr({{utc9(x.settled_at)}}, 1, 26), ' ', 'T') || 'Z' AS "settled_at?::string"`);
-    expect(sqlite).toContain(`replace(substr({{utc9(x.observed_at)}}, 1, 26), ' ', 'T') || 'Z' AS "observed_at!::string"`);
-    expect(fragment('postgres', 'subagent_row').body).toContain(`to_char(x.updated_at, 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "updated_at!"`);
+    // A stored value that reads as no instant comes back marked, with its text (src/rows.ts names the row).
+    expect(sqlite).toContain(
+      `COALESCE(replace(substr({{utc9(x.settled_at)}}, 1, 26), ' ', 'T') || 'Z', 'unreadable instant: ' || x.settled_at) AS "settled_at?::string"`,
+    );
+    expect(sqlite).toContain(
+      `COALESCE(replace(substr({{utc9(x.observed_at)}}, 1, 26), ' ', 'T') || 'Z', 'unreadable instant: ' || x.observed_at) AS "observed_at!::string"`,
+    );
+    expect(fragment('postgres', 'subagent_row').body).toContain(
+      `COALESCE(to_char(x.updated_at, 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), 'unreadable instant: ' || x.updated_at::text) AS "updated_at!"`,
+    );
     expect(sqlite.split(',\n').map((c) => c.trim())).toContain('x.child_session_id');
   });
 

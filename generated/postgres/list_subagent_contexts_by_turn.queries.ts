@@ -70,9 +70,9 @@ export interface IListSubagentContextsByTurnQuery {
  *        s.tool_use_count,
  *        s.duration_ms,
  *        s.source,
- *        to_char(s.observed_at, 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "observed_at!",
- *        to_char(s.settled_at, 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "settled_at?",
- *        to_char(s.updated_at, 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "updated_at!"
+ *        COALESCE(to_char(s.observed_at, 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), 'unreadable instant: ' || s.observed_at::text) AS "observed_at!",
+ *        COALESCE(to_char(s.settled_at, 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), 'unreadable instant: ' || s.settled_at::text) AS "settled_at?",
+ *        COALESCE(to_char(s.updated_at, 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), 'unreadable instant: ' || s.updated_at::text) AS "updated_at!"
  *   FROM task_session_subagents AS s
  *  WHERE s.task_session_id = :sessionId!
  *    AND s.turn_id = :turnId!
@@ -81,7 +81,7 @@ export interface IListSubagentContextsByTurnQuery {
  */
 export const listSubagentContextsByTurn = new PostgresManyQuery<IListSubagentContextsByTurnParams, IListSubagentContextsByTurnResult>(
   "listSubagentContextsByTurn",
-  "SELECT                       s.id,\n       s.task_session_id,\n       s.task_id,\n       s.turn_id,\n       s.agent_execution_id,\n       s.tool_call_id,\n       s.parent_tool_call_id,\n       s.subagent_type,\n       s.description,\n       s.agent_id,\n       s.child_session_id,\n       s.model,\n       s.agent_status,\n       s.output_file,\n       s.tool_status,\n       s.is_async,\n       s.total_tokens,\n       s.tool_use_count,\n       s.duration_ms,\n       s.source,\n       to_char(s.observed_at, 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') AS \"observed_at!\",\n       to_char(s.settled_at, 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') AS \"settled_at?\",\n       to_char(s.updated_at, 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') AS \"updated_at!\"\n  FROM task_session_subagents AS s\n WHERE s.task_session_id = $1\n   AND s.turn_id = $2\n ORDER BY s.observed_at, s.tool_call_id COLLATE \"C\", s.agent_execution_id COLLATE \"C\"",
+  "SELECT                       s.id,\n       s.task_session_id,\n       s.task_id,\n       s.turn_id,\n       s.agent_execution_id,\n       s.tool_call_id,\n       s.parent_tool_call_id,\n       s.subagent_type,\n       s.description,\n       s.agent_id,\n       s.child_session_id,\n       s.model,\n       s.agent_status,\n       s.output_file,\n       s.tool_status,\n       s.is_async,\n       s.total_tokens,\n       s.tool_use_count,\n       s.duration_ms,\n       s.source,\n       COALESCE(to_char(s.observed_at, 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), 'unreadable instant: ' || s.observed_at::text) AS \"observed_at!\",\n       COALESCE(to_char(s.settled_at, 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), 'unreadable instant: ' || s.settled_at::text) AS \"settled_at?\",\n       COALESCE(to_char(s.updated_at, 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), 'unreadable instant: ' || s.updated_at::text) AS \"updated_at!\"\n  FROM task_session_subagents AS s\n WHERE s.task_session_id = $1\n   AND s.turn_id = $2\n ORDER BY s.observed_at, s.tool_call_id COLLATE \"C\", s.agent_execution_id COLLATE \"C\"",
   ["sessionId","turnId"],
 );
 

@@ -5,6 +5,7 @@
 // generic add_subagent_columns migration step (src/migrations/column-step.ts): no upgrade
 // script, step name or shape-probe column of its own (docs/recipes.md, "Add a column").
 import type { DialectName as Dialect } from '../../src/dialect.js';
+import { UNREADABLE_INSTANT } from '../../src/rows.js';
 import { CodegenError } from './codegen-error.js';
 import type { SchemaScript } from './schema-script.js';
 
@@ -44,12 +45,18 @@ export function addColumnScript(dialect: Dialect, tableScript: SchemaScript, c: 
   return { name: `add_column_${c.name}`, file: tableScript.file, sql: `ALTER TABLE ${TABLE} ADD COLUMN ${ifNotExists}${c.name} ${c.definition}` };
 }
 
-/** How a TIMESTAMP column reads back: the package's one output form 'YYYY-MM-DDTHH:MM:SS.ffffffZ'
+/**
+ * How a TIMESTAMP column reads back: the package's one output form 'YYYY-MM-DDTHH:MM:SS.ffffffZ'
  * (docs/timestamps.md). SQLite's stored text may be in any Go-driver form, so it goes through
- * utc9 first; PostgreSQL formats it in SQL, never through the driver's JavaScript Date. */
+ * utc9 first; PostgreSQL formats it in SQL, never through the driver's JavaScript Date. A stored
+ * value neither reads as an instant (SQLite: an offset beyond its parser's ±14:59, text that is
+ * no date; PostgreSQL: 'infinity') comes back as UNREADABLE_INSTANT and the stored text, which
+ * src/rows.ts turns into an error naming the row: never NULL, which would read a settled row as
+ * unsettled.
+ */
 const READ_TIMESTAMP: Record<Dialect, (column: string, mark: '!' | '?') => string> = {
-  sqlite: (c, mark) => `replace(substr({{utc9(x.${c})}}, 1, 26), ' ', 'T') || 'Z' AS "${c}${mark}::string"`,
-  postgres: (c, mark) => `to_char(x.${c}, 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "${c}${mark}"`,
+  sqlite: (c, mark) => `COALESCE(replace(substr({{utc9(x.${c})}}, 1, 26), ' ', 'T') || 'Z', '${UNREADABLE_INSTANT}' || x.${c}) AS "${c}${mark}::string"`,
+  postgres: (c, mark) => `COALESCE(to_char(x.${c}, 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), '${UNREADABLE_INSTANT}' || x.${c}::text) AS "${c}${mark}"`,
 };
 
 /**
