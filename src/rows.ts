@@ -1,6 +1,8 @@
 // Driver values -> SubagentContextRow. SQLite hands integers back as bigint (safeIntegers),
 // PostgreSQL hands BIGINT back as text; both become a number when exact, else a bigint.
+import { clip } from './clip-text.js';
 import { SubagentContextError } from './errors.js';
+import { visible } from './render/display-text.js';
 import type { SubagentContextRow } from './types.js';
 
 /**
@@ -28,8 +30,18 @@ export interface RawSubagentRow extends TextColumns {
   updated_at: unknown;
 }
 
-/** Most characters of a stored value an error repeats: it is the store's data, and may be long. */
+/** Most characters of a stored value or id an error repeats: it is the store's data, and may be long. */
 const MAX_SHOWN = 64;
+
+/**
+ * A stored value as an error shows it: quoted, each control character as its escape (no newline,
+ * terminal control or bidi override reaches a log or a terminal: render/display-text.ts), cut
+ * with its length.
+ */
+function shown(value: unknown): string {
+  const text = typeof value === 'string' ? value : String(value);
+  return text.length > MAX_SHOWN ? `"${visible(clip(text, MAX_SHOWN))}…" (${text.length} characters)` : `"${visible(text)}"`;
+}
 
 /**
  * A formatted instant, or an error naming the row: a value written outside the package (an
@@ -38,12 +50,11 @@ const MAX_SHOWN = 64;
  */
 function timestamp(value: unknown, column: string, raw: RawSubagentRow): string {
   if (typeof value === 'string' && !value.startsWith(UNREADABLE_INSTANT)) return value;
-  const stored = typeof value === 'string' ? value.slice(UNREADABLE_INSTANT.length) : String(value);
-  const shown = stored.length > MAX_SHOWN ? `${stored.slice(0, MAX_SHOWN)}… (${stored.length} characters)` : stored;
+  const stored = typeof value === 'string' ? value.slice(UNREADABLE_INSTANT.length) : value;
   throw new SubagentContextError(
     'unreadable_row',
-    `row ${String(raw.id)} of task_session_subagents (session ${String(raw.task_session_id)}, tool call ${String(raw.tool_call_id)}): ` +
-      `its ${column} holds ${JSON.stringify(shown)}, which this package cannot read as an instant (a value it did not write)`,
+    `row ${shown(raw.id)} of task_session_subagents (session ${shown(raw.task_session_id)}, tool call ${shown(raw.tool_call_id)}): ` +
+      `its ${column} holds ${shown(stored)}, which this package cannot read as an instant (a value it did not write)`,
   );
 }
 

@@ -40,13 +40,27 @@ describeBothDialects('a stored instant the package cannot read', (dialect) => {
         expect(error).toBeInstanceOf(SubagentContextError);
         expect(error).toMatchObject({ code: 'unreadable_row' });
         const message = (error as Error).message;
-        expect(message).toContain(`row ${id} `);
-        expect(message).toContain('tool call t2');
+        expect(message).toContain(`row "${id}" `);
+        expect(message).toContain('tool call "t2"');
         expect(message).toContain(`its ${column} holds`);
         expect(message).toContain(byDialect(dialect, { sqlite: '+15:00', postgres: 'infinity' }));
       }
     });
   }
+
+  it('ids are shown quoted with their control characters escaped: no newline or terminal control reaches a log', async () => {
+    const toolCallId = 'evil\n\u001b[31mFAKE LOG LINE\u001b[0m\u202e';
+    const store = db.store();
+    expect(await store.recordFrame({ sessionId: 's1', taskId: 'task-1', turnId: 'turn-1', toolCallId, toolStatus: 'completed', payload: {} })).toBe(
+      'persisted',
+    );
+    await db.query(`UPDATE task_session_subagents SET settled_at = '${unreadable}' WHERE tool_call_id = $1`, [toolCallId]);
+    const error = (await store.listBySession('s1').catch((e: unknown) => e)) as Error;
+    expect(error).toMatchObject({ code: 'unreadable_row' });
+    expect(error.message).toContain('tool call "evil\\x0a\\x1b[31mFAKE LOG LINE\\x1b[0m\\u202e"');
+    // eslint-disable-next-line no-control-regex -- the test is that no control character is left
+    expect(error.message).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
+  });
 
   // A timestamptz holds no long text: SQLite's TIMESTAMP column holds whatever was written.
   if (byDialect(dialect, { sqlite: true, postgres: false }))

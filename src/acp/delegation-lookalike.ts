@@ -14,7 +14,8 @@
 // most META_BUDGET entries, keys and short strings only. No closure is made per call: under a
 // keep-names transpiler (tsx, esbuild) each one costs a defineProperty, more than the regexes.
 import type { AgentShape } from './shapes/shape.js';
-import { clip, field, object, text, type Json } from './wire.js';
+import { clip } from '../clip-text.js';
+import { field, object, text, type Json } from './wire.js';
 
 const ORDINARY_KINDS = new Set(['read', 'edit', 'delete', 'move', 'search', 'execute', 'fetch', 'switch_mode']);
 

@@ -8,13 +8,13 @@
 // Identity: `context` is the host's; a context that returns nothing makes the frame
 // identity-less, and the store counts it skipped_no_identity (AC-26: nothing lost silently);
 // one that throws, rejects or does not answer within contextTimeoutMs fails that update (WARN).
+import { clip } from '../clip-text.js';
 import { describeError, guardedLogger } from '../logger.js';
 import { MAX_TIMER_MS } from '../max-timer.js';
 import { isSettledWrite, SETTLED_OUTCOMES } from '../store.js';
 import type { RecordOptions, RecordOutcome, SubagentContextStore, SubagentFrame } from '../types.js';
 import { createSubagentRecognizer } from './recognizer.js';
 import type { AcpHostContext, AcpRecorder, AcpRecorderCounters, AcpRecorderOptions, AcpSessionUpdateParams, RecognizedSubagentUpdate } from './types.js';
-import { clip } from './wire.js';
 
 const TIMED_OUT = Symbol('timed out');
 /** Most distinct titles warned about (one WARN each); beyond it, counted but not warned again. */

@@ -6,15 +6,14 @@ const hasOwn = Object.prototype.hasOwnProperty;
 export type Json = Record<string, unknown>;
 
 /**
- * `obj[key]` when it is an own property, else undefined. Read first and checked only when
- * something was read: most fields asked for are absent, and then one lookup is all it costs
- * (this runs about twenty times an update). What it returns is as an own-property test first
- * would give; only a hostile object (a getter or Proxy trap on its prototype) sees its trap run.
+ * `obj[key]` when it is an own property, else undefined. Ownership is tested before the read, so
+ * a getter or Proxy trap for a key the update does not carry never runs: reading first (one
+ * lookup for an absent field) let a throwing inherited getter or a strict Proxy fail a real
+ * subagent update (a review, 2026-12-07).
  */
 export function field(obj: unknown, key: string): unknown {
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) return undefined;
-  const value = (obj as Json)[key];
-  return value !== undefined && hasOwn.call(obj, key) ? value : undefined;
+  return hasOwn.call(obj, key) ? (obj as Json)[key] : undefined;
 }
 
 export function object(value: unknown): Json | undefined {
@@ -45,15 +44,4 @@ export function contentText(content: unknown): string | undefined {
     if (t !== undefined) parts.push(t);
   }
   return parts.length ? parts.join('\n') : undefined;
-}
-
-/**
- * The first `max` UTF-16 units of an agent's string as a string of its own: never ending in half
- * a surrogate pair (it would print as U+FFFD), and copied, since V8 makes a `slice` a view that
- * keeps the whole string alive, and a clip is made to be remembered or logged without it.
- */
-export function clip(value: string, max: number): string {
-  if (value.length <= max) return value;
-  const end = value.charCodeAt(max - 1) >= 0xd800 && value.charCodeAt(max - 1) <= 0xdbff ? max - 1 : max;
-  return Buffer.from(value.slice(0, end), 'utf16le').toString('utf16le');
 }
