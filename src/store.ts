@@ -13,7 +13,7 @@
 // after the frame's row persisted, by a statement of its own (isolated by the writer), so it
 // can neither fail nor undo the row; a ledger failure counts `ledger_failed` (a qualifier:
 // the frame stays `persisted`) and WARNs. A usage object that cannot be read is one too.
-// On SQLite the row's write is done when the writer returns (settledWrite below), and the
+// On SQLite the row's write is done when the writer returns (./settled-write.ts), and the
 // ledger row is written before anything is awaited: both land in the transaction the host
 // holds open (a synchronous db.transaction() ends at the first await), never one outside it.
 import { MAX_COLUMN_INSTANT_NS } from './column-time.js';
@@ -25,36 +25,8 @@ import { describeError, storeLogger } from './logger.js';
 import type { RecordOptions, RecordOutcome, StoreOptions, SubagentContextStore, SubagentFrame } from './types.js';
 import { explainWriteError } from './unknown-session.js';
 import { normalizeUsage, type NormalizedUsage, type UsageWrite } from './usage-normalization.js';
+import { settled, settledValue, SETTLED_OUTCOMES } from './settled-write.js';
 import { createCounters } from './writer-counters.js';
-
-/**
- * Writes already done when the writer's call returns (better-sqlite3 is synchronous), with
- * their results: the store reads such a promise's value without awaiting it (settled()) and
- * goes on in the same synchronous scope. Any other promise is awaited as usual.
- */
-const settledWrites = new WeakMap<Promise<unknown>, unknown>();
-
-/** A fulfilled promise of `value` that the store reads without awaiting: a writer's finished write. */
-export function settledWrite<T>(value: T): Promise<T> {
-  const promise = Promise.resolve(value);
-  settledWrites.set(promise, value);
-  return promise;
-}
-
-const settled = (write: Promise<unknown>): boolean => settledWrites.has(write);
-
-/** Whether a store's answer is a settled write: its frame's work was done inside the call (SQLite). Any other value: false. */
-export const isSettledWrite = (value: unknown): boolean => typeof value === 'object' && value !== null && settledWrites.has(value as Promise<unknown>);
-
-/**
- * Each outcome as one shared settled write: a frame finished inside recordFrame's call (SQLite,
- * or a frame refused before any write) returns one of these, no promise of its own.
- */
-export const SETTLED_OUTCOMES: { readonly [O in RecordOutcome]: Promise<O> } = {
-  persisted: settledWrite('persisted'),
-  skipped_no_identity: settledWrite('skipped_no_identity'),
-  failed: settledWrite('failed'),
-};
 
 /** An array's largest length: a Proxy's `length` can be anything, and `new Array(n)` throws beyond it. */
 const MAX_ARRAY_LENGTH = 2 ** 32 - 1;
@@ -138,8 +110,11 @@ export function createStore<TClient = unknown>(db: DialectStore, options: StoreO
    * The ledger rows of frames whose rows were written, after them; never throws. Called with
    * nothing awaited since the rows' write, so a synchronous writer (SQLite) writes the ledger
    * rows in that same synchronous scope, inside the host's transaction when one is open.
+   * Returns the promise of what is left, or undefined when nothing is (a writer that finished in
+   * the call), so a frame's answer stays a settled one and the recorder's next write is not
+   * pushed out of the host's synchronous transaction.
    */
-  const writeUsage = async (written: readonly Admitted[], client: unknown): Promise<void> => {
+  const writeUsage = (written: readonly Admitted[], client: unknown): Promise<void> | undefined => {
     const writes: UsageWrite[] = [];
     const owners: NormalizedFrame[] = [];
     for (const { input, observedAtNs, usage } of written) {
@@ -150,18 +125,26 @@ export function createStore<TClient = unknown>(db: DialectStore, options: StoreO
         owners.push(input);
       }
     }
-    if (writes.length === 0) return;
-    let results: readonly (Error | null)[];
-    try {
-      results = await writer.setUsage(writes, client);
-    } catch (err) {
+    if (writes.length === 0) return undefined;
+    const report = (results: readonly (Error | null)[]): void =>
+      owners.forEach((input, i) => {
+        const err = results[i];
+        if (err !== null) failLedger(input, err ?? new Error('the ledger writer reported no outcome for this row'));
+      });
+    const failAll = (err: unknown): void => {
       const failure = toError(err);
-      results = writes.map(() => failure);
+      report(writes.map(() => failure));
+    };
+    let pending: Promise<(Error | null)[]>;
+    try {
+      pending = writer.setUsage(writes, client);
+    } catch (err) {
+      failAll(err);
+      return undefined;
     }
-    owners.forEach((input, i) => {
-      const err = results[i];
-      if (err !== null) failLedger(input, err ?? new Error('the ledger writer reported no outcome for this row'));
-    });
+    // SQLite: written in the call; nothing is left to wait for, so the frame's answer can be a settled one.
+    if (settled(pending)) return void report(settledValue(pending));
+    return pending.then(report, failAll);
   };
 
   /** Counts a frame in and admits it to the write, or returns its final outcome. */
@@ -220,7 +203,8 @@ export function createStore<TClient = unknown>(db: DialectStore, options: StoreO
         if (!settled(write)) return finishWrite(write, admitted, client);
         // SQLite: written already; the ledger row follows without a turn in between.
         counters.persisted++;
-        return admitted.usage === null ? SETTLED_OUTCOMES.persisted : writeUsage([admitted], client).then(() => 'persisted' as const);
+        const ledger = admitted.usage === null ? undefined : writeUsage([admitted], client);
+        return ledger === undefined ? SETTLED_OUTCOMES.persisted : ledger.then(() => 'persisted' as const);
       } catch (err) {
         return Promise.reject(err); // as the async function it was: a throw rejects, never escapes the call
       }
@@ -259,7 +243,7 @@ export function createStore<TClient = unknown>(db: DialectStore, options: StoreO
       try {
         client = clientOf(recordOptions);
         const write = writer.upsertBatch(batch, client);
-        results = settled(write) ? (settledWrites.get(write) as (Error | null)[]) : await write; // see recordFrame
+        results = settled(write) ? settledValue(write) : await write; // see recordFrame
       } catch (err) {
         const failure = toError(err);
         results = batch.map(() => failure);

@@ -11,7 +11,7 @@
 import { clip } from '../clip-text.js';
 import { describeError, guardedLogger } from '../logger.js';
 import { MAX_TIMER_MS } from '../max-timer.js';
-import { isSettledWrite, SETTLED_OUTCOMES } from '../store.js';
+import { isSettledWrite, SETTLED_OUTCOMES } from '../settled-write.js';
 import type { RecordOptions, RecordOutcome, SubagentContextStore, SubagentFrame } from '../types.js';
 import { createSubagentRecognizer } from './recognizer.js';
 import type { AcpHostContext, AcpRecorder, AcpRecorderCounters, AcpRecorderOptions, AcpSessionUpdateParams, RecognizedSubagentUpdate } from './types.js';

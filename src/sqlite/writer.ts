@@ -1,5 +1,5 @@
 // The SQLite live writer: better-sqlite3 is synchronous, so each call runs to completion
-// before it returns, and hands back its result as a settled write (../store.ts settledWrite):
+// before it returns, and hands back its result as a settled write (../settled-write.ts):
 // the store goes on without awaiting, so a frame's ledger row is written in the same
 // synchronous scope as its row — inside a host's db.transaction(), which ends at the first
 // await. The upsert is the generated statement (generated/sqlite), prepared once per
@@ -18,7 +18,7 @@ import type { WriterAdapter } from '../dialect.js';
 import { SubagentContextError, toError } from '../errors.js';
 import { upsertParameters, type UpsertInput } from '../frame-normalization.js';
 import { requireRowsWritten } from '../no-row-written.js';
-import { settledWrite } from '../store.js';
+import { settledWrite } from '../settled-write.js';
 import { usageParameters } from '../usage-normalization.js';
 import { unknownSessionError } from '../unknown-session.js';
 import { foreignKeysDeferred, inWriteScope } from './transaction.js';
@@ -111,18 +111,24 @@ export function createSqliteWriter(db: Database): WriterAdapter {
     // Each ledger row on its own: autocommitted, or a savepoint in the open transaction. Only an
     // error that makes SQLite end the whole transaction (a full disk, RAISE(ROLLBACK)) could
     // reach the rows written before it, and that error ends the host's transaction anyway.
-    async setUsage(rows, client) {
-      requireOwnConnection(db, client);
-      return rows.map((write) => {
-        try {
-          const run = () => void setSubagentUsage.exec(usageParameters(write, columnTime(write.observedAtNs), asIs), db);
-          if (db.inTransaction) inWriteScope(db, run);
-          else run();
-          return null;
-        } catch (err) {
-          return toError(err);
-        }
-      });
+    setUsage(rows, client) {
+      try {
+        requireOwnConnection(db, client);
+      } catch (err) {
+        return rejected(err);
+      }
+      return settledWrite(
+        rows.map((write) => {
+          try {
+            const run = () => void setSubagentUsage.exec(usageParameters(write, columnTime(write.observedAtNs), asIs), db);
+            if (db.inTransaction) inWriteScope(db, run);
+            else run();
+            return null;
+          } catch (err) {
+            return toError(err);
+          }
+        }),
+      );
     },
   };
 }

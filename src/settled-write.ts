@@ -1,0 +1,38 @@
+// Writes a writer finished inside its call (better-sqlite3 is synchronous), as promises whose
+// values are read without awaiting them: the store goes on in the same synchronous scope (a
+// frame's ledger row inside the host's db.transaction()), and answers such a frame with a
+// settled outcome that the ACP recorder returns as it is, with nothing to chain.
+import type { RecordOutcome } from './types.js';
+
+/**
+ * Writes already done when the writer's call returns (better-sqlite3 is synchronous), with
+ * their results: the store reads such a promise's value without awaiting it (settled()) and
+ * goes on in the same synchronous scope. Any other promise is awaited as usual.
+ */
+const settledWrites = new WeakMap<Promise<unknown>, unknown>();
+
+/** A fulfilled promise of `value` that the store reads without awaiting: a writer's finished write. */
+export function settledWrite<T>(value: T): Promise<T> {
+  const promise = Promise.resolve(value);
+  settledWrites.set(promise, value);
+  return promise;
+}
+
+/** Whether the store may read `write`'s value at once (settledValue) and go on in the same synchronous scope. */
+export const settled = (write: Promise<unknown>): boolean => settledWrites.has(write);
+
+/** A settled write's value, read without awaiting it. */
+export const settledValue = <T>(write: Promise<T>): T => settledWrites.get(write) as T;
+
+/** Whether a store's answer is a settled write: its frame's work was done inside the call (SQLite). Any other value: false. */
+export const isSettledWrite = (value: unknown): boolean => typeof value === 'object' && value !== null && settledWrites.has(value as Promise<unknown>);
+
+/**
+ * Each outcome as one shared settled write: a frame finished inside recordFrame's call (SQLite,
+ * or a frame refused before any write) returns one of these, no promise of its own.
+ */
+export const SETTLED_OUTCOMES: { readonly [O in RecordOutcome]: Promise<O> } = {
+  persisted: settledWrite('persisted'),
+  skipped_no_identity: settledWrite('skipped_no_identity'),
+  failed: settledWrite('failed'),
+};
