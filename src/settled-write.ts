@@ -6,23 +6,39 @@ import type { RecordOutcome } from './types.js';
 
 /**
  * Writes already done when the writer's call returns (better-sqlite3 is synchronous), with
- * their results: the store reads such a promise's value without awaiting it (settled()) and
- * goes on in the same synchronous scope. Any other promise is awaited as usual.
+ * their results: the store reads such a promise's value, or its failure, without awaiting it
+ * (settled(), settledValue()) and goes on in the same synchronous scope. Any other promise is
+ * awaited as usual.
  */
-const settledWrites = new WeakMap<Promise<unknown>, unknown>();
+const settledWrites = new WeakMap<Promise<unknown>, { value: unknown } | { error: unknown }>();
 
 /** A fulfilled promise of `value` that the store reads without awaiting: a writer's finished write. */
 export function settledWrite<T>(value: T): Promise<T> {
   const promise = Promise.resolve(value);
-  settledWrites.set(promise, value);
+  settledWrites.set(promise, { value });
   return promise;
 }
 
-/** Whether the store may read `write`'s value at once (settledValue) and go on in the same synchronous scope. */
+/**
+ * A rejected promise of `error` that the store reads without awaiting: a write that failed in
+ * the call. Marked handled (a no-op catch), since the store reads it instead of awaiting it.
+ */
+export function settledFailure(error: unknown): Promise<never> {
+  const promise = Promise.reject(error as Error);
+  promise.catch(() => undefined);
+  settledWrites.set(promise, { error });
+  return promise;
+}
+
+/** Whether the store may read `write`'s outcome at once (settledValue) and go on in the same synchronous scope. */
 export const settled = (write: Promise<unknown>): boolean => settledWrites.has(write);
 
-/** A settled write's value, read without awaiting it. */
-export const settledValue = <T>(write: Promise<T>): T => settledWrites.get(write) as T;
+/** A settled write's value, read without awaiting it; a settled failure throws its error here. */
+export function settledValue<T>(write: Promise<T>): T {
+  const outcome = settledWrites.get(write)!;
+  if ('error' in outcome) throw outcome.error;
+  return outcome.value as T;
+}
 
 /** Whether a store's answer is a settled write: its frame's work was done inside the call (SQLite). Any other value: false. */
 export const isSettledWrite = (value: unknown): boolean => typeof value === 'object' && value !== null && settledWrites.has(value as Promise<unknown>);

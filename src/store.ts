@@ -142,9 +142,14 @@ export function createStore<TClient = unknown>(db: DialectStore, options: StoreO
       failAll(err);
       return undefined;
     }
-    // SQLite: written in the call; nothing is left to wait for, so the frame's answer can be a settled one.
-    if (settled(pending)) return void report(settledValue(pending));
-    return pending.then(report, failAll);
+    if (!settled(pending)) return pending.then(report, failAll);
+    // SQLite: written (or failed) in the call; nothing is left to wait for, so the frame's answer can be a settled one.
+    try {
+      report(settledValue(pending));
+    } catch (err) {
+      failAll(err);
+    }
+    return undefined;
   };
 
   /** Counts a frame in and admits it to the write, or returns its final outcome. */
@@ -193,15 +198,15 @@ export function createStore<TClient = unknown>(db: DialectStore, options: StoreO
         const admitted = admit(frame);
         if (typeof admitted === 'string') return SETTLED_OUTCOMES[admitted];
         let client: unknown;
-        let write: Promise<void>;
         try {
           client = clientOf(recordOptions);
-          write = writer.upsert(admitted.input, admitted.observedAtNs, client);
+          const write = writer.upsert(admitted.input, admitted.observedAtNs, client);
+          if (!settled(write)) return finishWrite(write, admitted, client);
+          settledValue(write); // SQLite: written, or failed (thrown here), in the call
         } catch (err) {
           return SETTLED_OUTCOMES[failWrite(admitted.input, err)];
         }
-        if (!settled(write)) return finishWrite(write, admitted, client);
-        // SQLite: written already; the ledger row follows without a turn in between.
+        // The ledger row follows without a turn in between: inside a host's synchronous transaction too.
         counters.persisted++;
         const ledger = admitted.usage === null ? undefined : writeUsage([admitted], client);
         return ledger === undefined ? SETTLED_OUTCOMES.persisted : ledger.then(() => 'persisted' as const);

@@ -221,35 +221,6 @@ describe('ACP recognizer', () => {
     expect(r.size()).toBe(0);
   });
 
-  it('a getter or Proxy trap for a field the update does not carry never runs: a real launch is still recognized', () => {
-    const launch = (toolCallId: string) =>
-      up({ sessionUpdate: 'tool_call', toolCallId, rawInput: { description: 'Review auth' }, _meta: { claudeCode: { toolName: 'Agent' } } });
-    // A polluted prototype whose getter throws, for `status` and `content`, which this update does not carry.
-    for (const key of ['status', 'content']) {
-      Object.defineProperty(Object.prototype, key, {
-        configurable: true,
-        get() {
-          throw new Error('polluted');
-        },
-      });
-      try {
-        expect(createSubagentRecognizer().observe(launch(`t-${key}`))?.toolCallId, key).toBe(`t-${key}`);
-      } finally {
-        delete (Object.prototype as Record<string, unknown>)[key];
-      }
-    }
-    // A Proxy that throws on a read of a key it does not have (answering ownership truthfully).
-    const strict = (target: Record<string, unknown>): Record<string, unknown> =>
-      new Proxy(target, {
-        get(t, key, receiver) {
-          if (typeof key === 'string' && !Object.prototype.hasOwnProperty.call(t, key)) throw new Error(`no ${key}`);
-          return Reflect.get(t, key, receiver) as unknown;
-        },
-      });
-    const update = launch('t-proxy').update as Record<string, unknown>;
-    expect(createSubagentRecognizer().observe({ sessionId: S, update: strict(update) })?.toolCallId).toBe('t-proxy');
-  });
-
   it('a huge title is read in linear time (no backtracking) and kept whole', () => {
     const r = createSubagentRecognizer();
     const description = 'd'.repeat(5_000_000);

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createAcpRecorder } from '../src/acp/index.js';
 import { acpSessionOf, contextFor, loadAcpFixture } from './helpers/acp-fixtures.js';
 import { byDialect } from './helpers/by-dialect.js';
+import { failWritesOf } from './helpers/live-db.js';
 import { insertSession } from './helpers/seed-host-rows.js';
 import { describeBothDialects, openTestDb, type TestDb } from './helpers/test-db.js';
 
@@ -68,6 +69,15 @@ describeBothDialects('ACP recorder in a host transaction', (dialect) => {
   it('a commit keeps every one of them', async () => {
     expect(await inTransaction(launches, 'commit')).toMatchObject({ attempted: 3, persisted: 3, failed: 0 });
     expect(await storedIds()).toEqual(['t1', 't2', 't3']);
+  });
+
+  it('a write that fails inside the transaction does not push the later ones out: the rollback still undoes them', async () => {
+    await failWritesOf(db, 't2'); // the middle launch's row fails (a host trigger)
+    const launchesAndMore = ['t1', 't2', 't3', 't4'].map(launch);
+    expect(await inTransaction(launchesAndMore, 'rollback')).toMatchObject({ attempted: 4, persisted: 3, failed: 1 });
+    expect(await storedIds()).toEqual([]);
+    expect(await inTransaction(launchesAndMore, 'commit')).toMatchObject({ attempted: 4, persisted: 3, failed: 1 });
+    expect(await storedIds()).toEqual(['t1', 't3', 't4']);
   });
 
   // Qwen Code's frames carry usage: each one's ledger row is written too, and must not push the next update out.

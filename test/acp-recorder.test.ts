@@ -212,27 +212,6 @@ describeBothDialects('ACP recorder', (dialect) => {
     expect((await store.listBySession('s1')).map((r) => r.description)).toEqual(['Review auth']);
   });
 
-  it("a synchronous answer after a pending asynchronous one waits for it: the later (fuller) input is the row's", async () => {
-    const store = db.store({ clock: steppingClock() });
-    let n = 0;
-    // The first answer comes later; the second at once, written in the call where no write is pending (SQLite).
-    const context = (): AcpHostContext | Promise<AcpHostContext> =>
-      n++ === 0 ? new Promise<AcpHostContext>((resolve) => setTimeout(() => resolve(HOST), 40)) : HOST;
-    const recorder = createAcpRecorder(store, { context });
-    const update = (description: string) => ({
-      sessionId: S,
-      update: { sessionUpdate: 'tool_call_update', toolCallId: 't1', rawInput: { description }, _meta: { claudeCode: { toolName: 'Agent' } } },
-    });
-    const first = recorder.sessionUpdate(update('Rev'));
-    const second = recorder.sessionUpdate(update('Review auth'));
-    const third = recorder.sessionUpdate(update('Review auth and tokens'));
-    expect(await Promise.all([first, second, third])).toEqual(['persisted', 'persisted', 'persisted']);
-    expect((await store.listBySession('s1')).map((r) => r.description)).toEqual(['Review auth and tokens']);
-    // Once nothing is pending, a synchronous answer is written again in the call, in order.
-    expect(await recorder.sessionUpdate(update('Review auth, tokens and keys'))).toBe('persisted');
-    expect((await store.listBySession('s1')).map((r) => r.description)).toEqual(['Review auth, tokens and keys']);
-  });
-
   it("a store that throws or rejects (not this package's) fails that update; the chain goes on and never rejects", async () => {
     const real = db.store();
     let calls = 0;
@@ -254,24 +233,6 @@ describeBothDialects('ACP recorder', (dialect) => {
     expect(await Promise.all(outcomes)).toEqual(['failed', 'failed', 'persisted']);
     await recorder.flush();
     expect((await real.listBySession('s1')).map((r) => r.tool_call_id)).toEqual(['t3']);
-  });
-
-  it("a store that is not this package's answering with a plain value: sessionUpdate still returns a promise of it", async () => {
-    const real = db.store();
-    const answers: unknown[] = ['persisted', 'whatever', undefined];
-    let calls = 0;
-    const plain = new Proxy(real, {
-      get(target, key, receiver) {
-        if (key !== 'recordFrame') return Reflect.get(target, key, receiver);
-        return () => answers[calls++];
-      },
-    });
-    const recorder = createAcpRecorder(plain as typeof real, { context: contextFor(S) });
-    for (const [i, expected] of answers.entries()) {
-      const answer = recorder.sessionUpdate(launch(`t${i}`));
-      expect(answer).toBeInstanceOf(Promise);
-      expect(await answer).toBe(expected);
-    }
   });
 
   it('flush() resolves once every update handed over (not awaited) is written', async () => {

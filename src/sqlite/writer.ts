@@ -18,18 +18,13 @@ import type { WriterAdapter } from '../dialect.js';
 import { SubagentContextError, toError } from '../errors.js';
 import { upsertParameters, type UpsertInput } from '../frame-normalization.js';
 import { requireRowsWritten } from '../no-row-written.js';
-import { settledWrite } from '../settled-write.js';
+import { settledFailure, settledWrite } from '../settled-write.js';
 import { usageParameters } from '../usage-normalization.js';
 import { unknownSessionError } from '../unknown-session.js';
 import { foreignKeysDeferred, inWriteScope } from './transaction.js';
 
 /** Every successful upsert's result: one shared settled promise, no allocation per frame. */
 const WRITTEN = settledWrite(undefined);
-
-/** A failed write, as the promise the interface promises (awaited by the store, never read as settled). */
-const rejected = async (err: unknown): Promise<never> => {
-  throw err;
-};
 
 /** RecordOptions.client on SQLite: absent, or the store's own connection. */
 function requireOwnConnection(db: Database, client: unknown): void {
@@ -73,7 +68,7 @@ export function createSqliteWriter(db: Database): WriterAdapter {
         else inWriteScope(db, () => upsertOne(input, observedAtNs));
         return WRITTEN;
       } catch (err) {
-        return rejected(err);
+        return settledFailure(err);
       }
     },
     // The single upsert per frame inside one transaction, not the batch statement: in-process
@@ -83,7 +78,7 @@ export function createSqliteWriter(db: Database): WriterAdapter {
       try {
         requireOwnConnection(db, client);
       } catch (err) {
-        return rejected(err);
+        return settledFailure(err);
       }
       const results: (Error | null)[] = new Array(batch.length);
       try {
@@ -115,7 +110,7 @@ export function createSqliteWriter(db: Database): WriterAdapter {
       try {
         requireOwnConnection(db, client);
       } catch (err) {
-        return rejected(err);
+        return settledFailure(err);
       }
       return settledWrite(
         rows.map((write) => {
