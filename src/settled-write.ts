@@ -35,13 +35,20 @@ export const settled = (write: Promise<unknown>): boolean => settledWrites.has(w
 
 /** A settled write's value, read without awaiting it; a settled failure throws its error here. */
 export function settledValue<T>(write: Promise<T>): T {
-  const outcome = settledWrites.get(write)!;
+  const outcome = settledWrites.get(write);
+  if (outcome === undefined) throw new TypeError('settledValue() of a write that is not settled: check settled() first');
   if ('error' in outcome) throw outcome.error;
   return outcome.value as T;
 }
 
-/** Whether a store's answer is a settled write: its frame's work was done inside the call (SQLite). Any other value: false. */
-export const isSettledWrite = (value: unknown): boolean => typeof value === 'object' && value !== null && settledWrites.has(value as Promise<unknown>);
+/**
+ * Whether a store's answer is a settled write that succeeded: its frame's work was done inside
+ * the call (SQLite). A settled failure or any other value: false (never handed back as is).
+ */
+export const isSettledWrite = (value: unknown): boolean => {
+  const outcome = typeof value === 'object' && value !== null ? settledWrites.get(value as Promise<unknown>) : undefined;
+  return outcome !== undefined && 'value' in outcome;
+};
 
 /**
  * Each outcome as one shared settled write: a frame finished inside recordFrame's call (SQLite,

@@ -144,12 +144,13 @@ export function createStore<TClient = unknown>(db: DialectStore, options: StoreO
     }
     if (!settled(pending)) return pending.then(report, failAll);
     // SQLite: written (or failed) in the call; nothing is left to wait for, so the frame's answer can be a settled one.
+    let results: readonly (Error | null)[];
     try {
-      report(settledValue(pending));
+      results = settledValue(pending);
     } catch (err) {
-      failAll(err);
+      return void failAll(err); // as the pending path: the failure alone, each row reported once
     }
-    return undefined;
+    return void report(results);
   };
 
   /** Counts a frame in and admits it to the write, or returns its final outcome. */
