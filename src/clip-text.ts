@@ -11,3 +11,8 @@ export function clip(value: string, max: number): string {
   const end = value.charCodeAt(max - 1) >= 0xd800 && value.charCodeAt(max - 1) <= 0xdbff ? max - 1 : max;
   return Buffer.from(value.slice(0, end), 'utf16le').toString('utf16le');
 }
+
+/** `value` whole, or its first `max` units (clip) marked as cut, with its length: what a WARN or an error repeats. */
+export function clipMarked(value: string, max: number): string {
+  return value.length <= max ? value : `${clip(value, max)}… (${value.length} characters)`;
+}

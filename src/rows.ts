@@ -1,6 +1,6 @@
 // Driver values -> SubagentContextRow. SQLite hands integers back as bigint (safeIntegers),
 // PostgreSQL hands BIGINT back as text; both become a number when exact, else a bigint.
-import { clip } from './clip-text.js';
+import { clipMarked } from './clip-text.js';
 import { SubagentContextError } from './errors.js';
 import { visible } from './render/display-text.js';
 import type { SubagentContextRow } from './types.js';
@@ -39,8 +39,7 @@ const MAX_SHOWN = 64;
  * with its length.
  */
 function shown(value: unknown): string {
-  const text = typeof value === 'string' ? value : String(value);
-  return text.length > MAX_SHOWN ? `"${visible(clip(text, MAX_SHOWN))}…" (${text.length} characters)` : `"${visible(text)}"`;
+  return `"${visible(clipMarked(typeof value === 'string' ? value : String(value), MAX_SHOWN))}"`;
 }
 
 /**

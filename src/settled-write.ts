@@ -4,13 +4,11 @@
 // settled outcome that the ACP recorder returns as it is, with nothing to chain.
 import type { RecordOutcome } from './types.js';
 
-/**
- * Writes already done when the writer's call returns (better-sqlite3 is synchronous), with
- * their results: the store reads such a promise's value, or its failure, without awaiting it
- * (settled(), settledValue()) and goes on in the same synchronous scope. Any other promise is
- * awaited as usual.
- */
-const settledWrites = new WeakMap<Promise<unknown>, { value: unknown } | { error: unknown }>();
+/** Each settled write's outcome, by its promise. */
+const settledWrites = new WeakMap<Promise<unknown>, SettledOutcome<unknown>>();
+
+/** What a writer's finished call came to: its value, or the error it failed with. */
+export type SettledOutcome<T> = { value: T } | { error: unknown };
 
 /** A fulfilled promise of `value` that the store reads without awaiting: a writer's finished write. */
 export function settledWrite<T>(value: T): Promise<T> {
@@ -30,15 +28,13 @@ export function settledFailure(error: unknown): Promise<never> {
   return promise;
 }
 
-/** Whether the store may read `write`'s outcome at once (settledValue) and go on in the same synchronous scope. */
-export const settled = (write: Promise<unknown>): boolean => settledWrites.has(write);
+/** A settled write's outcome, read without awaiting it (one lookup); undefined for any other promise, which is awaited. */
+export const settledOutcome = <T>(write: Promise<T>): SettledOutcome<T> | undefined => settledWrites.get(write) as SettledOutcome<T> | undefined;
 
-/** A settled write's value, read without awaiting it; a settled failure throws its error here. */
-export function settledValue<T>(write: Promise<T>): T {
-  const outcome = settledWrites.get(write);
-  if (outcome === undefined) throw new TypeError('settledValue() of a write that is not settled: check settled() first');
+/** An outcome's value; a failure throws its error here, as awaiting the write would. */
+export function valueOf<T>(outcome: SettledOutcome<T>): T {
   if ('error' in outcome) throw outcome.error;
-  return outcome.value as T;
+  return outcome.value;
 }
 
 /**

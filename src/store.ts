@@ -25,7 +25,7 @@ import { describeError, storeLogger } from './logger.js';
 import type { RecordOptions, RecordOutcome, StoreOptions, SubagentContextStore, SubagentFrame } from './types.js';
 import { explainWriteError } from './unknown-session.js';
 import { normalizeUsage, type NormalizedUsage, type UsageWrite } from './usage-normalization.js';
-import { settled, settledValue, SETTLED_OUTCOMES } from './settled-write.js';
+import { settledOutcome, SETTLED_OUTCOMES, valueOf } from './settled-write.js';
 import { createCounters } from './writer-counters.js';
 
 /** An array's largest length: a Proxy's `length` can be anything, and `new Array(n)` throws beyond it. */
@@ -142,15 +142,10 @@ export function createStore<TClient = unknown>(db: DialectStore, options: StoreO
       failAll(err);
       return undefined;
     }
-    if (!settled(pending)) return pending.then(report, failAll);
+    const done = settledOutcome(pending);
+    if (done === undefined) return pending.then(report, failAll);
     // SQLite: written (or failed) in the call; nothing is left to wait for, so the frame's answer can be a settled one.
-    let results: readonly (Error | null)[];
-    try {
-      results = settledValue(pending);
-    } catch (err) {
-      return void failAll(err); // as the pending path: the failure alone, each row reported once
-    }
-    return void report(results);
+    return void ('error' in done ? failAll(done.error) : report(done.value));
   };
 
   /** Counts a frame in and admits it to the write, or returns its final outcome. */
@@ -202,8 +197,9 @@ export function createStore<TClient = unknown>(db: DialectStore, options: StoreO
         try {
           client = clientOf(recordOptions);
           const write = writer.upsert(admitted.input, admitted.observedAtNs, client);
-          if (!settled(write)) return finishWrite(write, admitted, client);
-          settledValue(write); // SQLite: written, or failed (thrown here), in the call
+          const done = settledOutcome(write);
+          if (done === undefined) return finishWrite(write, admitted, client);
+          valueOf(done); // SQLite: written, or failed (thrown here), in the call
         } catch (err) {
           return SETTLED_OUTCOMES[failWrite(admitted.input, err)];
         }
@@ -249,7 +245,8 @@ export function createStore<TClient = unknown>(db: DialectStore, options: StoreO
       try {
         client = clientOf(recordOptions);
         const write = writer.upsertBatch(batch, client);
-        results = settled(write) ? settledValue(write) : await write; // see recordFrame
+        const done = settledOutcome(write);
+        results = done === undefined ? await write : valueOf(done); // see recordFrame
       } catch (err) {
         const failure = toError(err);
         results = batch.map(() => failure);

@@ -8,7 +8,7 @@
 // Identity: `context` is the host's; a context that returns nothing makes the frame
 // identity-less, and the store counts it skipped_no_identity (AC-26: nothing lost silently);
 // one that throws, rejects or does not answer within contextTimeoutMs fails that update (WARN).
-import { clip } from '../clip-text.js';
+import { clipMarked } from '../clip-text.js';
 import { describeError, guardedLogger } from '../logger.js';
 import { MAX_TIMER_MS } from '../max-timer.js';
 import { isSettledWrite, SETTLED_OUTCOMES } from '../settled-write.js';
@@ -36,10 +36,8 @@ function contextTimer(value: number | undefined): number | undefined {
   return Math.max(0, value);
 }
 
-/** A title or id as warned and remembered: its first MAX_TITLE_CHARS characters (wire.ts's clip), marked when cut. */
-function clipped(value: string): string {
-  return value.length <= MAX_TITLE_CHARS ? value : `${clip(value, MAX_TITLE_CHARS)}… (${value.length} characters)`;
-}
+/** A title or id as warned and remembered: its first MAX_TITLE_CHARS characters, marked when cut. */
+const clipped = (value: string): string => clipMarked(value, MAX_TITLE_CHARS);
 /** What sessionUpdate returns for an update that is not a subagent's: one settled promise, shared. */
 const NOT_RECORDED: Promise<undefined> = Promise.resolve(undefined);
 
