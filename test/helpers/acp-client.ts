@@ -25,7 +25,7 @@ export class AcpClient {
   private readonly out: Buffer[] = [];
   private readonly sentBytes: Buffer[] = [];
   private stderrText = '';
-  private pending = Buffer.alloc(0);
+  private readonly pieces: Buffer[] = [];
   private nextId = 1;
   private readonly waiting = new Map<number, (m: Json) => void>();
   private readonly notifications: Json[] = [];
@@ -49,12 +49,16 @@ export class AcpClient {
     return this.notifications.filter((n) => n.method === method);
   }
 
+  // A line's pieces are kept until its newline arrives, then joined once: joining every chunk
+  // onto what was pending copied a 2 MB line again per 64 KB read (the relay tests' huge prompt).
   private onData(chunk: Buffer): void {
     this.out.push(chunk);
-    this.pending = Buffer.concat([this.pending, chunk]);
-    for (let nl = this.pending.indexOf(10); nl !== -1; nl = this.pending.indexOf(10)) {
-      const text = this.pending.subarray(0, nl).toString('utf8');
-      this.pending = this.pending.subarray(nl + 1);
+    let rest = chunk;
+    for (let nl = rest.indexOf(10); nl !== -1; nl = rest.indexOf(10)) {
+      this.pieces.push(rest.subarray(0, nl));
+      const text = Buffer.concat(this.pieces).toString('utf8');
+      this.pieces.length = 0;
+      rest = rest.subarray(nl + 1);
       let message: Json;
       try {
         message = JSON.parse(text) as Json;
@@ -63,6 +67,7 @@ export class AcpClient {
       }
       this.dispatch(message);
     }
+    if (rest.length) this.pieces.push(rest);
   }
 
   private dispatch(m: Json): void {
