@@ -8,7 +8,13 @@ export default defineConfig({
     // The real agents run in `npm run test:agents` (vitest.agents.config.ts), offline.
     exclude: [...configDefaults.exclude, 'test/agents/**'],
     reporters: ['default', './test/setup/summary-reporter.ts'],
-    globalSetup: ['test/setup/scratch-folder.ts', 'test/setup/run-folder.ts', 'test/setup/postgres-server.ts', 'test/setup/template-databases.ts'],
+    globalSetup: [
+      'test/setup/scratch-folder.ts',
+      'test/setup/registry-certificates.ts',
+      'test/setup/run-folder.ts',
+      'test/setup/postgres-server.ts',
+      'test/setup/template-databases.ts',
+    ],
     // One PostgreSQL server serves the whole run; each test opens a database of its own on it
     // (test/helpers/test-db.ts: a new database per openTestDb() call, made in beforeEach; a few
     // suites seed one once and share it). One worker more than the machine has cores: the suite

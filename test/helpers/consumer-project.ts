@@ -4,6 +4,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { compilerCacheEnv } from './compiler-cache.js';
+import { registryEnv } from './registry-certificates.js';
 import { run, type CommandResult } from './run-command.js';
 
 const TSC = resolve('node_modules/typescript/bin/tsc');
@@ -45,8 +46,9 @@ export async function createConsumerProject(
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'host', private: true, type: 'module', allowScripts: opts.allowScripts ?? {} }, null, 2));
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(TSCONFIG, null, 2));
   writeFileSync(join(dir, 'tsconfig.bundler.json'), JSON.stringify(TSCONFIG_BUNDLER, null, 2));
-  // A native build (better-sqlite3 from source) compiles through ccache where it is installed.
-  const env = { ...compilerCacheEnv(), ...opts.env };
+  // A native build (better-sqlite3 from source) compiles through ccache where it is installed;
+  // the caller's CA bundle, which the run keeps from every other child, for the registry.
+  const env = { ...compilerCacheEnv(), ...registryEnv(), ...opts.env };
   const npmInstall = () =>
     run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...opts.packages], { cwd: dir, env, timeoutMs: INSTALL_TIMEOUT_MS });
   let install = await npmInstall();
